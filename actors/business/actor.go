@@ -1,0 +1,192 @@
+package business
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// Put asks the actor to make the business match Spec.
+type Put struct{ Spec *catalog.Spec }
+
+// PutReply answers Put.
+type PutReply struct {
+	Created bool // the business did not exist before
+	Changed bool // a record was journalled
+	Err     error
+}
+
+// Issue asks the actor to add Key (its timestamps are stamped by the actor).
+type Issue struct{ Key catalog.Key }
+
+// Revoke asks the actor to revoke the key with KeyID.
+type Revoke struct{ KeyID uuid.UUID }
+
+// KeyReply answers Issue and Revoke with the key's new state.
+type KeyReply struct {
+	Key catalog.Key
+	Err error
+}
+
+// businessActor is the actor. Its fields are touched only from Receive.
+type businessActor struct {
+	env     *Env
+	h       *Handle
+	state   *tenant.State // same value as published in h
+	snapSeq uint64        // journal position of the latest snapshot
+}
+
+// Receive implements actor.Actor.
+func (a *businessActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.load()
+	case *Put:
+		defer a.guard(ctx, func(err error) any { return &PutReply{Err: err} })
+		ctx.Respond(a.put(m))
+	case *Issue:
+		defer a.guard(ctx, func(err error) any { return &KeyReply{Err: err} })
+		ctx.Respond(a.issue(m))
+	case *Revoke:
+		defer a.guard(ctx, func(err error) any { return &KeyReply{Err: err} })
+		ctx.Respond(a.revoke(m))
+	}
+}
+
+// guard answers a request whose handling panicked with an INTERNAL_ERROR,
+// then re-panics so the supervisor restarts the actor, which reloads its
+// state from the journal: whatever the panic left half-done in memory is
+// discarded, and nothing half-done was journalled.
+func (a *businessActor) guard(ctx actor.Context, reply func(error) any) {
+	if r := recover(); r != nil {
+		a.env.Log.Error("business actor panicked", "business", a.h.ID, "panic", fmt.Sprint(r))
+		ctx.Respond(reply(problem.New(problem.Internal, "The server failed to handle the request.")))
+		panic(r)
+	}
+}
+
+// load rebuilds the state from the snapshot and the journal after it.
+func (a *businessActor) load() {
+	st, snapSeq, err := a.replay()
+	if err != nil {
+		a.env.Log.Error("business state could not be rebuilt", "business", a.h.ID, "err", err)
+		a.h.loaded(err)
+		return
+	}
+	a.state, a.snapSeq = st, snapSeq
+	a.h.state.Store(st)
+	a.h.loaded(nil)
+}
+
+func (a *businessActor) replay() (*tenant.State, uint64, error) {
+	var st *tenant.State
+	seq, raw, ok, err := a.env.Store.Snapshot(a.h.ID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if ok {
+		snap, err := record.DecodeSnapshot(raw)
+		if err != nil {
+			return nil, 0, err
+		}
+		if st, err = tenant.FromSnapshot(seq, snap); err != nil {
+			return nil, 0, err
+		}
+	}
+	err = a.env.Store.Replay(a.h.ID, seq, func(n uint64, b []byte) error {
+		r, err := record.Decode(b)
+		if err != nil {
+			return fmt.Errorf("journal record %d: %w", n, err)
+		}
+		st, err = tenant.Apply(st, n, r)
+		return err
+	})
+	return st, seq, err
+}
+
+func (a *businessActor) put(m *Put) *PutReply {
+	rec, err := tenant.DecidePut(a.state, m.Spec, a.now())
+	if err != nil || rec == nil {
+		return &PutReply{Err: err}
+	}
+	created := a.state == nil
+	added, removed := keyDiff(a.state, rec.Catalog.Keys)
+	for _, h := range added {
+		if owner, ok := a.env.Keys.Owner(h); ok && owner != a.h.ID {
+			return &PutReply{Err: problem.FieldError("apiKeys", problem.Invalid, "An API key is already in use by another business.")}
+		}
+	}
+	if err := a.commit(rec, func(b batch) {
+		b.PutBusiness(a.h.ID, []byte(rec.Catalog.Business.Name))
+		for _, h := range added {
+			b.PutKey(h, a.h.ID[:])
+		}
+		for _, h := range removed {
+			b.DeleteKey(h)
+		}
+	}); err != nil {
+		return &PutReply{Err: err}
+	}
+	a.env.Keys.Changed(a.h.ID, added, removed)
+	return &PutReply{Created: created, Changed: true}
+}
+
+func (a *businessActor) issue(m *Issue) *KeyReply {
+	if a.state == nil {
+		return &KeyReply{Err: problem.New(problem.NotFound, "No such business.")}
+	}
+	if _, taken := a.env.Keys.Owner(m.Key.Hash); taken {
+		return &KeyReply{Err: problem.New(problem.Conflict, "The key is already in use.")}
+	}
+	rec := tenant.DecideIssue(m.Key, a.now())
+	if err := a.commit(rec, func(b batch) { b.PutKey(m.Key.Hash, a.h.ID[:]) }); err != nil {
+		return &KeyReply{Err: err}
+	}
+	a.env.Keys.Changed(a.h.ID, []catalog.KeyHash{m.Key.Hash}, nil)
+	return &KeyReply{Key: rec.Key.Key}
+}
+
+func (a *businessActor) revoke(m *Revoke) *KeyReply {
+	if a.state == nil {
+		return &KeyReply{Err: problem.New(problem.NotFound, "No such business.")}
+	}
+	rec, err := tenant.DecideRevoke(a.state, m.KeyID, a.now())
+	if err != nil {
+		return &KeyReply{Err: err}
+	}
+	if rec == nil {
+		for _, k := range a.state.Keys {
+			if k.ID == m.KeyID {
+				return &KeyReply{Key: k}
+			}
+		}
+	}
+	if err := a.commit(rec, nil); err != nil {
+		return &KeyReply{Err: err}
+	}
+	return &KeyReply{Key: rec.Key.Key}
+}
+
+// keyDiff returns the key hashes next adds to and removes from s.
+func keyDiff(s *tenant.State, next []catalog.Key) (added, removed []catalog.KeyHash) {
+	seen := make(map[catalog.KeyHash]bool, len(next))
+	for _, k := range next {
+		seen[k.Hash] = true
+		if s == nil || s.Key(k.Hash) == nil {
+			added = append(added, k.Hash)
+		}
+	}
+	if s != nil {
+		for _, k := range s.Keys {
+			if !seen[k.Hash] {
+				removed = append(removed, k.Hash)
+			}
+		}
+	}
+	return added, removed
+}

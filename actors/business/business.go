@@ -1,0 +1,106 @@
+// Package business owns the business actor: the one goroutine-at-a-time
+// owner of a tenant's state. Every write for a business is a message to its
+// actor, which decides (package tenant), appends the resulting record to the
+// journal with a synced Pebble commit, applies it, publishes the new state
+// and only then replies. Reads never enter the mailbox: the actor publishes
+// each immutable tenant.State through Handle, and readers load it atomically.
+//
+// Message protocol (requests are answered with exactly one reply):
+//
+//	Put{Spec}         -> PutReply{Created, Changed, Err}   world file or admin put
+//	Issue{Key}        -> KeyReply{Key, Err}                 a new API key
+//	Revoke{KeyID}     -> KeyReply{Key, Err}                 revoke a key
+//
+// On start (and on a supervised restart after a panic) the actor rebuilds its
+// state from the latest snapshot plus the journal after it, so a restart
+// forgets nothing that was acknowledged and nothing that was not journalled.
+package business
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage"
+)
+
+// KeyIndex is the server-wide map from key hash to business. The actor
+// consults it before adding keys (a key belongs to one business) and tells it
+// about every committed change.
+type KeyIndex interface {
+	Owner(h catalog.KeyHash) (uuid.UUID, bool)
+	Changed(biz uuid.UUID, added, removed []catalog.KeyHash)
+}
+
+// Env is what a business actor needs from the rest of the server.
+type Env struct {
+	Store *storage.Store
+	Clock clock.Clock
+	Keys  KeyIndex
+	Log   *slog.Logger
+	// SnapshotEvery is how many records accumulate before the actor writes a
+	// snapshot and truncates the journal (0 means 1000).
+	SnapshotEvery uint64
+}
+
+// Handle is the shared face of one business actor: its PID for writes and its
+// latest published state for reads.
+type Handle struct {
+	ID  uuid.UUID
+	PID *actor.PID
+
+	state   atomic.Pointer[tenant.State]
+	ready   chan struct{}
+	once    sync.Once
+	loadErr error // set before ready is closed
+}
+
+// NewHandle returns the handle of a business actor that is not started yet.
+func NewHandle(id uuid.UUID) *Handle { return &Handle{ID: id, ready: make(chan struct{})} }
+
+// State returns the latest published state, nil if the business does not
+// exist. Call Wait first.
+func (h *Handle) State() *tenant.State { return h.state.Load() }
+
+// Wait blocks until the actor has rebuilt its state from the journal.
+func (h *Handle) Wait(ctx context.Context) error {
+	select {
+	case <-h.ready:
+		return h.loadErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (h *Handle) loaded(err error) {
+	h.once.Do(func() {
+		h.loadErr = err
+		close(h.ready)
+	})
+}
+
+// Failed reports whether loading the state failed; a failed handle must be
+// replaced by a fresh actor.
+func (h *Handle) Failed() bool {
+	select {
+	case <-h.ready:
+		return h.loadErr != nil
+	default:
+		return false
+	}
+}
+
+// ErrStopped is the reply error after the actor lost its state.
+var ErrStopped = errors.New("business: actor has no state")
+
+// Props returns the props of the actor behind h.
+func Props(env *Env, h *Handle) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor { return &businessActor{env: env, h: h} })
+}

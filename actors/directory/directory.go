@@ -1,0 +1,151 @@
+// Package directory owns the set of running business actors and the
+// server-wide API-key index, behind a plain Go API: callers ask for a
+// business by id or by key and never see actor plumbing.
+//
+// Actors are spawned on first use and rebuild their state from the journal.
+// The key index (hash -> business) is loaded from the store at start, so a
+// request can be routed to its business before that business's actor exists.
+// Writes that change keys are serialized by keyMu so that the check "this key
+// belongs to nobody else" and the commit that claims it cannot interleave.
+package directory
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/storage"
+)
+
+// Directory finds and starts business actors.
+type Directory struct {
+	sys     *actor.ActorSystem
+	env     *business.Env
+	timeout time.Duration
+
+	mu      sync.Mutex // guards handles
+	handles map[uuid.UUID]*business.Handle
+
+	keys  atomic.Pointer[map[catalog.KeyHash]uuid.UUID] // copy-on-write; changes are rare
+	keyMu sync.Mutex                                    // serializes key-changing writes
+}
+
+// Config configures a Directory.
+type Config struct {
+	Store   *storage.Store
+	Clock   clock.Clock
+	Log     *slog.Logger
+	Timeout time.Duration // how long a write may wait for its actor (0: 10 s)
+}
+
+// Open loads the key index and returns a directory with no actors running.
+func Open(c Config) (*Directory, error) {
+	if c.Timeout == 0 {
+		c.Timeout = 10 * time.Second
+	}
+	d := &Directory{
+		sys:     actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return c.Log })),
+		timeout: c.Timeout,
+		handles: map[uuid.UUID]*business.Handle{},
+	}
+	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log}
+	idx := map[catalog.KeyHash]uuid.UUID{}
+	err := c.Store.Keys(func(h [32]byte, v []byte) error {
+		id, err := uuid.FromBytes(v)
+		idx[h] = id
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.keys.Store(&idx)
+	return d, nil
+}
+
+// Business returns the handle of business id with its state loaded,
+// starting its actor if needed. The state is nil when the business does not
+// exist.
+func (d *Directory) Business(ctx context.Context, id uuid.UUID) (*business.Handle, error) {
+	h := d.handle(id)
+	if err := h.Wait(ctx); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (d *Directory) handle(id uuid.UUID) *business.Handle {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if h, ok := d.handles[id]; ok && !h.Failed() {
+		return h
+	} else if ok {
+		d.sys.Root.Stop(h.PID)
+	}
+	h := business.NewHandle(id)
+	h.PID = d.sys.Root.Spawn(business.Props(d.env, h))
+	d.handles[id] = h
+	return h
+}
+
+// KeyOwner returns the business that key hash h belongs to.
+func (d *Directory) KeyOwner(h catalog.KeyHash) (uuid.UUID, bool) {
+	id, ok := (*d.keys.Load())[h]
+	return id, ok
+}
+
+// ask sends a request to business id and waits for its reply.
+func (d *Directory) ask(ctx context.Context, id uuid.UUID, msg any) (any, error) {
+	h, err := d.Business(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	timeout := d.timeout
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = time.Until(dl)
+	}
+	return d.sys.Root.RequestFuture(h.PID, msg, timeout).Result()
+}
+
+// Close stops every actor, letting each finish the message it is handling.
+func (d *Directory) Close() {
+	d.mu.Lock()
+	hs := make([]*business.Handle, 0, len(d.handles))
+	for _, h := range d.handles {
+		hs = append(hs, h)
+	}
+	d.mu.Unlock()
+	for _, h := range hs {
+		_ = d.sys.Root.PoisonFuture(h.PID).Wait()
+	}
+	d.sys.Shutdown()
+}
+
+// keyIndex adapts the directory to business.KeyIndex.
+type keyIndex Directory
+
+func (k *keyIndex) Owner(h catalog.KeyHash) (uuid.UUID, bool) { return (*Directory)(k).KeyOwner(h) }
+
+func (k *keyIndex) Changed(biz uuid.UUID, added, removed []catalog.KeyHash) {
+	next := maps.Clone(*k.keys.Load())
+	for _, h := range removed {
+		if next[h] == biz {
+			delete(next, h)
+		}
+	}
+	for _, h := range added {
+		next[h] = biz
+	}
+	k.keys.Store(&next)
+}
+
+// errReply is returned when an actor answers with something unexpected.
+var errReply = errors.New("directory: unexpected reply")

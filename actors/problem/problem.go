@@ -1,0 +1,135 @@
+// Package problem owns slotd's error values: the stable codes of api-v1 §7.2,
+// the typed field entries of a VALIDATION_ERROR, and the extra members some
+// codes carry. Domain code returns *Error; the transport maps codes to HTTP
+// statuses in exactly one place. Messages are fixed sentences written by us
+// and never echo client input.
+package problem
+
+import (
+	"errors"
+	"strings"
+)
+
+// Code is a stable error identifier clients branch on.
+type Code string
+
+// The codes of api-v1 §7.2 plus the booking-rule codes of §7.3.
+const (
+	Validation             Code = "VALIDATION_ERROR"
+	IdempotencyKeyRequired Code = "IDEMPOTENCY_KEY_REQUIRED"
+	Unauthorized           Code = "UNAUTHORIZED"
+	KeyRevoked             Code = "KEY_REVOKED"
+	KeyExpired             Code = "KEY_EXPIRED"
+	InsufficientScope      Code = "INSUFFICIENT_SCOPE"
+	PlanUpgradeRequired    Code = "PLAN_UPGRADE_REQUIRED"
+	Forbidden              Code = "FORBIDDEN"
+	NotFound               Code = "NOT_FOUND"
+	MethodNotAllowed       Code = "METHOD_NOT_ALLOWED"
+	SlotTaken              Code = "SLOT_TAKEN"
+	NoStaffAvailable       Code = "NO_STAFF_AVAILABLE"
+	Conflict               Code = "CONFLICT"
+	IdempotencyInProgress  Code = "IDEMPOTENCY_IN_PROGRESS"
+	IdempotencyKeyReused   Code = "IDEMPOTENCY_KEY_REUSED"
+	RateLimited            Code = "RATE_LIMITED"
+	InvalidTransition      Code = "INVALID_STATUS_TRANSITION"
+	StaffNotBookable       Code = "STAFF_NOT_BOOKABLE"
+	ServiceNotBookable     Code = "SERVICE_NOT_BOOKABLE"
+	PaymentsUnavailable    Code = "PAYMENTS_UNAVAILABLE"
+	PaymentError           Code = "PAYMENT_ERROR"
+	ModuleUnavailable      Code = "MODULE_UNAVAILABLE"
+	Internal               Code = "INTERNAL_ERROR"
+	Unavailable            Code = "SERVICE_UNAVAILABLE"
+
+	SlotNotOffered          Code = "SLOT_NOT_OFFERED"
+	BookingTooSoon          Code = "BOOKING_TOO_SOON"
+	BookingTooFarAhead      Code = "BOOKING_TOO_FAR_AHEAD"
+	BookingRequiresCustomer Code = "BOOKING_REQUIRES_EXISTING_CUSTOMER"
+	BookingPeriodRestricted Code = "BOOKING_PERIOD_RESTRICTED"
+	BookingSlotNotConnected Code = "BOOKING_SLOT_NOT_CONNECTED"
+)
+
+// Reason is why one field was rejected (api-v1 §7.1).
+type Reason string
+
+// The reasons of api-v1 §7.1.
+const (
+	Required      Reason = "required"
+	InvalidEmail  Reason = "invalid_email"
+	InvalidURL    Reason = "invalid_url"
+	InvalidDate   Reason = "invalid_date"
+	InvalidFormat Reason = "invalid_format"
+	TooShort      Reason = "too_short"
+	TooLong       Reason = "too_long"
+	TooSmall      Reason = "too_small"
+	TooLarge      Reason = "too_large"
+	InvalidOption Reason = "invalid_option"
+	UnknownField  Reason = "unknown_field"
+	Invalid       Reason = "invalid"
+)
+
+// Whole-request paths of a field entry.
+const (
+	PathBody  = "(body)"
+	PathQuery = "(query)"
+	PathPath  = "(path)"
+)
+
+// Field is one rejected parameter or body member. Limit is set for the
+// bound-crossing reasons (too_short, too_long, too_small, too_large).
+type Field struct {
+	Path    string `json:"path"`
+	Reason  Reason `json:"reason"`
+	Message string `json:"message"`
+	Limit   *int64 `json:"limit,omitempty"`
+}
+
+// Error is an API error value.
+type Error struct {
+	Code         Code
+	Message      string
+	Fields       []Field
+	Scope        string
+	RequiredPlan string
+}
+
+func (e *Error) Error() string {
+	if len(e.Fields) == 0 {
+		return string(e.Code) + ": " + e.Message
+	}
+	var b strings.Builder
+	b.WriteString(string(e.Code))
+	for _, f := range e.Fields {
+		b.WriteString("; ")
+		b.WriteString(f.Path)
+		b.WriteString(": ")
+		b.WriteString(f.Message)
+	}
+	return b.String()
+}
+
+// New returns an error with code and a fixed human sentence.
+func New(code Code, message string) *Error { return &Error{Code: code, Message: message} }
+
+// Fields returns a VALIDATION_ERROR carrying fields.
+func Fields(fields ...Field) *Error {
+	return &Error{Code: Validation, Message: "The request is invalid; see fields.", Fields: fields}
+}
+
+// FieldError is a VALIDATION_ERROR with one entry.
+func FieldError(path string, reason Reason, message string) *Error {
+	return Fields(Field{Path: path, Reason: reason, Message: message})
+}
+
+// Bound returns a field entry for a crossed bound.
+func Bound(path string, reason Reason, limit int64, message string) Field {
+	return Field{Path: path, Reason: reason, Message: message, Limit: &limit}
+}
+
+// As returns err as an *Error, or an INTERNAL_ERROR when it is not one.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return New(Internal, "The server failed to handle the request.")
+}

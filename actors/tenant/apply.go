@@ -1,0 +1,102 @@
+package tenant
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// errNoBusiness is returned when a record other than a catalogue put arrives
+// before the business exists: the journal is damaged.
+var errNoBusiness = errors.New("tenant: record for a business that does not exist")
+
+// Apply returns the state after the record at seq. s is nil for a business
+// that does not exist yet. s itself is never modified.
+func Apply(s *State, seq uint64, r *record.Record) (*State, error) {
+	switch r.Kind {
+	case record.KindCatalog:
+		return applyCatalog(s, seq, r.Catalog)
+	}
+	if s == nil {
+		return nil, errNoBusiness
+	}
+	switch r.Kind {
+	case record.KindKey:
+		return applyKey(s, seq, r.Key.Key), nil
+	case record.KindCustomers:
+		return applyCustomers(s, seq, r.Customers.Customers), nil
+	}
+	return nil, fmt.Errorf("tenant: cannot apply record kind %d", r.Kind)
+}
+
+func applyCatalog(s *State, seq uint64, c *record.Catalog) (*State, error) {
+	customers, emails := map[uuid.UUID]*catalog.Customer{}, map[string]uuid.UUID{}
+	if s != nil {
+		customers, emails = s.customers, s.emails
+	}
+	if len(c.Customers) > 0 {
+		customers, emails = addCustomers(customers, emails, c.Customers)
+	}
+	return fromCatalog(seq, c, customers, emails)
+}
+
+func applyKey(s *State, seq uint64, k catalog.Key) *State {
+	n := *s
+	n.Seq = seq
+	n.Keys = slices.Clone(s.Keys)
+	i := slices.IndexFunc(n.Keys, func(x catalog.Key) bool { return x.ID == k.ID })
+	if i < 0 {
+		n.Keys = append(n.Keys, k)
+	} else {
+		n.Keys[i] = k
+	}
+	n.keyByHash = make(map[catalog.KeyHash]int, len(n.Keys))
+	for i := range n.Keys {
+		n.keyByHash[n.Keys[i].Hash] = i
+	}
+	return &n
+}
+
+func applyCustomers(s *State, seq uint64, cs []catalog.Customer) *State {
+	n := *s
+	n.Seq = seq
+	n.customers, n.emails = addCustomers(s.customers, s.emails, cs)
+	return &n
+}
+
+// addCustomers returns copies of the maps with cs added. Copying keeps
+// published states immutable; customers are added one booking at a time, so
+// this is linear in the customer count per new customer, which is fine for
+// the catalogue sizes of a salon.
+func addCustomers(m map[uuid.UUID]*catalog.Customer, e map[string]uuid.UUID, cs []catalog.Customer) (map[uuid.UUID]*catalog.Customer, map[string]uuid.UUID) {
+	m, e = maps.Clone(m), maps.Clone(e)
+	for i := range cs {
+		c := cs[i]
+		m[c.ID] = &c
+		e[EmailKey(c.Email)] = c.ID
+	}
+	return m, e
+}
+
+// Snapshot returns the whole of s as a snapshot payload.
+func Snapshot(s *State) *record.Snapshot {
+	snap := &record.Snapshot{Catalog: s.catalogOf()}
+	snap.Customers = make([]catalog.Customer, 0, len(s.customers))
+	for _, c := range s.customers {
+		snap.Customers = append(snap.Customers, *c)
+	}
+	slices.SortFunc(snap.Customers, func(a, b catalog.Customer) int { return slices.Compare(a.ID[:], b.ID[:]) })
+	return snap
+}
+
+// FromSnapshot rebuilds the state a snapshot taken at seq describes.
+func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
+	c := snap.Catalog
+	c.Customers = snap.Customers
+	return applyCatalog(nil, seq, &c)
+}

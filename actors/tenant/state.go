@@ -1,0 +1,131 @@
+// Package tenant owns the in-memory state of one business and the pure
+// decisions that change it: given the current state, a command and the time,
+// it says which journal record to append; given a record, it builds the next
+// state. It does no I/O and reads no clock.
+//
+// A State is immutable once built. The business actor publishes each new
+// State through an atomic pointer, so readers on any goroutine use a
+// consistent snapshot without queueing in the actor's mailbox; Apply copies
+// what a record changes and shares the rest.
+package tenant
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// State is one business as of journal position Seq.
+type State struct {
+	Seq        uint64
+	Business   catalog.Business
+	Loc        *time.Location
+	Keys       []catalog.Key      // in creation order
+	Categories []catalog.Category // createdAt, then id, ascending
+	Services   []catalog.Service  // createdAt, then id, ascending; deleted ones included
+	Staff      []catalog.Staff    // createdAt, then id, ascending
+
+	keyByHash  map[catalog.KeyHash]int
+	serviceIdx map[uuid.UUID]int
+	staffIdx   map[uuid.UUID]int
+	customers  map[uuid.UUID]*catalog.Customer
+	emails     map[string]uuid.UUID // lower-cased e-mail -> customer id
+}
+
+// Key returns the key with hash h, or nil.
+func (s *State) Key(h catalog.KeyHash) *catalog.Key {
+	if i, ok := s.keyByHash[h]; ok {
+		return &s.Keys[i]
+	}
+	return nil
+}
+
+// Service returns the service with id, deleted ones included, or nil.
+func (s *State) Service(id uuid.UUID) *catalog.Service {
+	if i, ok := s.serviceIdx[id]; ok {
+		return &s.Services[i]
+	}
+	return nil
+}
+
+// StaffMember returns the staff member with id, or nil.
+func (s *State) StaffMember(id uuid.UUID) *catalog.Staff {
+	if i, ok := s.staffIdx[id]; ok {
+		return &s.Staff[i]
+	}
+	return nil
+}
+
+// Customer returns the customer with id, or nil.
+func (s *State) Customer(id uuid.UUID) *catalog.Customer { return s.customers[id] }
+
+// CustomerByEmail returns the customer whose e-mail matches email after
+// trimming and lower-casing, or nil.
+func (s *State) CustomerByEmail(email string) *catalog.Customer {
+	if id, ok := s.emails[EmailKey(email)]; ok {
+		return s.customers[id]
+	}
+	return nil
+}
+
+// CustomerCount is the number of customers on file.
+func (s *State) CustomerCount() int { return len(s.customers) }
+
+// EmailKey is the form e-mail addresses are compared in.
+func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// fromCatalog builds a state holding c's catalogue and the given customers.
+func fromCatalog(seq uint64, c *record.Catalog, customers map[uuid.UUID]*catalog.Customer, emails map[string]uuid.UUID) (*State, error) {
+	loc, err := time.LoadLocation(c.Business.Timezone)
+	if err != nil {
+		return nil, err
+	}
+	s := &State{
+		Seq:        seq,
+		Business:   c.Business,
+		Loc:        loc,
+		Keys:       c.Keys,
+		Categories: sortedByCreation(c.Categories, func(x *catalog.Category) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
+		Services:   sortedByCreation(c.Services, func(x *catalog.Service) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
+		Staff:      sortedByCreation(c.Staff, func(x *catalog.Staff) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
+		keyByHash:  make(map[catalog.KeyHash]int, len(c.Keys)),
+		customers:  customers,
+		emails:     emails,
+	}
+	for i := range s.Keys {
+		s.keyByHash[s.Keys[i].Hash] = i
+	}
+	s.serviceIdx = index(s.Services, func(x *catalog.Service) uuid.UUID { return x.ID })
+	s.staffIdx = index(s.Staff, func(x *catalog.Staff) uuid.UUID { return x.ID })
+	return s, nil
+}
+
+func sortedByCreation[T any](in []T, key func(*T) (time.Time, uuid.UUID)) []T {
+	out := slices.Clone(in)
+	slices.SortStableFunc(out, func(a, b T) int {
+		ta, ia := key(&a)
+		tb, ib := key(&b)
+		if c := ta.Compare(tb); c != 0 {
+			return c
+		}
+		return slices.Compare(ia[:], ib[:])
+	})
+	return out
+}
+
+func index[T any](xs []T, id func(*T) uuid.UUID) map[uuid.UUID]int {
+	m := make(map[uuid.UUID]int, len(xs))
+	for i := range xs {
+		m[id(&xs[i])] = i
+	}
+	return m
+}
+
+// catalogOf returns the catalogue part of s as a record payload.
+func (s *State) catalogOf() record.Catalog {
+	return record.Catalog{Business: s.Business, Keys: s.Keys, Categories: s.Categories, Services: s.Services, Staff: s.Staff}
+}
