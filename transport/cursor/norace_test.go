@@ -1,0 +1,5 @@
+//go:build !race
+
+package cursor
+
+const raceEnabled = false
