@@ -1,0 +1,39 @@
+// Package deptest owns the check that keeps slotd's pure packages pure: a
+// package holding scheduling logic, codecs or policies must not reach the
+// actor system, the HTTP stack or the database, directly or through another
+// package.
+package deptest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Impure lists the import path prefixes a pure package may not depend on.
+var Impure = []string{
+	"github.com/asynkron/protoactor-go",
+	"github.com/valyala/fasthttp",
+	"github.com/fasthttp/router",
+	"github.com/cockroachdb/pebble",
+	"net/http",
+}
+
+// RequirePure fails t if pkg depends, even indirectly, on anything in Impure.
+func RequirePure(t *testing.T, pkg string) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go tool not on PATH")
+	}
+	out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, bad := range Impure {
+			if dep == bad || strings.HasPrefix(dep, bad+"/") {
+				t.Errorf("%s depends on %s; it must stay pure", pkg, dep)
+			}
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package tenant
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/record"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+func spec() *catalog.Spec {
+	biz := uuid.MustParse("f719a757-6018-5706-847c-e556c8b6c4b7")
+	cat := uuid.New()
+	return &catalog.Spec{
+		Business:   catalog.Business{ID: biz, Name: "Salon", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: catalog.Pro, Modules: catalog.AllModules, Rules: catalog.DefaultRules()},
+		Keys:       []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey("sk_1"), Scopes: []string{"services:read"}}},
+		Categories: []catalog.Category{{ID: cat, Name: "Hair"}},
+		Services: []catalog.Service{
+			{ID: uuid.New(), Name: "Cut", DurationMinutes: 30, PriceCents: 3500, IsActive: true, CategoryID: cat},
+			{ID: uuid.New(), Name: "Colour", DurationMinutes: 90, PriceCents: 8500, IsActive: true, CategoryID: cat},
+		},
+		Staff:     []catalog.Staff{{ID: uuid.New(), Name: "Anna", IsActive: true, IsBookable: true}},
+		Customers: []catalog.Customer{{ID: uuid.New(), FirstName: "Eva", Email: "Eva@Example.com"}},
+	}
+}
+
+// put decides and applies a put, returning the new state and whether a
+// record was written.
+func put(t *testing.T, s *State, sp *catalog.Spec, now time.Time) (*State, bool) {
+	t.Helper()
+	rec, err := DecidePut(s, sp, now)
+	require.NoError(t, err)
+	if rec == nil {
+		return s, false
+	}
+	seq := uint64(1)
+	if s != nil {
+		seq = s.Seq + 1
+	}
+	n, err := Apply(s, seq, rec)
+	require.NoError(t, err)
+	return n, true
+}
+
+func TestPutTwiceChangesNothing(t *testing.T) {
+	sp := spec()
+	s, changed := put(t, nil, sp, t0)
+	require.True(t, changed)
+	require.Equal(t, t0, s.Business.CreatedAt)
+	again, changed := put(t, s, sp, t0.Add(time.Hour))
+	require.False(t, changed)
+	require.Same(t, s, again)
+}
+
+func TestPutMovesUpdatedAtOnlyOnRealChange(t *testing.T) {
+	sp := spec()
+	s, _ := put(t, nil, sp, t0)
+	sp.Services[1].PriceCents = 9000
+	t1 := t0.Add(time.Hour)
+	s2, changed := put(t, s, sp, t1)
+	require.True(t, changed)
+	require.Equal(t, t0, s2.Service(sp.Services[0].ID).UpdatedAt)
+	colour := s2.Service(sp.Services[1].ID)
+	require.Equal(t, t0, colour.CreatedAt)
+	require.Equal(t, t1, colour.UpdatedAt)
+	require.Equal(t, 9000, colour.PriceCents)
+	require.Equal(t, t0, s2.Business.UpdatedAt)
+	require.Equal(t, 3500, s.Service(sp.Services[0].ID).PriceCents, "the old state is untouched")
+	require.Equal(t, 8500, s.Service(sp.Services[1].ID).PriceCents, "the old state is untouched")
+}
+
+func TestPutRemovalIsAChange(t *testing.T) {
+	sp := spec()
+	s, _ := put(t, nil, sp, t0)
+	sp.Staff = nil
+	s2, changed := put(t, s, sp, t0.Add(time.Minute))
+	require.True(t, changed)
+	require.Empty(t, s2.Staff)
+}
+
+func TestCustomersAreAddedNeverChanged(t *testing.T) {
+	sp := spec()
+	s, _ := put(t, nil, sp, t0)
+	require.NotNil(t, s.CustomerByEmail("  eva@example.COM "))
+	sp.Customers[0].FirstName = "Changed"
+	s2, changed := put(t, s, sp, t0.Add(time.Minute))
+	require.False(t, changed)
+	require.Equal(t, "Eva", s2.Customer(sp.Customers[0].ID).FirstName)
+
+	sp.Customers = append(sp.Customers, catalog.Customer{ID: uuid.New(), FirstName: "Eve", Email: "eva@example.com"})
+	_, err := DecidePut(s2, sp, t0)
+	var pe *problem.Error
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "customers.1.email", pe.Fields[0].Path)
+}
+
+func TestKeysIssueRevoke(t *testing.T) {
+	s, _ := put(t, nil, spec(), t0)
+	k := catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_2"), Scopes: []string{"staff:read"}}
+	s2, err := Apply(s, s.Seq+1, DecideIssue(k, t0))
+	require.NoError(t, err)
+	require.NotNil(t, s2.Key(k.Hash))
+	require.Nil(t, s.Key(k.Hash))
+	rec, err := DecideRevoke(s2, k.ID, t0.Add(time.Minute))
+	require.NoError(t, err)
+	s3, err := Apply(s2, s2.Seq+1, rec)
+	require.NoError(t, err)
+	require.True(t, s3.Key(k.Hash).Revoked)
+	rec, err = DecideRevoke(s3, k.ID, t0)
+	require.NoError(t, err)
+	require.Nil(t, rec, "revoking twice writes nothing")
+	_, err = DecideRevoke(s3, uuid.New(), t0)
+	require.Error(t, err)
+}
+
+func TestSnapshotRebuildsTheSameState(t *testing.T) {
+	s, _ := put(t, nil, spec(), t0)
+	r, err := FromSnapshot(s.Seq, Snapshot(s))
+	require.NoError(t, err)
+	require.Equal(t, s.Business, r.Business)
+	require.Equal(t, s.Services, r.Services)
+	require.Equal(t, s.CustomerCount(), r.CustomerCount())
+	require.Equal(t, s.Keys, r.Keys)
+}
+
+func TestApplyOnMissingBusinessFails(t *testing.T) {
+	_, err := Apply(nil, 1, &record.Record{Kind: record.KindKey, Key: &record.KeyState{}})
+	require.Error(t, err)
+}
