@@ -1,0 +1,214 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// ErrClosed is returned by every Store and Batch operation that starts after
+// Close has been called.
+var ErrClosed = errors.New("storage: store is closed")
+
+// FormatVersion is the on-disk format written under the meta row "format".
+// Open refuses directories written with a newer version rather than guess
+// at their layout.
+const FormatVersion = 1
+
+// metaFormat is the meta row holding the decimal FormatVersion.
+const metaFormat = "format"
+
+// pebbleFormat pins Pebble's own on-disk format. It is spelled out rather than
+// using pebble.FormatNewest so that upgrading the Pebble dependency never
+// silently ratchets existing stores to a format an older slotd binary can't
+// open; moving it forward is a deliberate, reviewed change.
+const pebbleFormat = pebble.FormatValueSeparation
+
+// memTableSize is larger than Pebble's 4 MiB default. Journal appends are
+// small and numerous; a larger memtable means fewer flushes and fewer L0
+// files to compact while a busy server is taking writes. Pebble starts with a
+// small memtable and grows towards this size, so idle stores don't pay for it.
+const memTableSize = 32 << 20
+
+// Options configures Open.
+type Options struct {
+	// FS is the filesystem the store lives on. nil means vfs.Default (wrapped
+	// with Pebble's disk-health checks). Tests pass vfs.NewMem() or
+	// vfs.NewCrashableMem().
+	FS vfs.FS
+	// Logger receives Pebble's log output. nil discards it, except for fatal
+	// errors, which are always written to stderr before the process exits.
+	Logger *slog.Logger
+}
+
+// Store is the journal store. All methods are safe for concurrent use.
+type Store struct {
+	db *pebble.DB
+
+	// active counts operations in flight; closed is set once by Close, which
+	// then waits (on drained) for active to reach zero before closing Pebble.
+	// This lets reads and commits run without any shared lock, while still
+	// guaranteeing nothing touches the pebble.DB after it is closed (Pebble
+	// panics on use-after-close). An operation that observes closed backs out
+	// with ErrClosed, so a callback that re-enters the store during Close
+	// can't deadlock.
+	active  atomic.Int64
+	closed  atomic.Bool
+	closeMu sync.Mutex
+	drained *sync.Cond
+
+	commits     atomic.Uint64
+	commitNanos atomic.Uint64
+
+	// fsyncLatency is Pebble's WAL fsync histogram: one observation per WAL
+	// sync, in nanoseconds. Pebble creates it once at open, so we grab it
+	// once instead of calling the comparatively expensive DB.Metrics() on
+	// every Stats call.
+	fsyncLatency prometheus.Histogram
+}
+
+// Open opens (creating if necessary) the store in dir.
+func Open(dir string, o Options) (*Store, error) {
+	opts := &pebble.Options{
+		FS:                 o.FS,
+		FormatMajorVersion: pebbleFormat,
+		MemTableSize:       memTableSize,
+		Logger:             newPebbleLogger(o.Logger),
+	}
+	if o.Logger != nil {
+		el := eventListener(o.Logger)
+		opts.EventListener = &el
+	}
+	if opts.FS == nil {
+		opts.WithFSDefaults()
+	}
+	// pebble.Open creates dir (and syncs its parents) when it is missing.
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	s := &Store{db: db}
+	s.drained = sync.NewCond(&s.closeMu)
+	if m := db.Metrics(); m != nil {
+		s.fsyncLatency = m.LogWriter.FsyncLatency
+	}
+	if err := s.checkFormat(dir); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkFormat verifies the meta "format" row, writing it into a brand-new
+// store. A directory holding rows but no format row is not something this
+// package wrote, so it is refused rather than adopted.
+func (s *Store) checkFormat(dir string) error {
+	val, ok, err := s.Meta(metaFormat)
+	if err != nil {
+		return fmt.Errorf("storage: open %s: reading format version: %w", dir, err)
+	}
+	if !ok {
+		empty, err := s.isEmpty(true)
+		if err != nil {
+			return fmt.Errorf("storage: open %s: %w", dir, err)
+		}
+		if !empty {
+			return fmt.Errorf("storage: open %s: directory holds data but no format version; not a slotd store", dir)
+		}
+		b := s.NewBatch()
+		b.PutMeta(metaFormat, []byte(strconv.Itoa(FormatVersion)))
+		if err := b.Commit(); err != nil {
+			return fmt.Errorf("storage: open %s: writing format version: %w", dir, err)
+		}
+		return nil
+	}
+	v, err := strconv.ParseUint(string(val), 10, 64)
+	switch {
+	case err != nil:
+		return fmt.Errorf("storage: open %s: unreadable format version %q", dir, val)
+	case v > FormatVersion:
+		return fmt.Errorf("storage: open %s: store has format version %d but this binary only understands up to %d; refusing to open it (upgrade slotd)", dir, v, FormatVersion)
+	case v != FormatVersion:
+		return fmt.Errorf("storage: open %s: unsupported format version %d (want %d)", dir, v, FormatVersion)
+	}
+	return nil
+}
+
+// Close waits for in-flight operations, flushes the memtable (so the next
+// Open need not replay the WAL) and closes the store. Operations started
+// after Close return ErrClosed, as does a second Close. Close must not be
+// called from inside a Replay, Keys or Businesses callback.
+func (s *Store) Close() error {
+	s.closeMu.Lock()
+	if s.closed.Swap(true) {
+		s.closeMu.Unlock()
+		return ErrClosed
+	}
+	for s.active.Load() != 0 {
+		s.drained.Wait()
+	}
+	s.closeMu.Unlock()
+	ferr := s.db.Flush()
+	cerr := s.db.Close()
+	return errors.Join(ferr, cerr)
+}
+
+// enter registers an operation; it fails once Close has begun. Every
+// successful enter must be paired with exit.
+func (s *Store) enter() error {
+	s.active.Add(1)
+	if s.closed.Load() {
+		s.exit()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (s *Store) exit() {
+	// Both sides use sequentially consistent atomics: either Close sees our
+	// decrement when it checks active, or we see closed here and wake it.
+	if s.active.Add(-1) == 0 && s.closed.Load() {
+		s.closeMu.Lock()
+		s.drained.Broadcast()
+		s.closeMu.Unlock()
+	}
+}
+
+// Stats are cheap cumulative counters since Open.
+type Stats struct {
+	// Commits is the number of non-empty batches committed (each synced).
+	Commits uint64
+	// CommitNanos is the total wall time spent inside Batch.Commit, summed
+	// over all callers; with group commit it can exceed elapsed time.
+	CommitNanos uint64
+	// WALSyncs is the number of WAL fsyncs Pebble performed. Under
+	// concurrent load WALSyncs < Commits: that gap is group commit at work.
+	WALSyncs uint64
+	// WALSyncNanos is the total time spent in those fsyncs.
+	WALSyncNanos uint64
+}
+
+// Stats returns the store's counters. It is safe to call at any time,
+// including after Close.
+func (s *Store) Stats() Stats {
+	st := Stats{
+		Commits:     s.commits.Load(),
+		CommitNanos: s.commitNanos.Load(),
+	}
+	if s.fsyncLatency != nil {
+		var m dto.Metric
+		if s.fsyncLatency.Write(&m) == nil && m.Histogram != nil {
+			st.WALSyncs = m.Histogram.GetSampleCount()
+			st.WALSyncNanos = uint64(m.Histogram.GetSampleSum())
+		}
+	}
+	return st
+}
