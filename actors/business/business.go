@@ -86,6 +86,16 @@ func (h *Handle) loaded(err error) {
 	})
 }
 
+// Ready reports whether the state is loaded and usable.
+func (h *Handle) Ready() bool {
+	select {
+	case <-h.ready:
+		return h.loadErr == nil
+	default:
+		return false
+	}
+}
+
 // Failed reports whether loading the state failed; a failed handle must be
 // replaced by a fresh actor.
 func (h *Handle) Failed() bool {

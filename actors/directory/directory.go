@@ -32,8 +32,8 @@ type Directory struct {
 	env     *business.Env
 	timeout time.Duration
 
-	mu      sync.Mutex // guards handles
-	handles map[uuid.UUID]*business.Handle
+	mu      sync.Mutex // serializes spawning; handles is read without it
+	handles sync.Map   // uuid.UUID -> *business.Handle
 
 	keys  atomic.Pointer[map[catalog.KeyHash]uuid.UUID] // copy-on-write; changes are rare
 	keyMu sync.Mutex                                    // serializes key-changing writes
@@ -55,7 +55,6 @@ func Open(c Config) (*Directory, error) {
 	d := &Directory{
 		sys:     actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return c.Log })),
 		timeout: c.Timeout,
-		handles: map[uuid.UUID]*business.Handle{},
 	}
 	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log}
 	idx := map[catalog.KeyHash]uuid.UUID{}
@@ -82,17 +81,33 @@ func (d *Directory) Business(ctx context.Context, id uuid.UUID) (*business.Handl
 	return h, nil
 }
 
+// Loaded returns the handle of business id when its actor runs and its
+// state is loaded, without waiting or allocating: the hot path of every
+// authenticated request.
+func (d *Directory) Loaded(id uuid.UUID) (*business.Handle, bool) {
+	v, ok := d.handles.Load(id)
+	if !ok {
+		return nil, false
+	}
+	h := v.(*business.Handle)
+	return h, h.Ready()
+}
+
 func (d *Directory) handle(id uuid.UUID) *business.Handle {
+	if v, ok := d.handles.Load(id); ok && !v.(*business.Handle).Failed() {
+		return v.(*business.Handle)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if h, ok := d.handles[id]; ok && !h.Failed() {
-		return h
-	} else if ok {
-		d.sys.Root.Stop(h.PID)
+	if v, ok := d.handles.Load(id); ok {
+		if h := v.(*business.Handle); !h.Failed() {
+			return h
+		}
+		d.sys.Root.Stop(v.(*business.Handle).PID)
 	}
 	h := business.NewHandle(id)
 	h.PID = d.sys.Root.Spawn(business.Props(d.env, h))
-	d.handles[id] = h
+	d.handles.Store(id, h)
 	return h
 }
 
@@ -118,14 +133,11 @@ func (d *Directory) ask(ctx context.Context, id uuid.UUID, msg any) (any, error)
 // Close stops every actor, letting each finish the message it is handling.
 func (d *Directory) Close() {
 	d.mu.Lock()
-	hs := make([]*business.Handle, 0, len(d.handles))
-	for _, h := range d.handles {
-		hs = append(hs, h)
-	}
-	d.mu.Unlock()
-	for _, h := range hs {
-		_ = d.sys.Root.PoisonFuture(h.PID).Wait()
-	}
+	defer d.mu.Unlock()
+	d.handles.Range(func(_, v any) bool {
+		_ = d.sys.Root.PoisonFuture(v.(*business.Handle).PID).Wait()
+		return true
+	})
 	d.sys.Shutdown()
 }
 

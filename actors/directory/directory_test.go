@@ -1,0 +1,151 @@
+package directory
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+func open(t *testing.T, dir string) (*Directory, *storage.Store) {
+	t.Helper()
+	st, err := storage.Open(dir, storage.Options{})
+	require.NoError(t, err)
+	d, err := Open(Config{Store: st, Clock: clock.NewFake(t0), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, err)
+	return d, st
+}
+
+func spec(id uuid.UUID, key string) catalog.Spec {
+	return catalog.Spec{
+		Business: catalog.Business{ID: id, Name: "B " + id.String()[:4], Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: catalog.Pro},
+		Keys:     []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey(key), Scopes: []string{"services:read"}}},
+	}
+}
+
+func TestPanicRestartsTheActorFromItsJournal(t *testing.T) {
+	d, st := open(t, t.TempDir())
+	defer st.Close()
+	defer d.Close()
+	ctx := context.Background()
+	id := uuid.New()
+	_, err := d.Put(ctx, []catalog.Spec{spec(id, "sk_a")})
+	require.NoError(t, err)
+	h, err := d.Business(ctx, id)
+	require.NoError(t, err)
+
+	// A Put without a spec panics inside the actor.
+	r, err := d.ask(ctx, id, &business.Put{})
+	require.NoError(t, err)
+	var pe *problem.Error
+	require.ErrorAs(t, r.(*business.PutReply).Err, &pe)
+	require.Equal(t, problem.Internal, pe.Code)
+
+	// The restarted actor has the journalled state and keeps working.
+	k, err := d.Issue(ctx, id, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_b")})
+	require.NoError(t, err)
+	require.Equal(t, t0, k.CreatedAt)
+	require.NotNil(t, h.State().Key(catalog.HashKey("sk_a")))
+	require.NotNil(t, h.State().Key(catalog.HashKey("sk_b")))
+}
+
+func TestConcurrentTenantsSurviveReopen(t *testing.T) {
+	dir := t.TempDir()
+	d, st := open(t, dir)
+	ctx := context.Background()
+	const tenants, keysEach = 8, 10
+	ids := make([]uuid.UUID, tenants)
+	for i := range ids {
+		ids[i] = uuid.New()
+		_, err := d.Put(ctx, []catalog.Spec{spec(ids[i], fmt.Sprintf("sk_root_%d", i))})
+		require.NoError(t, err)
+	}
+	var wg sync.WaitGroup
+	for i := range ids {
+		for j := 0; j < keysEach; j++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := d.Issue(ctx, ids[i], catalog.Key{ID: uuid.New(), Hash: catalog.HashKey(fmt.Sprintf("sk_%d_%d", i, j))})
+				require.NoError(t, err)
+			}()
+		}
+	}
+	wg.Wait()
+	d.Close()
+	require.NoError(t, st.Close())
+
+	d, st = open(t, dir)
+	defer st.Close()
+	defer d.Close()
+	for i := range ids {
+		for j := 0; j < keysEach; j++ {
+			owner, ok := d.KeyOwner(catalog.HashKey(fmt.Sprintf("sk_%d_%d", i, j)))
+			require.True(t, ok)
+			require.Equal(t, ids[i], owner)
+		}
+		h, err := d.Business(ctx, ids[i])
+		require.NoError(t, err)
+		require.Len(t, h.State().Keys, keysEach+1)
+	}
+}
+
+func TestKeysBelongToOneBusiness(t *testing.T) {
+	d, st := open(t, t.TempDir())
+	defer st.Close()
+	defer d.Close()
+	ctx := context.Background()
+	a, b := uuid.New(), uuid.New()
+	_, err := d.Put(ctx, []catalog.Spec{spec(a, "sk_shared")})
+	require.NoError(t, err)
+	_, err = d.Put(ctx, []catalog.Spec{spec(b, "sk_shared")})
+	require.Error(t, err)
+	_, err = d.Issue(ctx, b, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_shared")})
+	require.Error(t, err, "b does not exist")
+	_, err = d.Put(ctx, []catalog.Spec{spec(b, "sk_b")})
+	require.NoError(t, err)
+	_, err = d.Issue(ctx, b, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_shared")})
+	require.Error(t, err)
+	owner, _ := d.KeyOwner(catalog.HashKey("sk_shared"))
+	require.Equal(t, a, owner)
+}
+
+func TestSnapshotsBoundReplay(t *testing.T) {
+	dir := t.TempDir()
+	d, st := open(t, dir)
+	d.env.SnapshotEvery = 5
+	ctx := context.Background()
+	id := uuid.New()
+	_, err := d.Put(ctx, []catalog.Spec{spec(id, "sk_root")})
+	require.NoError(t, err)
+	for j := 0; j < 12; j++ {
+		_, err := d.Issue(ctx, id, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey(fmt.Sprintf("sk_%d", j))})
+		require.NoError(t, err)
+	}
+	d.Close()
+	n := 0
+	require.NoError(t, st.Replay(id, 0, func(uint64, []byte) error { n++; return nil }))
+	require.Less(t, n, 5, "records covered by a snapshot are truncated")
+	require.NoError(t, st.Close())
+
+	d, st = open(t, dir)
+	defer st.Close()
+	defer d.Close()
+	h, err := d.Business(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, h.State().Keys, 13)
+	require.Equal(t, uint64(13), h.State().Seq)
+}

@@ -1,0 +1,79 @@
+package input
+
+import "github.com/google/uuid"
+
+// Array is a JSON array at a path. Elements have no Presence: they are
+// there by definition, and null is simply the wrong type. Reading an index
+// outside [0, Len) returns (zero, false) and records nothing. The zero
+// Array has length 0.
+type Array struct {
+	n    *node
+	path string
+	errs *Errors
+}
+
+// Len is the number of elements.
+func (a Array) Len() int {
+	if a.n == nil {
+		return 0
+	}
+	return len(a.n.items)
+}
+
+// Path is the array's dotted path.
+func (a Array) Path() string { return a.path }
+
+// PathOf is the dotted path of element i.
+func (a Array) PathOf(i int) string { return indexPath(a.path, i) }
+
+func (a Array) item(i int) *node {
+	if i < 0 || i >= a.Len() {
+		return nil
+	}
+	return a.n.items[i]
+}
+
+// Object reads element i as an object. Call Done on it when finished.
+func (a Array) Object(i int) (Object, bool) {
+	v := a.item(i)
+	if v == nil {
+		return Object{}, false
+	}
+	return checkObject(a.errs, a.PathOf(i), v)
+}
+
+// Array reads element i as an array.
+func (a Array) Array(i int) (Array, bool) {
+	v := a.item(i)
+	if v == nil {
+		return Array{}, false
+	}
+	return checkArray(a.errs, a.PathOf(i), v)
+}
+
+// String reads element i as a string of at most maxLen characters.
+func (a Array) String(i int, maxLen int) (string, bool) {
+	v := a.item(i)
+	if v == nil {
+		return "", false
+	}
+	return checkString(a.errs, a.PathOf(i), v, maxLen)
+}
+
+// UUID reads element i as a canonical UUID.
+func (a Array) UUID(i int) (uuid.UUID, bool) {
+	v := a.item(i)
+	if v == nil {
+		return uuid.UUID{}, false
+	}
+	return checkUUID(a.errs, a.PathOf(i), v)
+}
+
+// Option reads element i as one of allowed.
+func (a Array) Option(i int, allowed ...string) (string, bool) {
+	v := a.item(i)
+	if v == nil {
+		return "", false
+	}
+	return checkOption(a.errs, a.PathOf(i), v, allowed)
+}

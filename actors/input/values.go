@@ -1,0 +1,139 @@
+package input
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// MaxEmailLen is the longest address accepted (RFC 5321's path limit).
+const MaxEmailLen = 254
+
+// maxTimeLen bounds timestamp strings before they reach time.Parse; the
+// longest RFC 3339 form we accept is well under it.
+const maxTimeLen = 64
+
+var errTime = errors.New("input: want an RFC 3339 timestamp with Z or an offset")
+
+// ParseTime parses an RFC 3339 timestamp (ISO 8601 with a 'T', seconds and
+// either Z or a numeric offset; fractional seconds allowed) and returns it in
+// UTC. A timestamp without a zone is refused: guessing one would silently
+// move the booking.
+func ParseTime(s string) (time.Time, error) {
+	if len(s) > maxTimeLen {
+		return time.Time{}, errTime
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, errTime
+	}
+	return t.UTC(), nil
+}
+
+// ValidEmail is a pragmatic address check: one '@', a non-empty local part
+// of at most 64 bytes, a domain with a dot and no empty labels, at most
+// MaxEmailLen bytes, and no whitespace, control characters or the specials
+// that would let an address break out of an e-mail header (<>()[],;:\").
+// It does not try to accept every address RFC 5322 allows; quoted local
+// parts and IP-literal domains are refused on purpose.
+func ValidEmail(s string) bool {
+	if len(s) > MaxEmailLen {
+		return false
+	}
+	local, domain, ok := strings.Cut(s, "@")
+	if !ok || local == "" || len(local) > 64 || strings.Contains(domain, "@") {
+		return false
+	}
+	for _, r := range s {
+		if r <= ' ' || r == 0x7f || strings.ContainsRune(`<>()[],;:\"`, r) {
+			return false
+		}
+	}
+	return validDomain(domain)
+}
+
+func validDomain(d string) bool {
+	labels := strings.Split(d, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseUUID accepts only the canonical 8-4-4-4-12 form. uuid.Parse also
+// takes braces, "urn:uuid:" and 32 bare digits; accepting those would give
+// one id several spellings in URLs, logs and idempotency hashes.
+func parseUUID(s string) (uuid.UUID, bool) {
+	if len(s) != 36 {
+		return uuid.UUID{}, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return uuid.UUID{}, false
+			}
+			continue
+		}
+		if !isHex(c) {
+			return uuid.UUID{}, false
+		}
+	}
+	u, err := uuid.Parse(s)
+	return u, err == nil
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// intResult says how a number literal fared as an integer.
+type intResult int
+
+const (
+	intOK       intResult = iota
+	intNotWhole           // has a fraction or an exponent
+	intTooSmall           // a whole number below int's range
+	intTooLarge           // a whole number above int's range
+)
+
+// parseInt reads a JSON number literal as an int. Only plain integer
+// literals count: 1.0 and 1e2 are refused rather than converted through
+// float64, which would silently round large values.
+func parseInt(lit string) (int, intResult) {
+	if strings.ContainsAny(lit, ".eE") {
+		return 0, intNotWhole
+	}
+	v, err := strconv.ParseInt(lit, 10, strconv.IntSize)
+	if err != nil { // the decoder validated the syntax, so this is range
+		if strings.HasPrefix(lit, "-") {
+			return 0, intTooSmall
+		}
+		return 0, intTooLarge
+	}
+	return int(v), intOK
+}
+
+// emptyKey stands for the key "" in paths: a path must never be empty (a
+// client could not tell it from "no path"), and "a." reads like a typo.
+const emptyKey = `""`
+
+func join(path, key string) string {
+	if key == "" {
+		key = emptyKey
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func indexPath(path string, i int) string { return join(path, strconv.Itoa(i)) }

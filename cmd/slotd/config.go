@@ -1,0 +1,140 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/slotd/slotd/actors/catalog"
+)
+
+// config is the operator interface of `slotd serve` (decisions §1). Every
+// flag can also be given as SLOTD_<FLAG_IN_CAPS> (dashes become
+// underscores); a flag on the command line wins over its variable.
+type config struct {
+	Data                  string
+	Listen                string
+	AdminListen           string
+	AdminToken            string
+	World                 string
+	SMTP                  string
+	SMTPUser              string
+	SMTPPassword          string
+	SMTPFrom              string
+	WebhooksAllowInsecure bool
+	WebhookRetryScale     float64
+	DisableModules        moduleList
+}
+
+// moduleList is the repeatable --disable-module flag.
+type moduleList []catalog.Module
+
+func (m *moduleList) String() string {
+	parts := make([]string, len(*m))
+	for i, x := range *m {
+		parts[i] = string(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set accepts one module or a comma-separated list (the env form).
+func (m *moduleList) Set(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		name = strings.TrimSpace(name)
+		if !catalog.KnownModule(name) {
+			return fmt.Errorf("unknown module %q (want appointments, customers, webhooks or payments)", name)
+		}
+		*m = append(*m, catalog.Module(name))
+	}
+	return nil
+}
+
+func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("slotd serve", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&c.Data, "data", "./data", "Pebble data `directory`")
+	fs.StringVar(&c.Listen, "listen", ":8080", "public API address (/api/v1/...)")
+	fs.StringVar(&c.AdminListen, "admin-listen", "127.0.0.1:8081", "admin API, /metrics, /healthz, /readyz and pprof address")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer `token` of the admin API (none: admin API refuses writes)")
+	fs.StringVar(&c.World, "world", "", "load a world `file` at start (idempotent)")
+	fs.StringVar(&c.SMTP, "smtp", "", "send e-mail over SMTP at `host:port` (default: write DATA/outbox/*.eml)")
+	fs.StringVar(&c.SMTPUser, "smtp-user", "", "SMTP user name")
+	fs.StringVar(&c.SMTPPassword, "smtp-password", "", "SMTP password")
+	fs.StringVar(&c.SMTPFrom, "smtp-from", "", "sender `address` of e-mails")
+	fs.BoolVar(&c.WebhooksAllowInsecure, "webhooks-allow-insecure", false, "development/tests only: permit http://, any port and private webhook destinations")
+	fs.Float64Var(&c.WebhookRetryScale, "webhook-retry-scale", 1, "development/tests only: multiply every wait of the webhook retry ladder by `F`")
+	fs.Var(&c.DisableModules, "disable-module", "switch a module off platform-wide: 503 MODULE_UNAVAILABLE (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(out, "usage: slotd serve [flags]")
+		fmt.Fprintln(out, "Every flag may also be set as SLOTD_<FLAG>, e.g. SLOTD_LISTEN=:9090.")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// errUsage means the command line was wrong; usage has been printed.
+var errUsage = errors.New("usage")
+
+// parseConfig reads the environment, then args.
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (*config, error) {
+	c := &config{}
+	fs := newFlagSet(c, out)
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := "SLOTD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(name); v != "" && envErr == nil {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = fmt.Errorf("%s: %v", name, err)
+			}
+		}
+	})
+	if envErr != nil {
+		fmt.Fprintln(out, "slotd:", envErr)
+		fs.Usage()
+		return nil, errUsage
+	}
+	// --disable-module accumulates; given on the command line, it replaces
+	// the environment's list rather than adding to it.
+	fromEnv := c.DisableModules
+	c.DisableModules = nil
+	if err := fs.Parse(args); err != nil {
+		return nil, errUsage
+	}
+	if len(c.DisableModules) == 0 {
+		c.DisableModules = fromEnv
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(out, "slotd: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return nil, errUsage
+	}
+	if err := c.check(); err != nil {
+		fmt.Fprintln(out, "slotd:", err)
+		fs.Usage()
+		return nil, errUsage
+	}
+	return c, nil
+}
+
+func (c *config) check() error {
+	if c.Data == "" {
+		return errors.New("--data must not be empty")
+	}
+	for _, a := range []struct{ name, v string }{{"--listen", c.Listen}, {"--admin-listen", c.AdminListen}} {
+		if _, _, err := net.SplitHostPort(a.v); err != nil {
+			return fmt.Errorf("%s: want host:port", a.name)
+		}
+	}
+	if c.SMTP != "" {
+		if _, port, err := net.SplitHostPort(c.SMTP); err != nil || port == "" {
+			return errors.New("--smtp: want host:port")
+		}
+	}
+	if !(c.WebhookRetryScale > 0) || c.WebhookRetryScale > 1000 {
+		return errors.New("--webhook-retry-scale: want a number above 0 (at most 1000)")
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/storage"
+	"github.com/stretchr/testify/require"
+)
+
+// issueKey issues a key through the admin API and returns its plaintext and id.
+func (s *server) issueKey(biz string, scopes ...string) (string, string) {
+	body, _ := json.Marshal(map[string]any{"scopes": scopes})
+	r := s.adminDo("POST", "/admin/v1/businesses/"+biz+"/keys", body)
+	require.Equal(s.t, 201, r.Status, "%s", r.Raw)
+	return r.Body["key"].(string), r.Body["id"].(string)
+}
+
+func TestRestartKeepsEverythingAcknowledged(t *testing.T) {
+	s := startWorld(t)
+	key, _ := s.issueKey(salonID, "services:read")
+	require.Equal(t, 200, s.get("/api/v1/services", key).Status)
+	revokeMe, revokeID := s.issueKey(salonID, "staff:read")
+	r := s.adminDo("POST", "/admin/v1/businesses/"+salonID+"/keys/"+revokeID+"/revoke", nil)
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	require.Equal(t, true, r.Body["revoked"])
+	before := s.get("/api/v1/services/"+haircutID, keyFull).Raw
+	s.stop()
+
+	s2 := start(t, s.data)
+	require.Equal(t, 200, s2.get("/api/v1/services", key).Status)
+	requireError(t, s2.get("/api/v1/staff", revokeMe), 401, "KEY_REVOKED")
+	require.Equal(t, string(before), string(s2.get("/api/v1/services/"+haircutID, keyFull).Raw))
+	require.NotContains(t, s2.stdout.String(), "seeded", "a data directory with data is never re-seeded")
+}
+
+func TestDemoSeeding(t *testing.T) {
+	s := start(t, "")
+	out := s.stdout.String()
+	keys := regexp.MustCompile(`demo API key, all scopes: (\S+)`).FindStringSubmatch(out)
+	require.Len(t, keys, 2, "stdout: %s", out)
+	r := s.get("/api/v1/me", keys[1])
+	require.Equal(t, 200, r.Status)
+	require.Equal(t, "Demo Salon", r.Body["name"])
+	require.Equal(t, "Europe/Amsterdam", r.Body["timezone"])
+	require.NotEmpty(t, s.get("/api/v1/services", keys[1]).Body["data"])
+	require.NotEmpty(t, s.get("/api/v1/staff", keys[1]).Body["data"])
+	s.stop()
+
+	s2 := start(t, s.data)
+	require.NotContains(t, s2.stdout.String(), "seeded")
+	require.Equal(t, 200, s2.get("/api/v1/me", keys[1]).Status)
+}
+
+func TestWorldReloadChangesOnlyWhatChanged(t *testing.T) {
+	s := startWorld(t)
+	world, err := os.ReadFile("testdata/world.json")
+	require.NoError(t, err)
+	before := s.get("/api/v1/services/"+haircutID, keyFull).Body
+	r := s.adminDo("POST", "/admin/v1/world", world)
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	for _, b := range r.Body["businesses"].([]any) {
+		require.Equal(t, false, b.(map[string]any)["changed"], "same file twice changes nothing")
+	}
+	require.Equal(t, before, s.get("/api/v1/services/"+haircutID, keyFull).Body)
+
+	changed := bytes.Replace(world, []byte(`"priceCents": 3500`), []byte(`"priceCents": 3700`), 1)
+	r = s.adminDo("POST", "/admin/v1/world", changed)
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	after := s.get("/api/v1/services/"+haircutID, keyFull).Body
+	require.EqualValues(t, 3700, after["priceCents"])
+	require.Equal(t, before["createdAt"], after["createdAt"])
+	require.NotEqual(t, before["updatedAt"], after["updatedAt"])
+	other := s.get("/api/v1/services/5d0dee30-031a-57e5-a32b-046b216baac0", keyFull).Body
+	require.Equal(t, other["createdAt"], other["updatedAt"], "untouched services keep their updatedAt")
+}
+
+func TestAdminAPI(t *testing.T) {
+	s := startWorld(t)
+	r := do(t, "POST", s.admin+"/admin/v1/businesses/"+salonID+"/keys", "wrong", []byte(`{"scopes":[]}`))
+	requireError(t, r, 401, "UNAUTHORIZED")
+	r = s.adminDo("POST", "/admin/v1/businesses/"+salonID+"/keys", []byte(`{"scopes":"x","bogus":1}`))
+	requireError(t, r, 400, "VALIDATION_ERROR")
+	r = s.adminDo("POST", "/admin/v1/businesses/00000000-0000-4000-8000-000000000000/keys", []byte(`{"scopes":[]}`))
+	requireError(t, r, 404, "NOT_FOUND")
+	r = s.adminDo("GET", "/admin/v1/businesses/"+salonID+"/keys", nil)
+	require.Equal(t, 200, r.Status)
+	require.NotContains(t, string(r.Raw), "sk_example", "plaintext keys are never stored or shown")
+	require.Equal(t, 200, do(t, "GET", s.admin+"/healthz", "", nil).Status)
+	require.Equal(t, 200, do(t, "GET", s.admin+"/readyz", "", nil).Status)
+	require.Contains(t, string(do(t, "GET", s.admin+"/metrics", "", nil).Raw), "slotd_journal_commits_total")
+
+	// A business put in the world file format, then a bad one.
+	biz := `{"id":"11111111-2222-4333-8444-555555555555","name":"Put Test","timezone":"Europe/Amsterdam","currency":"EUR","plan":"groei","apiKeys":[{"key":"sk_put_test_key_1","scopes":["services:read"]}],"categories":[],"services":[],"staff":[]}`
+	r = s.adminDo("PUT", "/admin/v1/businesses/11111111-2222-4333-8444-555555555555", []byte(biz))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	require.Equal(t, 200, s.get("/api/v1/services", "sk_put_test_key_1").Status)
+	r = s.adminDo("PUT", "/admin/v1/businesses/11111111-2222-4333-8444-555555555555", []byte(biz))
+	require.Equal(t, 200, r.Status)
+	require.Equal(t, false, r.Body["changed"])
+	r = s.adminDo("PUT", "/admin/v1/businesses/11111111-2222-4333-8444-555555555555", []byte(strings.Replace(biz, "Europe/Amsterdam", "Mars/Olympus", 1)))
+	requireError(t, r, 400, "VALIDATION_ERROR")
+	require.Contains(t, string(r.Raw), `"path":"timezone"`)
+	// A key another business holds is refused.
+	r = s.adminDo("PUT", "/admin/v1/businesses/11111111-2222-4333-8444-555555555555", []byte(strings.Replace(biz, "sk_put_test_key_1", keyFull, 1)))
+	requireError(t, r, 400, "VALIDATION_ERROR")
+	require.Equal(t, 200, s.get("/api/v1/services", keyFull).Status)
+}
+
+func TestAdminWithoutTokenRefusesWrites(t *testing.T) {
+	dir := t.TempDir()
+	c, err := parseConfig([]string{"--data", dir, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--world", "testdata/world.json"}, func(string) string { return "" }, io.Discard)
+	require.NoError(t, err)
+	s := startConfig(t, c)
+	requireError(t, do(t, "POST", s.admin+"/admin/v1/businesses/"+salonID+"/keys", "", []byte(`{"scopes":[]}`)), 403, "FORBIDDEN")
+	require.Equal(t, 200, do(t, "GET", s.admin+"/admin/v1/businesses", "", nil).Status)
+}
+
+func TestCommandLine(t *testing.T) {
+	var out, errb bytes.Buffer
+	env := func(string) string { return "" }
+	require.Equal(t, 2, run(nil, env, &out, &errb))
+	require.Equal(t, 2, run([]string{"frobnicate"}, env, &out, &errb))
+	require.Equal(t, 2, run([]string{"serve", "--no-such-flag"}, env, &out, &errb))
+	require.Contains(t, errb.String(), "usage: slotd serve")
+	require.Equal(t, 2, run([]string{"serve", "--webhook-retry-scale", "0"}, env, &out, &errb))
+	require.Equal(t, 2, run([]string{"serve", "--disable-module", "teleport"}, env, &out, &errb))
+	require.Equal(t, 2, run([]string{"serve", "--listen", "nonsense"}, env, &out, &errb))
+	bad := func(k string) string {
+		if k == "SLOTD_WEBHOOKS_ALLOW_INSECURE" {
+			return "maybe"
+		}
+		return ""
+	}
+	require.Equal(t, 2, run([]string{"serve"}, bad, &out, &errb))
+
+	c, err := parseConfig([]string{"--listen", "127.0.0.1:9999"}, func(k string) string {
+		return map[string]string{"SLOTD_LISTEN": "127.0.0.1:1", "SLOTD_DATA": "/tmp/x", "SLOTD_DISABLE_MODULE": "customers,webhooks"}[k]
+	}, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:9999", c.Listen, "flags win over the environment")
+	require.Equal(t, "/tmp/x", c.Data)
+	require.Equal(t, "customers,webhooks", c.DisableModules.String())
+}
+
+func TestBadWorldFileLoadsNothing(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	world, _ := os.ReadFile("testdata/world.json")
+	// The second business is broken; the first must not be stored either.
+	require.NoError(t, os.WriteFile(bad, bytes.Replace(world, []byte(`"slotIntervalMinutes": 30`), []byte(`"slotIntervalMinutes": "half an hour"`), 1), 0o644))
+	var out, errb bytes.Buffer
+	code := run([]string{"serve", "--data", dir, "--world", bad, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"}, func(string) string { return "" }, &out, &errb)
+	require.Equal(t, 1, code)
+	require.Contains(t, errb.String(), bad)
+	require.Contains(t, errb.String(), "businesses.1.bookingRules.slotIntervalMinutes")
+	st, err := storage.Open(dir, storage.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	empty, err := st.IsEmpty()
+	require.NoError(t, err)
+	require.True(t, empty)
+}
+
+// TestHardKillLosesNothingAcknowledged runs the real binary, kills it with
+// SIGKILL right after a write was acknowledged, and restarts it.
+func TestHardKillLosesNothingAcknowledged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "slotd")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	data := t.TempDir()
+
+	s, proc := startBinary(t, bin, data, "--world", "testdata/world.json")
+	var keys []string
+	for i := 0; i < 5; i++ {
+		k, _ := s.issueKey(salonID, "services:read")
+		keys = append(keys, k)
+	}
+	require.NoError(t, proc.Process.Signal(syscall.SIGKILL))
+	_ = proc.Wait()
+
+	s2, proc2 := startBinary(t, bin, data)
+	for _, k := range keys {
+		require.Equal(t, 200, s2.get("/api/v1/services", k).Status)
+	}
+	// SIGTERM drains and exits 0.
+	require.NoError(t, proc2.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, proc2.Wait())
+}
+
+var serving = regexp.MustCompile(`serving the API on (http://\S+) and the admin API on (http://\S+)`)
+
+func startBinary(t *testing.T, bin, data string, args ...string) (*server, *exec.Cmd) {
+	cmd := exec.Command(bin, append([]string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--admin-token", testAdminToken}, args...)...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "binary exited before serving")
+			if m := serving.FindStringSubmatch(l); m != nil {
+				go func() {
+					for range lines {
+					}
+				}()
+				return &server{t: t, data: data, base: m[1], admin: m[2]}, cmd
+			}
+		case <-deadline:
+			t.Fatal("binary did not start")
+		}
+	}
+}

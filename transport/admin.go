@@ -1,0 +1,317 @@
+package transport
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/input"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/actors/world"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/pprofhandler"
+)
+
+// The admin listener is the dashboard's side of slotd: health and readiness
+// probes, metrics, pprof, and a small API that puts businesses in the world
+// file format and issues or revokes API keys. It listens on loopback by
+// default. With --admin-token every /admin/v1 call needs that bearer token;
+// without one the admin API still answers reads but refuses writes.
+
+// MaxAdminBody bounds admin request bodies, which may carry a whole world.
+const MaxAdminBody = 32 << 20
+
+var errAdminWrites = problem.New(problem.Forbidden, "Admin writes are disabled: start slotd with --admin-token.")
+
+// Admin returns the handler of the admin listener.
+func (s *Server) Admin() fasthttp.RequestHandler {
+	r := newRouter(s)
+	r.GET("/healthz", func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
+	r.GET("/readyz", s.readyz)
+	r.GET("/metrics", s.serveMetrics)
+	r.GET("/debug/pprof/{profile:*}", pprofhandler.PprofHandler)
+	r.GET("/admin/v1/businesses", s.admin(false, s.adminBusinesses))
+	r.PUT("/admin/v1/businesses/{id}", s.admin(true, s.adminPutBusiness))
+	r.POST("/admin/v1/world", s.admin(true, s.adminWorld))
+	r.GET("/admin/v1/businesses/{id}/keys", s.admin(false, s.adminKeys))
+	r.POST("/admin/v1/businesses/{id}/keys", s.admin(true, s.adminIssueKey))
+	r.POST("/admin/v1/businesses/{id}/keys/{keyId}/revoke", s.admin(true, s.adminRevokeKey))
+	return s.observe(r.Handler)
+}
+
+func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
+	if !s.ready.Load() {
+		writeJSON(ctx, 503, []byte(`{"status":"starting"}`))
+		return
+	}
+	writeJSON(ctx, 200, []byte(`{"status":"ready"}`))
+}
+
+// admin wraps an admin endpoint with the token check.
+func (s *Server) admin(write bool, fn fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		if s.AdminToken == "" {
+			if write {
+				writeError(ctx, errAdminWrites)
+				return
+			}
+			fn(ctx)
+			return
+		}
+		h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
+		want := "Bearer " + s.AdminToken
+		if subtle.ConstantTimeCompare(h, []byte(want)) != 1 {
+			writeError(ctx, errUnauthorized)
+			return
+		}
+		fn(ctx)
+	}
+}
+
+func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {
+	b := []byte(`{"data":[`)
+	n := 0
+	err := s.Store.Businesses(func(id [16]byte, name []byte) error {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, '{')
+		b = appendKey(b, "id")
+		b = appendUUID(b, id)
+		b = appendKey(b, "name")
+		b = appendString(b, string(name))
+		b = append(b, '}')
+		return nil
+	})
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	writeJSON(ctx, 200, append(b, `]}`...))
+}
+
+func (s *Server) adminPutBusiness(ctx *fasthttp.RequestCtx) {
+	id, ok := adminPathID(ctx, "id")
+	if !ok {
+		writeError(ctx, errNotFound)
+		return
+	}
+	spec, err := world.ParseBusiness(ctx.PostBody())
+	if err != nil {
+		s.fail(ctx, worldProblem(err))
+		return
+	}
+	if spec.Business.ID != id {
+		writeError(ctx, problem.FieldError("id", problem.Invalid, "The body's id must match the id in the path."))
+		return
+	}
+	s.putSpecs(ctx, []catalog.Spec{spec}, func(rs []directory.PutResult) (int, []byte) {
+		status := 200
+		if rs[0].Created {
+			status = 201
+		}
+		return status, appendPutResult(nil, rs[0])
+	})
+}
+
+func (s *Server) adminWorld(ctx *fasthttp.RequestCtx) {
+	specs, err := world.Parse(ctx.PostBody())
+	if err != nil {
+		s.fail(ctx, worldProblem(err))
+		return
+	}
+	s.putSpecs(ctx, specs, func(rs []directory.PutResult) (int, []byte) {
+		b := []byte(`{"businesses":[`)
+		for i, r := range rs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendPutResult(b, r)
+		}
+		return 200, append(b, `]}`...)
+	})
+}
+
+func (s *Server) putSpecs(ctx *fasthttp.RequestCtx, specs []catalog.Spec, render func([]directory.PutResult) (int, []byte)) {
+	rctx, cancel := reqContext()
+	defer cancel()
+	rs, err := s.Dir.Put(rctx, specs)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	status, body := render(rs)
+	writeJSON(ctx, status, body)
+}
+
+func appendPutResult(b []byte, r directory.PutResult) []byte {
+	b = append(b, '{')
+	b = appendKey(b, "id")
+	b = appendUUID(b, r.ID)
+	b = appendKey(b, "created")
+	b = appendBool(b, r.Created)
+	b = appendKey(b, "changed")
+	b = appendBool(b, r.Changed)
+	return append(b, '}')
+}
+
+// worldProblem turns a world file error into a VALIDATION_ERROR.
+func worldProblem(err error) error {
+	var we *world.Error
+	if errors.As(err, &we) {
+		return problem.Fields(we.Fields...)
+	}
+	return err
+}
+
+func adminPathID(ctx *fasthttp.RequestCtx, name string) (uuid.UUID, bool) {
+	s, _ := ctx.UserValue(name).(string)
+	id, err := uuid.Parse(s)
+	return id, err == nil && len(s) == 36
+}
+
+// adminBusiness returns the state of the business named in the path.
+func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) (uuid.UUID, bool) {
+	id, ok := adminPathID(ctx, "id")
+	if !ok {
+		return id, false
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	h, err := s.Dir.Business(rctx, id)
+	return id, err == nil && h.State() != nil
+}
+
+func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
+	id, ok := s.adminBusiness(ctx)
+	if !ok {
+		writeError(ctx, errNotFound)
+		return
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	h, err := s.Dir.Business(rctx, id)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	b := []byte(`{"data":[`)
+	for i := range h.State().Keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendAdminKey(b, &h.State().Keys[i], "")
+	}
+	writeJSON(ctx, 200, append(b, `]}`...))
+}
+
+func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
+	biz, ok := s.adminBusiness(ctx)
+	if !ok {
+		writeError(ctx, errNotFound)
+		return
+	}
+	k, perr := decodeKeyRequest(ctx.PostBody())
+	if perr != nil {
+		s.fail(ctx, perr)
+		return
+	}
+	plain := NewKey()
+	k.ID, k.Hash = uuid.New(), catalog.HashKey(plain)
+	rctx, cancel := reqContext()
+	defer cancel()
+	k, err := s.Dir.Issue(rctx, biz, k)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	writeJSON(ctx, 201, appendAdminKey(nil, &k, plain))
+}
+
+// decodeKeyRequest reads {scopes, expiresAt?, limits?}.
+func decodeKeyRequest(body []byte) (catalog.Key, error) {
+	var errs input.Errors
+	var k catalog.Key
+	obj, ok := input.ParseObject(body, &errs)
+	if ok {
+		if arr, ok := obj.Array("scopes", input.Required); ok {
+			for i := 0; i < arr.Len(); i++ {
+				if sc, ok := arr.String(i, 100); ok {
+					k.Scopes = append(k.Scopes, sc)
+				}
+			}
+		}
+		k.ExpiresAt, _ = obj.NullableTime("expiresAt")
+		if lim, ok := obj.Object("limits", input.Optional); ok {
+			k.Limits = &catalog.Limits{}
+			k.Limits.PerMinute, _ = lim.Int("perMinute", input.Optional, 1, 1<<30)
+			k.Limits.PerHour, _ = lim.Int("perHour", input.Optional, 1, 1<<30)
+			k.Limits.MutationsPerMinute, _ = lim.Int("mutationsPerMinute", input.Optional, 1, 1<<30)
+			lim.Done()
+		}
+		obj.Done()
+	}
+	return k, errs.Err()
+}
+
+func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
+	biz, ok := s.adminBusiness(ctx)
+	keyID, ok2 := adminPathID(ctx, "keyId")
+	if !ok || !ok2 {
+		writeError(ctx, errNotFound)
+		return
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	k, err := s.Dir.Revoke(rctx, biz, keyID)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	writeJSON(ctx, 200, appendAdminKey(nil, &k, ""))
+}
+
+// appendAdminKey appends a key's metadata; plain, the plaintext, is shown
+// only in the answer that created it.
+func appendAdminKey(b []byte, k *catalog.Key, plain string) []byte {
+	b = append(b, '{')
+	b = appendKey(b, "id")
+	b = appendUUID(b, k.ID)
+	if plain != "" {
+		b = appendKey(b, "key")
+		b = appendString(b, plain)
+	}
+	b = appendKey(b, "scopes")
+	b = appendStrings(b, k.Scopes)
+	b = appendKey(b, "revoked")
+	b = appendBool(b, k.Revoked)
+	b = appendKey(b, "expiresAt")
+	b = appendNullTime(b, k.ExpiresAt)
+	if k.Limits != nil {
+		b = appendKey(b, "limits")
+		b = append(b, '{')
+		b = appendKey(b, "perMinute")
+		b = appendInt(b, k.Limits.PerMinute)
+		b = appendKey(b, "perHour")
+		b = appendInt(b, k.Limits.PerHour)
+		b = appendKey(b, "mutationsPerMinute")
+		b = appendInt(b, k.Limits.MutationsPerMinute)
+		b = append(b, '}')
+	}
+	b = appendKey(b, "createdAt")
+	b = appendTime(b, k.CreatedAt)
+	return append(b, '}')
+}
+
+// NewKey returns a fresh random API key: "sk_live_" and 32 URL-safe
+// characters (192 random bits).
+func NewKey() string {
+	var b [24]byte
+	_, _ = rand.Read(b[:])
+	return "sk_live_" + base64.RawURLEncoding.EncodeToString(b[:])
+}

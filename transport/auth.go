@@ -1,0 +1,124 @@
+package transport
+
+import (
+	"bytes"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/valyala/fasthttp"
+)
+
+// call is one authenticated public request: the business state it is served
+// from and the key it came with. st is the snapshot taken when the request
+// was authenticated; a handler that only reads uses it throughout, so one
+// response never mixes two versions of the business.
+type call struct {
+	ctx *fasthttp.RequestCtx
+	biz *business.Handle
+	st  *tenant.State
+	key *catalog.Key
+	s   *Server
+}
+
+// api wraps a route with authentication and the entitlement checks, in this
+// order: credential (401), platform-wide module switch (503), key scope
+// (403 INSUFFICIENT_SCOPE), plan (403 PLAN_UPGRADE_REQUIRED), business
+// module (403 FORBIDDEN).
+func (s *Server) api(rt route) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		c, perr := s.authenticate(ctx)
+		if perr != nil {
+			writeError(ctx, perr)
+			return
+		}
+		if perr := s.authorize(c, rt); perr != nil {
+			writeError(ctx, perr)
+			return
+		}
+		rt.fn(c)
+	}
+}
+
+var bearer = []byte("bearer ")
+
+// authenticate resolves the bearer key to its business and key record.
+// Unknown, malformed and missing credentials are all the same 401, so the
+// answer never tells whether a key exists.
+func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*call, *problem.Error) {
+	h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
+	if len(h) <= len(bearer) || !bytes.EqualFold(h[:len(bearer)], bearer) {
+		return nil, errUnauthorized
+	}
+	tok := h[len(bearer):]
+	if bytes.ContainsAny(tok, " \t") {
+		return nil, errUnauthorized
+	}
+	hash := catalog.HashKey(string(tok))
+	owner, ok := s.Dir.KeyOwner(hash)
+	if !ok {
+		return nil, errUnauthorized
+	}
+	biz, err := s.business(owner)
+	if err != nil {
+		s.Log.Error("business unavailable", "request_id", requestID(ctx), "err", err)
+		return nil, errInternal
+	}
+	st := biz.State()
+	if st == nil {
+		return nil, errUnauthorized
+	}
+	key := st.Key(hash)
+	switch {
+	case key == nil:
+		return nil, errUnauthorized
+	case key.Revoked:
+		return nil, errRevoked
+	case key.ExpiresAt != nil && !s.Clock.Now().Before(*key.ExpiresAt):
+		return nil, errExpired
+	}
+	return &call{ctx: ctx, biz: biz, st: st, key: key, s: s}, nil
+}
+
+// business returns the loaded handle of id, starting its actor and waiting
+// for its state only on the first request after start-up.
+func (s *Server) business(id uuid.UUID) (*business.Handle, error) {
+	if h, ok := s.Dir.Loaded(id); ok {
+		return h, nil
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	return s.Dir.Business(rctx, id)
+}
+
+func (s *Server) authorize(c *call, rt route) *problem.Error {
+	if rt.module != "" && s.Disabled[rt.module] {
+		return problem.New(problem.ModuleUnavailable, "This part of the API is switched off at the moment.")
+	}
+	if rt.scope != "" {
+		if !c.key.HasScope(rt.scope) {
+			return &problem.Error{Code: problem.InsufficientScope, Message: "The API key lacks the scope this endpoint needs.", Scope: rt.scope}
+		}
+		if !c.st.Business.Plan.Entitles(rt.scope) {
+			return &problem.Error{Code: problem.PlanUpgradeRequired, Message: "The business's plan does not include this endpoint.",
+				Scope: rt.scope, RequiredPlan: string(catalog.RequiredPlan(rt.scope))}
+		}
+	}
+	if rt.module != "" && !c.st.Business.HasModule(rt.module) {
+		return errForbidden
+	}
+	return nil
+}
+
+// pathID parses the {id} path parameter. Anything that is not a UUID names
+// no record: 404, the same as a missing one.
+func (c *call) pathID(name string) (uuid.UUID, bool) {
+	s, _ := c.ctx.UserValue(name).(string)
+	if len(s) != 36 {
+		return uuid.UUID{}, false
+	}
+	id, err := uuid.Parse(s)
+	return id, err == nil
+}

@@ -1,0 +1,123 @@
+package transport
+
+import (
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/transport/cursor"
+)
+
+// The read-only catalogue endpoints (api-v1 §4.3, §4.4, §4.6). Lists are in
+// creation order, then id, ascending (decisions §4).
+
+func (s *Server) me(c *call) {
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	c.writeWith(func(b []byte) []byte { return appendMe(b, c.st, c.key) })
+}
+
+// writeWith renders a 200 body into a pooled buffer.
+func (c *call) writeWith(render func([]byte) []byte) {
+	b := getBuf()
+	defer putBuf(b)
+	*b = render((*b)[:0])
+	writeJSON(c.ctx, 200, *b)
+}
+
+func creationPos(createdAt interface{ UnixMilli() int64 }, id uuid.UUID) cursor.Position {
+	return cursor.Position{Sort: createdAt.UnixMilli(), ID: id}
+}
+
+func (s *Server) listServices(c *call) {
+	q := parseQuery(c.ctx, "limit", "cursor", "categoryId", "isActive")
+	cat, byCat := q.uuidParam("categoryId")
+	active, byActive := q.boolParam("isActive")
+	filters := ""
+	if byCat {
+		filters += "categoryId=" + cat.String() + "&"
+	}
+	if byActive {
+		filters += "isActive=" + boolString(active)
+	}
+	pageAsc(c, q, listSpec{name: "services", filters: filters}, c.st.Services,
+		func(x *catalog.Service) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
+		func(x *catalog.Service) bool {
+			return !x.Deleted && (!byCat || x.CategoryID == cat) && (!byActive || x.IsActive == active)
+		},
+		func(b []byte, x *catalog.Service) []byte { return appendService(b, x, false) })
+}
+
+func boolString(v bool) string {
+	if v {
+		return "true"
+	}
+	return "false"
+}
+
+func (s *Server) getService(c *call) {
+	id, ok := c.pathID("id")
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	var svc *catalog.Service
+	if ok {
+		svc = c.st.Service(id)
+	}
+	if svc == nil || svc.Deleted {
+		writeError(c.ctx, errNotFound)
+		return
+	}
+	c.writeWith(func(b []byte) []byte { return appendService(b, svc, true) })
+}
+
+func (s *Server) listCategories(c *call) {
+	q := parseQuery(c.ctx, "limit", "cursor")
+	pageAsc(c, q, listSpec{name: "service-categories"}, c.st.Categories,
+		func(x *catalog.Category) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
+		func(*catalog.Category) bool { return true },
+		appendCategory)
+}
+
+func (s *Server) listStaff(c *call) {
+	q := parseQuery(c.ctx, "limit", "cursor")
+	pageAsc(c, q, listSpec{name: "staff"}, c.st.Staff,
+		func(x *catalog.Staff) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
+		func(*catalog.Staff) bool { return true },
+		appendStaff)
+}
+
+func (s *Server) getStaff(c *call) {
+	id, ok := c.pathID("id")
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	var m *catalog.Staff
+	if ok {
+		m = c.st.StaffMember(id)
+	}
+	if m == nil {
+		writeError(c.ctx, errNotFound)
+		return
+	}
+	c.writeWith(func(b []byte) []byte { return appendStaff(b, m) })
+}
+
+func (s *Server) getCustomer(c *call) {
+	id, ok := c.pathID("id")
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	var cu *catalog.Customer
+	if ok {
+		cu = c.st.Customer(id)
+	}
+	if cu == nil {
+		writeError(c.ctx, errNotFound)
+		return
+	}
+	c.writeWith(func(b []byte) []byte { return appendCustomer(b, cu) })
+}

@@ -1,0 +1,11 @@
+// Package transport owns slotd's HTTP front end: the fasthttp router of the
+// public API (/api/v1) and of the admin listener, bearer-key authentication
+// and entitlement checks, strict query parsing, list pagination, the JSON
+// encoders of every response, and the one table that maps error codes to
+// HTTP statuses and the api-v1 §7.1 error body.
+//
+// Handlers copy what they need out of the *fasthttp.RequestCtx into plain
+// values before talking to a business actor; nothing from fasthttp ever
+// crosses into another goroutine. Reads are served from the business's
+// published immutable state and never wait in an actor's mailbox.
+package transport

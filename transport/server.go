@@ -1,0 +1,185 @@
+package transport
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/fasthttp/router"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/transport/cursor"
+	"github.com/valyala/fasthttp"
+)
+
+// MaxBody is the largest public request body accepted (decisions §3: 64 KiB).
+const MaxBody = 64 << 10
+
+const maxBody = MaxBody
+
+// Config is what the front end needs.
+type Config struct {
+	Dir        *directory.Directory
+	Store      *storage.Store
+	Clock      clock.Clock
+	Cursors    *cursor.Codec
+	Log        *slog.Logger
+	AdminToken string
+	// Disabled lists modules switched off platform-wide (--disable-module):
+	// their endpoints answer 503 MODULE_UNAVAILABLE.
+	Disabled map[catalog.Module]bool
+}
+
+// Server serves the public and admin APIs.
+type Server struct {
+	Config
+	ready   atomic.Bool
+	reqSeq  atomic.Uint64
+	reqBase string
+	metrics metrics
+}
+
+// New returns a server; it answers /readyz with 503 until SetReady(true).
+func New(c Config) *Server {
+	var p [4]byte
+	_, _ = rand.Read(p[:])
+	return &Server{Config: c, reqBase: hex.EncodeToString(p[:]) + "-"}
+}
+
+// SetReady sets what /readyz reports.
+func (s *Server) SetReady(v bool) { s.ready.Store(v) }
+
+// route is one public endpoint: the scope and module it needs, and its work.
+type route struct {
+	scope  string         // "" means any valid key
+	module catalog.Module // "" means no module is needed
+	fn     func(*call)
+}
+
+// Public returns the handler of the public API.
+func (s *Server) Public() fasthttp.RequestHandler {
+	r := newRouter(s)
+	get := func(path string, rt route) { r.GET(path, s.api(rt)) }
+	get("/api/v1/me", route{fn: s.me})
+	get("/api/v1/services", route{scope: "services:read", fn: s.listServices})
+	get("/api/v1/services/{id}", route{scope: "services:read", fn: s.getService})
+	get("/api/v1/service-categories", route{scope: "services:read", fn: s.listCategories})
+	get("/api/v1/staff", route{scope: "staff:read", fn: s.listStaff})
+	get("/api/v1/staff/{id}", route{scope: "staff:read", fn: s.getStaff})
+	get("/api/v1/customers/{id}", route{scope: "customers:read", module: catalog.ModCustomers, fn: s.getCustomer})
+	return s.observe(r.Handler)
+}
+
+// newRouter returns a router whose misses answer in the §7.1 shape:
+// unknown paths 404, known paths with another method (OPTIONS included)
+// 405, and never a redirect.
+func newRouter(s *Server) *router.Router {
+	r := router.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleOPTIONS = false
+	r.HandleMethodNotAllowed = true
+	r.NotFound = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errNotFound) }
+	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errMethod) }
+	r.PanicHandler = func(ctx *fasthttp.RequestCtx, v any) {
+		s.Log.Error("handler panicked", "request_id", requestID(ctx), "panic", fmt.Sprint(v))
+		ctx.ResetBody()
+		ctx.Response.Header.Reset()
+		setRequestID(ctx, requestID(ctx))
+		writeError(ctx, errInternal)
+	}
+	return r
+}
+
+// observe stamps a request id on every response and counts it.
+func (s *Server) observe(next fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		id := s.reqBase + strconv.FormatUint(s.reqSeq.Add(1), 36)
+		ctx.SetUserValue(reqIDKey, id)
+		setRequestID(ctx, id)
+		next(ctx)
+		s.metrics.count(ctx.Response.StatusCode())
+	}
+}
+
+const reqIDKey = "slotd.request_id"
+
+func requestID(ctx *fasthttp.RequestCtx) string {
+	id, _ := ctx.UserValue(reqIDKey).(string)
+	return id
+}
+
+func setRequestID(ctx *fasthttp.RequestCtx, id string) { ctx.Response.Header.Set("X-Request-Id", id) }
+
+// reqContext returns a context bounded by the request's deadline budget.
+func reqContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 10*time.Second)
+}
+
+// fail writes err: an *problem.Error as itself, anything else as a logged
+// INTERNAL_ERROR that reveals nothing.
+func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
+	var pe *problem.Error
+	if errors.As(err, &pe) {
+		if pe.Code == problem.Internal {
+			s.Log.Error("request failed", "request_id", requestID(ctx), "err", err)
+		}
+		writeError(ctx, pe)
+		return
+	}
+	s.Log.Error("request failed", "request_id", requestID(ctx), "err", err)
+	writeError(ctx, errInternal)
+}
+
+// HTTPServer wraps h in a fasthttp server with the limits a public server
+// needs: bounded body and header sizes, and read, write and idle timeouts,
+// so that a slow client cannot hold a worker forever. Requests it cannot
+// parse are answered in the §7.1 shape.
+func HTTPServer(h fasthttp.RequestHandler, name string, maxBody int, log *slog.Logger) *fasthttp.Server {
+	return &fasthttp.Server{
+		Logger:                fasthttpLogger{log},
+		Handler:               h,
+		Name:                  name,
+		MaxRequestBodySize:    maxBody,
+		ReadBufferSize:        16 << 10,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		CloseOnShutdown:       true,
+		NoDefaultDate:         false,
+		NoDefaultServerHeader: true,
+		ErrorHandler:          parseError,
+	}
+}
+
+func parseError(ctx *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		writeError(ctx, errBodyTooLarge)
+	case errors.As(err, &small):
+		writeError(ctx, errHeaderTooLong)
+	default:
+		writeError(ctx, errBadRequest)
+	}
+}
+
+// fasthttpLogger sends fasthttp's own messages (connection-level errors) to
+// slog at debug level: a client that sends garbage is not the operator's
+// problem, and the client already got its 400.
+type fasthttpLogger struct{ log *slog.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) {
+	l.log.Debug(fmt.Sprintf(format, args...), "component", "fasthttp")
+}
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,149 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/transport/cursor"
+	"github.com/stretchr/testify/require"
+	"github.com/valyala/fasthttp"
+)
+
+var (
+	bizID = uuid.MustParse("3564727f-cf75-56bf-8ff9-ba8856a3ada8")
+	catID = uuid.MustParse("a5e68e97-7735-52ad-9ef6-bf2cc8a93424")
+)
+
+// newServer returns a server over a fresh store holding one business on
+// plan with n services, and the business's all-scopes key.
+func newServer(tb testing.TB, plan catalog.Plan, n int) *Server {
+	tb.Helper()
+	st, err := storage.Open(tb.TempDir(), storage.Options{})
+	require.NoError(tb, err)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	dir, err := directory.Open(directory.Config{Store: st, Clock: clock.Real{}, Log: log})
+	require.NoError(tb, err)
+	tb.Cleanup(func() { dir.Close(); st.Close() })
+	spec := catalog.Spec{
+		Business: catalog.Business{ID: bizID, Name: "Studio", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: plan,
+			Modules: []catalog.Module{catalog.ModAppointments}, Rules: catalog.DefaultRules()},
+		Keys: []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey("sk_all"), Scopes: []string{
+			"appointments:read", "appointments:write", "services:read", "staff:read", "customers:read", "webhooks:manage"}}},
+		Categories: []catalog.Category{{ID: catID, Name: "Treatments"}},
+	}
+	desc := "A long description of a treatment that an integrator shows on a menu."
+	for i := 0; i < n; i++ {
+		spec.Services = append(spec.Services, catalog.Service{ID: uuid.New(), Name: "Massage", Description: &desc,
+			DurationMinutes: 60, PriceCents: 6000, IsActive: true, CategoryID: catID,
+			PricingRules: []catalog.PricingRule{{Days: []time.Weekday{time.Friday}, From: 1020, To: 1260, PriceCents: 7000}}})
+	}
+	_, err = dir.Put(context.Background(), []catalog.Spec{spec})
+	require.NoError(tb, err)
+	return New(Config{Dir: dir, Store: st, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)), Log: log})
+}
+
+func request(h fasthttp.RequestHandler, method, uri, key string) *fasthttp.RequestCtx {
+	var ctx fasthttp.RequestCtx
+	ctx.Request.Header.SetMethod(method)
+	ctx.Request.SetRequestURI(uri)
+	if key != "" {
+		ctx.Request.Header.Set("Authorization", "Bearer "+key)
+	}
+	h(&ctx)
+	return &ctx
+}
+
+func decode(t *testing.T, ctx *fasthttp.RequestCtx) map[string]any {
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(ctx.Response.Body(), &m), "%s", ctx.Response.Body())
+	return m
+}
+
+func TestPlanUpgradeRequired(t *testing.T) {
+	s := newServer(t, catalog.Groei, 1)
+	called := false
+	h := s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: func(*call) { called = true }})
+	ctx := request(h, "POST", "/api/v1/appointments", "sk_all")
+	require.Equal(t, 403, ctx.Response.StatusCode())
+	m := decode(t, ctx)
+	require.Equal(t, "PLAN_UPGRADE_REQUIRED", m["code"])
+	require.Equal(t, "appointments:write", m["scope"])
+	require.Equal(t, "pro", m["requiredPlan"])
+	require.False(t, called)
+
+	// Scope comes before plan: a key without the scope is told so whatever the plan.
+	h = s.api(route{scope: "customers:write", fn: func(*call) { called = true }})
+	m = decode(t, request(h, "POST", "/api/v1/customers", "sk_all"))
+	require.Equal(t, "INSUFFICIENT_SCOPE", m["code"])
+	require.NotContains(t, m, "requiredPlan")
+
+	// A Groei business reads everything it is entitled to.
+	ctx = request(s.Public(), "GET", "/api/v1/services", "sk_all")
+	require.Equal(t, 200, ctx.Response.StatusCode())
+}
+
+func TestResponseEncodingIsValidJSON(t *testing.T) {
+	for _, s := range []string{"plain", "quote\" backslash\\ newline\n tab\t", "\x00\x1f control", "ünïcødé ✂", "bad \xff utf8", "</script>"} {
+		b := appendString(nil, s)
+		var got string
+		require.NoError(t, json.Unmarshal(b, &got), "%q -> %s", s, b)
+		if s != "bad \xff utf8" {
+			require.Equal(t, s, got)
+		}
+	}
+	id := uuid.New()
+	require.Equal(t, `"`+id.String()+`"`, string(appendUUID(nil, id)))
+	tm := time.Date(2026, 3, 29, 1, 2, 3, 4e6, time.FixedZone("x", 3600))
+	require.Equal(t, `"2026-03-29T00:02:03.004Z"`, string(appendTime(nil, tm)))
+}
+
+func BenchmarkServicesList(b *testing.B) {
+	s := newServer(b, catalog.Pro, 50)
+	h := s.Public()
+	var ctx fasthttp.RequestCtx
+	ctx.Request.Header.SetMethod("GET")
+	ctx.Request.Header.Set("Authorization", "Bearer sk_all")
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx.Request.SetRequestURI("/api/v1/services?limit=50")
+		ctx.Response.Reset()
+		h(&ctx)
+	}
+	b.SetBytes(int64(len(ctx.Response.Body())))
+	require.Equal(b, 200, ctx.Response.StatusCode())
+}
+
+func BenchmarkServiceGet(b *testing.B) {
+	s := newServer(b, catalog.Pro, 50)
+	h := s.Public()
+	id := s.mustState(b).Services[7].ID
+	var ctx fasthttp.RequestCtx
+	ctx.Request.Header.SetMethod("GET")
+	ctx.Request.Header.Set("Authorization", "Bearer sk_all")
+	uri := "/api/v1/services/" + id.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx.Request.SetRequestURI(uri)
+		ctx.Response.Reset()
+		h(&ctx)
+	}
+	require.Equal(b, 200, ctx.Response.StatusCode())
+}
+
+func (s *Server) mustState(tb testing.TB) *tenantState {
+	h, err := s.Dir.Business(context.Background(), bizID)
+	require.NoError(tb, err)
+	return h.State()
+}
+
+type tenantState = tenant.State
