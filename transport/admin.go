@@ -11,6 +11,7 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/input"
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/actors/world"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/pprofhandler"
@@ -175,44 +176,41 @@ func adminPathID(ctx *fasthttp.RequestCtx, name string) (uuid.UUID, bool) {
 	return id, err == nil && len(s) == 36
 }
 
-// adminBusiness returns the state of the business named in the path.
-func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) (uuid.UUID, bool) {
+// adminBusiness returns the state of the existing business named in the
+// path, or nil.
+func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) *tenant.State {
 	id, ok := adminPathID(ctx, "id")
 	if !ok {
-		return id, false
-	}
-	rctx, cancel := reqContext()
-	defer cancel()
-	h, err := s.Dir.Business(rctx, id)
-	return id, err == nil && h.State() != nil
-}
-
-func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
-	id, ok := s.adminBusiness(ctx)
-	if !ok {
-		writeError(ctx, errNotFound)
-		return
+		return nil
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
 	h, err := s.Dir.Business(rctx, id)
 	if err != nil {
-		s.fail(ctx, err)
+		return nil
+	}
+	return h.State()
+}
+
+func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
+	st := s.adminBusiness(ctx)
+	if st == nil {
+		writeError(ctx, errNotFound)
 		return
 	}
 	b := []byte(`{"data":[`)
-	for i := range h.State().Keys {
+	for i := range st.Keys {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendAdminKey(b, &h.State().Keys[i], "")
+		b = appendAdminKey(b, &st.Keys[i], "")
 	}
 	writeJSON(ctx, 200, append(b, `]}`...))
 }
 
 func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
-	biz, ok := s.adminBusiness(ctx)
-	if !ok {
+	st := s.adminBusiness(ctx)
+	if st == nil {
 		writeError(ctx, errNotFound)
 		return
 	}
@@ -225,7 +223,7 @@ func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 	k.ID, k.Hash = uuid.New(), catalog.HashKey(plain)
 	rctx, cancel := reqContext()
 	defer cancel()
-	k, err := s.Dir.Issue(rctx, biz, k)
+	k, err := s.Dir.Issue(rctx, st.Business.ID, k)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -260,15 +258,15 @@ func decodeKeyRequest(body []byte) (catalog.Key, error) {
 }
 
 func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
-	biz, ok := s.adminBusiness(ctx)
-	keyID, ok2 := adminPathID(ctx, "keyId")
-	if !ok || !ok2 {
+	st := s.adminBusiness(ctx)
+	keyID, ok := adminPathID(ctx, "keyId")
+	if st == nil || !ok {
 		writeError(ctx, errNotFound)
 		return
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	k, err := s.Dir.Revoke(rctx, biz, keyID)
+	k, err := s.Dir.Revoke(rctx, st.Business.ID, keyID)
 	if err != nil {
 		s.fail(ctx, err)
 		return

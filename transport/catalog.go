@@ -56,20 +56,32 @@ func boolString(v bool) string {
 }
 
 func (s *Server) getService(c *call) {
+	getOne(c, func(id uuid.UUID) *catalog.Service {
+		if svc := c.st.Service(id); svc != nil && !svc.Deleted {
+			return svc
+		}
+		return nil
+	}, func(b []byte, x *catalog.Service) []byte { return appendService(b, x, true) })
+}
+
+// getOne answers a detail GET: the {id} path parameter looked up with find,
+// 404 NOT_FOUND when it is not a UUID or names nothing this business can
+// see, the record rendered otherwise.
+func getOne[T any](c *call, find func(uuid.UUID) *T, render func([]byte, *T) []byte) {
 	id, ok := c.pathID("id")
 	if perr := parseQuery(c.ctx).err(); perr != nil {
 		writeError(c.ctx, perr)
 		return
 	}
-	var svc *catalog.Service
+	var x *T
 	if ok {
-		svc = c.st.Service(id)
+		x = find(id)
 	}
-	if svc == nil || svc.Deleted {
+	if x == nil {
 		writeError(c.ctx, errNotFound)
 		return
 	}
-	c.writeWith(func(b []byte) []byte { return appendService(b, svc, true) })
+	c.writeWith(func(b []byte) []byte { return render(b, x) })
 }
 
 func (s *Server) listCategories(c *call) {
@@ -88,36 +100,6 @@ func (s *Server) listStaff(c *call) {
 		appendStaff)
 }
 
-func (s *Server) getStaff(c *call) {
-	id, ok := c.pathID("id")
-	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
-		return
-	}
-	var m *catalog.Staff
-	if ok {
-		m = c.st.StaffMember(id)
-	}
-	if m == nil {
-		writeError(c.ctx, errNotFound)
-		return
-	}
-	c.writeWith(func(b []byte) []byte { return appendStaff(b, m) })
-}
+func (s *Server) getStaff(c *call) { getOne(c, c.st.StaffMember, appendStaff) }
 
-func (s *Server) getCustomer(c *call) {
-	id, ok := c.pathID("id")
-	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
-		return
-	}
-	var cu *catalog.Customer
-	if ok {
-		cu = c.st.Customer(id)
-	}
-	if cu == nil {
-		writeError(c.ctx, errNotFound)
-		return
-	}
-	c.writeWith(func(b []byte) []byte { return appendCustomer(b, cu) })
-}
+func (s *Server) getCustomer(c *call) { getOne(c, c.st.Customer, appendCustomer) }

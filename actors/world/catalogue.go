@@ -149,18 +149,28 @@ func (b *business) days(o input.Object) []time.Weekday {
 	if ok && arr.Len() == 0 {
 		b.errs.Add(arr.Path(), problem.Required, "Must name at least one day.")
 	}
-	seen := map[string]bool{}
-	for i := 0; i < arr.Len(); i++ {
-		d, ok := arr.Option(i, dayNames...)
-		if !ok {
-			continue
-		}
-		if seen[d] {
-			b.errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
-			continue
-		}
-		seen[d] = true
+	for _, d := range b.distinctOptions(arr, dayNames) {
 		days = append(days, catalog.Weekdays[d])
 	}
 	return days
+}
+
+// distinctOptions returns the members of arr, each one of allowed, reporting
+// values outside allowed and repeats at their index.
+func (b *business) distinctOptions(arr input.Array, allowed []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i < arr.Len(); i++ {
+		v, ok := arr.Option(i, allowed...)
+		if !ok {
+			continue
+		}
+		if seen[v] {
+			b.errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
+			continue
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	return out
 }

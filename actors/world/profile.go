@@ -85,17 +85,7 @@ func (b *business) modules(o input.Object) []catalog.Module {
 		names[i] = string(m)
 	}
 	mods := []catalog.Module{}
-	seen := map[string]bool{}
-	for i := 0; i < arr.Len(); i++ {
-		m, ok := arr.Option(i, names...)
-		if !ok {
-			continue
-		}
-		if seen[m] {
-			b.errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
-			continue
-		}
-		seen[m] = true
+	for _, m := range b.distinctOptions(arr, names) {
 		mods = append(mods, catalog.Module(m))
 	}
 	return mods
