@@ -164,3 +164,59 @@ func (b *Batch) Close() {
 		b.b = nil
 	}
 }
+
+// Pending is a batch that has been applied in commit order but whose WAL
+// sync may still be running. Wait must be called exactly once.
+type Pending struct {
+	s     *Store
+	b     *pebble.Batch // nil for an empty batch
+	start time.Time
+}
+
+// CommitNoWait applies the batch without waiting for its sync; Pending.Wait
+// blocks until it is durable. Pebble orders later commits after this one in
+// the WAL, so once any later commit is durable this one is too.
+//
+// This is what lets a tenant actor pipeline its writes: it applies a write,
+// publishes the new state and goes on deciding the next message while the
+// fsync runs, and only the reply to the client waits for durability. One
+// busy tenant then shares fsyncs among its own writes, not just with other
+// tenants. A caller that publishes state before Wait returns accepts that a
+// reader may briefly see a write that a crash would undo; no client is ever
+// told such a write succeeded.
+func (b *Batch) CommitNoWait() (*Pending, error) {
+	pb := b.pb()
+	b.b = nil
+	if pb.Empty() {
+		_ = pb.Close()
+		return &Pending{}, nil
+	}
+	s := b.s
+	if err := s.enter(); err != nil {
+		_ = pb.Close()
+		return nil, err
+	}
+	p := &Pending{s: s, b: pb, start: time.Now()}
+	if err := s.db.ApplyNoSyncWait(pb, pebble.Sync); err != nil {
+		_ = pb.Close()
+		s.exit()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Wait blocks until the batch is durable and releases it.
+func (p *Pending) Wait() error {
+	if p.b == nil {
+		return nil
+	}
+	err := p.b.SyncWait()
+	_ = p.b.Close()
+	p.s.commitNanos.Add(uint64(time.Since(p.start)))
+	if err == nil {
+		p.s.commits.Add(1)
+	}
+	p.s.exit()
+	p.b = nil
+	return err
+}

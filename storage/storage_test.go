@@ -467,3 +467,32 @@ func TestSlogLogger(t *testing.T) {
 		}
 	}
 }
+
+func TestCommitNoWaitIsDurableAfterWait(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	require.NoError(t, err)
+	var biz [16]byte
+	biz[0] = 7
+	var pend []*Pending
+	for seq := uint64(1); seq <= 50; seq++ {
+		b := s.NewBatch()
+		b.Append(biz, seq, []byte{byte(seq)})
+		p, err := b.CommitNoWait()
+		require.NoError(t, err)
+		pend = append(pend, p)
+	}
+	empty, err := s.NewBatch().CommitNoWait()
+	require.NoError(t, err)
+	require.NoError(t, empty.Wait())
+	for _, p := range pend {
+		require.NoError(t, p.Wait())
+	}
+	require.NoError(t, s.Close())
+	s, err = Open(dir, Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	last, err := s.LastSeq(biz)
+	require.NoError(t, err)
+	require.Equal(t, uint64(50), last)
+}
