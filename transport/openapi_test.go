@@ -1,0 +1,287 @@
+package transport
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/stretchr/testify/require"
+)
+
+// The OpenAPI document (docs/openapi.json) must describe exactly what the
+// public router serves: these tests fail when a route is added, removed or
+// reshaped without the document following, or the other way round.
+
+var httpMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"}
+
+func loadOpenAPI(t *testing.T) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile("../docs/openapi.json")
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	return doc
+}
+
+// documentedOps returns path -> set of upper-case methods in the document.
+func documentedOps(t *testing.T, doc map[string]any) map[string]map[string]bool {
+	t.Helper()
+	paths, ok := doc["paths"].(map[string]any)
+	require.True(t, ok, "paths must be an object")
+	out := map[string]map[string]bool{}
+	for p, item := range paths {
+		ops, ok := item.(map[string]any)
+		require.True(t, ok, "path item %s", p)
+		out[p] = map[string]bool{}
+		for k := range ops {
+			if m := strings.ToUpper(k); slices.Contains(httpMethods, m) {
+				out[p][m] = true
+			}
+		}
+		require.NotEmpty(t, out[p], "path %s has no operation", p)
+	}
+	return out
+}
+
+// resolve follows a local JSON pointer ("#/a/b") inside doc.
+func resolve(doc map[string]any, ref string) (any, bool) {
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, false
+	}
+	var cur any = doc
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[tok]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// refs calls f with every $ref string in v.
+func refs(v any, f func(string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == "$ref" {
+				f(s)
+				continue
+			}
+			refs(e, f)
+		}
+	case []any:
+		for _, e := range x {
+			refs(e, f)
+		}
+	}
+}
+
+func TestOpenAPIDocument(t *testing.T) {
+	doc := loadOpenAPI(t)
+	v, _ := doc["openapi"].(string)
+	require.Regexp(t, `^3\.1\.\d+$`, v)
+
+	n := 0
+	refs(doc, func(ref string) {
+		n++
+		_, ok := resolve(doc, ref)
+		require.True(t, ok, "unresolved $ref %q", ref)
+	})
+	require.NotZero(t, n)
+
+	for _, name := range []string{"Service", "ServiceDetail", "SegmentTemplate", "PricingRule", "Category", "Staff",
+		"Customer", "Me", "Error", "FieldError", "ServiceList", "CategoryList", "StaffList"} {
+		_, ok := resolve(doc, "#/components/schemas/"+name)
+		require.True(t, ok, "schema %s missing", name)
+	}
+
+	// Every operation states its entitlements and documents its errors.
+	for p, ops := range documentedOps(t, doc) {
+		for m := range ops {
+			op := doc["paths"].(map[string]any)[p].(map[string]any)[strings.ToLower(m)].(map[string]any)
+			require.Contains(t, op, "x-slotd-scope", "%s %s", m, p)
+			require.Contains(t, op, "x-slotd-plan", "%s %s", m, p)
+			rs := op["responses"].(map[string]any)
+			for _, st := range []string{"200", "400", "401", "405"} {
+				require.Contains(t, rs, st, "%s %s", m, p)
+			}
+			if strings.Contains(p, "{id}") {
+				require.Contains(t, rs, "404", "%s %s", m, p)
+			}
+			if _, ok := op["x-slotd-module"]; ok {
+				require.Contains(t, rs, "503", "%s %s", m, p)
+			}
+		}
+	}
+}
+
+func TestOpenAPIMatchesRouter(t *testing.T) {
+	doc := loadOpenAPI(t)
+	ops := documentedOps(t, doc)
+	s := newServer(t, catalog.Groei, 1)
+	h := s.Public()
+	st := s.mustState(t)
+	// Real ids where the test business has a record; other {id} paths get a
+	// fresh UUID and may answer 404 NOT_FOUND (or 403 for a missing module).
+	real := map[string]string{"/api/v1/services/{id}": st.Services[0].ID.String()}
+	concrete := func(p string) string {
+		if id, ok := real[p]; ok {
+			return strings.ReplaceAll(p, "{id}", id)
+		}
+		return regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(p, uuid.NewString())
+	}
+
+	for p, methods := range ops {
+		uri := concrete(p)
+		for _, m := range httpMethods {
+			// Routing is decided before the credential: a served route
+			// without a key is 401, a known path with another method 405.
+			ctx := request(h, m, uri, "")
+			require.NotEmpty(t, ctx.Response.Header.Peek("X-Request-Id"), "%s %s", m, uri)
+			body := decode(t, ctx)
+			if !methods[m] {
+				require.Equal(t, 405, ctx.Response.StatusCode(), "%s %s is served but not documented", m, p)
+				require.Equal(t, "METHOD_NOT_ALLOWED", body["code"])
+				continue
+			}
+			require.Equal(t, 401, ctx.Response.StatusCode(), "%s %s is documented but not served: %v", m, p, body)
+			require.Equal(t, "UNAUTHORIZED", body["code"])
+
+			ctx = request(h, m, uri, "sk_all")
+			body = decode(t, ctx)
+			require.NotEqual(t, "METHOD_NOT_ALLOWED", body["code"], "%s %s", m, p)
+			_, isReal := real[p]
+			if strings.Contains(p, "{") && !isReal {
+				require.Contains(t, []int{403, 404}, ctx.Response.StatusCode(), "%s %s: %v", m, uri, body)
+				continue
+			}
+			require.Equal(t, 200, ctx.Response.StatusCode(), "%s %s: %v", m, uri, body)
+			checkShape(t, doc, okSchema(t, doc, p, m), body, m+" "+p)
+		}
+	}
+
+	// Routes served today, routes of the published API and near misses:
+	// those the document lacks must not be served. A route added to
+	// Public() and documented passes; one dropped from the document, or
+	// added to Public() without it, fails here.
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/api/v1/me"}, {"GET", "/api/v1/services"}, {"GET", "/api/v1/services/{id}"},
+		{"GET", "/api/v1/service-categories"}, {"GET", "/api/v1/staff"}, {"GET", "/api/v1/staff/{id}"},
+		{"GET", "/api/v1/customers/{id}"},
+		{"GET", "/api/v1/appointments"}, {"POST", "/api/v1/appointments"},
+		{"GET", "/api/v1/appointments/{id}"}, {"PATCH", "/api/v1/appointments/{id}"},
+		{"POST", "/api/v1/appointments/{id}/status"}, {"GET", "/api/v1/availability/slots"},
+		{"GET", "/api/v1/customers"}, {"POST", "/api/v1/customers"}, {"PATCH", "/api/v1/customers/{id}"},
+		{"GET", "/api/v1/webhooks"}, {"POST", "/api/v1/webhooks"}, {"GET", "/api/v1/webhooks/{id}"},
+		{"PATCH", "/api/v1/webhooks/{id}"}, {"DELETE", "/api/v1/webhooks/{id}"},
+		{"GET", "/api/v1/webhooks/{id}/deliveries"}, {"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay"},
+		{"GET", "/api/v1/service-categories/{id}"}, {"POST", "/api/v1/services"}, {"GET", "/api/v1/payments"},
+		{"GET", "/"}, {"GET", "/api/v1"}, {"GET", "/api/v1/"}, {"GET", "/api/v1/me/"}, {"GET", "/api/v1/services/"},
+		{"GET", "/API/v1/me"}, {"GET", "/api/v2/me"}, {"GET", "/healthz"}, {"GET", "/metrics"},
+	} {
+		if ops[c.path][c.method] {
+			continue
+		}
+		ctx := request(h, c.method, concrete(c.path), "")
+		code := decode(t, ctx)["code"]
+		switch ctx.Response.StatusCode() {
+		case 404:
+			require.Equal(t, "NOT_FOUND", code)
+		case 405:
+			require.Equal(t, "METHOD_NOT_ALLOWED", code)
+		default:
+			t.Fatalf("%s %s is served (%d %v) but not in docs/openapi.json", c.method, c.path, ctx.Response.StatusCode(), code)
+		}
+	}
+}
+
+// okSchema returns the schema of the 200 JSON response of method path.
+func okSchema(t *testing.T, doc map[string]any, path, method string) any {
+	t.Helper()
+	op := doc["paths"].(map[string]any)[path].(map[string]any)[strings.ToLower(method)].(map[string]any)
+	r := op["responses"].(map[string]any)["200"].(map[string]any)
+	return r["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+}
+
+// flatten resolves $ref and merges allOf, returning the properties, the
+// required names and the pattern of schema.
+func flatten(t *testing.T, doc map[string]any, schema any) (props map[string]any, required []string, pattern string, items any) {
+	t.Helper()
+	props = map[string]any{}
+	var walk func(any)
+	walk = func(s any) {
+		m, ok := s.(map[string]any)
+		if !ok {
+			return
+		}
+		if ref, ok := m["$ref"].(string); ok {
+			target, found := resolve(doc, ref)
+			require.True(t, found, ref)
+			walk(target)
+		}
+		for _, sub := range asSlice(m["allOf"]) {
+			walk(sub)
+		}
+		for k, v := range asMap(m["properties"]) {
+			props[k] = v
+		}
+		for _, r := range asSlice(m["required"]) {
+			required = append(required, r.(string))
+		}
+		if p, ok := m["pattern"].(string); ok {
+			pattern = p
+		}
+		if it, ok := m["items"]; ok {
+			items = it
+		}
+	}
+	walk(schema)
+	return props, required, pattern, items
+}
+
+func asSlice(v any) []any        { s, _ := v.([]any); return s }
+func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkShape checks that v has exactly the members the schema documents
+// (all of them required), recursively, and that strings match their
+// documented patterns (timestamps, UUIDs).
+func checkShape(t *testing.T, doc map[string]any, schema, v any, where string) {
+	t.Helper()
+	props, required, pattern, items := flatten(t, doc, schema)
+	switch x := v.(type) {
+	case map[string]any:
+		require.Equal(t, keys(props), keys(x), "%s: members", where)
+		sort.Strings(required)
+		require.Equal(t, keys(props), required, "%s: every member is required", where)
+		for k, e := range x {
+			checkShape(t, doc, props[k], e, where+"."+k)
+		}
+	case []any:
+		for i, e := range x {
+			require.NotNil(t, items, "%s: array without items", where)
+			checkShape(t, doc, items, e, where+"["+itoa64(int64(i))+"]")
+		}
+	case string:
+		if pattern != "" {
+			require.Regexp(t, pattern, x, where)
+		}
+	}
+}
