@@ -30,19 +30,35 @@ func Apply(s *State, seq uint64, r *record.Record) (*State, error) {
 		return applyKey(s, seq, r.Key.Key), nil
 	case record.KindCustomers:
 		return applyCustomers(s, seq, r.Customers.Customers), nil
+	case record.KindChange:
+		return applyChange(s, seq, r.Change), nil
 	}
 	return nil, fmt.Errorf("tenant: cannot apply record kind %d", r.Kind)
 }
 
 func applyCatalog(s *State, seq uint64, c *record.Catalog) (*State, error) {
-	customers, emails := map[uuid.UUID]*catalog.Customer{}, map[string]uuid.UUID{}
+	customers, emails, bk := map[uuid.UUID]*catalog.Customer{}, map[string]uuid.UUID{}, newBook()
 	if s != nil {
-		customers, emails = s.customers, s.emails
+		customers, emails, bk = s.customers, s.emails, s.book
 	}
 	if len(c.Customers) > 0 {
 		customers, emails = addCustomers(customers, emails, c.Customers)
 	}
-	return fromCatalog(seq, c, customers, emails)
+	for i := range c.Appointments {
+		a := c.Appointments[i]
+		bk = bk.putAppointment(&a)
+	}
+	return fromCatalog(seq, c, customers, emails, bk)
+}
+
+func applyChange(s *State, seq uint64, c *record.Change) *State {
+	n := *s
+	n.Seq = seq
+	if len(c.Customers) > 0 {
+		n.customers, n.emails = addCustomers(s.customers, s.emails, c.Customers)
+	}
+	n.book = s.book.applyChange(c)
+	return &n
 }
 
 func applyKey(s *State, seq uint64, k catalog.Key) *State {
@@ -91,6 +107,18 @@ func Snapshot(s *State) *record.Snapshot {
 		snap.Customers = append(snap.Customers, *c)
 	}
 	slices.SortFunc(snap.Customers, func(a, b catalog.Customer) int { return slices.Compare(a.ID[:], b.ID[:]) })
+	s.appts.Ascend(nil, func(_ uuid.UUID, a *catalog.Appointment) bool {
+		snap.Appointments = append(snap.Appointments, *a)
+		return true
+	})
+	s.idem.Ascend(nil, func(_ string, e *record.Idem) bool {
+		snap.Idempotency = append(snap.Idempotency, *e)
+		return true
+	})
+	if s.lastAssigned != uuid.Nil {
+		la := s.lastAssigned
+		snap.LastAssigned = &la
+	}
 	return snap
 }
 
@@ -98,5 +126,17 @@ func Snapshot(s *State) *record.Snapshot {
 func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
 	c := snap.Catalog
 	c.Customers = snap.Customers
-	return applyCatalog(nil, seq, &c)
+	c.Appointments = snap.Appointments
+	st, err := applyCatalog(nil, seq, &c)
+	if err != nil {
+		return nil, err
+	}
+	for i := range snap.Idempotency {
+		e := snap.Idempotency[i]
+		st.idem = st.idem.Set(e.Key, &e)
+	}
+	if snap.LastAssigned != nil {
+		st.lastAssigned = *snap.LastAssigned
+	}
+	return st, nil
 }

@@ -34,6 +34,8 @@ type State struct {
 	staffIdx   map[uuid.UUID]int
 	customers  map[uuid.UUID]*catalog.Customer
 	emails     map[string]uuid.UUID // lower-cased e-mail -> customer id
+
+	book
 }
 
 // Key returns the key with hash h, or nil.
@@ -79,7 +81,7 @@ func (s *State) CustomerCount() int { return len(s.customers) }
 func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // fromCatalog builds a state holding c's catalogue and the given customers.
-func fromCatalog(seq uint64, c *record.Catalog, customers map[uuid.UUID]*catalog.Customer, emails map[string]uuid.UUID) (*State, error) {
+func fromCatalog(seq uint64, c *record.Catalog, customers map[uuid.UUID]*catalog.Customer, emails map[string]uuid.UUID, bk book) (*State, error) {
 	loc, err := time.LoadLocation(c.Business.Timezone)
 	if err != nil {
 		return nil, err
@@ -95,6 +97,7 @@ func fromCatalog(seq uint64, c *record.Catalog, customers map[uuid.UUID]*catalog
 		keyByHash:  make(map[catalog.KeyHash]int, len(c.Keys)),
 		customers:  customers,
 		emails:     emails,
+		book:       bk,
 	}
 	for i := range s.Keys {
 		s.keyByHash[s.Keys[i].Hash] = i

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
 )
 
@@ -30,6 +31,7 @@ const (
 	KindCatalog   Kind = 1 // *Catalog: a business put (world file or admin API)
 	KindKey       Kind = 2 // *KeyState: a key issued or revoked
 	KindCustomers Kind = 3 // *Customers: customers added
+	KindChange    Kind = 4 // *Change: a booking-side write (appointments, customers, events, outbox)
 )
 
 // Record is one decoded journal entry. Exactly one payload field is set,
@@ -39,6 +41,7 @@ type Record struct {
 	Catalog   *Catalog
 	Key       *KeyState
 	Customers *Customers
+	Change    *Change
 }
 
 // Catalog replaces a business's profile, rules, keys, catalogue and staff.
@@ -51,6 +54,9 @@ type Catalog struct {
 	Services   []catalog.Service  `json:"services"`
 	Staff      []catalog.Staff    `json:"staff"`
 	Customers  []catalog.Customer `json:"customers,omitempty"`
+	// Appointments lists appointments the put added (world appointments and
+	// recurring occurrences whose ids are new), materialized.
+	Appointments []catalog.Appointment `json:"appointments,omitempty"`
 }
 
 // KeyState is the whole new state of one API key.
@@ -78,6 +84,8 @@ func Encode(dst []byte, r *Record) ([]byte, error) {
 		payload = r.Key
 	case KindCustomers:
 		payload = r.Customers
+	case KindChange:
+		payload = r.Change
 	default:
 		return nil, fmt.Errorf("record: cannot encode kind %d", r.Kind)
 	}
@@ -109,6 +117,9 @@ func Decode(b []byte) (*Record, error) {
 	case KindCustomers:
 		r.Customers = new(Customers)
 		target = r.Customers
+	case KindChange:
+		r.Change = new(Change)
+		target = r.Change
 	default:
 		return nil, fmt.Errorf("%w: unknown kind %d", ErrCorrupt, b[1])
 	}
@@ -118,11 +129,63 @@ func Decode(b []byte) (*Record, error) {
 	return r, nil
 }
 
+// Change is one write of the booking side, everything it causes in one
+// record: the new whole state of each appointment it created or changed,
+// customers it created, the idempotent answer it stored, the events it
+// emitted and the e-mails it queued. Because they share a record they share
+// a synced batch, so no event or e-mail exists for a write that did not
+// happen, and none is lost for one that did.
+type Change struct {
+	At           time.Time             `json:"at"`
+	Appointments []catalog.Appointment `json:"appointments,omitempty"`
+	Customers    []catalog.Customer    `json:"customers,omitempty"`
+	Idempotency  *Idem                 `json:"idempotency,omitempty"`
+	Events       []Event               `json:"events,omitempty"`
+	Mails        []Mail                `json:"mails,omitempty"`
+	// LastAssigned is the staff member the write auto-assigned, remembered
+	// for round-robin assignment.
+	LastAssigned *uuid.UUID `json:"lastAssigned,omitempty"`
+}
+
+// Idem is a stored answer to an idempotent request (api-v1 §4.1): the key
+// covers the method, the path and the exact body bytes (by hash).
+type Idem struct {
+	Key      string    `json:"key"`
+	Method   string    `json:"method"`
+	Path     string    `json:"path"`
+	BodyHash [32]byte  `json:"bodyHash"`
+	Status   int       `json:"status"`
+	Body     []byte    `json:"body"`
+	At       time.Time `json:"at"`
+}
+
+// Event is one entry of the business's event log (api-v1 §6). Its data is
+// the state of Subject (an appointment or a customer) in the same record.
+type Event struct {
+	ID        string    `json:"id"` // evt_ + ULID: sorts in time order
+	Type      string    `json:"type"`
+	CreatedAt time.Time `json:"createdAt"`
+	Subject   uuid.UUID `json:"subject"`
+}
+
+// Mail is an e-mail queued in the outbox: what happened to which
+// appointment, rendered and sent by the mailer.
+type Mail struct {
+	ID          string    `json:"id"` // ULID
+	Kind        string    `json:"kind"`
+	To          string    `json:"to"`
+	Appointment uuid.UUID `json:"appointment"`
+	At          time.Time `json:"at"`
+}
+
 // Snapshot is the whole state of a business at a journal position; it lets
 // start-up skip the records it covers.
 type Snapshot struct {
-	Catalog   Catalog            `json:"catalog"`
-	Customers []catalog.Customer `json:"customers"`
+	Catalog      Catalog               `json:"catalog"`
+	Customers    []catalog.Customer    `json:"customers"`
+	Appointments []catalog.Appointment `json:"appointments,omitempty"`
+	Idempotency  []Idem                `json:"idempotency,omitempty"`
+	LastAssigned *uuid.UUID            `json:"lastAssigned,omitempty"`
 }
 
 // EncodeSnapshot returns the encoding of s.

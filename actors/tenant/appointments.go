@@ -1,0 +1,132 @@
+package tenant
+
+import (
+	"bytes"
+	"cmp"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/actors/sorted"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// book is the booking side of a State: appointments, the occupancy index
+// built from them, and stored idempotent answers. All of it is persistent,
+// so a new State shares everything a write did not touch.
+type book struct {
+	appts        sorted.Map[uuid.UUID, *catalog.Appointment]
+	byStart      sorted.Map[StartKey, *catalog.Appointment]
+	index        interval.Index
+	idem         sorted.Map[string, *record.Idem]
+	lastAssigned uuid.UUID
+}
+
+// StartKey orders appointments by start time, then id: the order of the
+// appointment list (read backwards for startTime desc, id desc).
+type StartKey struct {
+	Start int64 // Unix milliseconds
+	ID    uuid.UUID
+}
+
+func compareStart(a, b StartKey) int {
+	if c := cmp.Compare(a.Start, b.Start); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.ID[:], b.ID[:])
+}
+
+func compareID(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }
+
+func newBook() book {
+	return book{
+		appts:   sorted.New[uuid.UUID, *catalog.Appointment](compareID),
+		byStart: sorted.New[StartKey, *catalog.Appointment](compareStart),
+		idem:    sorted.New[string, *record.Idem](strings.Compare),
+	}
+}
+
+// Appointment returns the appointment with id, or nil.
+func (s *State) Appointment(id uuid.UUID) *catalog.Appointment {
+	a, _ := s.appts.Get(id)
+	return a
+}
+
+// AppointmentCount is the number of appointments.
+func (s *State) AppointmentCount() int { return s.appts.Len() }
+
+// Appointments calls fn for appointments in (startTime, id) descending
+// order, starting strictly below from (from nil: the latest), until fn
+// returns false.
+func (s *State) Appointments(from *StartKey, fn func(*catalog.Appointment) bool) {
+	s.byStart.Descend(from, func(_ StartKey, a *catalog.Appointment) bool { return fn(a) })
+}
+
+// Index is the occupancy of every staff member.
+func (s *State) Index() interval.Index { return s.index }
+
+// LastAssigned is the staff member of the latest auto-assigned booking.
+func (s *State) LastAssigned() uuid.UUID { return s.lastAssigned }
+
+// Idempotency returns the stored answer under key, or nil.
+func (s *State) Idempotency(key string) *record.Idem {
+	e, _ := s.idem.Get(key)
+	return e
+}
+
+// KeyOf returns the list key of a.
+func KeyOf(a *catalog.Appointment) StartKey {
+	return StartKey{Start: a.StartTime.UnixMilli(), ID: a.ID}
+}
+
+// Items returns the index items of a: its active segments, when it has a
+// staff member and a status that occupies time.
+func Items(a *catalog.Appointment) (uuid.UUID, []interval.Item) {
+	if a.Staff == nil || !a.Status.Occupies() {
+		return uuid.Nil, nil
+	}
+	var items []interval.Item
+	for _, sg := range a.Segments {
+		if sg.Kind != catalog.Active {
+			continue
+		}
+		items = append(items, interval.Item{
+			Span:  interval.Span{Start: sg.StartTime.UnixMilli(), End: sg.EndTime.UnixMilli()},
+			Owner: a.ID, Seg: sg.Position,
+		})
+	}
+	return a.Staff.ID, items
+}
+
+// putAppointment returns b with a stored, replacing any older version.
+func (b book) putAppointment(a *catalog.Appointment) book {
+	if old, ok := b.appts.Get(a.ID); ok {
+		b.byStart = b.byStart.Delete(KeyOf(old))
+		if staff, items := Items(old); len(items) > 0 {
+			b.index = b.index.Delete(staff, items...)
+		}
+	}
+	b.appts = b.appts.Set(a.ID, a)
+	b.byStart = b.byStart.Set(KeyOf(a), a)
+	if staff, items := Items(a); len(items) > 0 {
+		b.index = b.index.Add(staff, items...)
+	}
+	return b
+}
+
+// applyChange returns b after c.
+func (b book) applyChange(c *record.Change) book {
+	for i := range c.Appointments {
+		a := c.Appointments[i]
+		b = b.putAppointment(&a)
+	}
+	if c.Idempotency != nil {
+		e := *c.Idempotency
+		b.idem = b.idem.Set(e.Key, &e)
+	}
+	if c.LastAssigned != nil {
+		b.lastAssigned = *c.LastAssigned
+	}
+	return b
+}
