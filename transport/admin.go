@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"github.com/slotd/slotd/transport/wire"
 
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
@@ -82,10 +83,10 @@ func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {
 		}
 		n++
 		b = append(b, '{')
-		b = appendKey(b, "id")
-		b = appendUUID(b, id)
-		b = appendKey(b, "name")
-		b = appendString(b, string(name))
+		b = wire.AppendKey(b, "id")
+		b = wire.AppendUUID(b, id)
+		b = wire.AppendKey(b, "name")
+		b = wire.AppendString(b, string(name))
 		b = append(b, '}')
 		return nil
 	})
@@ -152,12 +153,12 @@ func (s *Server) putSpecs(ctx *fasthttp.RequestCtx, specs []catalog.Spec, render
 
 func appendPutResult(b []byte, r directory.PutResult) []byte {
 	b = append(b, '{')
-	b = appendKey(b, "id")
-	b = appendUUID(b, r.ID)
-	b = appendKey(b, "created")
-	b = appendBool(b, r.Created)
-	b = appendKey(b, "changed")
-	b = appendBool(b, r.Changed)
+	b = wire.AppendKey(b, "id")
+	b = wire.AppendUUID(b, r.ID)
+	b = wire.AppendKey(b, "created")
+	b = wire.AppendBool(b, r.Created)
+	b = wire.AppendKey(b, "changed")
+	b = wire.AppendBool(b, r.Changed)
 	return append(b, '}')
 }
 
@@ -278,31 +279,31 @@ func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
 // only in the answer that created it.
 func appendAdminKey(b []byte, k *catalog.Key, plain string) []byte {
 	b = append(b, '{')
-	b = appendKey(b, "id")
-	b = appendUUID(b, k.ID)
+	b = wire.AppendKey(b, "id")
+	b = wire.AppendUUID(b, k.ID)
 	if plain != "" {
-		b = appendKey(b, "key")
-		b = appendString(b, plain)
+		b = wire.AppendKey(b, "key")
+		b = wire.AppendString(b, plain)
 	}
-	b = appendKey(b, "scopes")
-	b = appendStrings(b, k.Scopes)
-	b = appendKey(b, "revoked")
-	b = appendBool(b, k.Revoked)
-	b = appendKey(b, "expiresAt")
-	b = appendNullTime(b, k.ExpiresAt)
+	b = wire.AppendKey(b, "scopes")
+	b = wire.AppendStrings(b, k.Scopes)
+	b = wire.AppendKey(b, "revoked")
+	b = wire.AppendBool(b, k.Revoked)
+	b = wire.AppendKey(b, "expiresAt")
+	b = wire.AppendNullTime(b, k.ExpiresAt)
 	if k.Limits != nil {
-		b = appendKey(b, "limits")
+		b = wire.AppendKey(b, "limits")
 		b = append(b, '{')
-		b = appendKey(b, "perMinute")
-		b = appendInt(b, k.Limits.PerMinute)
-		b = appendKey(b, "perHour")
-		b = appendInt(b, k.Limits.PerHour)
-		b = appendKey(b, "mutationsPerMinute")
-		b = appendInt(b, k.Limits.MutationsPerMinute)
+		b = wire.AppendKey(b, "perMinute")
+		b = wire.AppendInt(b, k.Limits.PerMinute)
+		b = wire.AppendKey(b, "perHour")
+		b = wire.AppendInt(b, k.Limits.PerHour)
+		b = wire.AppendKey(b, "mutationsPerMinute")
+		b = wire.AppendInt(b, k.Limits.MutationsPerMinute)
 		b = append(b, '}')
 	}
-	b = appendKey(b, "createdAt")
-	b = appendTime(b, k.CreatedAt)
+	b = wire.AppendKey(b, "createdAt")
+	b = wire.AppendTime(b, k.CreatedAt)
 	return append(b, '}')
 }
 

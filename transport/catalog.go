@@ -4,6 +4,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/wire"
 )
 
 // The read-only catalogue endpoints (api-v1 §4.3, §4.4, §4.6). Lists are in
@@ -14,7 +15,7 @@ func (s *Server) me(c *call) {
 		writeError(c.ctx, perr)
 		return
 	}
-	c.writeWith(func(b []byte) []byte { return appendMe(b, c.st, c.key) })
+	c.writeWith(func(b []byte) []byte { return wire.AppendMe(b, &c.st.Business, c.key) })
 }
 
 // writeWith renders a 200 body into a pooled buffer.
@@ -45,7 +46,7 @@ func (s *Server) listServices(c *call) {
 		func(x *catalog.Service) bool {
 			return !x.Deleted && (!byCat || x.CategoryID == cat) && (!byActive || x.IsActive == active)
 		},
-		func(b []byte, x *catalog.Service) []byte { return appendService(b, x, false) })
+		func(b []byte, x *catalog.Service) []byte { return wire.AppendService(b, x, false) })
 }
 
 func boolString(v bool) string {
@@ -61,7 +62,7 @@ func (s *Server) getService(c *call) {
 			return svc
 		}
 		return nil
-	}, func(b []byte, x *catalog.Service) []byte { return appendService(b, x, true) })
+	}, func(b []byte, x *catalog.Service) []byte { return wire.AppendService(b, x, true) })
 }
 
 // getOne answers a detail GET: the {id} path parameter looked up with find,
@@ -89,7 +90,7 @@ func (s *Server) listCategories(c *call) {
 	pageAsc(c, q, listSpec{name: "service-categories"}, c.st.Categories,
 		func(x *catalog.Category) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
 		func(*catalog.Category) bool { return true },
-		appendCategory)
+		wire.AppendCategory)
 }
 
 func (s *Server) listStaff(c *call) {
@@ -97,9 +98,9 @@ func (s *Server) listStaff(c *call) {
 	pageAsc(c, q, listSpec{name: "staff"}, c.st.Staff,
 		func(x *catalog.Staff) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
 		func(*catalog.Staff) bool { return true },
-		appendStaff)
+		wire.AppendStaff)
 }
 
-func (s *Server) getStaff(c *call) { getOne(c, c.st.StaffMember, appendStaff) }
+func (s *Server) getStaff(c *call) { getOne(c, c.st.StaffMember, wire.AppendStaff) }
 
-func (s *Server) getCustomer(c *call) { getOne(c, c.st.Customer, appendCustomer) }
+func (s *Server) getCustomer(c *call) { getOne(c, c.st.Customer, wire.AppendCustomer) }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/wire"
 	"github.com/valyala/fasthttp"
 )
 
@@ -57,50 +58,6 @@ var (
 func writeError(ctx *fasthttp.RequestCtx, e *problem.Error) {
 	ctx.Response.Header.SetContentType("application/json")
 	ctx.SetStatusCode(Status(e.Code))
-	b := appendError(make([]byte, 0, 256), e)
+	b := wire.AppendError(make([]byte, 0, 256), e)
 	ctx.SetBody(b)
-}
-
-// appendError appends the api-v1 §7.1 body of e.
-func appendError(b []byte, e *problem.Error) []byte {
-	b = append(b, '{')
-	b = appendKey(b, "error")
-	b = appendString(b, e.Message)
-	b = appendKey(b, "code")
-	b = appendString(b, string(e.Code))
-	if e.Code == problem.Validation || len(e.Fields) > 0 {
-		b = appendKey(b, "fields")
-		b = appendFields(b, e.Fields)
-	}
-	if e.Scope != "" {
-		b = appendKey(b, "scope")
-		b = appendString(b, e.Scope)
-	}
-	if e.RequiredPlan != "" {
-		b = appendKey(b, "requiredPlan")
-		b = appendString(b, e.RequiredPlan)
-	}
-	return append(b, '}')
-}
-
-func appendFields(b []byte, fs []problem.Field) []byte {
-	b = append(b, '[')
-	for i, f := range fs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '{')
-		b = appendKey(b, "path")
-		b = appendString(b, f.Path)
-		b = appendKey(b, "reason")
-		b = appendString(b, string(f.Reason))
-		b = appendKey(b, "message")
-		b = appendString(b, f.Message)
-		if f.Limit != nil {
-			b = appendKey(b, "limit")
-			b = append(b, []byte(itoa64(*f.Limit))...)
-		}
-		b = append(b, '}')
-	}
-	return append(b, ']')
 }

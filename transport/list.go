@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"github.com/slotd/slotd/transport/wire"
 	"sync"
 
 	"github.com/slotd/slotd/actors/problem"
@@ -69,10 +70,10 @@ func pageAsc[T any](c *call, q *query, ls listSpec, items []T, pos func(*T) curs
 		last = it
 	}
 	*b = append(*b, `],"hasMore":`...)
-	*b = appendBool(*b, more)
+	*b = wire.AppendBool(*b, more)
 	*b = append(*b, `,"nextCursor":`...)
 	if more {
-		*b = appendString(*b, c.s.Cursors.Encode(c.cursorScope(ls), pos(last)))
+		*b = wire.AppendString(*b, c.s.Cursors.Encode(c.cursorScope(ls), pos(last)))
 	} else {
 		*b = append(*b, "null"...)
 	}
