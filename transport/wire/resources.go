@@ -1,0 +1,325 @@
+package wire
+
+import (
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/problem"
+)
+
+// AppendMe appends the GET /me body (decisions §3).
+func AppendMe(b []byte, biz *catalog.Business, k *catalog.Key) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, biz.ID)
+	b = AppendKey(b, "name")
+	b = AppendString(b, biz.Name)
+	b = AppendKey(b, "timezone")
+	b = AppendString(b, biz.Timezone)
+	b = AppendKey(b, "currency")
+	b = AppendString(b, biz.Currency)
+	b = AppendKey(b, "plan")
+	b = AppendString(b, string(biz.Plan))
+	b = AppendKey(b, "scopes")
+	b = AppendStrings(b, k.Scopes)
+	return append(b, '}')
+}
+
+// AppendService appends a service; detail adds its pricing rules.
+func AppendService(b []byte, s *catalog.Service, detail bool) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, s.ID)
+	b = AppendKey(b, "name")
+	b = AppendString(b, s.Name)
+	b = AppendKey(b, "description")
+	b = AppendNullString(b, s.Description)
+	b = AppendKey(b, "durationMinutes")
+	b = AppendInt(b, s.DurationMinutes)
+	b = AppendKey(b, "priceCents")
+	b = AppendInt(b, s.PriceCents)
+	b = AppendKey(b, "isActive")
+	b = AppendBool(b, s.IsActive)
+	b = AppendKey(b, "categoryId")
+	b = AppendUUID(b, s.CategoryID)
+	b = AppendKey(b, "paymentRequired")
+	b = AppendBool(b, s.PaymentRequired)
+	b = AppendKey(b, "depositCents")
+	b = AppendNullInt(b, s.DepositCents)
+	b = AppendKey(b, "imageUrl")
+	b = AppendNullString(b, s.ImageURL)
+	b = AppendKey(b, "segments")
+	b = appendSegmentTemplates(b, s.Segments)
+	if detail {
+		b = AppendKey(b, "pricingRules")
+		b = appendPricingRules(b, s.PricingRules)
+	}
+	b = AppendKey(b, "createdAt")
+	b = AppendTime(b, s.CreatedAt)
+	b = AppendKey(b, "updatedAt")
+	b = AppendTime(b, s.UpdatedAt)
+	return append(b, '}')
+}
+
+func appendSegmentTemplates(b []byte, segs []catalog.SegmentTemplate) []byte {
+	b = append(b, '[')
+	for i, sg := range segs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		b = AppendKey(b, "position")
+		b = AppendInt(b, i)
+		b = AppendKey(b, "kind")
+		b = AppendString(b, string(sg.Kind))
+		b = AppendKey(b, "durationMinutes")
+		b = AppendInt(b, sg.DurationMinutes)
+		b = AppendKey(b, "label")
+		b = AppendNullString(b, sg.Label)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func appendPricingRules(b []byte, rules []catalog.PricingRule) []byte {
+	b = append(b, '[')
+	for i, r := range rules {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		b = AppendKey(b, "days")
+		b = append(b, '[')
+		for j, d := range r.Days {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = AppendString(b, catalog.DayName(d))
+		}
+		b = append(b, ']')
+		b = AppendKey(b, "from")
+		b = AppendString(b, r.From.String())
+		b = AppendKey(b, "to")
+		b = AppendString(b, r.To.String())
+		b = AppendKey(b, "priceCents")
+		b = AppendInt(b, r.PriceCents)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// AppendCategory appends a service category.
+func AppendCategory(b []byte, c *catalog.Category) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, c.ID)
+	b = AppendKey(b, "name")
+	b = AppendString(b, c.Name)
+	b = AppendKey(b, "parentId")
+	b = AppendNullUUID(b, c.ParentID)
+	b = AppendKey(b, "position")
+	b = AppendInt(b, c.Position)
+	b = AppendKey(b, "createdAt")
+	b = AppendTime(b, c.CreatedAt)
+	b = AppendKey(b, "updatedAt")
+	b = AppendTime(b, c.UpdatedAt)
+	return append(b, '}')
+}
+
+// AppendStaff appends a staff member.
+func AppendStaff(b []byte, s *catalog.Staff) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, s.ID)
+	b = AppendKey(b, "name")
+	b = AppendString(b, s.Name)
+	b = AppendKey(b, "isActive")
+	b = AppendBool(b, s.IsActive)
+	b = AppendKey(b, "isBookable")
+	b = AppendBool(b, s.IsBookable)
+	b = AppendKey(b, "assignedServiceIds")
+	b = append(b, '[')
+	for i, id := range s.AssignedServiceIDs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendUUID(b, id)
+	}
+	b = append(b, ']')
+	b = AppendKey(b, "createdAt")
+	b = AppendTime(b, s.CreatedAt)
+	b = AppendKey(b, "updatedAt")
+	b = AppendTime(b, s.UpdatedAt)
+	return append(b, '}')
+}
+
+// AppendCustomer appends the standalone customer (decisions §3).
+func AppendCustomer(b []byte, c *catalog.Customer) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, c.ID)
+	b = AppendKey(b, "firstName")
+	b = AppendString(b, c.FirstName)
+	b = AppendKey(b, "lastName")
+	b = AppendString(b, c.LastName)
+	b = AppendKey(b, "email")
+	b = AppendString(b, c.Email)
+	b = AppendKey(b, "phone")
+	b = AppendString(b, c.Phone)
+	b = AppendKey(b, "createdAt")
+	b = AppendTime(b, c.CreatedAt)
+	b = AppendKey(b, "updatedAt")
+	b = AppendTime(b, c.UpdatedAt)
+	return append(b, '}')
+}
+
+// AppendAppointment appends an appointment (api-v1 §2.1) embedding cu, its
+// customer (nil: only the id is known).
+func AppendAppointment(b []byte, a *catalog.Appointment, cu *catalog.Customer) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, a.ID)
+	b = AppendKey(b, "status")
+	b = AppendString(b, string(a.Status))
+	b = AppendKey(b, "startTime")
+	b = AppendTime(b, a.StartTime)
+	b = AppendKey(b, "endTime")
+	b = AppendTime(b, a.EndTime)
+	b = AppendKey(b, "notes")
+	b = AppendNullString(b, a.Notes)
+	b = AppendKey(b, "bookingReference")
+	b = AppendNullString(b, a.BookingReference)
+	b = AppendKey(b, "createdAt")
+	b = AppendTime(b, a.CreatedAt)
+	b = AppendKey(b, "updatedAt")
+	b = AppendTime(b, a.UpdatedAt)
+	b = AppendKey(b, "customer")
+	b = appendEmbeddedCustomer(b, a.CustomerID, cu)
+	b = AppendKey(b, "service")
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, a.Service.ID)
+	b = AppendKey(b, "name")
+	b = AppendString(b, a.Service.Name)
+	b = AppendKey(b, "durationMinutes")
+	b = AppendInt(b, a.Service.DurationMinutes)
+	b = AppendKey(b, "priceCents")
+	b = AppendInt(b, a.Service.PriceCents)
+	b = append(b, '}')
+	b = AppendKey(b, "staffMember")
+	if a.Staff == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '{')
+		b = AppendKey(b, "id")
+		b = AppendUUID(b, a.Staff.ID)
+		b = AppendKey(b, "name")
+		b = AppendString(b, a.Staff.Name)
+		b = append(b, '}')
+	}
+	b = AppendKey(b, "basePriceCents")
+	b = AppendNullInt(b, a.BasePriceCents)
+	b = AppendKey(b, "totalPriceCents")
+	b = AppendNullInt(b, a.TotalPriceCents)
+	b = AppendKey(b, "depositCents")
+	b = AppendNullInt(b, a.DepositCents)
+	b = AppendKey(b, "currency")
+	b = AppendString(b, a.Currency)
+	b = AppendKey(b, "recurringSeriesId")
+	b = AppendNullUUID(b, a.RecurringSeriesID)
+	b = AppendKey(b, "isRecurringOccurrence")
+	b = AppendBool(b, a.IsRecurringOccurrence)
+	b = AppendKey(b, "segments")
+	b = appendSegments(b, a.Segments)
+	return append(b, '}')
+}
+
+func appendEmbeddedCustomer(b []byte, id uuid.UUID, c *catalog.Customer) []byte {
+	if c == nil {
+		c = &catalog.Customer{ID: id}
+	}
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, c.ID)
+	b = AppendKey(b, "firstName")
+	b = AppendString(b, c.FirstName)
+	b = AppendKey(b, "lastName")
+	b = AppendString(b, c.LastName)
+	b = AppendKey(b, "email")
+	b = AppendString(b, c.Email)
+	b = AppendKey(b, "phone")
+	b = AppendString(b, c.Phone)
+	return append(b, '}')
+}
+
+func appendSegments(b []byte, segs []catalog.Segment) []byte {
+	b = append(b, '[')
+	for i := range segs {
+		sg := &segs[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		b = AppendKey(b, "id")
+		b = AppendUUID(b, sg.ID)
+		b = AppendKey(b, "position")
+		b = AppendInt(b, sg.Position)
+		b = AppendKey(b, "kind")
+		b = AppendString(b, string(sg.Kind))
+		b = AppendKey(b, "startTime")
+		b = AppendTime(b, sg.StartTime)
+		b = AppendKey(b, "endTime")
+		b = AppendTime(b, sg.EndTime)
+		b = AppendKey(b, "staffMemberId")
+		b = AppendNullUUID(b, sg.StaffMemberID)
+		b = AppendKey(b, "label")
+		b = AppendNullString(b, sg.Label)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// AppendError appends the api-v1 §7.1 body of e.
+func AppendError(b []byte, e *problem.Error) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "error")
+	b = AppendString(b, e.Message)
+	b = AppendKey(b, "code")
+	b = AppendString(b, string(e.Code))
+	if e.Code == problem.Validation || len(e.Fields) > 0 {
+		b = AppendKey(b, "fields")
+		b = appendFields(b, e.Fields)
+	}
+	if e.Scope != "" {
+		b = AppendKey(b, "scope")
+		b = AppendString(b, e.Scope)
+	}
+	if e.RequiredPlan != "" {
+		b = AppendKey(b, "requiredPlan")
+		b = AppendString(b, e.RequiredPlan)
+	}
+	return append(b, '}')
+}
+
+func appendFields(b []byte, fs []problem.Field) []byte {
+	b = append(b, '[')
+	for i, f := range fs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		b = AppendKey(b, "path")
+		b = AppendString(b, f.Path)
+		b = AppendKey(b, "reason")
+		b = AppendString(b, string(f.Reason))
+		b = AppendKey(b, "message")
+		b = AppendString(b, f.Message)
+		if f.Limit != nil {
+			b = AppendKey(b, "limit")
+			b = strconv.AppendInt(b, *f.Limit, 10)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
