@@ -36,7 +36,7 @@ func build(items ...Item) Tree {
 	return t
 }
 
-func items(t Tree) []Item {
+func listItems(t Tree) []Item {
 	var out []Item
 	t.All(func(it Item) bool {
 		out = append(out, it)
@@ -45,7 +45,7 @@ func items(t Tree) []Item {
 	return out
 }
 
-func overlapping(t Tree, s Span) []Item {
+func listOverlapping(t Tree, s Span) []Item {
 	var out []Item
 	t.Overlapping(s, func(it Item) bool {
 		out = append(out, it)
@@ -54,7 +54,7 @@ func overlapping(t Tree, s Span) []Item {
 	return out
 }
 
-func free(t Tree, w Span) []Span {
+func listFree(t Tree, w Span) []Span {
 	var out []Span
 	t.Free(w, func(s Span) bool {
 		out = append(out, s)
@@ -109,6 +109,9 @@ func modelOrder(a, b Item) int {
 }
 
 func (m *model) sorted() []Item {
+	if len(m.items) == 0 {
+		return nil
+	}
 	out := slices.Clone(m.items)
 	slices.SortFunc(out, modelOrder)
 	return out
@@ -202,9 +205,9 @@ func (h *harness) apply(o op) {
 		require.Equal(h.t, h.model.overlapsExcept(o.span, o.owner), h.tree.OverlapsExcept(o.span, o.owner),
 			"OverlapsExcept(%v, %v)", o.span, o.owner)
 	case opOverlapping:
-		require.Equal(h.t, h.model.overlapping(o.span), overlapping(h.tree, o.span), "Overlapping(%v)", o.span)
+		require.Equal(h.t, h.model.overlapping(o.span), listOverlapping(h.tree, o.span), "Overlapping(%v)", o.span)
 	case opFree:
-		require.Equal(h.t, h.model.free(o.span), free(h.tree, o.span), "Free(%v)", o.span)
+		require.Equal(h.t, h.model.free(o.span), listFree(h.tree, o.span), "Free(%v)", o.span)
 	}
 }
 
@@ -212,7 +215,7 @@ func (h *harness) verify() {
 	h.t.Helper()
 	require.NoError(h.t, h.tree.Check())
 	require.Equal(h.t, len(h.model.items), h.tree.Len())
-	require.Equal(h.t, h.model.sorted(), items(h.tree))
+	require.Equal(h.t, h.model.sorted(), listItems(h.tree))
 }
 
 // decodeOps reads four bytes per op. The value ranges are small on purpose,

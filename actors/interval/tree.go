@@ -123,7 +123,8 @@ func overlapsExcept(n *node, s Span, owner uuid.UUID) bool {
 }
 
 // Overlapping calls fn for each item overlapping s, in (Start, Owner, Seg)
-// order, until fn returns false.
+// order, until fn returns false. It costs O(log n + k) for k items reported
+// while the items are disjoint (see the package documentation).
 func (t Tree) Overlapping(s Span, fn func(Item) bool) {
 	if s.Empty() {
 		return
@@ -152,7 +153,7 @@ func overlapping(n *node, s Span, fn func(Item) bool) bool {
 // Free calls fn, in order, for each maximal sub-span of window that no item
 // covers, until fn returns false. The spans reported are never empty; an
 // empty window reports nothing and a window over an empty tree reports
-// itself.
+// itself. Like Overlapping, it costs O(log n + k) while items are disjoint.
 func (t Tree) Free(window Span, fn func(Span) bool) {
 	if window.Empty() {
 		return
