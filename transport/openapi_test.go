@@ -165,6 +165,18 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 				require.Contains(t, []int{403, 404}, ctx.Response.StatusCode(), "%s %s: %v", m, uri, body)
 				continue
 			}
+			if req := requiredQuery(doc, p, m); len(req) > 0 {
+				// Called without its required parameters, an operation
+				// names exactly those.
+				require.Equal(t, 400, ctx.Response.StatusCode(), "%s %s: %v", m, uri, body)
+				var named []string
+				for _, f := range asSlice(body["fields"]) {
+					named = append(named, f.(map[string]any)["path"].(string))
+				}
+				sort.Strings(named)
+				require.Equal(t, req, named, "%s %s", m, p)
+				continue
+			}
 			require.Equal(t, 200, ctx.Response.StatusCode(), "%s %s: %v", m, uri, body)
 			checkShape(t, doc, okSchema(t, doc, p, m), body, m+" "+p)
 		}
@@ -203,6 +215,21 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 			t.Fatalf("%s %s is served (%d %v) but not in docs/openapi.json", c.method, c.path, ctx.Response.StatusCode(), code)
 		}
 	}
+}
+
+// requiredQuery returns the sorted names of the required query parameters
+// of method path.
+func requiredQuery(doc map[string]any, path, method string) []string {
+	op := doc["paths"].(map[string]any)[path].(map[string]any)[strings.ToLower(method)].(map[string]any)
+	var out []string
+	for _, p := range asSlice(op["parameters"]) {
+		pm := p.(map[string]any)
+		if pm["in"] == "query" && pm["required"] == true {
+			out = append(out, pm["name"].(string))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // okSchema returns the schema of the 200 JSON response of method path.

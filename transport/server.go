@@ -76,6 +76,9 @@ func (s *Server) Public() fasthttp.RequestHandler {
 	get("/api/v1/staff", route{scope: "staff:read", fn: s.listStaff})
 	get("/api/v1/staff/{id}", route{scope: "staff:read", fn: s.getStaff})
 	get("/api/v1/customers/{id}", route{scope: "customers:read", module: catalog.ModCustomers, fn: s.getCustomer})
+	get("/api/v1/appointments", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.listAppointments})
+	get("/api/v1/appointments/{id}", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.getAppointment})
+	get("/api/v1/availability/slots", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.availability})
 	return s.observe(r.Handler)
 }
 

@@ -46,7 +46,10 @@ func DecidePut(s *State, spec *catalog.Spec, now time.Time) (*record.Record, err
 		return nil, err
 	}
 	c.Customers = added
-	if !changed && len(added) == 0 {
+	if c.Appointments, err = worldAppointments(s, spec, c, now); err != nil {
+		return nil, err
+	}
+	if !changed && len(added) == 0 && len(c.Appointments) == 0 {
 		return nil, nil
 	}
 	return &record.Record{Kind: record.KindCatalog, Catalog: c}, nil

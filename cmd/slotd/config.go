@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/clock"
 )
 
 // config is the operator interface of `slotd serve` (decisions §1). Every
@@ -27,6 +28,9 @@ type config struct {
 	WebhooksAllowInsecure bool
 	WebhookRetryScale     float64
 	DisableModules        moduleList
+
+	// clock is the server's clock: the real one, or a fake in tests.
+	clock clock.Clock
 }
 
 // moduleList is the repeatable --disable-module flag.
@@ -80,7 +84,7 @@ var errUsage = errors.New("usage")
 
 // parseConfig reads the environment, then args.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (*config, error) {
-	c := &config{}
+	c := &config{clock: clock.Real{}}
 	fs := newFlagSet(c, out)
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {

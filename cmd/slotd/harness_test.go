@@ -11,8 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/stretchr/testify/require"
 )
+
+// testClock is the clock of in-process test servers: a fixed day well before
+// the dates in testdata/world.json, so tests do not depend on today.
+var testClock = clock.NewFake(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
 
 // server is a real slotd started in-process on loopback ports.
 type server struct {
@@ -55,6 +60,7 @@ func start(t *testing.T, data string, args ...string) *server {
 	all := append([]string{"--data", data, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--admin-token", testAdminToken}, args...)
 	c, err := parseConfig(all, func(string) string { return "" }, io.Discard)
 	require.NoError(t, err)
+	c.clock = testClock
 	return startConfig(t, c)
 }
 

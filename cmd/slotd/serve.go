@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/world"
 	"github.com/slotd/slotd/storage"
@@ -43,7 +42,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if err != nil {
 		return err
 	}
-	dir, err := directory.Open(directory.Config{Store: store, Clock: clock.Real{}, Log: log})
+	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log})
 	if err != nil {
 		return err
 	}
@@ -52,7 +51,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		return err
 	}
 	srv := transport.New(transport.Config{
-		Dir: dir, Store: store, Clock: clock.Real{}, Cursors: cursor.New(secret), Log: log,
+		Dir: dir, Store: store, Clock: c.clock, Cursors: cursor.New(secret), Log: log,
 		AdminToken: c.AdminToken, Disabled: disabled(c.DisableModules),
 	})
 	return listen(ctx, c, srv, log, stdout, ready)

@@ -1,0 +1,180 @@
+package tenant
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/actors/world"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// Appointment materializes a booking of svc at start for staff (nil: none)
+// as the business's calendar would: the service's footprint, the price
+// snapshot by the pricing rules, the business's currency. Segment ids are
+// derived from the appointment id, so materializing twice gives the same
+// appointment.
+func Appointment(id uuid.UUID, biz *catalog.Business, loc *time.Location, svc *catalog.Service, staff *catalog.Staff, start time.Time, now time.Time) catalog.Appointment {
+	pieces := calendar.Footprint(svc, start)
+	base, total, deposit := calendar.Price(svc, loc, start)
+	a := catalog.Appointment{
+		ID: id, Status: catalog.Confirmed, StartTime: start.UTC(),
+		EndTime:  start.UTC().Add(time.Duration(svc.DurationMinutes) * time.Minute),
+		Service:  catalog.ServiceRef{ID: svc.ID, Name: svc.Name, DurationMinutes: svc.DurationMinutes, PriceCents: svc.PriceCents},
+		Currency: biz.Currency, BasePriceCents: &base, TotalPriceCents: &total, DepositCents: deposit,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	var staffID *uuid.UUID
+	if staff != nil {
+		a.Staff = &catalog.StaffRef{ID: staff.ID, Name: staff.Name}
+		sid := staff.ID
+		staffID = &sid
+	}
+	a.Segments = make([]catalog.Segment, len(pieces))
+	for i, p := range pieces {
+		a.Segments[i] = catalog.Segment{
+			ID: uuid.NewSHA1(id, []byte{byte(i)}), Position: p.Position, Kind: p.Kind,
+			StartTime: time.UnixMilli(p.Span.Start).UTC(), EndTime: time.UnixMilli(p.Span.End).UTC(),
+			StaffMemberID: staffID, Label: p.Label,
+		}
+	}
+	return a
+}
+
+// worldAppointments materializes the spec's appointments and recurring
+// occurrences whose ids are new, refusing any that would make a staff
+// member's active segments overlap.
+func worldAppointments(s *State, spec *catalog.Spec, c *record.Catalog, now time.Time) ([]catalog.Appointment, error) {
+	loc, err := time.LoadLocation(c.Business.Timezone)
+	if err != nil {
+		return nil, err
+	}
+	m := materializer{spec: spec, c: c, loc: loc, now: now}
+	if s != nil {
+		m.known, m.index = s.Appointment, s.index
+	}
+	for i := range spec.Appointments {
+		if err := m.add(&spec.Appointments[i], "appointments."+strconv.Itoa(i)); err != nil {
+			return nil, err
+		}
+	}
+	for i := range spec.Series {
+		if err := m.series(&spec.Series[i], "recurringSeries."+strconv.Itoa(i)); err != nil {
+			return nil, err
+		}
+	}
+	return m.out, nil
+}
+
+type materializer struct {
+	spec  *catalog.Spec
+	c     *record.Catalog
+	loc   *time.Location
+	now   time.Time
+	known func(uuid.UUID) *catalog.Appointment
+	index interval.Index
+	out   []catalog.Appointment
+}
+
+func (m *materializer) add(wa *catalog.WorldAppointment, path string) error {
+	if m.known != nil && m.known(wa.ID) != nil {
+		return nil
+	}
+	svc := findService(m.c.Services, wa.ServiceID)
+	var staff *catalog.Staff
+	if wa.StaffMemberID != nil {
+		staff = findStaff(m.c.Staff, *wa.StaffMemberID)
+	}
+	a := Appointment(wa.ID, &m.c.Business, m.loc, svc, staff, wa.StartTime, m.now)
+	a.Status = catalog.Status(wa.Status)
+	a.CustomerID, a.Notes = wa.CustomerID, wa.Notes
+	a.RecurringSeriesID, a.IsRecurringOccurrence = wa.RecurringSeriesID, wa.IsRecurringOccurrence
+	if sid, items := Items(&a); len(items) > 0 {
+		spans := make([]interval.Span, len(items))
+		for i, it := range items {
+			spans[i] = it.Span
+		}
+		if !m.index.Fits(sid, spans, uuid.Nil) {
+			return problem.FieldError(path+".startTime", problem.Invalid,
+				"The appointment overlaps another appointment of the same staff member.")
+		}
+		m.index = m.index.Add(sid, items...)
+	}
+	m.out = append(m.out, a)
+	return nil
+}
+
+// series materializes a recurring series: COUNT rules whole, UNTIL rules up
+// to maxAdvanceDays ahead. Occurrences keep the local wall-clock time of the
+// first start across DST changes.
+func (m *materializer) series(sr *catalog.Series, path string) error {
+	rule, err := world.ParseRule(sr.Rule)
+	if err != nil {
+		return problem.FieldError(path+".rule", problem.InvalidFormat, "The recurrence rule is not supported.")
+	}
+	horizon := m.now.Add(time.Duration(m.c.Business.Rules.MaxAdvanceDays) * 24 * time.Hour)
+	first := sr.FirstStart.In(m.loc)
+	for k, n := 0, 0; ; k++ {
+		if rule.Count > 0 && n >= rule.Count || k > 10000 {
+			return nil
+		}
+		at, ok := occurrence(first, rule, k)
+		if !ok {
+			continue
+		}
+		if rule.Count == 0 && (at.After(rule.Until) || at.After(horizon)) {
+			return nil
+		}
+		n++
+		id := uuid.NewSHA1(sr.ID, []byte(strconv.Itoa(k)))
+		sid := sr.ID
+		wa := catalog.WorldAppointment{ID: id, CustomerID: sr.CustomerID, ServiceID: sr.ServiceID, StaffMemberID: sr.StaffMemberID,
+			StartTime: at.UTC(), Status: string(catalog.Confirmed), RecurringSeriesID: &sid, IsRecurringOccurrence: true}
+		if err := m.add(&wa, path); err != nil {
+			return err
+		}
+	}
+}
+
+// occurrence returns the k-th period's start, false when that date does not
+// exist (the 31st in a shorter month), as RFC 5545 skips it.
+func occurrence(first time.Time, r world.Rule, k int) (time.Time, bool) {
+	y, mo, d := first.Date()
+	h, mi, sec := first.Clock()
+	step := k * r.Interval
+	switch r.Freq {
+	case world.Daily:
+		d += step
+	case world.Weekly:
+		d += 7 * step
+	case world.Monthly:
+		mo += time.Month(step)
+	}
+	t := time.Date(y, mo, d, h, mi, sec, 0, first.Location())
+	if r.Freq == world.Monthly && t.Day() != first.Day() {
+		return t, false
+	}
+	return t, true
+}
+
+func findService(xs []catalog.Service, id uuid.UUID) *catalog.Service {
+	for i := range xs {
+		if xs[i].ID == id {
+			return &xs[i]
+		}
+	}
+	return nil
+}
+
+func findStaff(xs []catalog.Staff, id uuid.UUID) *catalog.Staff {
+	for i := range xs {
+		if xs[i].ID == id {
+			return &xs[i]
+		}
+	}
+	return nil
+}
