@@ -15,9 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// testClock is the clock of in-process test servers: a fixed day well before
-// the dates in testdata/world.json, so tests do not depend on today.
-var testClock = clock.NewFake(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
+// testEpoch is where the clock of an in-process test server starts: a fixed
+// day well before the dates in testdata/world.json, so tests do not depend
+// on today.
+var testEpoch = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 
 // server is a real slotd started in-process on loopback ports.
 type server struct {
@@ -28,6 +29,7 @@ type server struct {
 	cancel context.CancelFunc
 	done   chan error
 	stdout *syncBuffer
+	clock  *clock.Fake // the server's clock; tests advance it by hand
 }
 
 // syncBuffer is a bytes.Buffer safe for the server and the test to share.
@@ -60,7 +62,6 @@ func start(t *testing.T, data string, args ...string) *server {
 	all := append([]string{"--data", data, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--admin-token", testAdminToken}, args...)
 	c, err := parseConfig(all, func(string) string { return "" }, io.Discard)
 	require.NoError(t, err)
-	c.clock = testClock
 	return startConfig(t, c)
 }
 
@@ -180,7 +181,9 @@ func startWorld(t *testing.T, args ...string) *server {
 func startConfig(t *testing.T, c *config) *server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &server{t: t, data: c.Data, cancel: cancel, done: make(chan error, 1), stdout: &syncBuffer{}}
+	fake := clock.NewFake(testEpoch)
+	c.clock = fake
+	s := &server{t: t, data: c.Data, cancel: cancel, done: make(chan error, 1), stdout: &syncBuffer{}, clock: fake}
 	ready := make(chan addrs, 1)
 	go func() { s.done <- serve(ctx, c, s.stdout, io.Discard, func(a addrs) { ready <- a }) }()
 	select {

@@ -74,6 +74,7 @@ func TestWorldReloadChangesOnlyWhatChanged(t *testing.T) {
 	}
 	require.Equal(t, before, s.get("/api/v1/services/"+haircutID, keyFull).Body)
 
+	s.clock.Advance(time.Minute)
 	changed := bytes.Replace(world, []byte(`"priceCents": 3500`), []byte(`"priceCents": 3700`), 1)
 	r = s.adminDo("POST", "/admin/v1/world", changed)
 	require.Equal(t, 200, r.Status, "%s", r.Raw)

@@ -1,0 +1,118 @@
+package calendar
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/interval"
+)
+
+// salon is the benchmark business: staff members working Monday to Saturday
+// 09:00-18:00 with a lunch break, all assigned one 30-minute service, and
+// appointments of 30 to 60 minutes spread over the next 20 days.
+type salon struct {
+	biz   catalog.Business
+	loc   *time.Location
+	now   time.Time
+	svc   catalog.Service
+	staff []catalog.Staff
+	index interval.Index
+}
+
+func newSalon(tb testing.TB, staff, appointments int) *salon {
+	loc, err := time.LoadLocation("Europe/Amsterdam")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := &salon{
+		biz: catalog.Business{Assignment: catalog.LeastBusy, Rules: catalog.DefaultRules()},
+		loc: loc,
+		now: time.Date(2026, 6, 1, 8, 0, 0, 0, loc), // a Monday
+		svc: catalog.Service{ID: uuid.NewSHA1(uuid.NameSpaceOID, []byte("cut")), Name: "cut", DurationMinutes: 30, IsActive: true},
+	}
+	day := []catalog.Span{{From: 9 * 60, To: 12*60 + 30}, {From: 13 * 60, To: 18 * 60}}
+	for i := range staff {
+		st := catalog.Staff{ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "staff", i)), Name: fmt.Sprint("staff", i),
+			IsActive: true, IsBookable: true, AssignedServiceIDs: []uuid.UUID{s.svc.ID}}
+		for d := time.Monday; d <= time.Saturday; d++ {
+			st.Hours[d] = day
+		}
+		s.staff = append(s.staff, st)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for placed, tries := 0, 0; placed < appointments && tries < 100*appointments; tries++ {
+		st := &s.staff[rng.IntN(staff)]
+		d := s.now.AddDate(0, 0, rng.IntN(20))
+		if d.Weekday() == time.Sunday {
+			continue
+		}
+		start := time.Date(d.Year(), d.Month(), d.Day(), 9, 15*rng.IntN(36), 0, 0, loc).UnixMilli()
+		span := interval.Span{Start: start, End: start + int64(30+5*rng.IntN(7))*msMinute}
+		if !s.index.Fits(st.ID, []interval.Span{span}, uuid.Nil) {
+			continue
+		}
+		owner := uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "appointment", placed))
+		s.index = s.index.Add(st.ID, interval.Item{Span: span, Owner: owner})
+		placed++
+	}
+	return s
+}
+
+func (s *salon) query(days int) *Query {
+	from := s.now
+	return &Query{Business: &s.biz, Loc: s.loc, Now: s.now, Service: &s.svc, Staff: s.staff, Index: s.index,
+		From: from, To: from.AddDate(0, 0, days)}
+}
+
+func BenchmarkSlots7Days(b *testing.B) {
+	s := newSalon(b, 20, 2000)
+	q := s.query(7)
+	out := Slots(q, nil)
+	b.ReportMetric(float64(len(out)), "slots")
+	b.ReportAllocs()
+	for b.Loop() {
+		out = Slots(q, out[:0])
+	}
+}
+
+func BenchmarkDecide(b *testing.B) {
+	s := newSalon(b, 20, 2000)
+	r := &Request{Business: &s.biz, Loc: s.loc, Now: s.now, Service: &s.svc, Staff: s.staff, Index: s.index,
+		Enforce: true, CustomerOnFile: true, Start: time.Date(2026, 6, 3, 15, 0, 0, 0, s.loc)}
+	if _, err := Decide(r); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Decide(r)
+	}
+}
+
+// TestSlotsAllocations holds Slots to its allocation budget of five: four
+// for its working state (the grid starts, the calendar days, one block of
+// scratch spans, the staff mask) and one for the staff lists of the answer,
+// whatever the window, the staff or the bookings, when out has room for the
+// answer. (More than 64 candidates, or more than 16 free stretches a day for
+// one staff member, would grow a buffer.)
+func TestSlotsAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	const budget = 5
+	for _, c := range []struct{ staff, appointments, days int }{{1, 50, 1}, {20, 2000, 7}, {20, 2000, 31}, {60, 3000, 7}} {
+		s := newSalon(t, c.staff, c.appointments)
+		q := s.query(c.days)
+		out := Slots(q, nil)
+		if len(out) == 0 {
+			t.Fatalf("%+v: no slots", c)
+		}
+		allocs := testing.AllocsPerRun(20, func() { out = Slots(q, out[:0]) })
+		if allocs > budget {
+			t.Errorf("%+v: Slots makes %v allocations, want at most %d", c, allocs, budget)
+		}
+	}
+}

@@ -1,0 +1,299 @@
+package calendar
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/actors/problem"
+)
+
+// Request is one booking to decide: a create, a PATCH that moves or changes
+// the service or staff member, or a reinstatement. The transport has already
+// validated it; the service exists and is not deleted, and Pinned, when set,
+// is a staff member of the business.
+type Request struct {
+	Business       *catalog.Business
+	Loc            *time.Location
+	Now            time.Time
+	Service        *catalog.Service
+	Start          time.Time
+	Staff          []catalog.Staff // every staff member of the business, in list order (createdAt, id)
+	Pinned         *uuid.UUID      // the staffMemberId the client gave
+	Enforce        bool            // enforceBookingRules
+	CustomerOnFile bool            // the customer was on file before this request
+	Index          interval.Index
+	Except         uuid.UUID // the appointment being moved or reinstated (uuid.Nil on create)
+	LastAssigned   uuid.UUID // staff member of the business's last auto-assigned booking, for round_robin
+}
+
+// Decision is an accepted booking: who does it, and its footprint.
+type Decision struct {
+	Staff  *catalog.Staff // points into Request.Staff
+	Pieces []Piece
+}
+
+// Decide accepts or refuses a booking, refusing with the first that applies
+// of (decisions §4): SERVICE_NOT_BOOKABLE, STAFF_NOT_BOOKABLE, then, when
+// Enforce, BOOKING_TOO_SOON, BOOKING_TOO_FAR_AHEAD, BOOKING_PERIOD_RESTRICTED,
+// BOOKING_REQUIRES_EXISTING_CUSTOMER and SLOT_NOT_OFFERED, then always
+// SLOT_TAKEN (pinned) or NO_STAFF_AVAILABLE (auto-assigned), and last, when
+// Enforce, BOOKING_SLOT_NOT_CONNECTED. Without Enforce working hours, the
+// grid and the gap rule are not looked at: any free eligible staff member
+// will do. An auto-assigned booking goes to the candidate the business's
+// assignment strategy picks.
+func Decide(r *Request) (*Decision, *problem.Error) {
+	if !r.Service.IsActive {
+		return nil, refuse(problem.ServiceNotBookable)
+	}
+	pinned := -1
+	if r.Pinned != nil {
+		pinned = staffIndex(r.Staff, *r.Pinned)
+		if pinned < 0 || !eligible(&r.Staff[pinned], r.Service) {
+			return nil, refuse(problem.StaffNotBookable)
+		}
+	}
+	var buf [8]rel
+	sh := shapeOf(r.Service, buf[:0])
+	var i int
+	var err *problem.Error
+	if r.Enforce {
+		if err = rules(r); err == nil {
+			i, err = enforced(r, sh, pinned)
+		}
+	} else {
+		i, err = loose(r, sh, pinned)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Decision{Staff: &r.Staff[i], Pieces: Footprint(r.Service, r.Start)}, nil
+}
+
+// rules applies the rules that depend on the start and the customer alone.
+func rules(r *Request) *problem.Error {
+	br := &r.Business.Rules
+	switch {
+	case r.Start.Before(r.Now.Add(minutes(br.MinNoticeMinutes))):
+		return refuse(problem.BookingTooSoon)
+	case !r.Start.Before(r.Now.Add(advance(br.MaxAdvanceDays))):
+		return refuse(problem.BookingTooFarAhead)
+	case restricted(br, r.Start):
+		return refuse(problem.BookingPeriodRestricted)
+	case br.RequireExistingCustomer && !r.CustomerOnFile:
+		return refuse(problem.BookingRequiresCustomer)
+	}
+	return nil
+}
+
+// enforced judges the start for the pinned staff member or for every
+// eligible one, and returns the one to book (an index into r.Staff).
+func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
+	start := r.Start.UnixMilli()
+	n, sec := dayNumber(start, r.Loc)
+	if !onGrid(r.Start, sec, r.Business.Rules.SlotIntervalMinutes) {
+		return 0, refuse(problem.SlotNotOffered)
+	}
+	minGap := gapOf(&r.Business.Rules)
+	pad := padOf(minGap)
+	var dbuf [16]day
+	first, last := dayRange(n, n, sh.long, pad)
+	ds := loadDays(dbuf[:0], r.Business, r.Loc, first, last)
+	w := ds.window(n, sh.long, pad)
+	var wbuf [32]interval.Span
+	var fbuf [64]interval.Span
+	var cbuf [64]int
+	work, free, fit := wbuf[:0], fbuf[:0], cbuf[:0]
+	working, unbooked := false, false
+	for i := range r.Staff {
+		st := &r.Staff[i]
+		if pinned >= 0 && i != pinned || pinned < 0 && !eligible(st, r.Service) {
+			continue
+		}
+		work = appendWorking(work[:0], st, &ds, r.Loc, w)
+		if !inside(work, sh.acts, start) {
+			continue
+		}
+		working = true
+		free = appendFree(free[:0], without(r.Index.Tree(st.ID), r.Except, w), work)
+		switch judge(free, w, sh.acts, start, minGap, 0) {
+		case fits:
+			unbooked, fit = true, append(fit, i)
+		case gapped:
+			unbooked = true
+		}
+	}
+	switch {
+	case !working:
+		return 0, refuse(problem.SlotNotOffered)
+	case !unbooked && pinned >= 0:
+		return 0, refuse(problem.SlotTaken)
+	case !unbooked:
+		return 0, refuse(problem.NoStaffAvailable)
+	case len(fit) == 0:
+		return 0, refuse(problem.BookingSlotNotConnected)
+	case pinned >= 0:
+		return pinned, nil
+	}
+	return assign(r, fit), nil
+}
+
+// loose is Decide without the booking rules: the pinned staff member, or
+// some eligible one, merely has to be free.
+func loose(r *Request, sh shape, pinned int) (int, *problem.Error) {
+	var sbuf [8]interval.Span
+	var cbuf [64]int
+	spans, free := sbuf[:0], cbuf[:0]
+	start := r.Start.UnixMilli()
+	for _, a := range sh.acts {
+		spans = append(spans, interval.Span{Start: start + a.off, End: start + a.end})
+	}
+	for i := range r.Staff {
+		st := &r.Staff[i]
+		if pinned >= 0 && i != pinned || pinned < 0 && !eligible(st, r.Service) {
+			continue
+		}
+		if r.Index.Fits(st.ID, spans, r.Except) {
+			free = append(free, i)
+		}
+	}
+	switch {
+	case len(free) == 0 && pinned >= 0:
+		return 0, refuse(problem.SlotTaken)
+	case len(free) == 0:
+		return 0, refuse(problem.NoStaffAvailable)
+	case pinned >= 0:
+		return pinned, nil
+	}
+	return assign(r, free), nil
+}
+
+// inside reports whether every active piece lies inside one working span.
+func inside(work []interval.Span, acts []rel, start int64) bool {
+	k := 0
+	for _, a := range acts {
+		s, e := start+a.off, start+a.end
+		for k < len(work) && work[k].End <= s {
+			k++
+		}
+		if k == len(work) || work[k].Start > s || work[k].End < e {
+			return false
+		}
+	}
+	return true
+}
+
+// assign picks one of the candidates (indices into r.Staff, in list order)
+// by the business's assignment strategy. An unknown strategy is least_busy,
+// the world file's default.
+func assign(r *Request, cands []int) int {
+	switch r.Business.Assignment {
+	case catalog.FirstAvailable:
+		return cands[0]
+	case catalog.RoundRobin:
+		last := -1
+		if r.LastAssigned != uuid.Nil {
+			last = staffIndex(r.Staff, r.LastAssigned)
+		}
+		for _, i := range cands {
+			if i > last {
+				return i
+			}
+		}
+		return cands[0]
+	}
+	return leastBusy(r, cands)
+}
+
+// leastBusy picks the candidate with the fewest minutes of active items on
+// the local day of the start (the appointment being moved not counted);
+// ties go to the earlier in list order.
+func leastBusy(r *Request, cands []int) int {
+	n, _ := dayNumber(r.Start.UnixMilli(), r.Loc)
+	var dbuf [2]day
+	ds := loadDays(dbuf[:0], r.Business, r.Loc, n, n+1)
+	d := interval.Span{Start: ds.get(n).mid, End: ds.get(n + 1).mid}
+	best, least := cands[0], int64(-1)
+	for _, i := range cands {
+		var sum int64
+		r.Index.Tree(r.Staff[i].ID).Overlapping(d, func(it interval.Item) bool {
+			if it.Owner != r.Except {
+				sum += min(it.End, d.End) - max(it.Start, d.Start)
+			}
+			return true
+		})
+		if least < 0 || sum < least {
+			best, least = i, sum
+		}
+	}
+	return best
+}
+
+// eligible reports whether st can be booked for svc at all.
+func eligible(st *catalog.Staff, svc *catalog.Service) bool {
+	return st.IsActive && st.IsBookable && st.Performs(svc.ID)
+}
+
+func staffIndex(staff []catalog.Staff, id uuid.UUID) int {
+	for i := range staff {
+		if staff[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// onGrid reports whether a start whose wall clock reads sec seconds after
+// local midnight is on the business's grid of start times: a whole number of
+// slotIntervalMinutes after local midnight, with no seconds.
+func onGrid(t time.Time, sec int64, interval int) bool {
+	return t.Nanosecond() == 0 && sec%(int64(gridStep(interval))*60) == 0
+}
+
+// gridStep is the grid interval in minutes; a non-positive setting means
+// every whole minute.
+func gridStep(interval int) int { return max(interval, 1) }
+
+// gapOf returns the gap rule's minimum in ms, 0 when the rule is off.
+func gapOf(br *catalog.BookingRules) int64 {
+	if !br.PreventGaps {
+		return 0
+	}
+	return max(int64(br.MinGapMinutes), 0) * msMinute
+}
+
+func restricted(br *catalog.BookingRules, t time.Time) bool {
+	for _, p := range br.RestrictedPeriods {
+		if !t.Before(p.From) && t.Before(p.To) {
+			return true
+		}
+	}
+	return false
+}
+
+func minutes(n int) time.Duration { return time.Duration(n) * time.Minute }
+
+// advance is maxAdvanceDays × 24 h, held short of overflowing time.Duration.
+func advance(days int) time.Duration {
+	const most = 100 * 365
+	return time.Duration(min(days, most)) * 24 * time.Hour
+}
+
+// refuse returns the refusal for code with its fixed sentence.
+func refuse(code problem.Code) *problem.Error {
+	return problem.New(code, sentences[code])
+}
+
+var sentences = map[problem.Code]string{
+	problem.ServiceNotBookable:      "The service cannot be booked.",
+	problem.StaffNotBookable:        "The staff member cannot be booked for this service.",
+	problem.BookingTooSoon:          "The start time is inside the notice period the business requires.",
+	problem.BookingTooFarAhead:      "The start time is further ahead than the business accepts bookings.",
+	problem.BookingPeriodRestricted: "The start time falls in a period closed to online bookings.",
+	problem.BookingRequiresCustomer: "Only customers already on file may book online.",
+	problem.SlotNotOffered:          "The business does not offer this start time.",
+	problem.SlotTaken:               "The requested time is already taken.",
+	problem.NoStaffAvailable:        "No staff member is available at the requested time.",
+	problem.BookingSlotNotConnected: "The start time would leave a gap in the day that cannot be booked.",
+}

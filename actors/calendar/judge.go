@@ -1,0 +1,106 @@
+package calendar
+
+import (
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/interval"
+)
+
+// verdict is how a start fares with one staff member who is eligible for the
+// service, once the rules that depend on the start alone have passed.
+type verdict uint8
+
+const (
+	busy   verdict = iota // an active piece is not inside one free stretch
+	gapped                // it fits, but leaves a stretch the gap rule refuses
+	fits                  // bookable
+)
+
+// appendFree appends to dst the free stretches of working time work (sorted,
+// merged, as appendWorking returns it): the maximal stretches of it that no
+// active item of t covers. One Free walk over the hull of work, cut by the
+// working spans, gives the same stretches as a walk per working span, at one
+// descent of the tree instead of one per span.
+func appendFree(dst []interval.Span, t interval.Tree, work []interval.Span) []interval.Span {
+	if len(work) == 0 {
+		return dst
+	}
+	i := 0
+	t.Free(interval.Span{Start: work[0].Start, End: work[len(work)-1].End}, func(f interval.Span) bool {
+		for i < len(work) && work[i].End <= f.Start {
+			i++
+		}
+		for j := i; j < len(work) && work[j].Start < f.End; j++ {
+			if s, e := max(f.Start, work[j].Start), min(f.End, work[j].End); s < e {
+				dst = append(dst, interval.Span{Start: s, End: e})
+			}
+		}
+		return true
+	})
+	return dst
+}
+
+// without returns t less the items of the appointment owner that overlap w:
+// an appointment being moved or reinstated does not stand in its own way.
+func without(t interval.Tree, owner uuid.UUID, w clip) interval.Tree {
+	if owner == uuid.Nil {
+		return t
+	}
+	var mine [8]interval.Item
+	own := mine[:0]
+	t.Overlapping(interval.Span{Start: w.lo, End: w.hi}, func(it interval.Item) bool {
+		if it.Owner == owner {
+			own = append(own, it)
+		}
+		return true
+	})
+	for _, it := range own {
+		t, _ = t.Remove(it)
+	}
+	return t
+}
+
+// judge decides a booking whose active pieces acts start at start, for a
+// staff member whose free stretches (cut to w, the window of start's local
+// day) are free. It is the single judgement behind both Decide and Slots.
+//
+// Every active piece must lie inside one free stretch, else busy. With the
+// gap rule on (minGap > 0), the free time left next to the booking is then
+// inspected: in each stretch the booking uses, the part before its first
+// piece there and the part after its last piece there are bounded on one side
+// by the booking and on the other by a busy item or a working-time edge; each
+// must be empty or at least minGap long, else gapped. Free time between two
+// of the booking's own pieces in one stretch (the service's processing gap)
+// is not judged.
+//
+// k is a hint: the index of a stretch at or before the one holding the first
+// piece. It only saves work; any valid hint gives the same verdict.
+func judge(free []interval.Span, w clip, acts []rel, start, minGap int64, k int) verdict {
+	cur, prevEnd, bad := -1, int64(0), false
+	for _, a := range acts {
+		s, e := start+a.off, start+a.end
+		for k < len(free) && free[k].End <= s {
+			k++
+		}
+		if k == len(free) || free[k].Start > s || free[k].End < e {
+			return busy
+		}
+		if k != cur {
+			if cur >= 0 {
+				bad = bad || short(min(free[cur].End, w.hi)-prevEnd, minGap)
+			}
+			bad = bad || short(s-max(free[k].Start, w.lo), minGap)
+			cur = k
+		}
+		prevEnd = e
+	}
+	if cur >= 0 {
+		bad = bad || short(min(free[cur].End, w.hi)-prevEnd, minGap)
+	}
+	if bad {
+		return gapped
+	}
+	return fits
+}
+
+// short reports whether the gap rule refuses a free stretch of length n.
+func short(n, minGap int64) bool { return n > 0 && n < minGap }

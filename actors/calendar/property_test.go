@@ -1,0 +1,470 @@
+package calendar
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/actors/problem"
+)
+
+// TestSlotsMatchDecide checks, on a few hundred random businesses, the promise
+// availability makes: a start is offered listing staff member X exactly when
+// Decide (rules enforced, customer on file) accepts it with X pinned, and is
+// offered at all exactly when Decide accepts it with nobody pinned. Each
+// decision is also checked against an oracle written from the definitions
+// alone (Working, Index.Fits and a minute-by-minute scan for the gap rule),
+// so the two callers cannot agree on a wrong answer.
+func TestSlotsMatchDecide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20260329, 1))
+	businesses := 600
+	if testing.Short() || raceEnabled {
+		businesses = 250
+	}
+	for i := range businesses {
+		w := randomWorld(rng)
+		if !t.Run(fmt.Sprint(i), func(t *testing.T) { w.check(t, rng) }) {
+			t.Logf("world: %s", w)
+			return
+		}
+	}
+}
+
+// world is one random business with its calendar and the window asked about.
+type world struct {
+	biz      catalog.Business
+	loc      *time.Location
+	now      time.Time
+	svc      *catalog.Service
+	staff    []catalog.Staff
+	index    interval.Index
+	bookings []booking
+	from, to time.Time
+}
+
+type booking struct {
+	staff uuid.UUID
+	owner uuid.UUID
+	items []interval.Item
+}
+
+func (w *world) String() string {
+	return fmt.Sprintf("tz=%s rules=%+v assignment=%s now=%s from=%s to=%s service=%+v staff=%+v",
+		w.loc, w.biz.Rules, w.biz.Assignment, w.now, w.from, w.to, *w.svc, w.staff)
+}
+
+var zones = []string{"Europe/Amsterdam", "UTC", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu",
+	"Australia/Lord_Howe", "America/Santiago", "Pacific/Chatham"}
+
+// Dates near the 2026 transitions of those zones, and two ordinary ones.
+var baseDates = []string{"2026-03-29", "2026-10-25", "2026-03-08", "2026-11-01", "2026-04-05",
+	"2026-10-04", "2026-09-06", "2026-09-27", "2026-06-17", "2026-01-14"}
+
+func randomWorld(rng *rand.Rand) *world {
+	w := &world{}
+	w.loc, _ = time.LoadLocation(zones[rng.IntN(len(zones))])
+	base, _ := time.ParseInLocation(time.DateOnly, baseDates[rng.IntN(len(baseDates))], w.loc)
+	base = base.Add(time.Duration(rng.IntN(48)-24) * time.Hour)
+	w.biz = catalog.Business{
+		Assignment: []catalog.Assignment{catalog.FirstAvailable, catalog.LeastBusy, catalog.RoundRobin}[rng.IntN(3)],
+		Rules: catalog.BookingRules{
+			SlotIntervalMinutes:     []int{1, 5, 10, 15, 20, 25, 30, 45, 60, 90, 0}[rng.IntN(11)],
+			MinNoticeMinutes:        rng.IntN(4) * rng.IntN(300),
+			MaxAdvanceDays:          1 + rng.IntN(6),
+			RequireExistingCustomer: rng.IntN(4) == 0,
+			PreventGaps:             rng.IntN(2) == 0,
+			MinGapMinutes:           []int{0, 10, 15, 30, 45, 60}[rng.IntN(6)],
+		},
+	}
+	for range rng.IntN(3) {
+		from := base.Add(time.Duration(rng.IntN(72*60)-24*60) * time.Minute)
+		w.biz.Rules.RestrictedPeriods = append(w.biz.Rules.RestrictedPeriods,
+			catalog.Period{From: from, To: from.Add(time.Duration(rng.IntN(6*60)) * time.Minute)})
+	}
+	for range rng.IntN(2) {
+		w.biz.ClosedDates = append(w.biz.ClosedDates, catalog.DateOf(base.AddDate(0, 0, rng.IntN(4)-1)))
+	}
+	w.svc = randomService(rng, "s")
+	w.svc.IsActive = rng.IntN(20) != 0
+	others := []*catalog.Service{w.svc, randomService(rng, "o1"), randomService(rng, "o2")}
+	for i := range 1 + rng.IntN(5) {
+		w.staff = append(w.staff, randomStaff(rng, i, base, w.svc.ID))
+	}
+	for i := range rng.IntN(80) {
+		st := &w.staff[rng.IntN(len(w.staff))]
+		start := base.Add(time.Duration(rng.IntN(96*60)-36*60) * time.Minute).Truncate(time.Minute)
+		if rng.IntN(3) > 0 {
+			start = start.Truncate(5 * time.Minute)
+		}
+		b := booking{staff: st.ID, owner: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "booking", i))}
+		var spans []interval.Span
+		for _, p := range Footprint(others[rng.IntN(len(others))], start) {
+			if p.Kind == catalog.Active && !p.Span.Empty() {
+				b.items = append(b.items, interval.Item{Span: p.Span, Owner: b.owner, Seg: p.Position})
+				spans = append(spans, p.Span)
+			}
+		}
+		if len(b.items) > 0 && w.index.Fits(st.ID, spans, uuid.Nil) {
+			w.index = w.index.Add(st.ID, b.items...)
+			w.bookings = append(w.bookings, b)
+		}
+	}
+	w.now = base.Add(-time.Duration(rng.IntN(36*60)) * time.Minute)
+	if rng.IntN(4) == 0 {
+		w.now = w.now.Add(time.Duration(rng.IntN(60_000)) * time.Millisecond)
+	}
+	// At most about 120 grid starts, so that every start can be decided.
+	step := time.Duration(gridStep(w.biz.Rules.SlotIntervalMinutes)) * time.Minute
+	w.from = base.Add(time.Duration(rng.IntN(24*60)-12*60) * time.Minute)
+	if rng.IntN(3) == 0 {
+		w.from = w.from.Add(time.Duration(rng.IntN(60_000)) * time.Millisecond)
+	}
+	w.to = w.from.Add(min(time.Duration(rng.IntN(72*60))*time.Minute, 120*step))
+	return w
+}
+
+func randomService(rng *rand.Rand, name string) *catalog.Service {
+	svc := &catalog.Service{ID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(name)), IsActive: true, PriceCents: 1000}
+	if rng.IntN(2) == 0 {
+		svc.DurationMinutes = 5 * (1 + rng.IntN(24))
+		return svc
+	}
+	for i := range 1 + rng.IntN(4) {
+		kind := catalog.Active
+		if i%2 == 1 && rng.IntN(4) > 0 {
+			kind = catalog.Gap
+		}
+		d := 5 * rng.IntN(13)
+		svc.Segments = append(svc.Segments, catalog.SegmentTemplate{Kind: kind, DurationMinutes: d})
+		svc.DurationMinutes += d
+	}
+	return svc
+}
+
+func randomStaff(rng *rand.Rand, i int, base time.Time, svc uuid.UUID) catalog.Staff {
+	st := catalog.Staff{ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "staff", i)), Name: fmt.Sprint("staff", i),
+		IsActive: rng.IntN(10) > 0, IsBookable: rng.IntN(10) > 0}
+	if rng.IntN(5) > 0 {
+		st.AssignedServiceIDs = []uuid.UUID{uuid.New(), svc}
+	}
+	for d := range 7 {
+		st.Hours[d] = randomHours(rng)
+	}
+	for range rng.IntN(3) {
+		st.Exceptions = append(st.Exceptions, catalog.Exception{Date: catalog.DateOf(base.AddDate(0, 0, rng.IntN(5)-2)), Hours: randomHours(rng)})
+	}
+	return st
+}
+
+// randomHours makes 0 to 3 spans, now and then unsorted, overlapping,
+// touching midnight or lying in a time a DST change skips.
+func randomHours(rng *rand.Rand) []catalog.Span {
+	var out []catalog.Span
+	for range rng.IntN(4) {
+		unit := []int{60, 30, 5, 1}[rng.IntN(4)]
+		a := unit * rng.IntN(24*60/unit)
+		b := min(a+unit*(1+rng.IntN(12*60/unit)), 24*60)
+		switch rng.IntN(8) {
+		case 0:
+			a = 0
+		case 1:
+			b = 24 * 60
+		}
+		out = append(out, catalog.Span{From: catalog.Clock(a), To: catalog.Clock(b)})
+	}
+	return out
+}
+
+// check compares Slots with Decide, and Decide with the oracle, at every grid
+// start in the window (found independently of the package, minute by minute
+// from the wall clock), and at a few starts off the grid.
+func (w *world) check(t *testing.T, rng *rand.Rand) {
+	q := &Query{Business: &w.biz, Loc: w.loc, Now: w.now, Service: w.svc, Staff: w.staff, Index: w.index, From: w.from, To: w.to}
+	slots := Slots(q, nil)
+	offered := map[int64][]uuid.UUID{}
+	for i, s := range slots {
+		if i > 0 && !slots[i-1].Start.Before(s.Start) {
+			t.Fatalf("slots out of order at %s", s.Start)
+		}
+		if !w.onGrid(s.Start) || s.Start.Before(w.from) || s.Start.After(w.to) {
+			t.Fatalf("slot %s is off the grid or outside the window", s.Start)
+		}
+		if s.End.Sub(s.Start) != time.Duration(w.svc.DurationMinutes)*time.Minute {
+			t.Fatalf("slot %s ends at %s", s.Start, s.End)
+		}
+		offered[s.Start.UnixMilli()] = s.Staff
+	}
+	last := uuid.Nil
+	if rng.IntN(3) > 0 {
+		last = w.staff[rng.IntN(len(w.staff))].ID
+	}
+	seen := 0
+	for m := ceilMs(w.from.Truncate(time.Minute)); m <= w.to.UnixMilli(); m += msMinute {
+		start := time.UnixMilli(m).UTC()
+		if start.Before(w.from) {
+			continue
+		}
+		grid := w.onGrid(start)
+		if !grid && rng.IntN(50) > 0 {
+			continue
+		}
+		seen++
+		var want []uuid.UUID
+		for i := range w.staff {
+			r := w.request(start, &w.staff[i].ID, last)
+			d, err := Decide(r)
+			if code := w.oracle(r); codeOf(err) != code {
+				t.Fatalf("%s pinned %s: Decide says %s, the oracle %s", start, w.staff[i].Name, codeOf(err), code)
+			}
+			if err == nil {
+				want = append(want, w.staff[i].ID)
+				if d.Staff.ID != w.staff[i].ID {
+					t.Fatalf("%s pinned %s: assigned to %s", start, w.staff[i].Name, d.Staff.Name)
+				}
+			}
+		}
+		if got := offered[m]; !slices.Equal(got, want) {
+			t.Fatalf("%s: Slots offers %v, Decide accepts %v", start, got, want)
+		}
+		r := w.request(start, nil, last)
+		d, err := Decide(r)
+		code, pick := w.oracleAuto(r)
+		if codeOf(err) != code || err == nil && d.Staff.ID != pick {
+			t.Fatalf("%s auto: Decide says %s %v, the oracle %s %v", start, codeOf(err), d, code, pick)
+		}
+		if (err == nil) != (len(want) > 0) {
+			t.Fatalf("%s auto: Decide says %s while pinned decisions accept %v", start, codeOf(err), want)
+		}
+		w.checkLoose(t, start, rng)
+	}
+	if seen == 0 && len(slots) > 0 {
+		t.Fatalf("no grid start found but %d slots", len(slots))
+	}
+}
+
+// checkLoose checks Decide without the booking rules, and moving a booking,
+// against the oracle.
+func (w *world) checkLoose(t *testing.T, start time.Time, rng *rand.Rand) {
+	i := rng.IntN(len(w.staff))
+	r := w.request(start, &w.staff[i].ID, uuid.Nil)
+	if rng.IntN(2) == 0 {
+		r.Pinned = nil
+	}
+	r.Enforce = rng.IntN(2) == 0
+	if len(w.bookings) > 0 && rng.IntN(2) == 0 {
+		b := w.bookings[rng.IntN(len(w.bookings))]
+		r.Except = b.owner
+	}
+	_, err := Decide(r)
+	var want problem.Code
+	if r.Pinned != nil {
+		want = w.oracle(r)
+	} else {
+		want, _ = w.oracleAuto(r)
+	}
+	if codeOf(err) != want {
+		t.Fatalf("%s enforce=%v pinned=%v except=%v: Decide says %s, the oracle %s", start, r.Enforce, r.Pinned != nil, r.Except, codeOf(err), want)
+	}
+}
+
+func (w *world) request(start time.Time, pinned *uuid.UUID, last uuid.UUID) *Request {
+	return &Request{Business: &w.biz, Loc: w.loc, Now: w.now, Service: w.svc, Start: start, Staff: w.staff,
+		Pinned: pinned, Enforce: true, CustomerOnFile: true, Index: w.index, LastAssigned: last}
+}
+
+func codeOf(err *problem.Error) problem.Code {
+	if err == nil {
+		return "ok"
+	}
+	return err.Code
+}
+
+// onGrid is the grid read off the wall clock.
+func (w *world) onGrid(t time.Time) bool {
+	l := t.In(w.loc)
+	return l.Second() == 0 && l.Nanosecond() == 0 && (l.Hour()*60+l.Minute())%gridStep(w.biz.Rules.SlotIntervalMinutes) == 0
+}
+
+// The oracle: the refusal of decisions §4 computed straight from the
+// definitions, for a pinned staff member.
+func (w *world) oracle(r *Request) problem.Code {
+	if !w.svc.IsActive {
+		return problem.ServiceNotBookable
+	}
+	st := &w.staff[slices.IndexFunc(w.staff, func(s catalog.Staff) bool { return s.ID == *r.Pinned })]
+	if !eligible(st, w.svc) {
+		return problem.StaffNotBookable
+	}
+	if r.Enforce {
+		if code := w.startRules(r.Start); code != "" {
+			return code
+		}
+		if !w.works(st, r.Start) {
+			return problem.SlotNotOffered
+		}
+	}
+	if !w.index.Fits(st.ID, actives(w.svc, r.Start), r.Except) {
+		return problem.SlotTaken
+	}
+	if r.Enforce && !w.gapOK(st, r.Start, r.Except) {
+		return problem.BookingSlotNotConnected
+	}
+	return "ok"
+}
+
+// oracleAuto is the oracle for a booking with nobody pinned, and the staff
+// member the strategy should pick.
+func (w *world) oracleAuto(r *Request) (problem.Code, uuid.UUID) {
+	if !w.svc.IsActive {
+		return problem.ServiceNotBookable, uuid.Nil
+	}
+	if r.Enforce {
+		if code := w.startRules(r.Start); code != "" {
+			return code, uuid.Nil
+		}
+	}
+	var working, free, fine []int
+	for i := range w.staff {
+		st := &w.staff[i]
+		if !eligible(st, w.svc) || r.Enforce && !w.works(st, r.Start) {
+			continue
+		}
+		working = append(working, i)
+		if !w.index.Fits(st.ID, actives(w.svc, r.Start), r.Except) {
+			continue
+		}
+		free = append(free, i)
+		if !r.Enforce || w.gapOK(st, r.Start, r.Except) {
+			fine = append(fine, i)
+		}
+	}
+	switch {
+	case len(working) == 0 && r.Enforce:
+		return problem.SlotNotOffered, uuid.Nil
+	case len(free) == 0:
+		return problem.NoStaffAvailable, uuid.Nil
+	case len(fine) == 0:
+		return problem.BookingSlotNotConnected, uuid.Nil
+	}
+	return "ok", w.staff[w.strategy(r, fine)].ID
+}
+
+func (w *world) startRules(start time.Time) problem.Code {
+	br := &w.biz.Rules
+	switch {
+	case start.Before(w.now.Add(time.Duration(br.MinNoticeMinutes) * time.Minute)):
+		return problem.BookingTooSoon
+	case !start.Before(w.now.Add(time.Duration(br.MaxAdvanceDays) * 24 * time.Hour)):
+		return problem.BookingTooFarAhead
+	}
+	for _, p := range br.RestrictedPeriods {
+		if !start.Before(p.From) && start.Before(p.To) {
+			return problem.BookingPeriodRestricted
+		}
+	}
+	if !w.onGrid(start) {
+		return problem.SlotNotOffered
+	}
+	return ""
+}
+
+func (w *world) strategy(r *Request, fine []int) int {
+	switch w.biz.Assignment {
+	case catalog.FirstAvailable:
+		return fine[0]
+	case catalog.RoundRobin:
+		at := slices.IndexFunc(w.staff, func(s catalog.Staff) bool { return s.ID == r.LastAssigned })
+		for _, i := range fine {
+			if i > at {
+				return i
+			}
+		}
+		return fine[0]
+	}
+	l := r.Start.In(w.loc)
+	day := interval.Span{Start: time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, w.loc).UnixMilli(),
+		End: time.Date(l.Year(), l.Month(), l.Day()+1, 0, 0, 0, 0, w.loc).UnixMilli()}
+	best, least := -1, int64(0)
+	for _, i := range fine {
+		var sum int64
+		w.index.Tree(w.staff[i].ID).All(func(it interval.Item) bool {
+			if it.Owner != r.Except && it.Overlaps(day) {
+				sum += min(it.End, day.End) - max(it.Start, day.Start)
+			}
+			return true
+		})
+		if best < 0 || sum < least {
+			best, least = i, sum
+		}
+	}
+	return best
+}
+
+func actives(svc *catalog.Service, start time.Time) []interval.Span {
+	var out []interval.Span
+	for _, p := range Footprint(svc, start) {
+		if p.Kind == catalog.Active && !p.Span.Empty() {
+			out = append(out, p.Span)
+		}
+	}
+	return out
+}
+
+// works reports whether every active piece lies inside one span of st's
+// working time.
+func (w *world) works(st *catalog.Staff, start time.Time) bool {
+	ws := Working(st, &w.biz, w.loc, interval.Span{Start: start.UnixMilli() - msDay, End: start.UnixMilli() + 2*msDay})
+	for _, a := range actives(w.svc, start) {
+		if !slices.ContainsFunc(ws, func(s interval.Span) bool { return s.Start <= a.Start && a.End <= s.End }) {
+			return false
+		}
+	}
+	return true
+}
+
+// gapOK scans minute by minute outward from each active piece through free
+// working time. A run stopped by the booking's own piece is its processing
+// gap and is not judged; any other run must be empty or reach minGap.
+func (w *world) gapOK(st *catalog.Staff, start time.Time, except uuid.UUID) bool {
+	minGap := int64(w.biz.Rules.MinGapMinutes)
+	if !w.biz.Rules.PreventGaps || minGap <= 0 {
+		return true
+	}
+	own := actives(w.svc, start)
+	ws := Working(st, &w.biz, w.loc, interval.Span{Start: start.UnixMilli() - msDay, End: start.UnixMilli() + 2*msDay})
+	tree := w.index.Tree(st.ID)
+	// what is the minute starting at m: 0 free, 1 the booking's own, 2 anything else
+	what := func(m int64) int {
+		q := interval.Span{Start: m, End: m + msMinute}
+		switch {
+		case slices.ContainsFunc(own, q.Overlaps):
+			return 1
+		case !slices.ContainsFunc(ws, func(s interval.Span) bool { return s.Start <= m && m+msMinute <= s.End }):
+			return 2
+		case tree.OverlapsExcept(q, except):
+			return 2
+		}
+		return 0
+	}
+	for _, p := range own {
+		for _, dir := range []int64{-1, 1} {
+			m := p.End
+			if dir < 0 {
+				m = p.Start - msMinute
+			}
+			n := int64(0)
+			for ; n < minGap && what(m) == 0; n++ {
+				m += dir * msMinute
+			}
+			if n > 0 && n < minGap && what(m) == 2 {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,253 @@
+package calendar
+
+import (
+	"math/bits"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/interval"
+)
+
+// Query asks which start times a service can be booked at.
+type Query struct {
+	Business *catalog.Business
+	Loc      *time.Location
+	Now      time.Time
+	Service  *catalog.Service
+	Staff    []catalog.Staff // every staff member of the business, in list order
+	Only     *uuid.UUID      // staffMemberId: only this staff member
+	Index    interval.Index
+	From, To time.Time // both inclusive, on start times
+}
+
+// Slot is one start time on offer. End is Start plus the service's
+// durationMinutes; Staff lists, in list order, every eligible staff member
+// who could be booked at Start.
+type Slot struct {
+	Start, End time.Time
+	Staff      []uuid.UUID
+}
+
+// Slots appends to out, in ascending order, every start time on the
+// business's grid with From <= start <= To at which the service can be
+// booked, and returns the extended slice. A start is offered listing staff
+// member X exactly when Decide, with the booking rules enforced, the customer
+// on file and X pinned, accepts it; it is offered at all exactly when Decide
+// with nobody pinned accepts it. An inactive service is offered nowhere; Only
+// narrows the answer to one staff member (nothing when they are not
+// eligible). The Staff slices of the slots appended share one backing array.
+//
+// Slots makes a fixed number of allocations besides its output (see
+// TestSlotsAllocations), whatever the window, the staff or the bookings.
+func Slots(q *Query, out []Slot) []Slot {
+	if !q.Service.IsActive || q.To.Before(q.From) {
+		return out
+	}
+	// The candidates and the shape stay on this stack frame: the sweep,
+	// which is handed to methods, holds no pointer to it.
+	var buf [64]int
+	var acts [8]rel
+	cands := buf[:0]
+	for i := range q.Staff {
+		if eligible(&q.Staff[i], q.Service) && (q.Only == nil || *q.Only == q.Staff[i].ID) {
+			cands = append(cands, i)
+		}
+	}
+	var sw sweep
+	if len(cands) == 0 || !sw.grid(q) {
+		return out
+	}
+	sh := shapeOf(q.Service, acts[:0])
+	sw.prepare(q, sh.long, len(cands))
+	for c, i := range cands {
+		sw.staff(c, sh.acts, &q.Staff[i], q.Index.Tree(q.Staff[i].ID))
+	}
+	return sw.emit(q, cands, out)
+}
+
+// sweep is the working state of one Slots call. Candidates are handled one
+// after the other, reusing the same buffers, and mark in mask which grid
+// starts they could take.
+type sweep struct {
+	ticks  []tick // grid starts passing the start-only rules, ascending
+	minGap int64
+	pad    int64
+	ds     days
+	loc    *time.Location
+	rng    clip            // union of the windows of every day with a start
+	work   []interval.Span // scratch: one candidate's working time
+	free   []interval.Span // scratch: one candidate's free stretches
+	words  int             // mask words per start
+	mask   []uint64        // bit c of row g: candidate c can take start g
+}
+
+// tick is a grid start, with its local day number.
+type tick struct{ at, day int64 }
+
+// grid collects the starts that pass every rule depending on the start alone:
+// on the grid, inside [From, To], past the notice period, before the advance
+// limit and outside restricted periods. It reports whether there are any.
+//
+// The grid is the set of instants whose wall clock reads a whole multiple of
+// the interval after local midnight (onGrid): within one zone offset that is
+// every interval from each local midnight, so the walk goes zone period by
+// zone period, and in each from local midnight to local midnight.
+func (sw *sweep) grid(q *Query) bool {
+	br := &q.Business.Rules
+	lo := max(ceilMs(q.From), ceilMs(q.Now.Add(minutes(br.MinNoticeMinutes))))
+	hi := min(q.To.UnixMilli(), ceilMs(q.Now.Add(advance(br.MaxAdvanceDays)))-1)
+	if lo > hi {
+		return false
+	}
+	step := int64(gridStep(br.SlotIntervalMinutes)) * 60
+	perDay := (secDay+3*3600)/step + 2 // a fall-back day repeats up to a few hours
+	sw.ticks = make([]tick, 0, (floorDiv(hi-lo, msDay)+2)*perDay)
+	for c := lo; c <= hi; {
+		t := time.UnixMilli(c).In(q.Loc)
+		_, o := t.Zone()
+		off := int64(o)
+		end := hi + 1
+		if _, ze := t.ZoneBounds(); !ze.IsZero() {
+			end = min(end, ze.UnixMilli())
+		}
+		wall := ceilDiv(c, 1000) + off
+		d := floorDiv(wall, secDay)
+		k := ceilDiv(wall-d*secDay, step) * step
+	zone:
+		for ; ; d, k = d+1, 0 {
+			for ; k < secDay; k += step {
+				s := (d*secDay + k - off) * 1000
+				if s >= end {
+					break zone
+				}
+				if !restrictedMs(br, s) {
+					sw.ticks = append(sw.ticks, tick{s, d})
+				}
+			}
+		}
+		c = end
+	}
+	return len(sw.ticks) > 0
+}
+
+// restrictedMs is restricted for a whole-millisecond instant.
+func restrictedMs(br *catalog.BookingRules, s int64) bool {
+	for _, p := range br.RestrictedPeriods {
+		if s >= ceilMs(p.From) && s < ceilMs(p.To) {
+			return true
+		}
+	}
+	return false
+}
+
+// prepare loads the calendar of every day with a start, with each day's
+// window, and sizes the scratch buffers.
+func (sw *sweep) prepare(q *Query, footprint int64, cands int) {
+	sw.loc = q.Loc
+	sw.minGap = gapOf(&q.Business.Rules)
+	sw.pad = padOf(sw.minGap)
+	a, b := sw.ticks[0].day, sw.ticks[len(sw.ticks)-1].day
+	first, last := dayRange(a, b, footprint, sw.pad)
+	sw.ds = loadDays(make([]day, 0, last-first+1), q.Business, q.Loc, first, last)
+	for n := a; n <= b; n++ {
+		sw.ds.get(n).win = sw.ds.window(n, footprint, sw.pad)
+	}
+	sw.rng = clip{sw.ds.get(a).win.lo, sw.ds.get(b).win.hi}
+	spans := make([]interval.Span, 20*len(sw.ds.list))
+	sw.work, sw.free = spans[:0:4*len(sw.ds.list)], spans[4*len(sw.ds.list):4*len(sw.ds.list)]
+	sw.words = (cands + 63) / 64
+	sw.mask = make([]uint64, len(sw.ticks)*sw.words)
+}
+
+// staff marks the starts candidate c (staff member st, items t) can take a
+// booking with active pieces acts at.
+// Only starts whose first active piece falls inside a free stretch can fit,
+// so each stretch visits just the starts that put the first piece in it; the
+// grid pointer g only moves forward, as the stretches do, and jumps the
+// starts between stretches.
+func (sw *sweep) staff(c int, acts []rel, st *catalog.Staff, t interval.Tree) {
+	sw.work = appendWorking(sw.work[:0], st, &sw.ds, sw.loc, sw.rng)
+	sw.free = appendFree(sw.free[:0], t, sw.work)
+	word, bit := c/64, uint64(1)<<(c%64)
+	mark := func(g, k int) {
+		tk := &sw.ticks[g]
+		if judge(sw.free, sw.ds.get(tk.day).win, acts, tk.at, sw.minGap, k) == fits {
+			sw.mask[g*sw.words+word] |= bit
+		}
+	}
+	if len(acts) == 0 {
+		for g := range sw.ticks {
+			mark(g, 0)
+		}
+		return
+	}
+	first, g := acts[0], 0
+	for k, f := range sw.free {
+		lo, hi := f.Start-first.off, f.End-first.end
+		g = sw.seek(g, lo)
+		for ; g < len(sw.ticks) && sw.ticks[g].at <= hi; g++ {
+			mark(g, k)
+		}
+	}
+}
+
+// seek returns the first grid index at or after g whose start is not before
+// lo, by binary search: the nights and bookings between stretches are
+// skipped without visiting their starts.
+func (sw *sweep) seek(g int, lo int64) int {
+	h := len(sw.ticks)
+	for g < h {
+		m := int(uint(g+h) >> 1)
+		if sw.ticks[m].at < lo {
+			g = m + 1
+		} else {
+			h = m
+		}
+	}
+	return g
+}
+
+// emit appends the starts someone can take, with their staff, to out.
+func (sw *sweep) emit(q *Query, cands []int, out []Slot) []Slot {
+	rows, ids := 0, 0
+	for g := range sw.ticks {
+		n := 0
+		for _, w := range sw.mask[g*sw.words : (g+1)*sw.words] {
+			n += bits.OnesCount64(w)
+		}
+		if n > 0 {
+			rows, ids = rows+1, ids+n
+		}
+	}
+	if rows == 0 {
+		return out
+	}
+	out = slices.Grow(out, rows)
+	all := make([]uuid.UUID, ids)
+	at := 0
+	dur := int64(q.Service.DurationMinutes) * msMinute
+	for g, tk := range sw.ticks {
+		s, from := tk.at, at
+		for i, w := range sw.mask[g*sw.words : (g+1)*sw.words] {
+			for ; w != 0; w &= w - 1 {
+				all[at] = q.Staff[cands[i*64+bits.TrailingZeros64(w)]].ID
+				at++
+			}
+		}
+		if at > from {
+			out = append(out, Slot{Start: time.UnixMilli(s).UTC(), End: time.UnixMilli(s + dur).UTC(), Staff: all[from:at:at]})
+		}
+	}
+	return out
+}
+
+// ceilMs is t in Unix ms, rounded up.
+func ceilMs(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if t.Nanosecond()%1e6 != 0 {
+		ms++
+	}
+	return ms
+}
