@@ -79,6 +79,10 @@ func (s *Server) Public() fasthttp.RequestHandler {
 	get("/api/v1/appointments", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.listAppointments})
 	get("/api/v1/appointments/{id}", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.getAppointment})
 	get("/api/v1/availability/slots", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.availability})
+	r.POST("/api/v1/appointments", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.createAppointment}))
+	r.PATCH("/api/v1/appointments/{id}", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.patchAppointment}))
+	r.POST("/api/v1/appointments/{id}/status", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.setStatus}))
+	r.POST("/api/v1/customers", s.api(route{scope: "customers:write", module: catalog.ModCustomers, fn: s.createCustomer}))
 	return s.observe(r.Handler)
 }
 

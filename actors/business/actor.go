@@ -9,6 +9,7 @@ import (
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/record"
+	"github.com/slotd/slotd/transport/wire"
 )
 
 // Put asks the actor to make the business match Spec.
@@ -39,6 +40,11 @@ type businessActor struct {
 	h       *Handle
 	state   *tenant.State // same value as published in h
 	snapSeq uint64        // journal position of the latest snapshot
+
+	// unsynced holds the idempotency keys whose writes are applied but not
+	// yet durable: a repeat of one is IDEMPOTENCY_IN_PROGRESS.
+	unsynced map[string]bool
+	ids      *ids
 }
 
 // Receive implements actor.Actor.
@@ -55,7 +61,67 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *Revoke:
 		defer a.guard(ctx, func(err error) any { return &KeyReply{Err: err} })
 		ctx.Respond(a.revoke(m))
+	case *Create:
+		defer a.guard(ctx, answerInternal)
+		a.write(ctx, m.Idem, func() (*record.Change, int, []byte, error) { return a.create(&m.In) })
+	case *CreateCustomer:
+		defer a.guard(ctx, answerInternal)
+		a.write(ctx, m.Idem, func() (*record.Change, int, []byte, error) { return a.createCustomer(m.In) })
+	case *Patch:
+		defer a.guard(ctx, answerInternal)
+		a.write(ctx, nil, func() (*record.Change, int, []byte, error) {
+			return a.appointment(tenant.DecidePatch(a.state, m.ID, &m.In, a.now(), a.ids))
+		})
+	case *SetStatus:
+		defer a.guard(ctx, answerInternal)
+		a.write(ctx, nil, func() (*record.Change, int, []byte, error) {
+			return a.appointment(tenant.DecideStatus(a.state, m.ID, m.Status, a.now(), a.ids))
+		})
+	case *synced:
+		delete(a.unsynced, m.key)
 	}
+}
+
+func answerInternal(err error) any { return errorAnswer(problem.As(err)) }
+
+// create decides a booking; its answer is 201 {appointment, requiresPayment}.
+func (a *businessActor) create(in *tenant.CreateInput) (*record.Change, int, []byte, error) {
+	ch, appt, err := tenant.DecideCreate(a.state, in, a.now(), a.ids)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	b := append([]byte(nil), `{"appointment":`...)
+	b = wire.AppendAppointment(b, appt, customerOf(a.state, ch, appt.CustomerID))
+	b = append(b, `,"requiresPayment":false}`...)
+	return ch, 201, b, nil
+}
+
+func (a *businessActor) createCustomer(in catalog.Customer) (*record.Change, int, []byte, error) {
+	ch, cu, err := tenant.DecideCustomer(a.state, in, a.now(), a.ids)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return ch, 201, wire.AppendCustomer(nil, cu), nil
+}
+
+// appointment renders a PATCH or status decision: 200 with the appointment.
+func (a *businessActor) appointment(ch *record.Change, appt *catalog.Appointment, err error) (*record.Change, int, []byte, error) {
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return ch, 200, wire.AppendAppointment(nil, appt, customerOf(a.state, ch, appt.CustomerID)), nil
+}
+
+// customerOf finds customer id in the change being decided or the state.
+func customerOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Customer {
+	if ch != nil {
+		for i := range ch.Customers {
+			if ch.Customers[i].ID == id {
+				return &ch.Customers[i]
+			}
+		}
+	}
+	return st.Customer(id)
 }
 
 // guard answers a request whose handling panicked with an INTERNAL_ERROR,

@@ -11,6 +11,9 @@
 //	Issue{Key}        -> KeyReply{Key, Err}                 a new API key
 //	Revoke{KeyID}     -> KeyReply{Key, Err}                 revoke a key
 //
+// and the booking-side requests of writes.go, each answered with an
+// *Answer carrying the HTTP status and body bytes.
+//
 // On start (and on a supervised restart after a panic) the actor rebuilds its
 // state from the latest snapshot plus the journal after it, so a restart
 // forgets nothing that was acknowledged and nothing that was not journalled.
@@ -112,5 +115,7 @@ var ErrStopped = errors.New("business: actor has no state")
 
 // Props returns the props of the actor behind h.
 func Props(env *Env, h *Handle) *actor.Props {
-	return actor.PropsFromProducer(func() actor.Actor { return &businessActor{env: env, h: h} })
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &businessActor{env: env, h: h, unsynced: map[string]bool{}, ids: newIDs()}
+	})
 }

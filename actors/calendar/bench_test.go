@@ -44,7 +44,8 @@ func newSalon(tb testing.TB, staff, appointments int) *salon {
 		s.staff = append(s.staff, st)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for placed, tries := 0, 0; placed < appointments && tries < 100*appointments; tries++ {
+	placed := 0
+	for tries := 0; placed < appointments && tries < 100*appointments; tries++ {
 		st := &s.staff[rng.IntN(staff)]
 		d := s.now.AddDate(0, 0, rng.IntN(20))
 		if d.Weekday() == time.Sunday {
@@ -59,6 +60,9 @@ func newSalon(tb testing.TB, staff, appointments int) *salon {
 		s.index = s.index.Add(st.ID, interval.Item{Span: span, Owner: owner})
 		placed++
 	}
+	if placed < appointments {
+		tb.Fatalf("placed only %d of %d appointments", placed, appointments)
+	}
 	return s
 }
 
@@ -72,11 +76,16 @@ func BenchmarkSlots7Days(b *testing.B) {
 	s := newSalon(b, 20, 2000)
 	q := s.query(7)
 	out := Slots(q, nil)
-	b.ReportMetric(float64(len(out)), "slots")
 	b.ReportAllocs()
 	for b.Loop() {
 		out = Slots(q, out[:0])
 	}
+	ids := 0
+	for _, s := range out {
+		ids += len(s.Staff)
+	}
+	b.ReportMetric(float64(len(out)), "slots")
+	b.ReportMetric(float64(ids), "staff-ids")
 }
 
 func BenchmarkDecide(b *testing.B) {
@@ -111,6 +120,7 @@ func TestSlotsAllocations(t *testing.T) {
 			t.Fatalf("%+v: no slots", c)
 		}
 		allocs := testing.AllocsPerRun(20, func() { out = Slots(q, out[:0]) })
+		t.Logf("%+v: %d slots, %v allocations", c, len(out), allocs)
 		if allocs > budget {
 			t.Errorf("%+v: Slots makes %v allocations, want at most %d", c, allocs, budget)
 		}

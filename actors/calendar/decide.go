@@ -247,13 +247,13 @@ func staffIndex(staff []catalog.Staff, id uuid.UUID) int {
 // onGrid reports whether a start whose wall clock reads sec seconds after
 // local midnight is on the business's grid of start times: a whole number of
 // slotIntervalMinutes after local midnight, with no seconds.
-func onGrid(t time.Time, sec int64, interval int) bool {
-	return t.Nanosecond() == 0 && sec%(int64(gridStep(interval))*60) == 0
+func onGrid(t time.Time, sec int64, every int) bool {
+	return t.Nanosecond() == 0 && sec%(int64(gridStep(every))*60) == 0
 }
 
 // gridStep is the grid interval in minutes; a non-positive setting means
 // every whole minute.
-func gridStep(interval int) int { return max(interval, 1) }
+func gridStep(every int) int { return max(every, 1) }
 
 // gapOf returns the gap rule's minimum in ms, 0 when the rule is off.
 func gapOf(br *catalog.BookingRules) int64 {

@@ -22,7 +22,8 @@
 // forward, asking judge only for starts whose first active piece falls in a
 // free stretch; a week costs O(staff × (slots + stretches)) instead of a tree
 // query per slot. The rules that depend on the start alone (notice, advance,
-// restricted periods, the grid) are the same comparisons in both.
+// restricted periods, the grid) are checked in both from the same
+// definitions.
 //
 // Everything here is a pure function of its arguments: no goroutines, no
 // clock, no I/O. Times of day are local wall-clock times converted with

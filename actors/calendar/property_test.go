@@ -104,7 +104,7 @@ func randomWorld(rng *rand.Rand) *world {
 		b := booking{staff: st.ID, owner: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "booking", i))}
 		var spans []interval.Span
 		for _, p := range Footprint(others[rng.IntN(len(others))], start) {
-			if p.Kind == catalog.Active && !p.Span.Empty() {
+			if p.Kind == catalog.Active && p.Span.End > p.Span.Start {
 				b.items = append(b.items, interval.Item{Span: p.Span, Owner: b.owner, Seg: p.Position})
 				spans = append(spans, p.Span)
 			}
@@ -408,7 +408,7 @@ func (w *world) strategy(r *Request, fine []int) int {
 func actives(svc *catalog.Service, start time.Time) []interval.Span {
 	var out []interval.Span
 	for _, p := range Footprint(svc, start) {
-		if p.Kind == catalog.Active && !p.Span.Empty() {
+		if p.Kind == catalog.Active && p.Span.End > p.Span.Start {
 			out = append(out, p.Span)
 		}
 	}

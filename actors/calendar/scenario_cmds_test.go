@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/google/uuid"
@@ -36,7 +35,6 @@ import (
 //	day NAME DATE                        a timeline of one staff member's day
 //	price SERVICE TIME
 type scenario struct {
-	t        *testing.T
 	biz      catalog.Business
 	loc      *time.Location
 	now      time.Time
@@ -47,10 +45,9 @@ type scenario struct {
 	booked   int
 }
 
-func newScenario(t *testing.T) *scenario {
+func newScenario() *scenario {
 	loc, _ := time.LoadLocation("Europe/Amsterdam")
 	return &scenario{
-		t:        t,
 		biz:      catalog.Business{ID: nameID("business", "b"), Assignment: catalog.LeastBusy, Rules: catalog.DefaultRules(), Timezone: loc.String()},
 		loc:      loc,
 		services: map[string]*catalog.Service{},

@@ -34,7 +34,7 @@ func runScenario(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	sc := newScenario(t)
+	sc := newScenario()
 	var out []string
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
@@ -46,6 +46,7 @@ func runScenario(t *testing.T, file string) {
 		if cmd == "" || strings.HasPrefix(cmd, "#") {
 			continue
 		}
+		at := i + 1 // the command's line number
 		// The expected answer, if the command has one.
 		var want []string
 		hasBlock := i+1 < len(lines) && lines[i+1] == "----"
@@ -58,7 +59,7 @@ func runScenario(t *testing.T, file string) {
 		}
 		got, err := sc.run(cmd)
 		if err != nil {
-			t.Fatalf("%s:%d: %s: %v", file, i+1, cmd, err)
+			t.Fatalf("%s:%d: %s: %v", file, at, cmd, err)
 		}
 		if got == "" && !hasBlock {
 			continue
@@ -67,7 +68,7 @@ func runScenario(t *testing.T, file string) {
 		out = append(out, "----")
 		out = append(out, gotLines...)
 		if !*rewrite && strings.Join(want, "\n") != got {
-			t.Errorf("%s: %s\n--- want:\n%s\n--- got:\n%s", file, cmd, strings.Join(want, "\n"), got)
+			t.Errorf("%s:%d: %s\n--- want:\n%s\n--- got:\n%s", file, at, cmd, strings.Join(want, "\n"), got)
 		}
 	}
 	if *rewrite {

@@ -18,7 +18,7 @@ import (
 // The spans come back in order and unclipped; a span running on without a
 // break is followed for at most about a year beyond the window.
 func Working(st *catalog.Staff, biz *catalog.Business, loc *time.Location, window interval.Span) []interval.Span {
-	if window.Empty() {
+	if window.End <= window.Start {
 		return nil
 	}
 	a, _ := dayNumber(window.Start, loc)

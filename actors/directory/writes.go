@@ -90,3 +90,16 @@ func keyTaken(i int) error {
 	return problem.FieldError("businesses."+strconv.Itoa(i)+".apiKeys", problem.Invalid,
 		"An API key is already in use by another business.")
 }
+
+// Do sends a booking-side request to business biz and returns its answer.
+func (d *Directory) Do(ctx context.Context, biz uuid.UUID, msg any) (*business.Answer, error) {
+	r, err := d.ask(ctx, biz, msg)
+	if err != nil {
+		return nil, err
+	}
+	ans, ok := r.(*business.Answer)
+	if !ok {
+		return nil, errReply
+	}
+	return ans, nil
+}

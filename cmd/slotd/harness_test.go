@@ -197,3 +197,5 @@ func startConfig(t *testing.T, c *config) *server {
 	t.Cleanup(s.stop)
 	return s
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

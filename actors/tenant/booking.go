@@ -1,0 +1,108 @@
+package tenant
+
+import (
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// IDs mints identifiers for decisions. The actor passes random ones; tests
+// pass predictable ones.
+type IDs interface {
+	UUID() uuid.UUID
+	Event(at time.Time) string // evt_ + ULID, sorting in time order
+	Mail(at time.Time) string
+}
+
+// CreateInput is a validated POST /appointments body.
+type CreateInput struct {
+	ServiceID   uuid.UUID
+	Start       time.Time
+	Customer    catalog.Customer // FirstName, LastName, Email, Phone
+	StaffID     *uuid.UUID
+	StaffLocked bool
+	Enforce     bool
+	Notes       *string
+}
+
+// Event types (api-v1 §6.1).
+const (
+	EventAppointmentCreated = "appointment.created"
+	EventAppointmentUpdated = "appointment.updated"
+	EventCustomerCreated    = "customer.created"
+)
+
+// Mail kinds of the outbox.
+const (
+	MailConfirmation = "booking_confirmation"
+	MailStatus       = "status_changed"
+)
+
+var (
+	errUnknownService = problem.FieldError("serviceId", problem.Invalid, "No such service.")
+	errUnknownStaff   = problem.FieldError("staffMemberId", problem.Invalid, "No such staff member.")
+	errPayments       = problem.New(problem.PaymentsUnavailable, "The business requires prepayment and has no payment provider available.")
+)
+
+// DecideCreate decides a booking (api-v1 §4.2): the rules in the order of
+// decisions §4, the customer found by e-mail or created, the price
+// snapshot, the events and the confirmation e-mail, all in one Change.
+func DecideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
+	svc := s.Service(in.ServiceID)
+	if svc == nil || svc.Deleted {
+		return nil, nil, errUnknownService
+	}
+	if in.StaffID != nil && s.StaffMember(*in.StaffID) == nil {
+		return nil, nil, errUnknownStaff
+	}
+	existing := s.CustomerByEmail(in.Customer.Email)
+	d, perr := calendar.Decide(&calendar.Request{
+		Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: in.Start, Staff: s.Staff,
+		Pinned: in.StaffID, Enforce: in.Enforce, CustomerOnFile: existing != nil, Index: s.index,
+		LastAssigned: s.lastAssigned,
+	})
+	if perr != nil {
+		return nil, nil, perr
+	}
+	if s.Business.Payments.RequiresPayment && s.Business.Payments.Provider == "" {
+		return nil, nil, errPayments
+	}
+	ch := &record.Change{At: now}
+	a := Appointment(ids.UUID(), &s.Business, s.Loc, svc, d.Staff, in.Start, now)
+	a.Notes, a.StaffLocked = in.Notes, in.StaffLocked && in.StaffID != nil
+	cu := existing
+	if cu == nil {
+		c := in.Customer
+		c.ID, c.Email, c.CreatedAt, c.UpdatedAt = ids.UUID(), strings.TrimSpace(c.Email), now, now
+		ch.Customers = append(ch.Customers, c)
+		cu = &c
+		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventCustomerCreated, CreatedAt: now, Subject: c.ID})
+	}
+	a.CustomerID = cu.ID
+	ch.Appointments = []catalog.Appointment{a}
+	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
+	ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
+	if in.StaffID == nil && d.Staff != nil {
+		id := d.Staff.ID
+		ch.LastAssigned = &id
+	}
+	return ch, &ch.Appointments[0], nil
+}
+
+// DecideCustomer decides POST /customers: 409 CONFLICT naming email when
+// the address is on file.
+func DecideCustomer(s *State, in catalog.Customer, now time.Time, ids IDs) (*record.Change, *catalog.Customer, error) {
+	if s.CustomerByEmail(in.Email) != nil {
+		return nil, nil, &problem.Error{Code: problem.Conflict, Message: "A customer with this e-mail address already exists.",
+			Fields: []problem.Field{{Path: "email", Reason: problem.Invalid, Message: "Already on file for another customer."}}}
+	}
+	in.ID, in.Email, in.CreatedAt, in.UpdatedAt = ids.UUID(), strings.TrimSpace(in.Email), now, now
+	ch := &record.Change{At: now, Customers: []catalog.Customer{in},
+		Events: []record.Event{{ID: ids.Event(now), Type: EventCustomerCreated, CreatedAt: now, Subject: in.ID}}}
+	return ch, &ch.Customers[0], nil
+}

@@ -1,0 +1,183 @@
+package tenant
+
+import (
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/record"
+)
+
+var (
+	errNoAppointment = problem.New(problem.NotFound, "No such resource for this business.")
+	errTransition    = problem.New(problem.InvalidTransition, "The appointment cannot move to that status from its current one.")
+	errSlotTaken     = problem.New(problem.SlotTaken, "The time is taken by another booking.")
+	errServiceGone   = problem.New(problem.ServiceNotBookable, "The appointment's service is no longer bookable.")
+)
+
+// PatchInput is a validated PATCH /appointments/{id} body; nil members were
+// absent.
+type PatchInput struct {
+	ServiceID *uuid.UUID
+	StaffID   *uuid.UUID
+	Start     *time.Time
+	NotesSet  bool
+	Notes     *string
+	Enforce   bool
+}
+
+// DecidePatch decides a field edit (api-v1 §4.2). A change of time, service
+// or staff member is judged exactly like a booking, with the appointment's
+// own time not counting against it, and emits appointment.updated; a
+// notes-only edit is never rule-checked. No e-mail is sent.
+func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
+	a := s.Appointment(id)
+	if a == nil {
+		return nil, nil, errNoAppointment
+	}
+	if in.ServiceID != nil {
+		if svc := s.Service(*in.ServiceID); svc == nil || svc.Deleted {
+			return nil, nil, errUnknownService
+		}
+	}
+	if in.StaffID != nil && s.StaffMember(*in.StaffID) == nil {
+		return nil, nil, errUnknownStaff
+	}
+	next := *a
+	if moves(a, in) {
+		moved, err := move(s, a, in, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		next = *moved
+	}
+	if in.NotesSet {
+		next.Notes = in.Notes
+	}
+	if sameAppointment(a, &next) {
+		return nil, a, nil
+	}
+	next.UpdatedAt = now
+	ch := &record.Change{At: now, Appointments: []catalog.Appointment{next}}
+	if moves(a, in) {
+		ch.Events = []record.Event{{ID: ids.Event(now), Type: EventAppointmentUpdated, CreatedAt: now, Subject: a.ID}}
+	}
+	return ch, &ch.Appointments[0], nil
+}
+
+// moves reports whether in changes a's time, service or staff member.
+func moves(a *catalog.Appointment, in *PatchInput) bool {
+	return in.ServiceID != nil && *in.ServiceID != a.Service.ID ||
+		in.Start != nil && !in.Start.Equal(a.StartTime) ||
+		in.StaffID != nil && (a.Staff == nil || *in.StaffID != a.Staff.ID)
+}
+
+// move re-books a at its new time, service or staff member. An explicit or
+// locked staff member is pinned; otherwise the current one is tried first
+// and, failing that, any eligible staff member may take it over.
+func move(s *State, a *catalog.Appointment, in *PatchInput, now time.Time) (*catalog.Appointment, error) {
+	svc := s.Service(a.Service.ID)
+	if in.ServiceID != nil {
+		svc = s.Service(*in.ServiceID)
+	}
+	if svc == nil || svc.Deleted {
+		return nil, errServiceGone
+	}
+	start := a.StartTime
+	if in.Start != nil {
+		start = *in.Start
+	}
+	req := calendar.Request{Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: start, Staff: s.Staff,
+		Enforce: in.Enforce, CustomerOnFile: true, Index: s.index, Except: a.ID, LastAssigned: s.lastAssigned}
+	switch {
+	case in.StaffID != nil:
+		req.Pinned = in.StaffID
+	case a.Staff != nil:
+		cur := a.Staff.ID
+		req.Pinned = &cur
+	}
+	d, perr := calendar.Decide(&req)
+	if perr != nil && in.StaffID == nil && !a.StaffLocked && a.Staff != nil && reassignable(perr.Code) {
+		req.Pinned = nil
+		d, perr = calendar.Decide(&req)
+	}
+	if perr != nil {
+		return nil, perr
+	}
+	m := Appointment(a.ID, &s.Business, s.Loc, svc, d.Staff, start, a.CreatedAt)
+	m.Status, m.CustomerID, m.Notes, m.BookingReference = a.Status, a.CustomerID, a.Notes, a.BookingReference
+	m.StaffLocked = a.StaffLocked
+	m.RecurringSeriesID, m.IsRecurringOccurrence = a.RecurringSeriesID, a.IsRecurringOccurrence
+	if svc.ID == a.Service.ID {
+		m.BasePriceCents, m.TotalPriceCents, m.DepositCents = a.BasePriceCents, a.TotalPriceCents, a.DepositCents
+	}
+	return &m, nil
+}
+
+// reassignable reports whether a refusal for the current staff member may
+// be cured by another one.
+func reassignable(c problem.Code) bool {
+	return c == problem.SlotTaken || c == problem.SlotNotOffered || c == problem.StaffNotBookable ||
+		c == problem.BookingSlotNotConnected
+}
+
+func sameAppointment(a, b *catalog.Appointment) bool {
+	return a.StartTime.Equal(b.StartTime) && a.Service == b.Service && sameStaff(a.Staff, b.Staff) &&
+		equalPtr(a.Notes, b.Notes) && slices.EqualFunc(a.Segments, b.Segments, func(x, y catalog.Segment) bool {
+		return x.StartTime.Equal(y.StartTime) && x.EndTime.Equal(y.EndTime) && x.Kind == y.Kind
+	})
+}
+
+func sameStaff(a, b *catalog.StaffRef) bool { return equalPtr(a, b) }
+
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// transitions is the permitted status matrix (decisions §3).
+var transitions = map[catalog.Status][]catalog.Status{
+	catalog.PendingPayment: {catalog.Confirmed, catalog.Cancelled},
+	catalog.Confirmed:      {catalog.Cancelled, catalog.Completed, catalog.NoShow},
+	catalog.Completed:      {catalog.NoShow},
+	catalog.NoShow:         {catalog.Confirmed, catalog.Completed},
+	catalog.Cancelled:      {catalog.Confirmed},
+}
+
+// DecideStatus decides POST /appointments/{id}/status: the transition
+// matrix, a re-check of the slot when a freed appointment comes back, the
+// matching event and a notification to the customer.
+func DecideStatus(s *State, id uuid.UUID, to catalog.Status, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
+	a := s.Appointment(id)
+	if a == nil {
+		return nil, nil, errNoAppointment
+	}
+	if !slices.Contains(transitions[a.Status], to) {
+		return nil, nil, errTransition
+	}
+	next := *a
+	next.Status, next.UpdatedAt = to, now
+	if !a.Status.Occupies() && to.Occupies() {
+		if staff, items := Items(&next); len(items) > 0 {
+			spans := make([]interval.Span, len(items))
+			for i, it := range items {
+				spans[i] = it.Span
+			}
+			if !s.index.Fits(staff, spans, a.ID) {
+				return nil, nil, errSlotTaken
+			}
+		}
+	}
+	ch := &record.Change{At: now, Appointments: []catalog.Appointment{next},
+		Events: []record.Event{{ID: ids.Event(now), Type: "appointment." + string(to), CreatedAt: now, Subject: a.ID}}}
+	if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {
+		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailStatus, To: cu.Email, Appointment: a.ID, At: now}}
+	}
+	return ch, &ch.Appointments[0], nil
+}

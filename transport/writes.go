@@ -1,0 +1,190 @@
+package transport
+
+import (
+	"crypto/sha256"
+	"unicode/utf8"
+
+	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/input"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/valyala/fasthttp"
+)
+
+// The booking-side write endpoints. Each decodes and validates the request
+// here (400s never reach the business), copies it into plain values, and
+// sends it to the business actor, which decides, journals and answers with
+// the status and body bytes to send.
+
+const maxIdemKey = 255
+
+var errIdemRequired = problem.New(problem.IdempotencyKeyRequired, "This endpoint needs an Idempotency-Key header.")
+
+// idemKey reads the Idempotency-Key of a creating POST (api-v1 §4.1).
+func idemKey(ctx *fasthttp.RequestCtx) (*business.IdemKey, *problem.Error) {
+	k := ctx.Request.Header.Peek("Idempotency-Key")
+	if len(k) == 0 {
+		return nil, errIdemRequired
+	}
+	if utf8.RuneCount(k) > maxIdemKey {
+		return nil, problem.Fields(problem.Bound("Idempotency-Key", problem.TooLong, maxIdemKey, "Must be at most 255 characters."))
+	}
+	return &business.IdemKey{Key: string(k), Method: string(ctx.Method()), Path: string(ctx.Path()),
+		BodyHash: sha256.Sum256(ctx.PostBody())}, nil
+}
+
+// send delivers msg to the caller's business and writes its answer.
+func (c *call) send(msg any) {
+	rctx, cancel := reqContext()
+	defer cancel()
+	ans, err := c.s.Dir.Do(rctx, c.st.Business.ID, msg)
+	if err != nil {
+		c.s.fail(c.ctx, err)
+		return
+	}
+	if ans.Replayed {
+		c.ctx.Response.Header.Set("Idempotency-Replayed", "true")
+	}
+	writeJSON(c.ctx, ans.Status, ans.Body)
+}
+
+func (s *Server) createAppointment(c *call) {
+	key, perr := idemKey(c.ctx)
+	if perr == nil {
+		perr = parseQuery(c.ctx).err()
+	}
+	if perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	in, err := decodeCreate(c.ctx.PostBody())
+	if err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	c.send(&business.Create{In: *in, Idem: key})
+}
+
+// decodeCreate validates a POST /appointments body.
+func decodeCreate(body []byte) (*tenant.CreateInput, error) {
+	var errs input.Errors
+	in := &tenant.CreateInput{Enforce: true}
+	if obj, ok := input.ParseObject(body, &errs); ok {
+		in.ServiceID, _ = obj.UUID("serviceId", input.Required)
+		in.Start, _ = obj.Time("startTime", input.Required)
+		if cu, ok := obj.Object("customer", input.Required); ok {
+			in.Customer = decodeCustomer(cu)
+		}
+		if id, ok := obj.NullableUUID("staffMemberId"); ok {
+			in.StaffID = id
+		}
+		in.StaffLocked, _ = obj.Bool("staffLocked", input.Optional)
+		if v, ok := obj.Bool("enforceBookingRules", input.Optional); ok {
+			in.Enforce = v
+		}
+		in.Notes, _ = obj.NullableString("notes", maxNotes)
+		obj.Done()
+	}
+	return in, errs.Err()
+}
+
+const (
+	maxNotes = 2000
+	maxName  = 200
+	maxPhone = 50
+)
+
+// decodeCustomer reads person details: firstName and email required.
+func decodeCustomer(o input.Object) catalog.Customer {
+	var c catalog.Customer
+	c.FirstName, _ = o.String("firstName", input.Required, maxName)
+	c.LastName, _ = o.String("lastName", input.Optional, maxName)
+	c.Email, _ = o.Email("email", input.Required)
+	c.Phone, _ = o.String("phone", input.Optional, maxPhone)
+	o.Done()
+	return c
+}
+
+func (s *Server) createCustomer(c *call) {
+	key, perr := idemKey(c.ctx)
+	if perr == nil {
+		perr = parseQuery(c.ctx).err()
+	}
+	if perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	var errs input.Errors
+	var cu catalog.Customer
+	if obj, ok := input.ParseObject(c.ctx.PostBody(), &errs); ok {
+		cu = decodeCustomer(obj)
+	}
+	if err := errs.Err(); err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	c.send(&business.CreateCustomer{In: cu, Idem: key})
+}
+
+func (s *Server) patchAppointment(c *call) {
+	id, ok := c.pathID("id")
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	if !ok || c.st.Appointment(id) == nil {
+		writeError(c.ctx, errNotFound)
+		return
+	}
+	var errs input.Errors
+	in := tenant.PatchInput{Enforce: true}
+	if obj, ok := input.ParseObject(c.ctx.PostBody(), &errs); ok {
+		if v, ok := obj.UUID("serviceId", input.Optional); ok {
+			in.ServiceID = &v
+		}
+		if v, ok := obj.UUID("staffMemberId", input.Optional); ok {
+			in.StaffID = &v
+		}
+		if v, ok := obj.Time("startTime", input.Optional); ok {
+			in.Start = &v
+		}
+		if obj.Has("notes") {
+			in.Notes, in.NotesSet = obj.NullableString("notes", maxNotes)
+		}
+		if v, ok := obj.Bool("enforceBookingRules", input.Optional); ok {
+			in.Enforce = v
+		}
+		obj.Done()
+	}
+	if err := errs.Err(); err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	c.send(&business.Patch{ID: id, In: in})
+}
+
+var requestableStatuses = []string{string(catalog.Confirmed), string(catalog.Cancelled), string(catalog.Completed), string(catalog.NoShow)}
+
+func (s *Server) setStatus(c *call) {
+	id, ok := c.pathID("id")
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	if !ok || c.st.Appointment(id) == nil {
+		writeError(c.ctx, errNotFound)
+		return
+	}
+	var errs input.Errors
+	var to string
+	if obj, ok := input.ParseObject(c.ctx.PostBody(), &errs); ok {
+		to, _ = obj.Option("status", input.Required, requestableStatuses...)
+		obj.Done()
+	}
+	if err := errs.Err(); err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	c.send(&business.SetStatus{ID: id, Status: catalog.Status(to)})
+}
