@@ -51,7 +51,14 @@ type Env struct {
 	// SnapshotEvery is how many records accumulate before the actor writes a
 	// snapshot and truncates the journal (0 means 1000).
 	SnapshotEvery uint64
+
+	bg sync.WaitGroup // background snapshot writers and reply senders
 }
+
+// Wait blocks until the actors' background work (snapshots, replies waiting
+// for their sync) has finished; call it after stopping the actors and
+// before closing the store.
+func (e *Env) Wait() { e.bg.Wait() }
 
 // Handle is the shared face of one business actor: its PID for writes and its
 // latest published state for reads.
@@ -59,10 +66,11 @@ type Handle struct {
 	ID  uuid.UUID
 	PID *actor.PID
 
-	state   atomic.Pointer[tenant.State]
-	ready   chan struct{}
-	once    sync.Once
-	loadErr error // set before ready is closed
+	state        atomic.Pointer[tenant.State]
+	snapshotting atomic.Bool // a snapshot is being written
+	ready        chan struct{}
+	once         sync.Once
+	loadErr      error // set before ready is closed
 }
 
 // NewHandle returns the handle of a business actor that is not started yet.

@@ -35,32 +35,46 @@ func (a *businessActor) commit(rec *record.Record, also func(batch)) error {
 	if also != nil {
 		also(b)
 	}
-	snap := a.snapshotDue(seq)
-	if snap {
-		raw, err := record.EncodeSnapshot(tenant.Snapshot(next))
-		if err != nil {
-			return err
-		}
-		b.PutSnapshot(a.h.ID, seq, raw)
-		b.TruncateJournal(a.h.ID, seq)
-	}
 	if err := b.Commit(); err != nil {
 		return err
 	}
-	if snap {
-		a.snapSeq = seq
-	}
+	a.maybeSnapshot(next)
 	a.state = next
 	a.h.state.Store(next)
 	return nil
 }
 
-func (a *businessActor) snapshotDue(seq uint64) bool {
+// maybeSnapshot starts writing a snapshot of st once enough records have
+// accumulated since the last one. The state is immutable, so a background
+// goroutine encodes it while the actor goes on: a business with a large
+// calendar never stalls its mailbox for the O(n) encode. The snapshot and
+// the truncation of the journal it covers commit together; records after
+// st.Seq stay. At most one snapshot is in flight per actor.
+func (a *businessActor) maybeSnapshot(st *tenant.State) {
 	every := a.env.SnapshotEvery
 	if every == 0 {
 		every = 1000
 	}
-	return seq-a.snapSeq >= every
+	if st.Seq-a.snapSeq < every || !a.h.snapshotting.CompareAndSwap(false, true) {
+		return
+	}
+	a.snapSeq = st.Seq
+	store, log, id := a.env.Store, a.env.Log, a.h.ID
+	a.env.bg.Add(1)
+	go func() {
+		defer a.env.bg.Done()
+		defer a.h.snapshotting.Store(false)
+		raw, err := record.EncodeSnapshot(tenant.Snapshot(st))
+		if err == nil {
+			b := store.NewBatch()
+			b.PutSnapshot(id, st.Seq, raw)
+			b.TruncateJournal(id, st.Seq)
+			err = b.Commit()
+		}
+		if err != nil {
+			log.Error("snapshot failed; the journal is kept", "business", id, "seq", st.Seq, "err", err)
+		}
+	}()
 }
 
 // now is the actor's notion of the current time, cut to the millisecond the
@@ -87,26 +101,13 @@ func (a *businessActor) commitAsync(ctx actor.Context, ch *record.Change, ans *A
 	}
 	b := a.env.Store.NewBatch()
 	b.Append(a.h.ID, seq, enc)
-	snap := a.snapshotDue(seq)
-	if snap {
-		raw, err := record.EncodeSnapshot(tenant.Snapshot(next))
-		if err != nil {
-			b.Close()
-			ctx.Respond(errorAnswer(problem.As(err)))
-			return
-		}
-		b.PutSnapshot(a.h.ID, seq, raw)
-		b.TruncateJournal(a.h.ID, seq)
-	}
 	pending, err := b.CommitNoWait()
 	if err != nil {
 		a.env.Log.Error("journal commit failed", "business", a.h.ID, "err", err)
 		ctx.Respond(errorAnswer(problem.As(err)))
 		return
 	}
-	if snap {
-		a.snapSeq = seq
-	}
+	a.maybeSnapshot(next)
 	a.state = next
 	a.h.state.Store(next)
 	var key string
@@ -115,7 +116,9 @@ func (a *businessActor) commitAsync(ctx actor.Context, ch *record.Change, ans *A
 		a.unsynced[key] = true
 	}
 	root, self, sender := ctx.ActorSystem().Root, ctx.Self(), ctx.Sender()
+	a.env.bg.Add(1)
 	go func() {
+		defer a.env.bg.Done()
 		if err := pending.Wait(); err != nil {
 			// Pebble treats a failed WAL sync as fatal; reaching this means
 			// the store was closed under us. The client is not told the

@@ -138,6 +138,7 @@ func (d *Directory) Close() {
 		_ = d.sys.Root.PoisonFuture(v.(*business.Handle).PID).Wait()
 		return true
 	})
+	d.env.Wait()
 	d.sys.Shutdown()
 }
 

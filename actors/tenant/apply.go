@@ -3,7 +3,6 @@ package tenant
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/google/uuid"
@@ -37,26 +36,21 @@ func Apply(s *State, seq uint64, r *record.Record) (*State, error) {
 }
 
 func applyCatalog(s *State, seq uint64, c *record.Catalog) (*State, error) {
-	customers, emails, bk := map[uuid.UUID]*catalog.Customer{}, map[string]uuid.UUID{}, newBook()
+	bk := newBook()
 	if s != nil {
-		customers, emails, bk = s.customers, s.emails, s.book
+		bk = s.book
 	}
-	if len(c.Customers) > 0 {
-		customers, emails = addCustomers(customers, emails, c.Customers)
-	}
+	bk = bk.addCustomers(c.Customers)
 	for i := range c.Appointments {
 		a := c.Appointments[i]
 		bk = bk.putAppointment(&a)
 	}
-	return fromCatalog(seq, c, customers, emails, bk)
+	return fromCatalog(seq, c, bk)
 }
 
 func applyChange(s *State, seq uint64, c *record.Change) *State {
 	n := *s
 	n.Seq = seq
-	if len(c.Customers) > 0 {
-		n.customers, n.emails = addCustomers(s.customers, s.emails, c.Customers)
-	}
 	n.book = s.book.applyChange(c)
 	return &n
 }
@@ -81,32 +75,18 @@ func applyKey(s *State, seq uint64, k catalog.Key) *State {
 func applyCustomers(s *State, seq uint64, cs []catalog.Customer) *State {
 	n := *s
 	n.Seq = seq
-	n.customers, n.emails = addCustomers(s.customers, s.emails, cs)
+	n.book = s.book.addCustomers(cs)
 	return &n
-}
-
-// addCustomers returns copies of the maps with cs added. Copying keeps
-// published states immutable; customers are added one booking at a time, so
-// this is linear in the customer count per new customer, which is fine for
-// the catalogue sizes of a salon.
-func addCustomers(m map[uuid.UUID]*catalog.Customer, e map[string]uuid.UUID, cs []catalog.Customer) (map[uuid.UUID]*catalog.Customer, map[string]uuid.UUID) {
-	m, e = maps.Clone(m), maps.Clone(e)
-	for i := range cs {
-		c := cs[i]
-		m[c.ID] = &c
-		e[EmailKey(c.Email)] = c.ID
-	}
-	return m, e
 }
 
 // Snapshot returns the whole of s as a snapshot payload.
 func Snapshot(s *State) *record.Snapshot {
 	snap := &record.Snapshot{Catalog: s.catalogOf()}
-	snap.Customers = make([]catalog.Customer, 0, len(s.customers))
-	for _, c := range s.customers {
+	snap.Customers = make([]catalog.Customer, 0, s.customers.Len())
+	s.customers.Ascend(nil, func(_ uuid.UUID, c *catalog.Customer) bool {
 		snap.Customers = append(snap.Customers, *c)
-	}
-	slices.SortFunc(snap.Customers, func(a, b catalog.Customer) int { return slices.Compare(a.ID[:], b.ID[:]) })
+		return true
+	})
 	s.appts.Ascend(nil, func(_ uuid.UUID, a *catalog.Appointment) bool {
 		snap.Appointments = append(snap.Appointments, *a)
 		return true

@@ -12,10 +12,12 @@ import (
 	"github.com/slotd/slotd/storage/record"
 )
 
-// book is the booking side of a State: appointments, the occupancy index
+// book is the booking side of a State: customers, appointments, the occupancy index
 // built from them, and stored idempotent answers. All of it is persistent,
 // so a new State shares everything a write did not touch.
 type book struct {
+	customers    sorted.Map[uuid.UUID, *catalog.Customer]
+	emails       sorted.Map[string, uuid.UUID] // lower-cased e-mail -> customer id
 	appts        sorted.Map[uuid.UUID, *catalog.Appointment]
 	byStart      sorted.Map[StartKey, *catalog.Appointment]
 	index        interval.Index
@@ -41,9 +43,11 @@ func compareID(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }
 
 func newBook() book {
 	return book{
-		appts:   sorted.New[uuid.UUID, *catalog.Appointment](compareID),
-		byStart: sorted.New[StartKey, *catalog.Appointment](compareStart),
-		idem:    sorted.New[string, *record.Idem](strings.Compare),
+		customers: sorted.New[uuid.UUID, *catalog.Customer](compareID),
+		emails:    sorted.New[string, uuid.UUID](strings.Compare),
+		appts:     sorted.New[uuid.UUID, *catalog.Appointment](compareID),
+		byStart:   sorted.New[StartKey, *catalog.Appointment](compareStart),
+		idem:      sorted.New[string, *record.Idem](strings.Compare),
 	}
 }
 
@@ -115,8 +119,19 @@ func (b book) putAppointment(a *catalog.Appointment) book {
 	return b
 }
 
+// addCustomers returns b with cs added.
+func (b book) addCustomers(cs []catalog.Customer) book {
+	for i := range cs {
+		c := cs[i]
+		b.customers = b.customers.Set(c.ID, &c)
+		b.emails = b.emails.Set(EmailKey(c.Email), c.ID)
+	}
+	return b
+}
+
 // applyChange returns b after c.
 func (b book) applyChange(c *record.Change) book {
+	b = b.addCustomers(c.Customers)
 	for i := range c.Appointments {
 		a := c.Appointments[i]
 		b = b.putAppointment(&a)

@@ -32,9 +32,6 @@ type State struct {
 	keyByHash  map[catalog.KeyHash]int
 	serviceIdx map[uuid.UUID]int
 	staffIdx   map[uuid.UUID]int
-	customers  map[uuid.UUID]*catalog.Customer
-	emails     map[string]uuid.UUID // lower-cased e-mail -> customer id
-
 	book
 }
 
@@ -63,25 +60,28 @@ func (s *State) StaffMember(id uuid.UUID) *catalog.Staff {
 }
 
 // Customer returns the customer with id, or nil.
-func (s *State) Customer(id uuid.UUID) *catalog.Customer { return s.customers[id] }
+func (s *State) Customer(id uuid.UUID) *catalog.Customer {
+	c, _ := s.customers.Get(id)
+	return c
+}
 
 // CustomerByEmail returns the customer whose e-mail matches email after
 // trimming and lower-casing, or nil.
 func (s *State) CustomerByEmail(email string) *catalog.Customer {
-	if id, ok := s.emails[EmailKey(email)]; ok {
-		return s.customers[id]
+	if id, ok := s.emails.Get(EmailKey(email)); ok {
+		return s.Customer(id)
 	}
 	return nil
 }
 
 // CustomerCount is the number of customers on file.
-func (s *State) CustomerCount() int { return len(s.customers) }
+func (s *State) CustomerCount() int { return s.customers.Len() }
 
 // EmailKey is the form e-mail addresses are compared in.
 func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // fromCatalog builds a state holding c's catalogue and the given customers.
-func fromCatalog(seq uint64, c *record.Catalog, customers map[uuid.UUID]*catalog.Customer, emails map[string]uuid.UUID, bk book) (*State, error) {
+func fromCatalog(seq uint64, c *record.Catalog, bk book) (*State, error) {
 	loc, err := time.LoadLocation(c.Business.Timezone)
 	if err != nil {
 		return nil, err
@@ -95,8 +95,6 @@ func fromCatalog(seq uint64, c *record.Catalog, customers map[uuid.UUID]*catalog
 		Services:   sortedByCreation(c.Services, func(x *catalog.Service) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
 		Staff:      sortedByCreation(c.Staff, func(x *catalog.Staff) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
 		keyByHash:  make(map[catalog.KeyHash]int, len(c.Keys)),
-		customers:  customers,
-		emails:     emails,
 		book:       bk,
 	}
 	for i := range s.Keys {

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+const colourID = "d2694ab1-3c85-5e54-bf1d-996f6e4cd775"
+
+// TestAvailabilityAgreesWithBooking samples both sides of the availability
+// promise through the HTTP API: every start offered can be booked right
+// then (for a listed staff member, and unpinned), and every grid start not
+// offered is refused. The calendar fills up as the test books, so later
+// rounds see gaps, neighbours and full days.
+func TestAvailabilityAgreesWithBooking(t *testing.T) {
+	s := startWorld(t)
+	r := rand.New(rand.NewPCG(7, 11))
+	services := []string{haircutID, colourID}
+	staff := []string{"", annaID, bramID}
+	booked, refused := 0, 0
+	for round := 0; round < 60; round++ {
+		svc := services[r.IntN(len(services))]
+		pin := staff[r.IntN(len(staff))]
+		day := testEpoch.Truncate(24*time.Hour).AddDate(0, 0, 1+r.IntN(10))
+		offered := slotsOn(t, s, svc, pin, day)
+		if len(offered) > 0 && r.IntN(3) > 0 {
+			starts := keysOf(offered)
+			at := starts[r.IntN(len(starts))]
+			res := s.post("/api/v1/appointments", keyFull, fmt.Sprint("prop-", round), booking(svc, at, pin, fmt.Sprintf("p%d@example.com", round)))
+			require.Equal(t, 201, res.Status, "round %d: %s offered for %q but refused: %s", round, at, pin, res.Raw)
+			if pin != "" {
+				require.Equal(t, pin, res.Body["appointment"].(map[string]any)["staffMember"].(map[string]any)["id"])
+			}
+			booked++
+			continue
+		}
+		// A grid start of that day that is not offered must be refused.
+		for try := 0; try < 20; try++ {
+			at := day.Add(time.Duration(r.IntN(96)) * 15 * time.Minute).Format("2006-01-02T15:04:05.000Z")
+			if _, ok := offered[at]; ok {
+				continue
+			}
+			res := s.post("/api/v1/appointments", keyFull, fmt.Sprint("neg-", round, "-", try), booking(svc, at, pin, fmt.Sprintf("n%d@example.com", round)))
+			require.NotEqual(t, 201, res.Status, "round %d: %s not offered for %q but booked", round, at, pin)
+			refused++
+			break
+		}
+	}
+	require.Greater(t, booked, 10)
+	require.Greater(t, refused, 10)
+}
+
+// slotsOn returns the starts offered on day, each with its staff.
+func slotsOn(t *testing.T, s *server, svc, staff string, day time.Time) map[string][]any {
+	q := url.Values{"serviceId": {svc}, "from": {day.Format(time.RFC3339)}, "to": {day.Add(24*time.Hour - time.Second).Format(time.RFC3339)}}
+	if staff != "" {
+		q.Set("staffMemberId", staff)
+	}
+	r := s.get("/api/v1/availability/slots?"+q.Encode(), keyFull)
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	out := map[string][]any{}
+	for _, d := range r.Body["data"].([]any) {
+		m := d.(map[string]any)
+		out[m["startTime"].(string)] = m["staffMemberIds"].([]any)
+	}
+	return out
+}
+
+func keysOf(m map[string][]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}
