@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/stretchr/testify/require"
+	"github.com/valyala/fasthttp"
 )
 
 // The OpenAPI document (docs/openapi.json) must describe exactly what the
@@ -112,9 +114,12 @@ func TestOpenAPIDocument(t *testing.T) {
 			require.Contains(t, op, "x-slotd-scope", "%s %s", m, p)
 			require.Contains(t, op, "x-slotd-plan", "%s %s", m, p)
 			rs := op["responses"].(map[string]any)
-			for _, st := range []string{"200", "400", "401", "405"} {
+			for _, st := range []string{"400", "401", "405"} {
 				require.Contains(t, rs, st, "%s %s", m, p)
 			}
+			_, ok200 := rs["200"]
+			_, ok201 := rs["201"]
+			require.True(t, ok200 || ok201, "%s %s documents no 200 or 201", m, p)
 			if strings.Contains(p, "{id}") {
 				require.Contains(t, rs, "404", "%s %s", m, p)
 			}
@@ -131,6 +136,7 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	s := newServer(t, catalog.Groei, 1)
 	h := s.Public()
 	st := s.mustState(t)
+	addEntitledBusiness(t, s)
 	// Real ids where the test business has a record; other {id} paths get a
 	// fresh UUID and may answer 404 NOT_FOUND (or 403 for a missing module).
 	real := map[string]string{"/api/v1/services/{id}": st.Services[0].ID.String()}
@@ -160,6 +166,10 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 			ctx = request(h, m, uri, "sk_all")
 			body = decode(t, ctx)
 			require.NotEqual(t, "METHOD_NOT_ALLOWED", body["code"], "%s %s", m, p)
+			if op := operation(doc, p, m); op["requestBody"] != nil {
+				checkWrite(t, doc, h, op, m, p, uri, ctx, body)
+				continue
+			}
 			_, isReal := real[p]
 			if strings.Contains(p, "{") && !isReal {
 				require.Contains(t, []int{403, 404}, ctx.Response.StatusCode(), "%s %s: %v", m, uri, body)
@@ -215,6 +225,85 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 			t.Fatalf("%s %s is served (%d %v) but not in docs/openapi.json", c.method, c.path, ctx.Response.StatusCode(), code)
 		}
 	}
+}
+
+// addEntitledBusiness adds a second business on Pro with every module,
+// whose key sk_pro holds every scope, so writes get past the entitlements.
+func addEntitledBusiness(t *testing.T, s *Server) {
+	t.Helper()
+	spec := catalog.Spec{
+		Business: catalog.Business{ID: uuid.New(), Name: "Pro studio", Timezone: "Europe/Amsterdam", Currency: "EUR",
+			Plan: catalog.Pro, Modules: catalog.AllModules, Rules: catalog.DefaultRules()},
+		Keys: []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey("sk_pro"), Scopes: []string{
+			"appointments:read", "appointments:write", "services:read", "staff:read", "customers:read",
+			"customers:write", "webhooks:manage"}}},
+	}
+	_, err := s.Dir.Put(context.Background(), []catalog.Spec{spec})
+	require.NoError(t, err)
+}
+
+// operation returns the operation object of method path.
+func operation(doc map[string]any, path, method string) map[string]any {
+	return asMap(asMap(asMap(doc["paths"])[path])[strings.ToLower(method)])
+}
+
+// requiresHeader reports whether op documents header name as required.
+func requiresHeader(doc map[string]any, op map[string]any, name string) bool {
+	for _, p := range asSlice(op["parameters"]) {
+		pm := asMap(p)
+		if ref, ok := pm["$ref"].(string); ok {
+			v, _ := resolve(doc, ref)
+			pm = asMap(v)
+		}
+		if pm["in"] == "header" && strings.EqualFold(pm["name"].(string), name) && pm["required"] == true {
+			return true
+		}
+	}
+	return false
+}
+
+// checkWrite probes a documented write, already called with the Groei
+// business's key (ctx, body), without a body. That business's plan (or its
+// key's scopes) refuses it, naming the documented scope and plan; with the
+// entitled key it reaches the handler and is refused for the request
+// itself: 404 on an {id} path (the record is looked up before the body),
+// otherwise 400, IDEMPOTENCY_KEY_REQUIRED where the document requires the
+// header, and with a key VALIDATION_ERROR naming (body).
+func checkWrite(t *testing.T, doc map[string]any, h fasthttp.RequestHandler, op map[string]any, m, p, uri string, ctx *fasthttp.RequestCtx, body map[string]any) {
+	t.Helper()
+	require.Equal(t, 403, ctx.Response.StatusCode(), "%s %s: %v", m, p, body)
+	require.Contains(t, []any{"PLAN_UPGRADE_REQUIRED", "INSUFFICIENT_SCOPE"}, body["code"], "%s %s", m, p)
+	require.Equal(t, op["x-slotd-scope"], body["scope"], "%s %s", m, p)
+	if body["code"] == "PLAN_UPGRADE_REQUIRED" {
+		require.Equal(t, op["x-slotd-plan"], body["requiredPlan"], "%s %s", m, p)
+	}
+
+	probe := func(idem string) (int, map[string]any) {
+		var c fasthttp.RequestCtx
+		c.Request.Header.SetMethod(m)
+		c.Request.SetRequestURI(uri)
+		c.Request.Header.Set("Authorization", "Bearer sk_pro")
+		if idem != "" {
+			c.Request.Header.Set("Idempotency-Key", idem)
+		}
+		h(&c)
+		require.NotEmpty(t, c.Response.Header.Peek("X-Request-Id"), "%s %s", m, uri)
+		return c.Response.StatusCode(), decode(t, &c)
+	}
+	st, b := probe("")
+	if strings.Contains(p, "{") {
+		require.Equal(t, 404, st, "%s %s: %v", m, uri, b)
+		require.Equal(t, "NOT_FOUND", b["code"])
+		return
+	}
+	require.Equal(t, 400, st, "%s %s: %v", m, uri, b)
+	if requiresHeader(doc, op, "Idempotency-Key") {
+		require.Equal(t, "IDEMPOTENCY_KEY_REQUIRED", b["code"], "%s %s", m, p)
+		st, b = probe("k-" + uuid.NewString())
+		require.Equal(t, 400, st, "%s %s: %v", m, uri, b)
+	}
+	require.Equal(t, "VALIDATION_ERROR", b["code"], "%s %s: %v", m, p, b)
+	require.Equal(t, "(body)", asMap(asSlice(b["fields"])[0])["path"], "%s %s", m, p)
 }
 
 // requiredQuery returns the sorted names of the required query parameters

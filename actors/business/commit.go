@@ -58,6 +58,11 @@ func (a *businessActor) maybeSnapshot(st *tenant.State) {
 	if st.Seq-a.snapSeq < every || !a.h.snapshotting.CompareAndSwap(false, true) {
 		return
 	}
+	if pruned := tenant.PruneIdempotency(st, a.now().Add(-idemRetention)); pruned != st {
+		st = pruned
+		a.state = st
+		a.h.state.Store(st)
+	}
 	a.snapSeq = st.Seq
 	store, log, id := a.env.Store, a.env.Log, a.h.ID
 	a.env.bg.Add(1)

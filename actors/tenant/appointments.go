@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
@@ -144,4 +145,26 @@ func (b book) applyChange(c *record.Change) book {
 		b.lastAssigned = *c.LastAssigned
 	}
 	return b
+}
+
+// PruneIdempotency returns s without the idempotent answers stored before
+// cutoff. Expired answers are already ignored on lookup; pruning bounds the
+// memory and snapshots they take. It is not journalled: replay may bring
+// expired answers back, and the next prune drops them again.
+func PruneIdempotency(s *State, cutoff time.Time) *State {
+	var old []string
+	s.idem.Ascend(nil, func(k string, e *record.Idem) bool {
+		if e.At.Before(cutoff) {
+			old = append(old, k)
+		}
+		return true
+	})
+	if len(old) == 0 {
+		return s
+	}
+	n := *s
+	for _, k := range old {
+		n.idem = n.idem.Delete(k)
+	}
+	return &n
 }

@@ -46,7 +46,7 @@ const (
 var (
 	errUnknownService = problem.FieldError("serviceId", problem.Invalid, "No such service.")
 	errUnknownStaff   = problem.FieldError("staffMemberId", problem.Invalid, "No such staff member.")
-	errPayments       = problem.New(problem.PaymentsUnavailable, "The business requires prepayment and has no payment provider available.")
+	errPayments       = problem.New(problem.PaymentsUnavailable, "This booking requires prepayment and no payment provider is available.")
 )
 
 // DecideCreate decides a booking (api-v1 §4.2): the rules in the order of
@@ -69,7 +69,10 @@ func DecideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Ch
 	if perr != nil {
 		return nil, nil, perr
 	}
-	if s.Business.Payments.RequiresPayment && s.Business.Payments.Provider == "" {
+	if s.Business.Payments.RequiresPayment || svc.PaymentRequired {
+		// Checkout creation with a payment provider is not built yet, so a
+		// booking that needs prepayment cannot be taken: refused, not
+		// silently confirmed without payment.
 		return nil, nil, errPayments
 	}
 	ch := &record.Change{At: now}

@@ -211,3 +211,36 @@ func TestCustomers(t *testing.T) {
 	require.Equal(t, 201, b.Status, "%s", b.Raw)
 	require.Equal(t, id, b.Body["appointment"].(map[string]any)["customer"].(map[string]any)["id"])
 }
+
+// TestSameKeyConcurrently fires one request eight times at once under one
+// key: exactly one booking is made; every other answer is that booking
+// replayed or IDEMPOTENCY_IN_PROGRESS, never a second booking.
+func TestSameKeyConcurrently(t *testing.T) {
+	s := startWorld(t)
+	body := booking(haircutID, tue+"12:00:00Z", annaID, "same@example.com")
+	var wg sync.WaitGroup
+	res := make([]resp, 8)
+	for i := range res {
+		wg.Add(1)
+		go func() { defer wg.Done(); res[i] = s.post("/api/v1/appointments", keyFull, "same-key", body) }()
+	}
+	wg.Wait()
+	fresh, ids := 0, map[string]bool{}
+	for _, r := range res {
+		switch r.Status {
+		case 201:
+			ids[r.Body["appointment"].(map[string]any)["id"].(string)] = true
+			if r.Header.Get("Idempotency-Replayed") != "true" {
+				fresh++
+			}
+		case 409:
+			require.Equal(t, "IDEMPOTENCY_IN_PROGRESS", r.Body["code"])
+		default:
+			t.Fatalf("unexpected answer %d %s", r.Status, r.Raw)
+		}
+	}
+	require.Equal(t, 1, fresh)
+	require.Len(t, ids, 1)
+	booked := s.get("/api/v1/appointments?limit=100&from="+tue+"12:00:00Z&to="+tue+"12:00:00Z", keyFull).Body["data"].([]any)
+	require.Len(t, booked, 1)
+}
