@@ -49,7 +49,14 @@ func (s *Server) availability(c *call) {
 		writeError(c.ctx, perr)
 		return
 	}
-	query := calendar.Query{Business: &c.st.Business, Loc: c.st.Loc, Now: s.Clock.Now(), Service: svc,
+	now := s.Clock.Now()
+	c.ctx.Response.Header.Set("Cache-Control", "no-store")
+	key := slotKey{biz: c.st.Business.ID, seq: c.st.Seq, minute: minuteBucket(now), query: string(c.ctx.QueryArgs().QueryString())}
+	if body, ok := s.slots.get(key); ok {
+		writeJSON(c.ctx, 200, body)
+		return
+	}
+	query := calendar.Query{Business: &c.st.Business, Loc: c.st.Loc, Now: now, Service: svc,
 		Staff: c.st.Staff, Index: c.st.Index(), From: from, To: to}
 	if byStaff {
 		query.Only = &staffID
@@ -57,8 +64,9 @@ func (s *Server) availability(c *call) {
 	slots := slotPool.Get().(*[]calendar.Slot)
 	defer slotPool.Put(slots)
 	*slots = calendar.Slots(&query, (*slots)[:0])
-	c.ctx.Response.Header.Set("Cache-Control", "no-store")
-	c.writeWith(func(b []byte) []byte { return appendSlots(b, *slots) })
+	body := appendSlots(make([]byte, 0, 64+len(*slots)*120), *slots)
+	writeJSON(c.ctx, 200, body)
+	s.slots.put(key, body)
 }
 
 func appendSlots(b []byte, slots []calendar.Slot) []byte {

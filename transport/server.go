@@ -46,13 +46,14 @@ type Server struct {
 	reqSeq  atomic.Uint64
 	reqBase string
 	metrics metrics
+	slots   *slotCache
 }
 
 // New returns a server; it answers /readyz with 503 until SetReady(true).
 func New(c Config) *Server {
 	var p [4]byte
 	_, _ = rand.Read(p[:])
-	return &Server{Config: c, reqBase: hex.EncodeToString(p[:]) + "-"}
+	return &Server{Config: c, reqBase: hex.EncodeToString(p[:]) + "-", slots: newSlotCache(64 << 20)}
 }
 
 // SetReady sets what /readyz reports.

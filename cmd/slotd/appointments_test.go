@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -122,4 +123,28 @@ func mustRead(t *testing.T, path string) []byte {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return b
+}
+
+// TestAvailabilityIsNeverStale checks the server-side memo of availability
+// answers at its edges: a booking changes the answer at once, and so does
+// the clock passing the minimum notice by a single second.
+func TestAvailabilityIsNeverStale(t *testing.T) {
+	s := startWorld(t)
+	// The salon needs 60 minutes' notice; the test clock starts at
+	// 2026-12-01T08:00:00Z, a Tuesday on which Anna works from 08:00Z.
+	q := "/api/v1/availability/slots?serviceId=" + haircutID + "&from=2026-12-01T09:00:00Z&to=2026-12-01T09:30:00Z&staffMemberId=" + annaID
+	starts := func() []string {
+		var out []string
+		for _, d := range s.get(q, keyFull).Body["data"].([]any) {
+			out = append(out, d.(map[string]any)["startTime"].(string))
+		}
+		return out
+	}
+	require.Equal(t, []string{"2026-12-01T09:00:00.000Z", "2026-12-01T09:15:00.000Z", "2026-12-01T09:30:00.000Z"}, starts())
+	require.Equal(t, starts(), starts(), "asked twice, answered alike")
+	s.clock.Advance(time.Second) // 09:00 is now 59m59s away: too soon
+	require.Equal(t, []string{"2026-12-01T09:15:00.000Z", "2026-12-01T09:30:00.000Z"}, starts())
+	r := s.post("/api/v1/appointments", keyFull, "stale-1", booking(haircutID, "2026-12-01T09:30:00Z", annaID, "stale@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	require.Empty(t, starts(), "09:30 is booked, and a 09:15 haircut would run into it")
 }

@@ -90,11 +90,67 @@ func AppendNullUUID(b []byte, id *uuid.UUID) []byte {
 // TimeLayout is the API's timestamp form: UTC with milliseconds.
 const TimeLayout = "2006-01-02T15:04:05.000Z"
 
-// AppendTime appends t in UTC with milliseconds, quoted.
+// AppendTime appends t in UTC with milliseconds, quoted. It computes the
+// civil date directly from Unix milliseconds: time.Time.AppendFormat was
+// 40 % of an availability answer's CPU, and this layout never changes.
 func AppendTime(b []byte, t time.Time) []byte {
+	ms := t.UnixMilli()
+	days, rem := ms/86400000, ms%86400000
+	if rem < 0 {
+		days, rem = days-1, rem+86400000
+	}
+	y, m, d := civil(days)
+	if y < 0 || y > 9999 {
+		b = append(b, '"')
+		b = t.UTC().AppendFormat(b, TimeLayout)
+		return append(b, '"')
+	}
 	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, TimeLayout)
-	return append(b, '"')
+	b = append4(b, y)
+	b = append(b, '-')
+	b = append2(b, m)
+	b = append(b, '-')
+	b = append2(b, d)
+	b = append(b, 'T')
+	b = append2(b, int(rem/3600000))
+	b = append(b, ':')
+	b = append2(b, int(rem/60000%60))
+	b = append(b, ':')
+	b = append2(b, int(rem/1000%60))
+	b = append(b, '.')
+	ms3 := int(rem % 1000)
+	b = append(b, byte('0'+ms3/100), byte('0'+ms3/10%10), byte('0'+ms3%10))
+	return append(b, 'Z', '"')
+}
+
+// civil converts days since 1970-01-01 to a proleptic Gregorian date
+// (Howard Hinnant's days_from_civil, inverted).
+func civil(days int64) (year, month, day int) {
+	z := days + 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era--
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d := doy - (153*mp+2)/5 + 1
+	m := mp + 3
+	if mp >= 10 {
+		m = mp - 9
+	}
+	y := yoe + era*400
+	if m <= 2 {
+		y++
+	}
+	return int(y), int(m), int(d)
+}
+
+func append2(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
+
+func append4(b []byte, n int) []byte {
+	return append(b, byte('0'+n/1000), byte('0'+n/100%10), byte('0'+n/10%10), byte('0'+n%10))
 }
 
 // AppendNullTime appends t, or null when t is nil.

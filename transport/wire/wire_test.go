@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -25,4 +26,33 @@ func TestResponseEncodingIsValidJSON(t *testing.T) {
 	require.Equal(t, `"`+id.String()+`"`, string(AppendUUID(nil, id)))
 	tm := time.Date(2026, 3, 29, 1, 2, 3, 4e6, time.FixedZone("x", 3600))
 	require.Equal(t, `"2026-03-29T00:02:03.004Z"`, string(AppendTime(nil, tm)))
+}
+
+// TestAppendTimeMatchesTheStandardLibrary compares the hand-written
+// timestamp encoder with time.Time.AppendFormat over a wide, random range,
+// the epoch, leap days and the years where the fast path hands over.
+func TestAppendTimeMatchesTheStandardLibrary(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	check := func(tm time.Time) {
+		want := `"` + tm.UTC().Format(TimeLayout) + `"`
+		require.Equal(t, want, string(AppendTime(nil, tm)), "%v", tm)
+	}
+	for _, tm := range []time.Time{time.Unix(0, 0), time.Unix(-1, 0), time.UnixMilli(-1),
+		time.Date(2024, 2, 29, 23, 59, 59, 999e6, time.UTC), time.Date(2000, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-5, 6, 1, 0, 0, 0, 0, time.UTC), {}} {
+		check(tm)
+	}
+	for i := 0; i < 200000; i++ {
+		check(time.UnixMilli(r.Int64N(500*365*86400000) - 250*365*86400000).In(time.FixedZone("x", 3600)))
+	}
+}
+
+func BenchmarkAppendTime(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	tm := time.Date(2027, 1, 5, 9, 15, 0, 0, time.UTC)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = AppendTime(buf[:0], tm)
+	}
 }
