@@ -496,3 +496,29 @@ func TestCommitNoWaitIsDurableAfterWait(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint64(50), last)
 }
+
+func TestOutboxRowsLiveUntilDeleted(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	a, b := [16]byte{1}, [16]byte{2}
+	batch := s.NewBatch()
+	batch.PutOutbox(b, OutboxEvent, "evt_02", []byte("b2"))
+	batch.PutOutbox(a, OutboxEvent, "evt_01", []byte("a1"))
+	batch.PutOutbox(a, OutboxMail, "m_01", []byte("mail"))
+	batch.Append(a, 1, []byte("r"))
+	batch.TruncateJournal(a, 1)
+	require.NoError(t, batch.Commit())
+	var got []string
+	require.NoError(t, s.Outbox(OutboxEvent, func(biz [16]byte, id string, v []byte) error {
+		got = append(got, id+"="+string(v))
+		return nil
+	}))
+	require.Equal(t, []string{"evt_01=a1", "evt_02=b2"}, got, "journal truncation leaves the outbox alone")
+	batch = s.NewBatch()
+	batch.DeleteOutbox(a, OutboxEvent, "evt_01")
+	require.NoError(t, batch.Commit())
+	got = nil
+	require.NoError(t, s.Outbox(OutboxMail, func(_ [16]byte, id string, _ []byte) error { got = append(got, id); return nil }))
+	require.Equal(t, []string{"m_01"}, got)
+}

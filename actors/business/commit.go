@@ -106,6 +106,7 @@ func (a *businessActor) commitAsync(ctx actor.Context, ch *record.Change, ans *A
 	}
 	b := a.env.Store.NewBatch()
 	b.Append(a.h.ID, seq, enc)
+	addOutbox(b, next, ch)
 	pending, err := b.CommitNoWait()
 	if err != nil {
 		a.env.Log.Error("journal commit failed", "business", a.h.ID, "err", err)

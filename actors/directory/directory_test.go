@@ -2,6 +2,7 @@ package directory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/stretchr/testify/require"
 )
@@ -148,4 +150,51 @@ func TestSnapshotsBoundReplay(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h.State().Keys, 13)
 	require.Equal(t, uint64(13), h.State().Seq)
+}
+
+func TestBookingFillsTheOutbox(t *testing.T) {
+	dir := t.TempDir()
+	d, st := open(t, dir)
+	ctx := context.Background()
+	id, cat, svc, staff := uuid.New(), uuid.New(), uuid.New(), uuid.New()
+	sp := spec(id, "sk_o")
+	sp.Business.Modules, sp.Business.Rules = catalog.AllModules, catalog.DefaultRules()
+	sp.Categories = []catalog.Category{{ID: cat, Name: "C"}}
+	sp.Services = []catalog.Service{{ID: svc, Name: "Cut", DurationMinutes: 30, IsActive: true, CategoryID: cat}}
+	sp.Staff = []catalog.Staff{{ID: staff, Name: "A", IsActive: true, IsBookable: true, AssignedServiceIDs: []uuid.UUID{svc}}}
+	_, err := d.Put(ctx, []catalog.Spec{sp})
+	require.NoError(t, err)
+	ans, err := d.Do(ctx, id, &business.Create{In: tenant.CreateInput{ServiceID: svc, Start: t0.Add(48 * time.Hour), StaffID: &staff,
+		Customer: catalog.Customer{FirstName: "N", Email: "n@example.com"}}})
+	require.NoError(t, err)
+	require.Equal(t, 201, ans.Status, "%s", ans.Body)
+	d.Close()
+	require.NoError(t, st.Close())
+
+	// After a restart the outbox still holds the work: two events (the new
+	// customer, then the booking, in that order) and the confirmation.
+	st, err = storage.Open(dir, storage.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	var types []string
+	require.NoError(t, st.Outbox(storage.OutboxEvent, func(_ [16]byte, evt string, v []byte) error {
+		var env struct {
+			ID, Type, APIVersion string
+			Data                 map[string]any
+		}
+		require.NoError(t, json.Unmarshal(v, &env))
+		require.Equal(t, evt, env.ID)
+		require.Regexp(t, `^evt_[0-9A-Z]{26}$`, env.ID)
+		require.Equal(t, "v1", env.APIVersion)
+		types = append(types, env.Type)
+		return nil
+	}))
+	require.Equal(t, []string{"customer.created", "appointment.created"}, types)
+	mails := 0
+	require.NoError(t, st.Outbox(storage.OutboxMail, func(_ [16]byte, _ string, v []byte) error {
+		mails++
+		require.Contains(t, string(v), `"to":"n@example.com"`)
+		return nil
+	}))
+	require.Equal(t, 1, mails)
 }

@@ -1,0 +1,80 @@
+package storage
+
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// The outbox table holds what a committed write still has to send: webhook
+// events and e-mails. Rows are written in the same batch as the journal
+// record that causes them, so none exists for a write that did not happen
+// and none is lost for one that did; the sender deletes a row once it is
+// delivered. It is a table of its own, not part of the journal, because
+// snapshots truncate the journal and undelivered work must outlive that.
+//
+// Key: 'o' | business (16) | kind (1) | id (the row's ULID-based id, so rows
+// of one kind sort in creation order).
+
+const prefixOutbox byte = 'o'
+
+// Outbox kinds.
+const (
+	OutboxEvent byte = 'e' // a webhook event envelope
+	OutboxMail  byte = 'm' // an e-mail to send
+)
+
+const outboxPfxLen = 1 + 16 + 1
+
+func outboxKey(biz [16]byte, kind byte, id string) []byte {
+	k := make([]byte, outboxPfxLen+len(id))
+	k[0] = prefixOutbox
+	copy(k[1:], biz[:])
+	k[17] = kind
+	copy(k[outboxPfxLen:], id)
+	return k
+}
+
+// PutOutbox adds an outbox row.
+func (b *Batch) PutOutbox(biz [16]byte, kind byte, id string, val []byte) {
+	b.set(outboxKey(biz, kind, id), nil, val)
+}
+
+// DeleteOutbox removes an outbox row once it is delivered.
+func (b *Batch) DeleteOutbox(biz [16]byte, kind byte, id string) {
+	b.del(outboxKey(biz, kind, id))
+}
+
+// Outbox calls fn for every outbox row of kind, business by business and in
+// id order within one, until fn returns an error. val is valid only during
+// the call.
+func (s *Store) Outbox(kind byte, fn func(biz [16]byte, id string, val []byte) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.exit()
+	lower, upper := tableBounds(prefixOutbox)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		if len(k) < outboxPfxLen {
+			_ = it.Close()
+			return fmt.Errorf("storage: corrupt outbox key %x", k)
+		}
+		if k[17] != kind {
+			continue
+		}
+		v, err := it.ValueAndErr()
+		if err == nil {
+			err = fn([16]byte(k[1:17]), string(k[outboxPfxLen:]), v)
+		}
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+	}
+	return it.Close()
+}
