@@ -2,6 +2,8 @@ package transport
 
 import (
 	"crypto/sha256"
+
+	"github.com/google/uuid"
 	"unicode/utf8"
 
 	"github.com/slotd/slotd/actors/business"
@@ -127,14 +129,24 @@ func (s *Server) createCustomer(c *call) {
 	c.send(&business.CreateCustomer{In: cu, Idem: key})
 }
 
-func (s *Server) patchAppointment(c *call) {
+// existingAppointment returns the {id} of a write on one appointment, having
+// answered 400 for a bad query or 404 for an id this business lacks.
+func (c *call) existingAppointment() (uuid.UUID, bool) {
 	id, ok := c.pathID("id")
 	if perr := parseQuery(c.ctx).err(); perr != nil {
 		writeError(c.ctx, perr)
-		return
+		return id, false
 	}
 	if !ok || c.st.Appointment(id) == nil {
 		writeError(c.ctx, errNotFound)
+		return id, false
+	}
+	return id, true
+}
+
+func (s *Server) patchAppointment(c *call) {
+	id, ok := c.existingAppointment()
+	if !ok {
 		return
 	}
 	var errs input.Errors
@@ -167,13 +179,8 @@ func (s *Server) patchAppointment(c *call) {
 var requestableStatuses = []string{string(catalog.Confirmed), string(catalog.Cancelled), string(catalog.Completed), string(catalog.NoShow)}
 
 func (s *Server) setStatus(c *call) {
-	id, ok := c.pathID("id")
-	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
-		return
-	}
-	if !ok || c.st.Appointment(id) == nil {
-		writeError(c.ctx, errNotFound)
+	id, ok := c.existingAppointment()
+	if !ok {
 		return
 	}
 	var errs input.Errors

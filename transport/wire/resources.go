@@ -156,17 +156,7 @@ func AppendStaff(b []byte, s *catalog.Staff) []byte {
 
 // AppendCustomer appends the standalone customer (decisions §3).
 func AppendCustomer(b []byte, c *catalog.Customer) []byte {
-	b = append(b, '{')
-	b = AppendKey(b, "id")
-	b = AppendUUID(b, c.ID)
-	b = AppendKey(b, "firstName")
-	b = AppendString(b, c.FirstName)
-	b = AppendKey(b, "lastName")
-	b = AppendString(b, c.LastName)
-	b = AppendKey(b, "email")
-	b = AppendString(b, c.Email)
-	b = AppendKey(b, "phone")
-	b = AppendString(b, c.Phone)
+	b = appendPerson(append(b, '{'), c)
 	b = AppendKey(b, "createdAt")
 	b = AppendTime(b, c.CreatedAt)
 	b = AppendKey(b, "updatedAt")
@@ -239,7 +229,12 @@ func appendEmbeddedCustomer(b []byte, id uuid.UUID, c *catalog.Customer) []byte 
 	if c == nil {
 		c = &catalog.Customer{ID: id}
 	}
-	b = append(b, '{')
+	return append(appendPerson(append(b, '{'), c), '}')
+}
+
+// appendPerson appends the members the embedded and standalone customer
+// share.
+func appendPerson(b []byte, c *catalog.Customer) []byte {
 	b = AppendKey(b, "id")
 	b = AppendUUID(b, c.ID)
 	b = AppendKey(b, "firstName")
@@ -249,8 +244,7 @@ func appendEmbeddedCustomer(b []byte, id uuid.UUID, c *catalog.Customer) []byte 
 	b = AppendKey(b, "email")
 	b = AppendString(b, c.Email)
 	b = AppendKey(b, "phone")
-	b = AppendString(b, c.Phone)
-	return append(b, '}')
+	return AppendString(b, c.Phone)
 }
 
 func appendSegments(b []byte, segs []catalog.Segment) []byte {
