@@ -77,8 +77,34 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		a.write(ctx, nil, func() (*record.Change, int, []byte, error) {
 			return a.appointment(tenant.DecideStatus(a.state, m.ID, m.Status, a.now(), a.ids))
 		})
+	case *RegisterEndpoint:
+		defer a.guard(ctx, answerInternal)
+		a.write(ctx, nil, func() (*record.Change, int, []byte, error) {
+			return endpointAnswer(201, true)(tenant.DecideRegister(a.state, &m.In, m.Secret, a.now(), a.ids))
+		})
+	case *PatchEndpoint:
+		defer a.guard(ctx, answerInternal)
+		a.write(ctx, nil, func() (*record.Change, int, []byte, error) {
+			return endpointAnswer(200, false)(tenant.DecideEndpointPatch(a.state, m.ID, &m.In, a.now()))
+		})
+	case *DeleteEndpoint:
+		defer a.guard(ctx, answerInternal)
+		a.write(ctx, nil, func() (*record.Change, int, []byte, error) {
+			ch, err := tenant.DecideEndpointDelete(a.state, m.ID, a.now())
+			return ch, 204, nil, err
+		})
 	case *synced:
 		delete(a.unsynced, m.key)
+	}
+}
+
+// endpointAnswer renders an endpoint decision with status.
+func endpointAnswer(status int, withSecret bool) func(*record.Change, *catalog.Endpoint, error) (*record.Change, int, []byte, error) {
+	return func(ch *record.Change, e *catalog.Endpoint, err error) (*record.Change, int, []byte, error) {
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		return ch, status, wire.AppendEndpoint(nil, e, withSecret), nil
 	}
 }
 

@@ -22,6 +22,9 @@ import (
 //	CreateCustomer{In, Idem}  -> Answer   POST /customers
 //	Patch{ID, In}             -> Answer   PATCH /appointments/{id}
 //	SetStatus{ID, Status}     -> Answer   POST /appointments/{id}/status
+//	RegisterEndpoint{In, Secret} -> Answer  POST /webhooks (after its ping)
+//	PatchEndpoint{ID, In}     -> Answer   PATCH /webhooks/{id}
+//	DeleteEndpoint{ID}        -> Answer   DELETE /webhooks/{id}
 
 // IdemKey identifies an idempotent request (api-v1 §4.1).
 type IdemKey struct {
@@ -52,6 +55,21 @@ type SetStatus struct {
 	ID     uuid.UUID
 	Status catalog.Status
 }
+
+// RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
+type RegisterEndpoint struct {
+	In     tenant.EndpointInput
+	Secret string
+}
+
+// PatchEndpoint edits a webhook endpoint.
+type PatchEndpoint struct {
+	ID uuid.UUID
+	In tenant.EndpointPatch
+}
+
+// DeleteEndpoint removes a webhook endpoint.
+type DeleteEndpoint struct{ ID uuid.UUID }
 
 // Answer is the reply to a booking-side request.
 type Answer struct {

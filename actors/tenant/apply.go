@@ -95,6 +95,7 @@ func Snapshot(s *State) *record.Snapshot {
 		snap.Idempotency = append(snap.Idempotency, *e)
 		return true
 	})
+	snap.Endpoints = s.endpoints
 	if s.lastAssigned != uuid.Nil {
 		la := s.lastAssigned
 		snap.LastAssigned = &la
@@ -118,5 +119,6 @@ func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
 	if snap.LastAssigned != nil {
 		st.lastAssigned = *snap.LastAssigned
 	}
+	st.endpoints = snap.Endpoints
 	return st, nil
 }

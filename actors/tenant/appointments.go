@@ -3,6 +3,7 @@ package tenant
 import (
 	"bytes"
 	"cmp"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ type book struct {
 	index        interval.Index
 	idem         sorted.Map[string, *record.Idem]
 	lastAssigned uuid.UUID
+	endpoints    []catalog.Endpoint // at most five: copied on write
 }
 
 // StartKey orders appointments by start time, then id: the order of the
@@ -144,7 +146,43 @@ func (b book) applyChange(c *record.Change) book {
 	if c.LastAssigned != nil {
 		b.lastAssigned = *c.LastAssigned
 	}
+	if len(c.Endpoints) > 0 || len(c.Removed) > 0 {
+		b.endpoints = putEndpoints(b.endpoints, c.Endpoints, c.Removed)
+	}
 	return b
+}
+
+// putEndpoints returns a copy of eps with up upserted and removed deleted,
+// in registration order.
+func putEndpoints(eps []catalog.Endpoint, up []catalog.Endpoint, removed []uuid.UUID) []catalog.Endpoint {
+	out := make([]catalog.Endpoint, 0, len(eps)+len(up))
+	for _, e := range eps {
+		if !slices.Contains(removed, e.ID) {
+			out = append(out, e)
+		}
+	}
+	for _, e := range up {
+		if i := slices.IndexFunc(out, func(x catalog.Endpoint) bool { return x.ID == e.ID }); i >= 0 {
+			out[i] = e
+		} else {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Endpoints returns the business's webhook endpoints in registration order.
+// The slice must not be modified.
+func (s *State) Endpoints() []catalog.Endpoint { return s.endpoints }
+
+// Endpoint returns the endpoint with id, or nil.
+func (s *State) Endpoint(id uuid.UUID) *catalog.Endpoint {
+	for i := range s.endpoints {
+		if s.endpoints[i].ID == id {
+			return &s.endpoints[i]
+		}
+	}
+	return nil
 }
 
 // PruneIdempotency returns s without the idempotent answers stored before

@@ -145,6 +145,10 @@ type Change struct {
 	// LastAssigned is the staff member the write auto-assigned, remembered
 	// for round-robin assignment.
 	LastAssigned *uuid.UUID `json:"lastAssigned,omitempty"`
+	// Endpoints holds the new whole state of each webhook endpoint the write
+	// registered or changed; Removed lists endpoints it deleted.
+	Endpoints []catalog.Endpoint `json:"endpoints,omitempty"`
+	Removed   []uuid.UUID        `json:"removedEndpoints,omitempty"`
 }
 
 // Idem is a stored answer to an idempotent request (api-v1 §4.1): the key
@@ -186,6 +190,7 @@ type Snapshot struct {
 	Appointments []catalog.Appointment `json:"appointments,omitempty"`
 	Idempotency  []Idem                `json:"idempotency,omitempty"`
 	LastAssigned *uuid.UUID            `json:"lastAssigned,omitempty"`
+	Endpoints    []catalog.Endpoint    `json:"endpoints,omitempty"`
 }
 
 // EncodeSnapshot returns the encoding of s.

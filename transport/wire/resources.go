@@ -317,3 +317,34 @@ func appendFields(b []byte, fs []problem.Field) []byte {
 	}
 	return append(b, ']')
 }
+
+// AppendEndpoint appends a webhook endpoint (api-v1 §2.6); the secret only
+// when withSecret, which is only in the answer to its registration.
+func AppendEndpoint(b []byte, e *catalog.Endpoint, withSecret bool) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, e.ID)
+	b = AppendKey(b, "url")
+	b = AppendString(b, e.URL)
+	b = AppendKey(b, "eventTypes")
+	b = AppendStrings(b, e.EventTypes)
+	b = AppendKey(b, "description")
+	b = AppendString(b, e.Description)
+	b = AppendKey(b, "isActive")
+	b = AppendBool(b, e.IsActive)
+	b = AppendKey(b, "status")
+	b = AppendString(b, e.Status)
+	b = AppendKey(b, "payloadStyle")
+	b = AppendString(b, e.PayloadStyle)
+	b = AppendKey(b, "consecutiveFailures")
+	b = AppendInt(b, e.ConsecutiveFailures)
+	if withSecret {
+		b = AppendKey(b, "secret")
+		b = AppendString(b, e.Secret)
+	}
+	b = AppendKey(b, "createdAt")
+	b = AppendTime(b, e.CreatedAt)
+	b = AppendKey(b, "updatedAt")
+	b = AppendTime(b, e.UpdatedAt)
+	return append(b, '}')
+}

@@ -1,0 +1,120 @@
+package tenant
+
+import (
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// MaxEndpoints is how many webhook endpoints a business may register.
+const MaxEndpoints = 5
+
+var (
+	errDuplicateURL = &problem.Error{Code: problem.Conflict, Message: "This URL is already registered for the business.",
+		Fields: []problem.Field{{Path: "url", Reason: problem.Invalid, Message: "Already registered."}}}
+	errTooManyEndpoints = problem.New(problem.Conflict, "The business already has the maximum of five webhook endpoints.")
+	errNoEndpoint       = problem.New(problem.NotFound, "No such resource for this business.")
+)
+
+// EndpointInput is a validated registration.
+type EndpointInput struct {
+	URL         string
+	EventTypes  []string
+	Description string
+}
+
+// CheckRegister refuses a registration that can never succeed: a URL the
+// business has already registered, or a sixth endpoint. The transport asks
+// before it sends the test ping, so a refused registration spends nothing.
+func CheckRegister(s *State, url string) error {
+	if s.endpointWithURL(url, uuid.Nil) != nil {
+		return errDuplicateURL
+	}
+	if len(s.endpoints) >= MaxEndpoints {
+		return errTooManyEndpoints
+	}
+	return nil
+}
+
+func (s *State) endpointWithURL(url string, except uuid.UUID) *catalog.Endpoint {
+	for i := range s.endpoints {
+		if s.endpoints[i].URL == url && s.endpoints[i].ID != except {
+			return &s.endpoints[i]
+		}
+	}
+	return nil
+}
+
+// DecideRegister stores a new endpoint whose test ping was answered.
+func DecideRegister(s *State, in *EndpointInput, secret string, now time.Time, ids IDs) (*record.Change, *catalog.Endpoint, error) {
+	if err := CheckRegister(s, in.URL); err != nil {
+		return nil, nil, err
+	}
+	e := catalog.Endpoint{ID: ids.UUID(), URL: in.URL, EventTypes: slices.Clone(in.EventTypes), Description: in.Description,
+		IsActive: true, Status: catalog.EndpointActive, PayloadStyle: "full", Secret: secret, CreatedAt: now, UpdatedAt: now}
+	ch := &record.Change{At: now, Endpoints: []catalog.Endpoint{e}}
+	return ch, &ch.Endpoints[0], nil
+}
+
+// EndpointPatch is a validated PATCH /webhooks/{id}; nil members were absent.
+type EndpointPatch struct {
+	URL         *string
+	EventTypes  []string // nil: absent
+	Description *string
+	IsActive    *bool
+}
+
+// CheckURLChange refuses a new URL another endpoint of the business has.
+func CheckURLChange(s *State, id uuid.UUID, url string) error {
+	if s.endpointWithURL(url, id) != nil {
+		return errDuplicateURL
+	}
+	return nil
+}
+
+// DecideEndpointPatch applies a PATCH. isActive true re-enables an
+// auto-disabled endpoint and zeroes its failure count in the same write.
+func DecideEndpointPatch(s *State, id uuid.UUID, in *EndpointPatch, now time.Time) (*record.Change, *catalog.Endpoint, error) {
+	old := s.Endpoint(id)
+	if old == nil {
+		return nil, nil, errNoEndpoint
+	}
+	e := *old
+	if in.URL != nil {
+		if err := CheckURLChange(s, id, *in.URL); err != nil {
+			return nil, nil, err
+		}
+		e.URL = *in.URL
+	}
+	if in.EventTypes != nil {
+		e.EventTypes = slices.Clone(in.EventTypes)
+	}
+	if in.Description != nil {
+		e.Description = *in.Description
+	}
+	if in.IsActive != nil {
+		e.IsActive = *in.IsActive
+		if *in.IsActive && e.Status == catalog.EndpointAutoDisabled {
+			e.Status, e.ConsecutiveFailures = catalog.EndpointActive, 0
+		}
+	}
+	if e.URL == old.URL && slices.Equal(e.EventTypes, old.EventTypes) && e.Description == old.Description &&
+		e.IsActive == old.IsActive && e.Status == old.Status && e.ConsecutiveFailures == old.ConsecutiveFailures {
+		return nil, old, nil
+	}
+	e.UpdatedAt = now
+	ch := &record.Change{At: now, Endpoints: []catalog.Endpoint{e}}
+	return ch, &ch.Endpoints[0], nil
+}
+
+// DecideEndpointDelete removes an endpoint.
+func DecideEndpointDelete(s *State, id uuid.UUID, now time.Time) (*record.Change, error) {
+	if s.Endpoint(id) == nil {
+		return nil, errNoEndpoint
+	}
+	return &record.Change{At: now, Removed: []uuid.UUID{id}}, nil
+}
