@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func applyChange(t *testing.T, s *State, ch *record.Change) *State {
+func applyChangeT(t *testing.T, s *State, ch *record.Change) *State {
 	t.Helper()
 	n, err := Apply(s, s.Seq+1, &record.Record{Kind: record.KindChange, Change: ch})
 	require.NoError(t, err)
@@ -32,7 +32,7 @@ func TestEndpointLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, catalog.EndpointActive, e.Status)
 	require.Equal(t, "full", e.PayloadStyle)
-	s = applyChange(t, s, ch)
+	s = applyChangeT(t, s, ch)
 	require.Len(t, s.Endpoints(), 1)
 
 	_, _, err = DecideRegister(s, in, "whsec_y", t0, ids)
@@ -41,20 +41,20 @@ func TestEndpointLifecycle(t *testing.T) {
 	for i := 2; i <= MaxEndpoints; i++ {
 		ch, _, err := DecideRegister(s, &EndpointInput{URL: fmt.Sprintf("https://hooks.example.com/%d", i)}, "whsec_z", t0, ids)
 		require.NoError(t, err)
-		s = applyChange(t, s, ch)
+		s = applyChangeT(t, s, ch)
 	}
 	require.Equal(t, problem.Conflict, code(CheckRegister(s, "https://hooks.example.com/six")), "a sixth endpoint")
 
 	// Auto-disabled (as the deliverer will leave it), then re-enabled.
 	dis := *s.Endpoint(e.ID)
 	dis.Status, dis.IsActive, dis.ConsecutiveFailures = catalog.EndpointAutoDisabled, false, 10
-	s = applyChange(t, s, &record.Change{At: t0, Endpoints: []catalog.Endpoint{dis}})
+	s = applyChangeT(t, s, &record.Change{At: t0, Endpoints: []catalog.Endpoint{dis}})
 	on := true
 	ch, e2, err := DecideEndpointPatch(s, e.ID, &EndpointPatch{IsActive: &on}, t0)
 	require.NoError(t, err)
 	require.Equal(t, catalog.EndpointActive, e2.Status)
 	require.Zero(t, e2.ConsecutiveFailures)
-	s = applyChange(t, s, ch)
+	s = applyChangeT(t, s, ch)
 	ch, _, err = DecideEndpointPatch(s, e.ID, &EndpointPatch{IsActive: &on}, t0)
 	require.NoError(t, err)
 	require.Nil(t, ch, "nothing changed, nothing written")
@@ -65,7 +65,7 @@ func TestEndpointLifecycle(t *testing.T) {
 
 	ch, err = DecideEndpointDelete(s, e.ID, t0)
 	require.NoError(t, err)
-	s = applyChange(t, s, ch)
+	s = applyChangeT(t, s, ch)
 	require.Nil(t, s.Endpoint(e.ID))
 	require.Len(t, s.Endpoints(), MaxEndpoints-1)
 	_, err = DecideEndpointDelete(s, e.ID, t0)
