@@ -18,6 +18,7 @@ import (
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/valyala/fasthttp"
 )
 
@@ -37,6 +38,10 @@ type Config struct {
 	// Disabled lists modules switched off platform-wide (--disable-module):
 	// their endpoints answer 503 MODULE_UNAVAILABLE.
 	Disabled map[catalog.Module]bool
+	// Webhooks sends test pings; WebhooksAllowInsecure lifts the https/443
+	// rule at registration (--webhooks-allow-insecure).
+	Webhooks              *deliver.Client
+	WebhooksAllowInsecure bool
 }
 
 // Server serves the public and admin APIs.
@@ -47,13 +52,14 @@ type Server struct {
 	reqBase string
 	metrics metrics
 	slots   *slotCache
+	pings   *pingBucket
 }
 
 // New returns a server; it answers /readyz with 503 until SetReady(true).
 func New(c Config) *Server {
 	var p [4]byte
 	_, _ = rand.Read(p[:])
-	return &Server{Config: c, reqBase: hex.EncodeToString(p[:]) + "-", slots: newSlotCache(64 << 20)}
+	return &Server{Config: c, reqBase: hex.EncodeToString(p[:]) + "-", slots: newSlotCache(64 << 20), pings: newPingBucket()}
 }
 
 // SetReady sets what /readyz reports.
@@ -84,6 +90,14 @@ func (s *Server) Public() fasthttp.RequestHandler {
 	r.PATCH("/api/v1/appointments/{id}", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.patchAppointment}))
 	r.POST("/api/v1/appointments/{id}/status", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.setStatus}))
 	r.POST("/api/v1/customers", s.api(route{scope: "customers:write", module: catalog.ModCustomers, fn: s.createCustomer}))
+	hook := func(fn func(*call)) fasthttp.RequestHandler {
+		return s.api(route{scope: "webhooks:manage", module: catalog.ModWebhooks, fn: fn})
+	}
+	r.GET("/api/v1/webhooks", hook(s.listWebhooks))
+	r.POST("/api/v1/webhooks", hook(s.registerWebhook))
+	r.GET("/api/v1/webhooks/{id}", hook(s.getWebhook))
+	r.PATCH("/api/v1/webhooks/{id}", hook(s.patchWebhook))
+	r.DELETE("/api/v1/webhooks/{id}", hook(s.deleteWebhook))
 	return s.observe(r.Handler)
 }
 

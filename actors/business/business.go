@@ -52,6 +52,10 @@ type Env struct {
 	// snapshot and truncates the journal (0 means 1000).
 	SnapshotEvery uint64
 
+	// MailQueued, if set, is called once a write that queued e-mail is
+	// durable, so the mailer can send it without waiting for its next poll.
+	MailQueued func()
+
 	bg sync.WaitGroup // background snapshot writers and reply senders
 }
 

@@ -135,6 +135,9 @@ func (a *businessActor) commitAsync(ctx actor.Context, ch *record.Change, ans *A
 		if key != "" {
 			root.Send(self, &synced{key: key})
 		}
+		if len(ch.Mails) > 0 && a.env.MailQueued != nil {
+			a.env.MailQueued()
+		}
 		root.Send(sender, ans)
 	}()
 }

@@ -45,6 +45,8 @@ type Config struct {
 	Clock   clock.Clock
 	Log     *slog.Logger
 	Timeout time.Duration // how long a write may wait for its actor (0: 10 s)
+	// MailQueued is called when a durable write has queued e-mail.
+	MailQueued func()
 }
 
 // Open loads the key index and returns a directory with no actors running.
@@ -56,7 +58,7 @@ func Open(c Config) (*Directory, error) {
 		sys:     actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return c.Log })),
 		timeout: c.Timeout,
 	}
-	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log}
+	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued}
 	idx := map[catalog.KeyHash]uuid.UUID{}
 	err := c.Store.Keys(func(h [32]byte, v []byte) error {
 		id, err := uuid.FromBytes(v)

@@ -19,6 +19,8 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/mail"
+	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/valyala/fasthttp"
 )
 
@@ -42,17 +44,25 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if err != nil {
 		return err
 	}
-	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log})
+	mailer := &mail.Drainer{Outbox: mail.StoreOutbox{S: store}, Sender: mail.NewSender(c.SMTP, c.SMTPUser, c.SMTPPassword, c.Data),
+		From: c.SMTPFrom, Log: log}
+	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick})
 	if err != nil {
 		return err
 	}
 	defer dir.Close()
+	mailCtx, stopMail := context.WithCancel(context.Background())
+	mailDone := make(chan error, 1)
+	go func() { mailDone <- mailer.Run(mailCtx) }()
+	defer func() { stopMail(); <-mailDone }()
 	if err := populate(ctx, c, store, dir, stdout); err != nil {
 		return err
 	}
 	srv := transport.New(transport.Config{
 		Dir: dir, Store: store, Clock: c.clock, Cursors: cursor.New(secret), Log: log,
 		AdminToken: c.AdminToken, Disabled: disabled(c.DisableModules),
+		Webhooks:              deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure}),
+		WebhooksAllowInsecure: c.WebhooksAllowInsecure,
 	})
 	return listen(ctx, c, srv, log, stdout, ready)
 }

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/webhook"
+	"github.com/stretchr/testify/require"
+)
+
+// receiver is a local webhook consumer recording what it is sent.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	status int
+	got    []*http.Request
+	bodies [][]byte
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{status: 200}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.got, r.bodies = append(r.got, req), append(r.bodies, body)
+		st := r.status
+		r.mu.Unlock()
+		w.WriteHeader(st)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) answer(status int) { r.mu.Lock(); r.status = status; r.mu.Unlock() }
+
+func (s *server) hook(method, path, body string) resp {
+	req, err := http.NewRequest(method, s.base+path, bytes.NewReader([]byte(body)))
+	require.NoError(s.t, err)
+	req.Header.Set("Authorization", "Bearer "+keyFull)
+	return send(s.t, req)
+}
+
+func TestWebhookEndpoints(t *testing.T) {
+	s := startWorld(t, "--webhooks-allow-insecure")
+	rcv := newReceiver(t)
+	reg := `{"url":%q,"eventTypes":["appointment.created","customer.created"],"description":"CRM sync"}`
+	r := s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(reg, rcv.URL+"/hook"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	secret := r.Body["secret"].(string)
+	require.Regexp(t, `^whsec_`, secret)
+	require.Equal(t, "active", r.Body["status"])
+	require.Equal(t, "full", r.Body["payloadStyle"])
+	id := r.Body["id"].(string)
+
+	// The signed ping arrived before the answer and verifies.
+	require.Len(t, rcv.got, 1)
+	ping := rcv.got[0]
+	v, err := webhook.NewVerifier(secret)
+	require.NoError(t, err)
+	require.NoError(t, v.Verify(ping.Header.Get("webhook-id"), ping.Header.Get("webhook-timestamp"), ping.Header.Get("webhook-signature"), rcv.bodies[0], s.clock.Now()))
+	require.Contains(t, string(rcv.bodies[0]), `"type":"webhook.test"`)
+	require.Contains(t, string(rcv.bodies[0]), `"data":{"object":"test"}`)
+
+	// Never readable again.
+	got := s.get("/api/v1/webhooks/"+id, keyFull)
+	require.Equal(t, 200, got.Status)
+	require.NotContains(t, got.Body, "secret")
+	list := s.get("/api/v1/webhooks", keyFull)
+	require.Equal(t, false, list.Body["hasMore"])
+	require.Nil(t, list.Body["nextCursor"])
+	require.Len(t, list.Body["data"], 1)
+	require.NotContains(t, string(list.Raw), secret)
+	requireField(t, s.get("/api/v1/webhooks?limit=5", keyFull), "limit", "unknown_field")
+
+	// Refusals.
+	requireError(t, s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(reg, rcv.URL+"/hook")), 409, "CONFLICT")
+	requireField(t, s.hook("POST", "/api/v1/webhooks", `{"url":"`+rcv.URL+`/x","eventTypes":["webhook.test"]}`), "eventTypes.0", "invalid_option")
+	requireField(t, s.hook("POST", "/api/v1/webhooks", `{"url":"`+rcv.URL+`/x","eventTypes":["appointment.moved"]}`), "eventTypes.0", "invalid_option")
+	requireField(t, s.hook("POST", "/api/v1/webhooks", `{"url":"ftp://x","eventTypes":[]}`), "url", "invalid_url")
+	req, _ := http.NewRequest("POST", s.base+"/api/v1/webhooks", bytes.NewReader([]byte(fmt.Sprintf(reg, rcv.URL+"/y"))))
+	req.Header.Set("Authorization", "Bearer "+keyFull)
+	req.Header.Set("Idempotency-Key", "k")
+	requireField(t, send(t, req), "Idempotency-Key", "unknown_field")
+	rcv.answer(404)
+	pings := len(rcv.got)
+	requireField(t, s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(reg, rcv.URL+"/gone")), "url", "invalid")
+	require.Len(t, rcv.got, pings+1, "the ping was sent")
+	require.Len(t, s.get("/api/v1/webhooks", keyFull).Body["data"], 1, "nothing stored")
+
+	// PATCH: a URL change pings; a failing ping changes nothing.
+	p := s.hook("PATCH", "/api/v1/webhooks/"+id, fmt.Sprintf(`{"url":%q}`, rcv.URL+"/new"))
+	requireField(t, p, "url", "invalid")
+	rcv.answer(204)
+	p = s.hook("PATCH", "/api/v1/webhooks/"+id, fmt.Sprintf(`{"url":%q,"description":"moved","isActive":false}`, rcv.URL+"/new"))
+	require.Equal(t, 200, p.Status, "%s", p.Raw)
+	require.Equal(t, rcv.URL+"/new", p.Body["url"])
+	require.Equal(t, false, p.Body["isActive"])
+	require.NotContains(t, p.Body, "secret")
+
+	require.Equal(t, 204, s.hook("DELETE", "/api/v1/webhooks/"+id, "").Status)
+	requireError(t, s.get("/api/v1/webhooks/"+id, keyFull), 404, "NOT_FOUND")
+
+	// Studio Small has neither the plan nor the module.
+	requireError(t, s.get("/api/v1/webhooks", keyStudio), 403, "PLAN_UPGRADE_REQUIRED")
+}
+
+func TestWebhookLimits(t *testing.T) {
+	s := startWorld(t, "--webhooks-allow-insecure")
+	rcv := newReceiver(t)
+	for i := 0; i < 5; i++ {
+		r := s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":"%s/%d","eventTypes":["appointment.created"]}`, rcv.URL, i))
+		require.Equal(t, 201, r.Status, "%s", r.Raw)
+	}
+	pings := len(rcv.got)
+	r := s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":"%s/6","eventTypes":["appointment.created"]}`, rcv.URL))
+	requireError(t, r, 409, "CONFLICT")
+	require.Len(t, rcv.got, pings, "refused before its ping")
+
+	// Five pings spent; five more allowed in the minute, then 429.
+	ids := s.get("/api/v1/webhooks", keyFull).Body["data"].([]any)
+	first := ids[0].(map[string]any)["id"].(string)
+	for i := 0; i < 5; i++ {
+		r := s.hook("PATCH", "/api/v1/webhooks/"+first, fmt.Sprintf(`{"url":"%s/moved%d"}`, rcv.URL, i))
+		require.Equal(t, 200, r.Status, "%s", r.Raw)
+	}
+	r = s.hook("PATCH", "/api/v1/webhooks/"+first, fmt.Sprintf(`{"url":"%s/moved-again"}`, rcv.URL))
+	requireError(t, r, 429, "RATE_LIMITED")
+	require.NotEmpty(t, r.Header.Get("Retry-After"))
+	s.clock.Advance(time.Minute)
+	require.Equal(t, 200, s.hook("PATCH", "/api/v1/webhooks/"+first, fmt.Sprintf(`{"url":"%s/moved-again"}`, rcv.URL)).Status)
+}
+
+func TestWebhookSSRFAtRegistration(t *testing.T) {
+	s := startWorld(t)
+	rcv := newReceiver(t)
+	// Without --webhooks-allow-insecure: plain http and other ports are
+	// refused outright; an https URL to a loopback name fails its ping.
+	requireField(t, s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":%q,"eventTypes":["appointment.created"]}`, rcv.URL)), "url", "invalid_url")
+	requireField(t, s.hook("POST", "/api/v1/webhooks", `{"url":"https://localhost:8443/x","eventTypes":["appointment.created"]}`), "url", "invalid_url")
+	requireField(t, s.hook("POST", "/api/v1/webhooks", `{"url":"https://localhost/x","eventTypes":["appointment.created"]}`), "url", "invalid")
+}
+
+// TestConfirmationMailIsWritten books without --smtp: the confirmation
+// lands in DATA/outbox as an .eml file, and a status change sends another.
+func TestConfirmationMailIsWritten(t *testing.T) {
+	s := startWorld(t)
+	r := s.post("/api/v1/appointments", keyFull, "mail-1", booking(haircutID, tue+"10:00:00Z", annaID, "mail@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	id := r.Body["appointment"].(map[string]any)["id"].(string)
+	waitMails := func(n int) []string {
+		var found []string
+		require.Eventually(t, func() bool {
+			found, _ = filepath.Glob(filepath.Join(s.data, "outbox", "*.eml"))
+			return len(found) >= n
+		}, 10*time.Second, 20*time.Millisecond)
+		return found
+	}
+	files := waitMails(1)
+	eml, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	require.Contains(t, string(eml), "To: <mail@example.com>")
+	require.Contains(t, string(eml), "Haircut")
+	require.Equal(t, 200, s.post("/api/v1/appointments/"+id+"/status", keyFull, "", `{"status":"cancelled"}`).Status)
+	require.Len(t, waitMails(2), 2)
+}

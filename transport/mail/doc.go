@@ -1,0 +1,26 @@
+// Package mail sends the e-mails slotd's writes queue in the outbox.
+//
+// A write that should e-mail someone (a booking confirmation, a status
+// change, later owner notices) stores a row in the storage outbox table in
+// the same synced batch as the write itself (see storage/outbox.go and
+// actors/business/outbox.go). This package turns such rows into messages and
+// delivers them:
+//
+//   - Render builds a Message (subject, plain text and HTML) from a row.
+//   - Message.Bytes encodes it as an RFC 5322 / MIME message.
+//   - A Sender delivers it: SMTP over net/smtp (--smtp, --smtp-user,
+//     --smtp-password, --smtp-from), or Dir, which writes DATA/outbox/<id>.eml
+//     when no SMTP server is configured (decisions §1). NewSender picks one
+//     from the serve flags.
+//   - A Drainer walks the outbox, sends every row and deletes it only after
+//     the send succeeded, so delivery is at least once across restarts. A
+//     failing message backs off on its own (1 s, 2 s, 4 s … 5 min) while the
+//     others go out; a row that cannot be rendered is logged (with its
+//     content) and deleted instead of being retried forever.
+//
+// Locales: the strings of a message come from a small table keyed by locale
+// (locale.go). Only English exists today, and the outbox row carries no
+// locale because businesses have no locale setting yet; Render reads an
+// optional "locale" member of the row so that the writer can start sending
+// one without changes here, and falls back to English for anything missing.
+package mail

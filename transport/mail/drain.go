@@ -1,0 +1,297 @@
+package mail
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/slotd/slotd/storage"
+)
+
+// Outbox is what the Drainer needs from the outbox table.
+type Outbox interface {
+	// List calls fn for every pending mail row, in a stable order, until fn
+	// returns an error, which List returns. row is valid only during the
+	// call.
+	List(fn func(biz [16]byte, id string, row []byte) error) error
+	// Done deletes a row for good.
+	Done(biz [16]byte, id string) error
+}
+
+// StoreOutbox is the Outbox of the mail rows of a storage.Store.
+type StoreOutbox struct{ S *storage.Store }
+
+// List walks the store's mail rows, business by business, in id order.
+func (o StoreOutbox) List(fn func(biz [16]byte, id string, row []byte) error) error {
+	return o.S.Outbox(storage.OutboxMail, fn)
+}
+
+// Done deletes a mail row in a synced batch of its own.
+func (o StoreOutbox) Done(biz [16]byte, id string) error {
+	b := o.S.NewBatch()
+	b.DeleteOutbox(biz, storage.OutboxMail, id)
+	return b.Commit()
+}
+
+// DefaultPoll is how often an idle Drainer looks at the outbox without
+// being kicked, when Drainer.Poll is 0. Kick makes new mail go out at once;
+// the poll only catches a writer that forgot to kick.
+const DefaultPoll = time.Minute
+
+// maxBatch bounds the rows copied out of the outbox in one pass; a full
+// batch starts the next pass at once.
+const maxBatch = 256
+
+// DefaultBackoff is the wait after a message's attempt-th failed send
+// (attempt counts from 1): 1 s, 2 s, 4 s … doubling, at most 5 minutes.
+func DefaultBackoff(attempt int) time.Duration {
+	const ceiling = 5 * time.Minute
+	if attempt < 1 {
+		attempt = 1
+	}
+	if attempt > 20 {
+		return ceiling
+	}
+	return min(time.Second<<(attempt-1), ceiling)
+}
+
+// Drainer sends the outbox's mail and deletes each row after its send
+// succeeded, so every row is sent at least once, across restarts too: a
+// row whose send failed, or whose deletion failed, stays in the table. A
+// message whose send fails waits Backoff(attempts) before its next try
+// while the others go on; a row that cannot be rendered (ErrBadRow) is
+// logged with its content and deleted.
+//
+// Retry counts live in memory: after a restart every pending row is tried
+// at once. A failure is never final; a message keeps being retried, at
+// most every 5 minutes with DefaultBackoff, until it is sent.
+//
+// Set the fields, then call Run once; Kick may be called from any
+// goroutine at any time, before Run too.
+type Drainer struct {
+	Outbox Outbox
+	Sender Sender
+	From   string       // sender address for Render (--smtp-from)
+	Log    *slog.Logger // nil: slog.Default()
+
+	// Backoff is the wait after a message's attempt-th consecutive failure;
+	// nil means DefaultBackoff. It also spaces retries of a failing List.
+	Backoff func(attempt int) time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// After returns a channel that receives once d has passed; nil means
+	// time.After. Tests inject one they fire by hand.
+	After func(d time.Duration) <-chan time.Time
+	// Poll is the longest idle wait; 0 means DefaultPoll.
+	Poll time.Duration
+
+	once  sync.Once
+	kick  chan struct{}
+	state map[rowKey]*rowState // owned by Run's goroutine
+}
+
+type rowKey struct {
+	biz [16]byte
+	id  string
+}
+
+type rowState struct {
+	attempts int       // consecutive failures
+	next     time.Time // not before
+	settled  bool      // sent (or dropped); only the deletion is left
+}
+
+type pending struct {
+	key rowKey
+	row []byte
+}
+
+var errBatchFull = errors.New("batch full")
+
+func (d *Drainer) init() {
+	d.once.Do(func() {
+		d.kick = make(chan struct{}, 1)
+		d.state = map[rowKey]*rowState{}
+	})
+}
+
+// Kick wakes the Drainer at once, e.g. after a write that queued mail. It
+// never blocks; kicks while a pass runs collapse into one more pass.
+func (d *Drainer) Kick() {
+	d.init()
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run drains the outbox until ctx is done, then returns nil. It returns an
+// error at once only when the Drainer is misconfigured.
+func (d *Drainer) Run(ctx context.Context) error {
+	if d.Outbox == nil || d.Sender == nil {
+		return errors.New("mail: Drainer needs an Outbox and a Sender")
+	}
+	if _, err := parseFrom(d.From); err != nil {
+		return err
+	}
+	d.init()
+	listFailures := 0
+	for ctx.Err() == nil {
+		wait, err := d.pass(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			listFailures++
+			wait = d.backoff(listFailures)
+			d.log().Error("mail: cannot read the outbox", "err", err, "retry_in", wait)
+		} else {
+			listFailures = 0
+		}
+		if wait <= 0 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-d.kick:
+		case <-d.after(wait):
+		}
+	}
+	return nil
+}
+
+// pass sends what is due and returns how long the Drainer may sleep.
+func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
+	now := d.now()
+	var due []pending
+	seen := make(map[rowKey]bool, len(d.state))
+	err := d.Outbox.List(func(biz [16]byte, id string, row []byte) error {
+		k := rowKey{biz, id}
+		seen[k] = true
+		if st := d.state[k]; st != nil && now.Before(st.next) {
+			return nil
+		}
+		if len(due) == maxBatch {
+			return errBatchFull
+		}
+		due = append(due, pending{k, bytes.Clone(row)})
+		return nil
+	})
+	full := errors.Is(err, errBatchFull)
+	if err != nil && !full {
+		return 0, err
+	}
+	if !full {
+		// Forget rows that are gone (deleted by someone else, or by a
+		// Done whose error was a lie).
+		for k := range d.state {
+			if !seen[k] {
+				delete(d.state, k)
+			}
+		}
+	}
+	for _, p := range due {
+		if ctx.Err() != nil {
+			return 0, nil
+		}
+		d.deliver(ctx, p)
+	}
+	if full {
+		return 0, nil
+	}
+	wait := d.poll()
+	now = d.now()
+	for _, st := range d.state {
+		wait = min(wait, st.next.Sub(now))
+	}
+	return max(wait, 0), nil
+}
+
+// deliver renders, sends and deletes one row, recording a failure.
+func (d *Drainer) deliver(ctx context.Context, p pending) {
+	log := d.log().With("business", formatUUID(p.key.biz), "mail", p.key.id)
+	st := d.state[p.key]
+	if st == nil {
+		st = &rowState{}
+		d.state[p.key] = st
+	}
+	if !st.settled {
+		m, err := Render(p.row, d.From)
+		switch {
+		case errors.Is(err, ErrBadRow):
+			log.Error("mail: dropping an outbox row that cannot be rendered", "err", err, "row", string(p.row))
+		case err != nil:
+			d.fail(log, st, "mail: cannot render", err)
+			return
+		default:
+			if err := d.Sender.Send(ctx, m); err != nil {
+				if ctx.Err() != nil {
+					return // shutting down; the row stays for the next start
+				}
+				d.fail(log, st, "mail: send failed", err)
+				return
+			}
+			log.Debug("mail: sent")
+		}
+		st.settled = true
+		st.attempts = 0
+	}
+	if err := d.Outbox.Done(p.key.biz, p.key.id); err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		d.fail(log, st, "mail: cannot delete a delivered outbox row", err)
+		return
+	}
+	delete(d.state, p.key)
+}
+
+func (d *Drainer) fail(log *slog.Logger, st *rowState, msg string, err error) {
+	st.attempts++
+	wait := d.backoff(st.attempts)
+	st.next = d.now().Add(wait)
+	log.Warn(msg, "err", err, "attempt", st.attempts, "retry_in", wait)
+}
+
+func (d *Drainer) backoff(attempt int) time.Duration {
+	if d.Backoff != nil {
+		return d.Backoff(attempt)
+	}
+	return DefaultBackoff(attempt)
+}
+
+func (d *Drainer) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+func (d *Drainer) after(wait time.Duration) <-chan time.Time {
+	if d.After != nil {
+		return d.After(wait)
+	}
+	return time.After(wait)
+}
+
+func (d *Drainer) poll() time.Duration {
+	if d.Poll > 0 {
+		return d.Poll
+	}
+	return DefaultPoll
+}
+
+func (d *Drainer) log() *slog.Logger {
+	if d.Log != nil {
+		return d.Log
+	}
+	return slog.Default()
+}
+
+func formatUUID(b [16]byte) string {
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,144 @@
+package mail
+
+import "strings"
+
+// DefaultLocale is the locale used when a row names none or one the table
+// does not have.
+const DefaultLocale = "en"
+
+// locales holds every user-visible string, keyed by locale and then by
+// message key. Values may hold {placeholders}, filled by locale.get. A key
+// missing from a locale falls back to DefaultLocale, so a new locale can be
+// added piecemeal; TestLocaleKeys checks that every locale only uses keys
+// that English has.
+//
+// Keys:
+//
+//	subject.<status>, intro.<status>  a status change to that status
+//	subject.status, intro.status      a status change to any other status
+//	intro.booking                     a new, confirmed booking
+//	subject.pending_payment, intro.pending_payment
+//	                                  a new booking waiting for payment
+//	subject.generic, intro.generic    a kind this package does not know
+//	kind.<kind>                       words for a kind (default: the kind
+//	                                  with "_" as spaces)
+//	status.<status>                   words for a status
+//	date, time, when, when.multiday   date and time layouts
+//	weekday.0-6 (Sunday first), month.1-12
+//	money, money.code, number.*       amounts
+var locales = map[string]map[string]string{
+	"en": {
+		"subject.confirmed":       "Your appointment at {business} is confirmed",
+		"subject.pending_payment": "Please complete your payment for your appointment at {business}",
+		"subject.cancelled":       "Your appointment at {business} has been cancelled",
+		"subject.completed":       "Your appointment at {business} has been completed",
+		"subject.no_show":         "Your appointment at {business} was marked as a no-show",
+		"subject.status":          "Your appointment at {business} is now {status}",
+		"subject.generic":         "Notification from {business}: {kind}",
+
+		"intro.booking":         "Thank you for booking with {business}. Your appointment is confirmed.",
+		"intro.pending_payment": "Thank you for booking with {business}. Your appointment will be confirmed as soon as your payment has been received.",
+		"intro.confirmed":       "Your appointment at {business} is confirmed.",
+		"intro.cancelled":       "Your appointment at {business} has been cancelled. If this is unexpected, please contact {business}.",
+		"intro.completed":       "Your appointment at {business} has been completed. Thank you for your visit.",
+		"intro.no_show":         "Your appointment at {business} was marked as a no-show. If you think this is a mistake, please contact {business}.",
+		"intro.status":          "The status of your appointment at {business} is now: {status}.",
+		"intro.generic":         "This is an automatic notification from {business}: {kind}.",
+
+		"kind.endpoint_disabled": "a webhook endpoint has been disabled",
+
+		"status.pending_payment": "awaiting payment",
+		"status.confirmed":       "confirmed",
+		"status.cancelled":       "cancelled",
+		"status.completed":       "completed",
+		"status.no_show":         "a no-show",
+
+		"greeting":           "Hello {name},",
+		"greeting.anonymous": "Hello,",
+		"details":            "Appointment details",
+		"label.when":         "When",
+		"label.service":      "Service",
+		"label.staff":        "With",
+		"label.price":        "Price",
+		"label.deposit":      "Deposit",
+		"label.status":       "Status",
+		"label.reference":    "Reference",
+		"duration":           "{service} ({minutes} min)",
+		"closing":            "Kind regards,",
+		"footer":             "This is an automatic message sent on behalf of {business}.",
+
+		"date":          "{weekday} {day} {month} {year}",
+		"time":          "{hour}:{minute}",
+		"when":          "{date}, {start}–{end} ({zone})",
+		"when.multiday": "{date}, {start} – {enddate}, {end} ({zone})",
+		"weekday.0":     "Sunday",
+		"weekday.1":     "Monday",
+		"weekday.2":     "Tuesday",
+		"weekday.3":     "Wednesday",
+		"weekday.4":     "Thursday",
+		"weekday.5":     "Friday",
+		"weekday.6":     "Saturday",
+		"month.1":       "January",
+		"month.2":       "February",
+		"month.3":       "March",
+		"month.4":       "April",
+		"month.5":       "May",
+		"month.6":       "June",
+		"month.7":       "July",
+		"month.8":       "August",
+		"month.9":       "September",
+		"month.10":      "October",
+		"month.11":      "November",
+		"month.12":      "December",
+
+		"money":          "{symbol}{amount}",
+		"money.code":     "{code} {amount}",
+		"money.free":     "free",
+		"number.decimal": ".",
+		"number.group":   ",",
+	},
+}
+
+// locale is one row of the table with English behind it.
+type locale struct {
+	name    string
+	strings map[string]string
+}
+
+func localeFor(name string) locale {
+	if m, ok := locales[name]; ok {
+		return locale{name: name, strings: m}
+	}
+	return locale{name: DefaultLocale, strings: locales[DefaultLocale]}
+}
+
+// has reports whether key exists in this locale or in the default one.
+func (l locale) has(key string) bool {
+	if _, ok := l.strings[key]; ok {
+		return true
+	}
+	_, ok := locales[DefaultLocale][key]
+	return ok
+}
+
+// get returns the string for key with each {name} replaced by the value
+// following it in kv. Values are inserted as they are, in one pass, so a
+// value that itself looks like a placeholder stays as it is. A key missing
+// everywhere is a programming error; it yields the key itself so that the
+// tests notice.
+func (l locale) get(key string, kv ...string) string {
+	s, ok := l.strings[key]
+	if !ok {
+		if s, ok = locales[DefaultLocale][key]; !ok {
+			return key
+		}
+	}
+	if len(kv) == 0 {
+		return s
+	}
+	pairs := make([]string, 0, len(kv))
+	for i := 0; i+1 < len(kv); i += 2 {
+		pairs = append(pairs, "{"+kv[i]+"}", kv[i+1])
+	}
+	return strings.NewReplacer(pairs...).Replace(s)
+}

@@ -1,0 +1,477 @@
+package mail
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"net/mail"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Mail kinds written by the tenant actor (actors/tenant/booking.go). Any
+// other kind is accepted and gets a generic message.
+const (
+	KindConfirmation = "booking_confirmation"
+	KindStatus       = "status_changed"
+)
+
+// DefaultFrom is the sender address used when none is configured
+// (--smtp-from empty). It is fine for DATA/outbox files; a real SMTP relay
+// will usually want --smtp-from.
+const DefaultFrom = "slotd@localhost"
+
+// ErrBadRow wraps every Render error caused by the row itself: it is not
+// JSON of the expected shape, or lacks what its kind needs. Such a row will
+// never render, so the Drainer drops it instead of retrying.
+var ErrBadRow = errors.New("mail: bad outbox row")
+
+// Message is one e-mail, ready to be encoded by Bytes.
+type Message struct {
+	ID      string // the outbox row's id; also the Message-ID and the .eml name
+	To      string // bare address, e.g. ana@example.com
+	From    string // header form, e.g. "Salon" <bookings@example.com>
+	Subject string
+	Text    string // plain-text body, "\n" line ends
+	HTML    string // HTML body
+	Date    time.Time
+}
+
+// row is the outbox row of actors/business/outbox.go.
+type row struct {
+	ID          string       `json:"id"`
+	Kind        string       `json:"kind"`
+	To          string       `json:"to"`
+	At          time.Time    `json:"at"`
+	Locale      string       `json:"locale"` // not written yet; see the package doc
+	Business    business     `json:"business"`
+	Appointment *appointment `json:"appointment"`
+}
+
+type business struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Timezone string `json:"timezone"`
+}
+
+// appointment is the part of the api-v1 §2.1 Appointment a message shows.
+type appointment struct {
+	ID        string    `json:"id"`
+	Status    string    `json:"status"`
+	StartTime time.Time `json:"startTime"`
+	EndTime   time.Time `json:"endTime"`
+	// The type of a non-null bookingReference is not fixed by the API, so
+	// it is taken as raw JSON and shown only when it is a string or number.
+	BookingReference json.RawMessage `json:"bookingReference"`
+	Customer         struct {
+		FirstName string `json:"firstName"`
+		LastName  string `json:"lastName"`
+	} `json:"customer"`
+	Service struct {
+		Name            string `json:"name"`
+		DurationMinutes int    `json:"durationMinutes"`
+		PriceCents      int    `json:"priceCents"`
+	} `json:"service"`
+	StaffMember *struct {
+		Name string `json:"name"`
+	} `json:"staffMember"`
+	BasePriceCents  *int   `json:"basePriceCents"`
+	TotalPriceCents *int   `json:"totalPriceCents"`
+	DepositCents    *int   `json:"depositCents"`
+	Currency        string `json:"currency"`
+}
+
+// maxIDLen bounds a row id: it names a file and goes into Message-ID.
+const maxIDLen = 100
+
+// validID reports whether id is safe as a file name and inside a
+// Message-ID: letters, digits, '-' and '_' (a ULID is 26 of them).
+func validID(id string) bool {
+	if id == "" || len(id) > maxIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Render builds the message of an outbox row. from is the configured
+// sender (--smtp-from; "" means DefaultFrom); when it has no display name,
+// the business's name is used, so customers see who is writing. Times are
+// shown in the business's time zone (UTC when it does not load).
+//
+// Errors caused by the row wrap ErrBadRow; an unparseable from does not.
+func Render(rowJSON []byte, from string) (Message, error) {
+	sender, err := parseFrom(from)
+	if err != nil {
+		return Message{}, err
+	}
+	var r row
+	if err := json.Unmarshal(rowJSON, &r); err != nil {
+		return Message{}, fmt.Errorf("%w: %v", ErrBadRow, err)
+	}
+	if !validID(r.ID) {
+		return Message{}, fmt.Errorf("%w: id %q is not letters, digits, - and _", ErrBadRow, r.ID)
+	}
+	to, err := mail.ParseAddress(r.To)
+	if err != nil {
+		return Message{}, fmt.Errorf("%w: recipient %q: %v", ErrBadRow, r.To, err)
+	}
+	if needsAppointment(r.Kind) {
+		if r.Appointment == nil {
+			return Message{}, fmt.Errorf("%w: kind %s without an appointment", ErrBadRow, r.Kind)
+		}
+		if r.Appointment.StartTime.IsZero() {
+			return Message{}, fmt.Errorf("%w: appointment without startTime", ErrBadRow)
+		}
+	}
+
+	r.Business.Name = oneLine(r.Business.Name)
+	if r.Business.Name == "" {
+		r.Business.Name = "slotd"
+	}
+	if sender.Name == "" {
+		sender.Name = r.Business.Name
+	}
+	loc := loadZone(r.Business.Timezone)
+	d := compose(&r, localeFor(r.Locale), loc)
+	at := r.At
+	if !at.IsZero() {
+		at = at.In(loc)
+	}
+	return Message{
+		ID:      r.ID,
+		To:      to.Address,
+		From:    sender.String(),
+		Subject: d.subject,
+		Text:    d.text(),
+		HTML:    d.html(),
+		Date:    at,
+	}, nil
+}
+
+func parseFrom(from string) (*mail.Address, error) {
+	if strings.TrimSpace(from) == "" {
+		from = DefaultFrom
+	}
+	a, err := mail.ParseAddress(from)
+	if err != nil {
+		return nil, fmt.Errorf("mail: sender address %q: %w", from, err)
+	}
+	return a, nil
+}
+
+func needsAppointment(kind string) bool {
+	return kind == KindConfirmation || kind == KindStatus
+}
+
+func loadZone(name string) *time.Location {
+	if name == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// oneLine makes s safe for a header and a single line of text: control
+// characters (line breaks included) become spaces, and runs of spaces
+// collapse.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// document is a message before it is written as text or HTML.
+type document struct {
+	lang     string
+	subject  string
+	greeting string
+	paras    []string
+	title    string      // heading of details; "" when there are none
+	details  [][2]string // label, value
+	closing  []string    // lines
+	footer   string
+}
+
+func compose(r *row, l locale, loc *time.Location) *document {
+	biz := r.Business.Name
+	d := &document{lang: l.name, closing: []string{l.get("closing"), biz}}
+	d.footer = l.get("footer", "business", biz)
+
+	a := r.Appointment
+	if a != nil {
+		if name := oneLine(a.Customer.FirstName); name != "" {
+			d.greeting = l.get("greeting", "name", name)
+		}
+	}
+	if d.greeting == "" {
+		d.greeting = l.get("greeting.anonymous")
+	}
+
+	status := ""
+	if a != nil {
+		status = a.Status
+	}
+	words := statusWords(l, status)
+	switch {
+	case r.Kind == KindConfirmation && status == "pending_payment":
+		d.subject = l.get("subject.pending_payment", "business", biz)
+		d.paras = append(d.paras, l.get("intro.pending_payment", "business", biz))
+	case r.Kind == KindConfirmation:
+		d.subject = l.get("subject.confirmed", "business", biz)
+		d.paras = append(d.paras, l.get("intro.booking", "business", biz))
+	case r.Kind == KindStatus && l.has("subject."+status) && l.has("intro."+status):
+		d.subject = l.get("subject."+status, "business", biz)
+		d.paras = append(d.paras, l.get("intro."+status, "business", biz))
+	case r.Kind == KindStatus:
+		d.subject = l.get("subject.status", "business", biz, "status", words)
+		d.paras = append(d.paras, l.get("intro.status", "business", biz, "status", words))
+	default:
+		kind := oneLine(strings.ReplaceAll(r.Kind, "_", " "))
+		if l.has("kind." + r.Kind) {
+			kind = l.get("kind." + r.Kind)
+		}
+		if kind == "" {
+			kind = "notification"
+		}
+		d.subject = l.get("subject.generic", "business", biz, "kind", kind)
+		d.paras = append(d.paras, l.get("intro.generic", "business", biz, "kind", kind))
+	}
+
+	if a != nil && !a.StartTime.IsZero() {
+		d.title = l.get("details")
+		d.details = appointmentDetails(l, a, loc, words)
+	}
+	return d
+}
+
+func statusWords(l locale, status string) string {
+	if status == "" {
+		return ""
+	}
+	if l.has("status." + status) {
+		return l.get("status." + status)
+	}
+	return oneLine(strings.ReplaceAll(status, "_", " "))
+}
+
+func appointmentDetails(l locale, a *appointment, loc *time.Location, status string) [][2]string {
+	var rows [][2]string
+	add := func(labelKey, value string) {
+		if value != "" {
+			rows = append(rows, [2]string{l.get(labelKey), value})
+		}
+	}
+	add("label.when", when(l, a.StartTime, a.EndTime, loc))
+	service := oneLine(a.Service.Name)
+	if service != "" && a.Service.DurationMinutes > 0 {
+		service = l.get("duration", "service", service, "minutes", strconv.Itoa(a.Service.DurationMinutes))
+	}
+	add("label.service", service)
+	if a.StaffMember != nil {
+		add("label.staff", oneLine(a.StaffMember.Name))
+	}
+	price := a.Service.PriceCents
+	if a.TotalPriceCents != nil {
+		price = *a.TotalPriceCents
+	} else if a.BasePriceCents != nil {
+		price = *a.BasePriceCents
+	}
+	add("label.price", money(l, price, a.Currency))
+	if a.DepositCents != nil && *a.DepositCents > 0 {
+		add("label.deposit", money(l, *a.DepositCents, a.Currency))
+	}
+	add("label.status", status)
+	add("label.reference", reference(a.BookingReference))
+	return rows
+}
+
+func reference(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return oneLine(s)
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
+
+// when formats start and end in loc: a date and a time range, or two
+// dates and times when the appointment crosses midnight.
+func when(l locale, start, end time.Time, loc *time.Location) string {
+	start = start.In(loc)
+	zone := loc.String()
+	if end.IsZero() || end.Before(start) {
+		end = start
+	}
+	end = end.In(loc)
+	sy, sm, sd := start.Date()
+	ey, em, ed := end.Date()
+	if sy == ey && sm == em && sd == ed {
+		return l.get("when", "date", date(l, start), "start", clock(l, start), "end", clock(l, end), "zone", zone)
+	}
+	return l.get("when.multiday", "date", date(l, start), "start", clock(l, start),
+		"enddate", date(l, end), "end", clock(l, end), "zone", zone)
+}
+
+func date(l locale, t time.Time) string {
+	return l.get("date",
+		"weekday", l.get("weekday."+strconv.Itoa(int(t.Weekday()))),
+		"day", strconv.Itoa(t.Day()),
+		"month", l.get("month."+strconv.Itoa(int(t.Month()))),
+		"year", strconv.Itoa(t.Year()))
+}
+
+func clock(l locale, t time.Time) string {
+	return l.get("time", "hour", fmt.Sprintf("%02d", t.Hour()), "minute", fmt.Sprintf("%02d", t.Minute()))
+}
+
+// currencySymbols are the symbols shown instead of the ISO code; the others
+// are written with their code.
+var currencySymbols = map[string]string{"EUR": "€", "GBP": "£", "USD": "$", "JPY": "¥"}
+
+// minorDigits is the ISO 4217 exponent of the currencies that do not have
+// two decimals; amounts are always in minor units ("cents").
+var minorDigits = map[string]int{
+	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0,
+	"PYG": 0, "RWF": 0, "UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
+	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
+}
+
+// money formats an amount of minor units of currency.
+func money(l locale, cents int, currency string) string {
+	if cents == 0 {
+		return l.get("money.free")
+	}
+	currency = strings.ToUpper(oneLine(currency))
+	digits, ok := minorDigits[currency]
+	if !ok {
+		digits = 2
+	}
+	neg := cents < 0
+	if neg {
+		cents = -cents
+	}
+	pow := 1
+	for range digits {
+		pow *= 10
+	}
+	whole := strconv.Itoa(cents / pow)
+	group := l.get("number.group")
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteString(group)
+		}
+		b.WriteRune(c)
+	}
+	if digits > 0 {
+		b.WriteString(l.get("number.decimal"))
+		fmt.Fprintf(&b, "%0*d", digits, cents%pow)
+	}
+	amount := b.String()
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	if sym, ok := currencySymbols[currency]; ok {
+		return sign + l.get("money", "symbol", sym, "amount", amount)
+	}
+	if currency == "" {
+		return sign + amount
+	}
+	return sign + l.get("money.code", "code", currency, "amount", amount)
+}
+
+// text writes the plain-text body.
+func (d *document) text() string {
+	var b strings.Builder
+	b.WriteString(d.greeting)
+	b.WriteString("\n\n")
+	for _, p := range d.paras {
+		b.WriteString(p)
+		b.WriteString("\n\n")
+	}
+	if d.title != "" {
+		b.WriteString(d.title)
+		b.WriteString("\n")
+		width := 0
+		for _, kv := range d.details {
+			width = max(width, utf8.RuneCountInString(kv[0]))
+		}
+		for _, kv := range d.details {
+			b.WriteString("  ")
+			b.WriteString(kv[0])
+			b.WriteString(":")
+			b.WriteString(strings.Repeat(" ", width-utf8.RuneCountInString(kv[0])+1))
+			b.WriteString(kv[1])
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	for _, line := range d.closing {
+		b.WriteString(line)
+		b.WriteString("\n")
+	}
+	b.WriteString("\n-- \n")
+	b.WriteString(d.footer)
+	b.WriteString("\n")
+	return b.String()
+}
+
+// html writes the HTML body: simple markup with inline styles, which is
+// what mail clients render reliably.
+func (d *document) html() string {
+	e := html.EscapeString
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"" + e(d.lang) + "\">\n<head>\n<meta charset=\"utf-8\">\n")
+	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	b.WriteString("<title>" + e(d.subject) + "</title>\n</head>\n")
+	b.WriteString("<body style=\"margin:0;padding:24px;font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#222;\">\n")
+	b.WriteString("<p>" + e(d.greeting) + "</p>\n")
+	for _, p := range d.paras {
+		b.WriteString("<p>" + e(p) + "</p>\n")
+	}
+	if d.title != "" {
+		b.WriteString("<h2 style=\"font-size:17px;margin:24px 0 8px;\">" + e(d.title) + "</h2>\n")
+		b.WriteString("<table role=\"presentation\" style=\"border-collapse:collapse;\">\n")
+		for _, kv := range d.details {
+			b.WriteString("<tr><th style=\"text-align:left;vertical-align:top;padding:4px 16px 4px 0;font-weight:600;\">" +
+				e(kv[0]) + "</th><td style=\"padding:4px 0;\">" + e(kv[1]) + "</td></tr>\n")
+		}
+		b.WriteString("</table>\n")
+	}
+	b.WriteString("<p>")
+	for i, line := range d.closing {
+		if i > 0 {
+			b.WriteString("<br>\n")
+		}
+		b.WriteString(e(line))
+	}
+	b.WriteString("</p>\n")
+	b.WriteString("<hr style=\"border:none;border-top:1px solid #ddd;margin:24px 0 12px;\">\n")
+	b.WriteString("<p style=\"font-size:12px;color:#777;\">" + e(d.footer) + "</p>\n")
+	b.WriteString("</body>\n</html>\n")
+	return b.String()
+}

@@ -1,0 +1,213 @@
+package transport
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/input"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/transport/wire"
+	"github.com/slotd/slotd/webhook"
+	"github.com/slotd/slotd/webhook/deliver"
+)
+
+// Webhook endpoint management (api-v1 §4.5, decisions §3–4). Registration
+// and a URL change are refused before their test ping when they can never
+// succeed (validation, a duplicate URL, a sixth endpoint), so those spend
+// nothing from the ping bucket; otherwise the signed webhook.test ping must
+// be answered with 2xx before anything is stored.
+
+const (
+	maxURL         = 2000
+	maxDescription = 500
+)
+
+var (
+	errPingFailed   = problem.FieldError("url", problem.Invalid, "The endpoint did not answer the signed webhook.test ping with a 2xx status.")
+	errIdemNotTaken = problem.FieldError("Idempotency-Key", problem.UnknownField, "This endpoint does not accept an Idempotency-Key; a URL can be registered once.")
+)
+
+func (s *Server) listWebhooks(c *call) {
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	c.writeWith(func(b []byte) []byte {
+		b = append(b, `{"data":[`...)
+		for i := range c.st.Endpoints() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = wire.AppendEndpoint(b, &c.st.Endpoints()[i], false)
+		}
+		return append(b, `],"hasMore":false,"nextCursor":null}`...)
+	})
+}
+
+func (s *Server) getWebhook(c *call) {
+	getOne(c, c.st.Endpoint, func(b []byte, e *catalog.Endpoint) []byte { return wire.AppendEndpoint(b, e, false) })
+}
+
+func (s *Server) registerWebhook(c *call) {
+	if len(c.ctx.Request.Header.Peek("Idempotency-Key")) > 0 {
+		writeError(c.ctx, errIdemNotTaken)
+		return
+	}
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	in, err := s.decodeEndpoint(c.ctx.PostBody())
+	if err == nil {
+		err = tenant.CheckRegister(c.st, in.URL)
+	}
+	if err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	secret, err := webhook.NewSecret(rand.Reader)
+	if err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	if perr := s.ping(c, in.URL, secret); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	c.send(&business.RegisterEndpoint{In: *in, Secret: secret})
+}
+
+// decodeEndpoint validates a registration body.
+func (s *Server) decodeEndpoint(body []byte) (*tenant.EndpointInput, error) {
+	var errs input.Errors
+	in := &tenant.EndpointInput{}
+	if obj, ok := input.ParseObject(body, &errs); ok {
+		in.URL = s.webhookURL(obj, &errs, input.Required)
+		in.EventTypes = eventTypes(obj, input.Required)
+		in.Description, _ = obj.String("description", input.Optional, maxDescription)
+		obj.Done()
+	}
+	return in, errs.Err()
+}
+
+// webhookURL reads and checks the url member.
+func (s *Server) webhookURL(obj input.Object, errs *input.Errors, p input.Presence) string {
+	u, ok := obj.String("url", p, maxURL)
+	if !ok {
+		return ""
+	}
+	if err := deliver.CheckURL(u, s.WebhooksAllowInsecure); err != nil {
+		errs.Add("url", problem.InvalidURL, "Must be an https:// URL on port 443.")
+		return ""
+	}
+	return u
+}
+
+// eventTypes reads the eventTypes member: subscribable types, no repeats.
+func eventTypes(obj input.Object, p input.Presence) []string {
+	arr, ok := obj.Array("eventTypes", p)
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	seen := map[string]bool{}
+	for i := 0; i < arr.Len(); i++ {
+		t, ok := arr.Option(i, catalog.Subscribable...)
+		if ok && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ping sends the signed webhook.test event to url and waits for its answer
+// (at most the delivery timeout). It spends from the business's bucket.
+func (s *Server) ping(c *call, url, secret string) *problem.Error {
+	now := s.Clock.Now()
+	if ok, wait := s.pings.take(c.st.Business.ID, now); !ok {
+		secs := int(math.Ceil(wait.Seconds()))
+		c.ctx.Response.Header.Set("Retry-After", fmt.Sprint(max(secs, 1)))
+		return problem.New(problem.RateLimited, "Too many test pings and replays for this business; retry after the Retry-After seconds.")
+	}
+	id := "evt_" + ulid.MustNew(ulid.Timestamp(now), rand.Reader).String()
+	body := append([]byte(`{"id":`), wire.AppendString(nil, id)...)
+	body = append(body, `,"type":"webhook.test","createdAt":`...)
+	body = wire.AppendTime(body, now)
+	body = append(body, `,"apiVersion":"v1","data":{"object":"test"}}`...)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	res := s.Webhooks.Send(ctx, deliver.Request{URL: url, ID: id, Timestamp: now, Body: body, Secret: secret})
+	if res.Status < 200 || res.Status > 299 {
+		return errPingFailed
+	}
+	return nil
+}
+
+func (s *Server) patchWebhook(c *call) {
+	id, ok := c.pathID("id")
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	e := (*catalog.Endpoint)(nil)
+	if ok {
+		e = c.st.Endpoint(id)
+	}
+	if e == nil {
+		writeError(c.ctx, errNotFound)
+		return
+	}
+	var errs input.Errors
+	var in tenant.EndpointPatch
+	if obj, ok := input.ParseObject(c.ctx.PostBody(), &errs); ok {
+		if obj.Has("url") {
+			if u := s.webhookURL(obj, &errs, input.Required); u != "" {
+				in.URL = &u
+			}
+		}
+		if obj.Has("eventTypes") {
+			in.EventTypes = eventTypes(obj, input.Required)
+		}
+		if d, ok := obj.String("description", input.Optional, maxDescription); ok {
+			in.Description = &d
+		}
+		if v, ok := obj.Bool("isActive", input.Optional); ok {
+			in.IsActive = &v
+		}
+		obj.Done()
+	}
+	err := errs.Err()
+	if err == nil && in.URL != nil && *in.URL != e.URL {
+		if err = tenant.CheckURLChange(c.st, id, *in.URL); err == nil {
+			if perr := s.ping(c, *in.URL, e.Secret); perr != nil {
+				err = perr
+			}
+		}
+	}
+	if err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	c.send(&business.PatchEndpoint{ID: id, In: in})
+}
+
+func (s *Server) deleteWebhook(c *call) {
+	id, ok := c.pathID("id")
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	if !ok || c.st.Endpoint(id) == nil {
+		writeError(c.ctx, errNotFound)
+		return
+	}
+	c.send(&business.DeleteEndpoint{ID: id})
+}
