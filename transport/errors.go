@@ -18,7 +18,6 @@ var (
 	errExpired       = problem.New(problem.KeyExpired, "The API key has expired.")
 	errForbidden     = problem.New(problem.Forbidden, "The business does not have the module this endpoint belongs to.")
 	errInternal      = problem.New(problem.Internal, "The server failed to handle the request.")
-	errNotReady      = problem.New(problem.Unavailable, "The server is starting or stopping; retry shortly.")
 	errBodyTooLarge  = problem.Fields(problem.Bound(problem.PathBody, problem.TooLarge, maxBody, "The request body must be at most 65536 bytes."))
 	errBadRequest    = problem.FieldError(problem.PathBody, problem.Invalid, "The request could not be parsed.")
 	errHeaderTooLong = problem.FieldError("(headers)", problem.TooLarge, "The request headers are too large.")

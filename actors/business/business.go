@@ -21,7 +21,6 @@ package business
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -121,9 +120,6 @@ func (h *Handle) Failed() bool {
 		return false
 	}
 }
-
-// ErrStopped is the reply error after the actor lost its state.
-var ErrStopped = errors.New("business: actor has no state")
 
 // Props returns the props of the actor behind h.
 func Props(env *Env, h *Handle) *actor.Props {

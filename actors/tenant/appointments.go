@@ -60,9 +60,6 @@ func (s *State) Appointment(id uuid.UUID) *catalog.Appointment {
 	return a
 }
 
-// AppointmentCount is the number of appointments.
-func (s *State) AppointmentCount() int { return s.appts.Len() }
-
 // Appointments calls fn for appointments in (startTime, id) descending
 // order, starting strictly below from (from nil: the latest), until fn
 // returns false.

@@ -84,6 +84,19 @@ func TestWorldReloadChangesOnlyWhatChanged(t *testing.T) {
 	require.NotEqual(t, before["updatedAt"], after["updatedAt"])
 	other := s.get("/api/v1/services/5d0dee30-031a-57e5-a32b-046b216baac0", keyFull).Body
 	require.Equal(t, other["createdAt"], other["updatedAt"], "untouched services keep their updatedAt")
+
+	// After a restart the state comes from the journal; loading the same
+	// file again must still change nothing.
+	s.stop()
+	changedFile := filepath.Join(t.TempDir(), "world.json")
+	require.NoError(t, os.WriteFile(changedFile, changed, 0o644))
+	s2 := start(t, s.data, "--world", changedFile)
+	s2.clock.Advance(time.Hour)
+	r = s2.adminDo("POST", "/admin/v1/world", changed)
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	for _, b := range r.Body["businesses"].([]any) {
+		require.Equal(t, false, b.(map[string]any)["changed"], "%s", r.Raw)
+	}
 }
 
 func TestAdminAPI(t *testing.T) {
