@@ -105,10 +105,7 @@ func (b *Batch) TruncateJournal(biz [16]byte, throughSeq uint64) {
 		e := journalKey(biz, throughSeq+1)
 		end = e[:]
 	}
-	op := b.pb().DeleteRangeDeferred(len(start), len(end))
-	copy(op.Key, start[:])
-	copy(op.Value, end)
-	_ = op.Finish()
+	b.deleteRange(start[:], end)
 }
 
 // PutMeta stores a store-wide metadata row. The name "format" is reserved.

@@ -172,15 +172,7 @@ func (s *Store) Meta(name string) (val []byte, ok bool, err error) {
 		return nil, false, err
 	}
 	defer s.exit()
-	v, closer, err := s.db.Get(metaKey(name))
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	val = append([]byte{}, v...)
-	return val, true, closer.Close()
+	return s.get(metaKey(name))
 }
 
 // IsEmpty reports whether the store holds no tenant data: no business

@@ -98,6 +98,8 @@ func (s *Server) Public() fasthttp.RequestHandler {
 	r.GET("/api/v1/webhooks/{id}", hook(s.getWebhook))
 	r.PATCH("/api/v1/webhooks/{id}", hook(s.patchWebhook))
 	r.DELETE("/api/v1/webhooks/{id}", hook(s.deleteWebhook))
+	r.GET("/api/v1/webhooks/{id}/deliveries", hook(s.listDeliveries))
+	r.POST("/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay", hook(s.replayDelivery))
 	return s.observe(r.Handler)
 }
 

@@ -3,8 +3,6 @@ package transport
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
-	"math"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -131,12 +129,10 @@ func eventTypes(obj input.Object, p input.Presence) []string {
 // ping sends the signed webhook.test event to url and waits for its answer
 // (at most the delivery timeout). It spends from the business's bucket.
 func (s *Server) ping(c *call, url, secret string) *problem.Error {
-	now := s.Clock.Now()
-	if ok, wait := s.pings.take(c.st.Business.ID, now); !ok {
-		secs := int(math.Ceil(wait.Seconds()))
-		c.ctx.Response.Header.Set("Retry-After", fmt.Sprint(max(secs, 1)))
-		return problem.New(problem.RateLimited, "Too many test pings and replays for this business; retry after the Retry-After seconds.")
+	if perr := s.spendPing(c); perr != nil {
+		return perr
 	}
+	now := s.Clock.Now()
 	id := "evt_" + ulid.MustNew(ulid.Timestamp(now), rand.Reader).String()
 	body := append([]byte(`{"id":`), wire.AppendString(nil, id)...)
 	body = append(body, `,"type":"webhook.test","createdAt":`...)

@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/record"
@@ -45,6 +46,7 @@ type businessActor struct {
 	// yet durable: a repeat of one is IDEMPOTENCY_IN_PROGRESS.
 	unsynced map[string]bool
 	ids      *ids
+	couriers map[uuid.UUID]*actor.PID // by endpoint
 }
 
 // Receive implements actor.Actor.
@@ -52,6 +54,7 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		a.load()
+		a.startCouriers(ctx)
 	case *Put:
 		defer a.guard(ctx, func(err error) any { return &PutReply{Err: err} })
 		ctx.Respond(a.put(m))
@@ -95,6 +98,11 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		})
 	case *synced:
 		delete(a.unsynced, m.key)
+	case *courier.Outcome:
+		defer a.guard(ctx, nil)
+		a.outcome(ctx, m)
+	case *courier.Replay:
+		a.forwardReplay(ctx, m)
 	}
 }
 
@@ -157,7 +165,9 @@ func customerOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Cust
 func (a *businessActor) guard(ctx actor.Context, reply func(error) any) {
 	if r := recover(); r != nil {
 		a.env.Log.Error("business actor panicked", "business", a.h.ID, "panic", fmt.Sprint(r))
-		ctx.Respond(reply(problem.New(problem.Internal, "The server failed to handle the request.")))
+		if reply != nil {
+			ctx.Respond(reply(problem.New(problem.Internal, "The server failed to handle the request.")))
+		}
 		panic(r)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 )
@@ -54,6 +55,10 @@ type Env struct {
 	// MailQueued, if set, is called once a write that queued e-mail is
 	// durable, so the mailer can send it without waiting for its next poll.
 	MailQueued func()
+
+	// Couriers is the environment of the webhook couriers; nil means
+	// webhook events are logged as deliveries but never sent (tests).
+	Couriers *courier.Env
 
 	bg sync.WaitGroup // background snapshot writers and reply senders
 }
@@ -124,6 +129,7 @@ func (h *Handle) Failed() bool {
 // Props returns the props of the actor behind h.
 func Props(env *Env, h *Handle) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &businessActor{env: env, h: h, unsynced: map[string]bool{}, ids: newIDs()}
+		return &businessActor{env: env, h: h, unsynced: map[string]bool{}, ids: newIDs(),
+			couriers: map[uuid.UUID]*actor.PID{}}
 	})
 }

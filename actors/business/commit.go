@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
@@ -87,35 +88,49 @@ func (a *businessActor) maybeSnapshot(st *tenant.State) {
 func (a *businessActor) now() time.Time { return a.env.Clock.Now().UTC().Truncate(time.Millisecond) }
 
 // commitAsync journals ch without waiting for its sync, applies it and
-// publishes the new state at once, and answers the sender only when the
-// write is durable. The actor meanwhile goes on with its next message, so a
-// busy business shares fsyncs among its own writes (storage.CommitNoWait).
-// The WAL is ordered: when a later write's sync completes, this one's has.
+// publishes the new state at once, and answers the sender with ans (if not
+// nil) only when the write is durable; new webhook deliveries reach their
+// couriers then too. The actor meanwhile goes on with its next message, so
+// a busy business shares fsyncs among its own writes
+// (storage.CommitNoWait). The WAL is ordered: when a later write's sync
+// completes, this one's has.
 func (a *businessActor) commitAsync(ctx actor.Context, ch *record.Change, ans *Answer) {
+	fail := func(err error) {
+		if ans != nil {
+			ctx.Respond(errorAnswer(problem.As(err)))
+		}
+	}
 	rec := &record.Record{Kind: record.KindChange, Change: ch}
 	seq := a.state.Seq + 1
 	enc, err := record.Encode(nil, rec)
 	if err != nil {
-		ctx.Respond(errorAnswer(problem.As(err)))
+		fail(err)
 		return
 	}
 	next, err := tenant.Apply(a.state, seq, rec)
 	if err != nil {
-		ctx.Respond(errorAnswer(problem.As(err)))
+		fail(err)
 		return
 	}
 	b := a.env.Store.NewBatch()
 	b.Append(a.h.ID, seq, enc)
-	addOutbox(b, next, ch)
+	fresh, err := addOutbox(b, next, ch)
+	if err != nil {
+		b.Close()
+		fail(err)
+		return
+	}
 	pending, err := b.CommitNoWait()
 	if err != nil {
 		a.env.Log.Error("journal commit failed", "business", a.h.ID, "err", err)
-		ctx.Respond(errorAnswer(problem.As(err)))
+		fail(err)
 		return
 	}
 	a.maybeSnapshot(next)
 	a.state = next
 	a.h.state.Store(next)
+	a.tellCouriers(ctx, ch)
+	handoff := a.freshFor(fresh)
 	var key string
 	if ch.Idempotency != nil {
 		key = ch.Idempotency.Key
@@ -125,19 +140,27 @@ func (a *businessActor) commitAsync(ctx actor.Context, ch *record.Change, ans *A
 	a.env.bg.Add(1)
 	go func() {
 		defer a.env.bg.Done()
-		if err := pending.Wait(); err != nil {
+		err := pending.Wait()
+		if err != nil {
 			// Pebble treats a failed WAL sync as fatal; reaching this means
 			// the store was closed under us. The client is not told the
-			// write succeeded.
+			// write succeeded, and no courier sends its events.
 			a.env.Log.Error("journal sync failed", "business", a.h.ID, "err", err)
 			ans = errorAnswer(problem.As(err))
 		}
 		if key != "" {
 			root.Send(self, &synced{key: key})
 		}
-		if len(ch.Mails) > 0 && a.env.MailQueued != nil {
-			a.env.MailQueued()
+		if err == nil {
+			for pid, ds := range handoff {
+				root.Send(pid, &courier.Fresh{Deliveries: ds})
+			}
+			if len(ch.Mails) > 0 && a.env.MailQueued != nil {
+				a.env.MailQueued()
+			}
 		}
-		root.Send(sender, ans)
+		if ans != nil && sender != nil {
+			root.Send(sender, ans)
+		}
 	}()
 }

@@ -3,24 +3,56 @@ package business
 import (
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/transport/wire"
 )
 
-// addOutbox puts the change's events and e-mails into the store's outbox in
-// the batch that journals the change. An event row holds the whole envelope
-// of api-v1 §6.2, its data rendered as GET would render the subject at that
-// moment, so a later delivery (or replay) sends what happened, not what is
-// true by then. A mail row holds what the mailer needs to write the message.
-func addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) {
-	for _, ev := range ch.Events {
-		b.PutOutbox(st.Business.ID, storage.OutboxEvent, ev.ID, envelope(st, ch, &ev))
+// addOutbox puts what the change still has to send into the batch that
+// journals it. Each event becomes a pending first delivery attempt on every
+// endpoint that delivers its type at this moment (switched on, not
+// auto-disabled, subscribed): the delivery log is the webhook outbox, so
+// nothing is backfilled to an endpoint that was off, and a delivery exists
+// exactly when its event does. The envelope of api-v1 §6.2 is rendered once,
+// its data as GET would render the subject at that moment, so a later
+// delivery (or replay) sends what happened, not what is true by then. Mail
+// rows hold what the mailer needs to write the message. It returns the new
+// deliveries by endpoint, for their couriers once the batch is durable.
+func addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.UUID][]catalog.Delivery, error) {
+	var fresh map[uuid.UUID][]catalog.Delivery
+	eps := st.Endpoints()
+	for i := range ch.Events {
+		ev := &ch.Events[i]
+		var env []byte
+		for j := range eps {
+			ep := &eps[j]
+			if !ep.Delivers(ev.Type) {
+				continue
+			}
+			if env == nil {
+				env = envelope(st, ch, ev)
+			}
+			d := courier.First(ep.ID, ev.ID, ev.Type, env, ev.CreatedAt)
+			enc, err := record.EncodeDelivery(&d)
+			if err != nil {
+				return nil, err
+			}
+			b.PutDelivery(st.Business.ID, ep.ID, d.ID, true, enc)
+			if fresh == nil {
+				fresh = map[uuid.UUID][]catalog.Delivery{}
+			}
+			fresh[ep.ID] = append(fresh[ep.ID], d)
+		}
 	}
 	for _, m := range ch.Mails {
 		b.PutOutbox(st.Business.ID, storage.OutboxMail, m.ID, mail(st, ch, &m))
 	}
+	for _, id := range ch.Removed {
+		b.DeleteDeliveries(st.Business.ID, id)
+	}
+	return fresh, nil
 }
 
 func envelope(st *tenant.State, ch *record.Change, ev *record.Event) []byte {
@@ -71,7 +103,29 @@ func mail(st *tenant.State, ch *record.Change, m *record.Mail) []byte {
 	b = wire.AppendString(b, st.Business.Name)
 	b = append(b, `,"timezone":`...)
 	b = wire.AppendString(b, st.Business.Timezone)
-	b = append(b, `},"appointment":`...)
+	b = append(b, '}')
+	if m.Endpoint != nil {
+		if ep := endpointOf(st, ch, *m.Endpoint); ep != nil {
+			b = append(b, `,"endpoint":{"id":`...)
+			b = wire.AppendUUID(b, ep.ID)
+			b = append(b, `,"url":`...)
+			b = wire.AppendString(b, ep.URL)
+			b = append(b, `,"consecutiveFailures":`...)
+			b = wire.AppendInt(b, ep.ConsecutiveFailures)
+			b = append(b, '}')
+		}
+		return append(b, '}')
+	}
+	b = append(b, `,"appointment":`...)
 	b = appendSubject(b, st, ch, m.Appointment)
 	return append(b, '}')
+}
+
+func endpointOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Endpoint {
+	for i := range ch.Endpoints {
+		if ch.Endpoints[i].ID == id {
+			return &ch.Endpoints[i]
+		}
+	}
+	return st.Endpoint(id)
 }

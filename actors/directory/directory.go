@@ -23,6 +23,7 @@ import (
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/storage"
 )
 
@@ -47,6 +48,9 @@ type Config struct {
 	Timeout time.Duration // how long a write may wait for its actor (0: 10 s)
 	// MailQueued is called when a durable write has queued e-mail.
 	MailQueued func()
+	// Couriers is the environment of the webhook couriers; nil means
+	// deliveries are logged but never sent.
+	Couriers *courier.Env
 }
 
 // Open loads the key index and returns a directory with no actors running.
@@ -58,7 +62,8 @@ func Open(c Config) (*Directory, error) {
 		sys:     actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return c.Log })),
 		timeout: c.Timeout,
 	}
-	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued}
+	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued,
+		Couriers: c.Couriers}
 	idx := map[catalog.KeyHash]uuid.UUID{}
 	err := c.Store.Keys(func(h [32]byte, v []byte) error {
 		id, err := uuid.FromBytes(v)

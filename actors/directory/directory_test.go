@@ -17,6 +17,7 @@ import (
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/record"
 	"github.com/stretchr/testify/require"
 )
 
@@ -164,6 +165,15 @@ func TestBookingFillsTheOutbox(t *testing.T) {
 	sp.Staff = []catalog.Staff{{ID: staff, Name: "A", IsActive: true, IsBookable: true, AssignedServiceIDs: []uuid.UUID{svc}}}
 	_, err := d.Put(ctx, []catalog.Spec{sp})
 	require.NoError(t, err)
+	var eps [2]uuid.UUID
+	for i, types := range [][]string{{"appointment.created", "customer.created"}, {"appointment.cancelled"}} {
+		ans, err := d.Do(ctx, id, &business.RegisterEndpoint{In: tenant.EndpointInput{URL: fmt.Sprintf("https://h%d.example/", i), EventTypes: types}, Secret: "whsec_x"})
+		require.NoError(t, err)
+		require.Equal(t, 201, ans.Status, "%s", ans.Body)
+		var e struct{ ID uuid.UUID }
+		require.NoError(t, json.Unmarshal(ans.Body, &e))
+		eps[i] = e.ID
+	}
 	ans, err := d.Do(ctx, id, &business.Create{In: tenant.CreateInput{ServiceID: svc, Start: t0.Add(48 * time.Hour), StaffID: &staff,
 		Customer: catalog.Customer{FirstName: "N", Email: "n@example.com"}}})
 	require.NoError(t, err)
@@ -171,25 +181,43 @@ func TestBookingFillsTheOutbox(t *testing.T) {
 	d.Close()
 	require.NoError(t, st.Close())
 
-	// After a restart the outbox still holds the work: two events (the new
-	// customer, then the booking, in that order) and the confirmation.
+	// After a restart the delivery log holds the work, as pending first
+	// attempts (no courier runs here): two events, the new customer and then
+	// the booking, for the subscribed endpoint only.
 	st, err = storage.Open(dir, storage.Options{})
 	require.NoError(t, err)
 	defer st.Close()
 	var types []string
-	require.NoError(t, st.Outbox(storage.OutboxEvent, func(_ [16]byte, evt string, v []byte) error {
+	require.NoError(t, st.Deliveries(id, eps[0], nil, func(did [16]byte, v []byte) (bool, error) {
+		dl, err := record.DecodeDelivery(v)
+		require.NoError(t, err)
+		require.Equal(t, uuid.UUID(did), dl.ID)
+		require.Equal(t, catalog.DeliveryPending, dl.Status)
+		require.Equal(t, 1, dl.Attempt)
 		var env struct {
 			ID, Type, APIVersion string
 			Data                 map[string]any
 		}
-		require.NoError(t, json.Unmarshal(v, &env))
-		require.Equal(t, evt, env.ID)
+		require.NoError(t, json.Unmarshal(dl.Payload, &env))
+		require.Equal(t, dl.EventID, env.ID)
+		require.Equal(t, dl.EventType, env.Type)
 		require.Regexp(t, `^evt_[0-9A-Z]{26}$`, env.ID)
 		require.Equal(t, "v1", env.APIVersion)
 		types = append(types, env.Type)
-		return nil
+		return true, nil
 	}))
 	require.Equal(t, []string{"customer.created", "appointment.created"}, types)
+	open := 0
+	require.NoError(t, st.OpenDeliveries(id, eps[0], func([16]byte) error { open++; return nil }))
+	require.Equal(t, 2, open)
+	require.NoError(t, st.Deliveries(id, eps[1], nil, func([16]byte, []byte) (bool, error) {
+		t.Fatal("an endpoint not subscribed got a delivery")
+		return false, nil
+	}))
+	require.NoError(t, st.Outbox(storage.OutboxEvent, func([16]byte, string, []byte) error {
+		t.Fatal("events are not kept outside the delivery log")
+		return nil
+	}))
 	mails := 0
 	require.NoError(t, st.Outbox(storage.OutboxMail, func(_ [16]byte, _ string, v []byte) error {
 		mails++

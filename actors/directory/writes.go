@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/courier"
 )
 
 // PutResult reports what one Put did.
@@ -102,4 +103,18 @@ func (d *Directory) Do(ctx context.Context, biz uuid.UUID, msg any) (*business.A
 		return nil, errReply
 	}
 	return ans, nil
+}
+
+// Replay asks business biz to replay delivery id of endpoint ep; the answer
+// comes from the endpoint's courier.
+func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*catalog.Delivery, error) {
+	r, err := d.ask(ctx, biz, &courier.Replay{EndpointID: ep, DeliveryID: id})
+	if err != nil {
+		return nil, err
+	}
+	rep, ok := r.(*courier.ReplayReply)
+	if !ok {
+		return nil, errReply
+	}
+	return rep.Delivery, rep.Err
 }

@@ -118,3 +118,45 @@ func DecideEndpointDelete(s *State, id uuid.UUID, now time.Time) (*record.Change
 	}
 	return &record.Change{At: now, Removed: []uuid.UUID{id}}, nil
 }
+
+// AutoDisableAfter is how many exhausted deliveries in a row switch an
+// endpoint off (api-v1 §6.5).
+const AutoDisableAfter = 10
+
+// MailEndpointDisabled is the mail kind of the owner's notice.
+const MailEndpointDisabled = "endpoint_disabled"
+
+// DecideDeliveryOutcome keeps an endpoint's consecutiveFailures as its
+// deliveries end (api-v1 §3.2): a delivery zeroes it, an exhausted delivery
+// adds one, and the tenth in a row auto-disables the endpoint (status
+// auto_disabled, isActive false) and e-mails the owner, in the same write.
+// It returns a nil change when nothing moves: the endpoint is gone, already
+// at zero after a delivery, or already disabled.
+func DecideDeliveryOutcome(s *State, id uuid.UUID, delivered bool, now time.Time, ids IDs) *record.Change {
+	old := s.Endpoint(id)
+	if old == nil {
+		return nil
+	}
+	e := *old
+	switch {
+	case delivered && e.ConsecutiveFailures == 0:
+		return nil
+	case delivered:
+		e.ConsecutiveFailures = 0
+	case e.Status != catalog.EndpointActive:
+		return nil // nothing counts while disabled; a replay's failure never reaches here
+	default:
+		e.ConsecutiveFailures++
+	}
+	ch := &record.Change{At: now}
+	if !delivered && e.ConsecutiveFailures >= AutoDisableAfter {
+		e.Status, e.IsActive = catalog.EndpointAutoDisabled, false
+		if to := s.Business.OwnerEmail; to != "" {
+			epID := e.ID
+			ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailEndpointDisabled, To: to, Endpoint: &epID, At: now}}
+		}
+	}
+	e.UpdatedAt = now
+	ch.Endpoints = []catalog.Endpoint{e}
+	return ch
+}

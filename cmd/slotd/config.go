@@ -10,6 +10,7 @@ import (
 
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/transport/mail"
 )
 
 // config is the operator interface of `slotd serve` (decisions §1). Every
@@ -136,6 +137,9 @@ func (c *config) check() error {
 		if _, port, err := net.SplitHostPort(c.SMTP); err != nil || port == "" {
 			return errors.New("--smtp: want host:port")
 		}
+	}
+	if err := mail.CheckFrom(c.SMTPFrom); err != nil {
+		return errors.New("--smtp-from: want an e-mail address, e.g. \"Salon\" <bookings@example.com>")
 	}
 	if !(c.WebhookRetryScale > 0) || c.WebhookRetryScale > 1000 {
 		return errors.New("--webhook-retry-scale: want a number above 0 (at most 1000)")

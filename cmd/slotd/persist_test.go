@@ -150,6 +150,9 @@ func TestCommandLine(t *testing.T) {
 	require.Equal(t, 2, run([]string{"serve", "--webhook-retry-scale", "0"}, env, &out, &errb))
 	require.Equal(t, 2, run([]string{"serve", "--disable-module", "teleport"}, env, &out, &errb))
 	require.Equal(t, 2, run([]string{"serve", "--listen", "nonsense"}, env, &out, &errb))
+	errb.Reset()
+	require.Equal(t, 2, run([]string{"serve", "--smtp-from", "not an address <"}, env, &out, &errb))
+	require.Contains(t, errb.String(), "--smtp-from")
 	bad := func(k string) string {
 		if k == "SLOTD_WEBHOOKS_ALLOW_INSECURE" {
 			return "maybe"

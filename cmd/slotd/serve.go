@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/world"
 	"github.com/slotd/slotd/storage"
@@ -46,7 +47,10 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	}
 	mailer := &mail.Drainer{Outbox: mail.StoreOutbox{S: store}, Sender: mail.NewSender(c.SMTP, c.SMTPUser, c.SMTPPassword, c.Data),
 		From: c.SMTPFrom, Log: log}
-	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick})
+	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure})
+	defer hooks.CloseIdleConnections()
+	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log}
+	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick, Couriers: couriers})
 	if err != nil {
 		return err
 	}
@@ -61,7 +65,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	srv := transport.New(transport.Config{
 		Dir: dir, Store: store, Clock: c.clock, Cursors: cursor.New(secret), Log: log,
 		AdminToken: c.AdminToken, Disabled: disabled(c.DisableModules),
-		Webhooks:              deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure}),
+		Webhooks:              hooks,
 		WebhooksAllowInsecure: c.WebhooksAllowInsecure,
 	})
 	return listen(ctx, c, srv, log, stdout, ready)

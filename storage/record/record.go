@@ -180,6 +180,8 @@ type Mail struct {
 	To          string    `json:"to"`
 	Appointment uuid.UUID `json:"appointment"`
 	At          time.Time `json:"at"`
+	// Endpoint is the webhook endpoint an endpoint_disabled notice is about.
+	Endpoint *uuid.UUID `json:"endpoint,omitempty"`
 }
 
 // Snapshot is the whole state of a business at a journal position; it lets
@@ -212,4 +214,28 @@ func DecodeSnapshot(b []byte) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return s, nil
+}
+
+// EncodeDelivery returns the encoding of a webhook delivery record. Delivery
+// records live in a table of their own (package storage), outside the
+// journal: they are written by the endpoint's courier, not by the business
+// actor's decisions, and they are swept after 30 days.
+func EncodeDelivery(d *catalog.Delivery) ([]byte, error) {
+	js, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte{Version}, js...), nil
+}
+
+// DecodeDelivery decodes a delivery record.
+func DecodeDelivery(b []byte) (*catalog.Delivery, error) {
+	if len(b) < 1 || b[0] != Version {
+		return nil, fmt.Errorf("%w: delivery version", ErrCorrupt)
+	}
+	d := new(catalog.Delivery)
+	if err := json.Unmarshal(b[1:], d); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return d, nil
 }

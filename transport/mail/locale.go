@@ -47,6 +47,10 @@ var locales = map[string]map[string]string{
 
 		"kind.endpoint_disabled": "a webhook endpoint has been disabled",
 
+		"subject.endpoint_disabled": "A webhook endpoint of {business} has been disabled",
+		"intro.endpoint_disabled":   "The webhook endpoint {url} of {business} has been disabled after {failures} deliveries in a row failed every attempt. Events that happen while it is disabled will not be sent to it later.",
+		"howto.endpoint_disabled":   "Once the endpoint answers again, switch it back on by sending isActive true to PATCH /api/v1/webhooks/{id}, and catch up on missed changes with updatedSince on the resource lists.",
+
 		"status.pending_payment": "awaiting payment",
 		"status.confirmed":       "confirmed",
 		"status.cancelled":       "cancelled",

@@ -18,6 +18,9 @@ import (
 const (
 	KindConfirmation = "booking_confirmation"
 	KindStatus       = "status_changed"
+	// KindEndpointDisabled tells the owner a webhook endpoint was
+	// auto-disabled.
+	KindEndpointDisabled = "endpoint_disabled"
 )
 
 // DefaultFrom is the sender address used when none is configured
@@ -50,6 +53,14 @@ type row struct {
 	Locale      string       `json:"locale"` // not written yet; see the package doc
 	Business    business     `json:"business"`
 	Appointment *appointment `json:"appointment"`
+	Endpoint    *endpoint    `json:"endpoint"` // endpoint_disabled notices
+}
+
+// endpoint is the webhook endpoint an endpoint_disabled notice is about.
+type endpoint struct {
+	ID                  string `json:"id"`
+	URL                 string `json:"url"`
+	ConsecutiveFailures int    `json:"consecutiveFailures"`
 }
 
 type business struct {
@@ -158,6 +169,13 @@ func Render(rowJSON []byte, from string) (Message, error) {
 	}, nil
 }
 
+// CheckFrom reports whether from is usable as the sender (--smtp-from): an
+// RFC 5322 address, optionally with a display name; empty means DefaultFrom.
+func CheckFrom(from string) error {
+	_, err := parseFrom(from)
+	return err
+}
+
 func parseFrom(from string) (*mail.Address, error) {
 	if strings.TrimSpace(from) == "" {
 		from = DefaultFrom
@@ -242,6 +260,12 @@ func compose(r *row, l locale, loc *time.Location) *document {
 	case r.Kind == KindStatus:
 		d.subject = l.get("subject.status", "business", biz, "status", words)
 		d.paras = append(d.paras, l.get("intro.status", "business", biz, "status", words))
+	case r.Kind == KindEndpointDisabled && r.Endpoint != nil:
+		d.subject = l.get("subject.endpoint_disabled", "business", biz)
+		d.paras = append(d.paras,
+			l.get("intro.endpoint_disabled", "business", biz, "url", oneLine(r.Endpoint.URL),
+				"failures", strconv.Itoa(r.Endpoint.ConsecutiveFailures)),
+			l.get("howto.endpoint_disabled", "id", oneLine(r.Endpoint.ID)))
 	default:
 		kind := oneLine(strings.ReplaceAll(r.Kind, "_", " "))
 		if l.has("kind." + r.Kind) {

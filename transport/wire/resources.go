@@ -2,6 +2,7 @@ package wire
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
@@ -347,4 +348,58 @@ func AppendEndpoint(b []byte, e *catalog.Endpoint, withSecret bool) []byte {
 	b = AppendKey(b, "updatedAt")
 	b = AppendTime(b, e.UpdatedAt)
 	return append(b, '}')
+}
+
+// AppendDelivery appends a webhook delivery record (api-v1 §2.7). Absent
+// response status, body, error, retry and delivery times are null.
+func AppendDelivery(b []byte, d *catalog.Delivery) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, d.ID)
+	b = AppendKey(b, "endpointId")
+	b = AppendUUID(b, d.EndpointID)
+	b = AppendKey(b, "eventId")
+	b = AppendString(b, d.EventID)
+	b = AppendKey(b, "eventType")
+	b = AppendString(b, d.EventType)
+	b = AppendKey(b, "status")
+	b = AppendString(b, d.Status)
+	b = AppendKey(b, "attempt")
+	b = AppendInt(b, d.Attempt)
+	b = AppendKey(b, "responseStatus")
+	if d.ResponseStatus == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = AppendInt(b, d.ResponseStatus)
+	}
+	b = AppendKey(b, "responseBody")
+	b = AppendNullString(b, d.ResponseBody)
+	b = AppendKey(b, "errorMessage")
+	if d.ErrorMessage == "" {
+		b = append(b, "null"...)
+	} else {
+		b = AppendString(b, d.ErrorMessage)
+	}
+	b = AppendKey(b, "durationMs")
+	b = strconv.AppendInt(b, d.DurationMs, 10)
+	b = AppendKey(b, "nextRetryAt")
+	b = appendZeroNullTime(b, d.NextRetryAt)
+	b = AppendKey(b, "deliveredAt")
+	b = appendZeroNullTime(b, d.DeliveredAt)
+	b = AppendKey(b, "payload")
+	if len(d.Payload) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, d.Payload...)
+	}
+	b = AppendKey(b, "createdAt")
+	b = AppendTime(b, d.CreatedAt)
+	return append(b, '}')
+}
+
+func appendZeroNullTime(b []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return append(b, "null"...)
+	}
+	return AppendTime(b, t)
 }

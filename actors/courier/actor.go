@@ -1,0 +1,233 @@
+package courier
+
+import (
+	"context"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/storage/record"
+	"github.com/slotd/slotd/webhook/deliver"
+	"github.com/slotd/slotd/webhook/retry"
+)
+
+// entry is one open delivery: its latest record, and whether an attempt is
+// waiting for its timer, queued for a sending slot, or in flight.
+type entry struct {
+	d       catalog.Delivery
+	timer   clock.Timer
+	queued  bool
+	sending bool
+}
+
+// replay reports whether the delivery is a replay, which gets one attempt
+// and is sent even to a disabled endpoint.
+func (e *entry) replay() bool { return e.d.Attempt > retry.MaxAttempts }
+
+// courier is the actor. Its fields are touched only from Receive.
+type courier struct {
+	env  *Env
+	biz  uuid.UUID
+	ep   catalog.Endpoint
+	open map[uuid.UUID]*entry // by the id of the entry's latest record
+
+	queue    []*entry
+	inFlight int
+	sweep    clock.Timer
+
+	root   *actor.RootContext
+	self   *actor.PID
+	parent *actor.PID
+	ctx    context.Context // cancelled when the courier stops
+	cancel context.CancelFunc
+}
+
+// Messages the courier sends itself.
+type (
+	due      struct{ e *entry }
+	sweepDue struct{}
+	sent     struct {
+		e   *entry
+		d   catalog.Delivery // the attempt's record, before its outcome
+		res deliver.Result
+	}
+)
+
+// Receive implements actor.Actor.
+func (c *courier) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		c.root, c.self, c.parent = ctx.ActorSystem().Root, ctx.Self(), ctx.Parent()
+		c.ctx, c.cancel = context.WithCancel(context.Background())
+		c.load()
+		c.armSweep(time.Minute)
+	case *actor.Stopping, *actor.Restarting:
+		c.stop()
+	case *Configure:
+		c.configure(m.Endpoint)
+	case *Fresh:
+		for _, d := range m.Deliveries {
+			if c.open[d.ID] != nil {
+				continue // already loaded from the log
+			}
+			e := &entry{d: d}
+			c.open[d.ID] = e
+			c.enqueue(e)
+		}
+	case *due:
+		if c.open[m.e.d.ID] == m.e {
+			m.e.timer = nil
+			c.enqueue(m.e)
+		}
+	case *sent:
+		c.finish(m)
+	case *Replay:
+		ctx.Respond(c.replay(m.DeliveryID))
+	case *sweepDue:
+		c.sweepLog()
+		c.armSweep(sweepEvery)
+	case *Retire:
+		c.retire()
+		ctx.Stop(c.self)
+	}
+}
+
+// load re-arms the open deliveries of the log: a pending record was in
+// flight when the last courier stopped, so it is sent again now; a failed
+// one waits for its nextRetryAt.
+func (c *courier) load() {
+	var ids []uuid.UUID
+	err := c.env.Store.OpenDeliveries(c.biz, c.ep.ID, func(id [16]byte) error {
+		ids = append(ids, id)
+		return nil
+	})
+	for _, id := range ids {
+		if err != nil {
+			break
+		}
+		var raw []byte
+		var ok bool
+		raw, ok, err = c.env.Store.Delivery(c.biz, c.ep.ID, id)
+		if !ok || err != nil {
+			continue
+		}
+		var d *catalog.Delivery
+		if d, err = record.DecodeDelivery(raw); err != nil {
+			break
+		}
+		e := &entry{d: *d}
+		c.open[id] = e
+		if d.Status == catalog.DeliveryFailed {
+			c.arm(e, d.NextRetryAt)
+		} else {
+			c.enqueue(e)
+		}
+	}
+	if err != nil {
+		c.env.Log.Error("webhook delivery log unreadable; open deliveries not re-armed",
+			"business", c.biz, "endpoint", c.ep.ID, "err", err)
+	}
+}
+
+func (c *courier) stop() {
+	if c.cancel != nil {
+		c.cancel()
+	}
+	for _, e := range c.open {
+		if e.timer != nil {
+			e.timer.Stop()
+		}
+	}
+	if c.sweep != nil {
+		c.sweep.Stop()
+	}
+}
+
+// configure takes the endpoint's new state. Deliveries that came due while
+// it was switched off were parked; they go out once it is back on.
+func (c *courier) configure(ep catalog.Endpoint) {
+	was := c.active()
+	c.ep = ep
+	if was || !c.active() {
+		return
+	}
+	for _, e := range c.open {
+		if e.timer == nil && !e.queued && !e.sending {
+			c.enqueue(e)
+		}
+	}
+}
+
+// active reports whether ladder deliveries may be sent.
+func (c *courier) active() bool { return c.ep.IsActive && c.ep.Status == catalog.EndpointActive }
+
+// arm sets e's timer for at.
+func (c *courier) arm(e *entry, at time.Time) {
+	root, self := c.root, c.self
+	e.timer = c.env.Clock.AfterFunc(at.Sub(c.env.Clock.Now()), func() { root.Send(self, &due{e: e}) })
+}
+
+func (c *courier) armSweep(after time.Duration) {
+	root, self := c.root, c.self
+	c.sweep = c.env.Clock.AfterFunc(after, func() { root.Send(self, &sweepDue{}) })
+}
+
+// enqueue sends e when a slot is free, or queues it. A ladder delivery of
+// a switched-off endpoint is parked instead until configure wakes it.
+func (c *courier) enqueue(e *entry) {
+	if !e.replay() && !c.active() {
+		return
+	}
+	if c.inFlight >= c.maxInFlight() {
+		e.queued = true
+		c.queue = append(c.queue, e)
+		return
+	}
+	c.send(e)
+}
+
+func (c *courier) maxInFlight() int {
+	if c.env.MaxInFlight > 0 {
+		return c.env.MaxInFlight
+	}
+	return DefaultMaxInFlight
+}
+
+// send starts an attempt of e on its own goroutine. A failed record's
+// retry is a new record, the next attempt, created now.
+func (c *courier) send(e *entry) {
+	e.queued, e.sending = false, true
+	c.inFlight++
+	d := e.d
+	if d.Status == catalog.DeliveryFailed {
+		now := c.now()
+		d = catalog.Delivery{ID: NewID(now), EndpointID: d.EndpointID, EventID: d.EventID, EventType: d.EventType,
+			Status: catalog.DeliveryPending, Attempt: d.Attempt + 1, Payload: d.Payload, CreatedAt: now}
+	}
+	req := deliver.Request{URL: c.ep.URL, ID: d.EventID, Timestamp: c.env.Clock.Now(), Body: d.Payload, Secret: c.ep.Secret}
+	ctx, root, self, sender := c.ctx, c.root, c.self, c.env.Sender
+	go func() {
+		res := sender.Send(ctx, req)
+		root.Send(self, &sent{e: e, d: d, res: res})
+	}()
+}
+
+// pump starts queued attempts while slots are free.
+func (c *courier) pump() {
+	for len(c.queue) > 0 && c.inFlight < c.maxInFlight() {
+		e := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		if c.open[e.d.ID] == e && e.queued {
+			if !e.replay() && !c.active() {
+				e.queued = false // parked
+				continue
+			}
+			c.send(e)
+		}
+	}
+}
+
+func (c *courier) now() time.Time { return c.env.Clock.Now().UTC().Truncate(time.Millisecond) }

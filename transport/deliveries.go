@@ -1,0 +1,147 @@
+package transport
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/input"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/record"
+	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/wire"
+)
+
+// The delivery log of an endpoint (api-v1 §2.7, §4.5) is read from the
+// store, not from the business's in-memory state: it is written by the
+// endpoint's courier and may be large, and reading it is not on any booking
+// path. Records list in creation order (createdAt, then id), which is the
+// order of their time-ordered ids, so a page is one range scan from the
+// cursor.
+
+// endpointOf resolves the {id} path parameter to an endpoint of the
+// caller's business, writing 404 when there is none.
+func (c *call) endpointOf() (*catalog.Endpoint, bool) {
+	var e *catalog.Endpoint
+	if id, ok := c.pathID("id"); ok {
+		e = c.st.Endpoint(id)
+	}
+	if e == nil {
+		writeError(c.ctx, errNotFound)
+	}
+	return e, e != nil
+}
+
+func (s *Server) listDeliveries(c *call) {
+	q := parseQuery(c.ctx, "limit", "cursor")
+	limit := q.limit()
+	scope := c.cursorScope(listSpec{name: "deliveries", filters: c.ctx.UserValue("id").(string)})
+	var after *[16]byte
+	if raw, ok := q.ok("cursor"); ok {
+		p, err := s.Cursors.Decode(scope, raw)
+		if err != nil {
+			q.errs = append(q.errs, errCursor)
+		}
+		after = &p.ID
+	}
+	if perr := q.err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	ep, ok := c.endpointOf()
+	if !ok {
+		return
+	}
+	b := getBuf()
+	defer putBuf(b)
+	*b = append((*b)[:0], `{"data":[`...)
+	n, more := 0, false
+	var last [16]byte
+	err := s.Store.Deliveries(c.st.Business.ID, ep.ID, after, func(id [16]byte, val []byte) (bool, error) {
+		if n == limit {
+			more = true
+			return false, nil
+		}
+		d, err := record.DecodeDelivery(val)
+		if err != nil {
+			return false, err
+		}
+		if n > 0 {
+			*b = append(*b, ',')
+		}
+		*b = wire.AppendDelivery(*b, d)
+		n, last = n+1, id
+		return true, nil
+	})
+	if err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	*b = append(*b, `],"hasMore":`...)
+	*b = wire.AppendBool(*b, more)
+	*b = append(*b, `,"nextCursor":`...)
+	if more {
+		*b = wire.AppendString(*b, s.Cursors.Encode(scope, cursor.Position{ID: last}))
+	} else {
+		*b = append(*b, "null"...)
+	}
+	*b = append(*b, '}')
+	writeJSON(c.ctx, 200, *b)
+}
+
+// replayDelivery re-sends a delivery's stored envelope with its original
+// event id (decisions §3–4): 202 with the new, pending record. It is
+// refused before spending from the ping-and-replay bucket when the
+// delivery does not exist; the body may be empty or an empty object.
+func (s *Server) replayDelivery(c *call) {
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	if body := c.ctx.PostBody(); len(body) > 0 {
+		var errs input.Errors
+		if obj, ok := input.ParseObject(body, &errs); ok {
+			obj.Done()
+		}
+		if err := errs.Err(); err != nil {
+			s.fail(c.ctx, err)
+			return
+		}
+	}
+	ep, ok := c.endpointOf()
+	if !ok {
+		return
+	}
+	id, ok := c.pathID("deliveryId")
+	if ok {
+		_, ok, _ = s.Store.Delivery(c.st.Business.ID, ep.ID, id)
+	}
+	if !ok {
+		writeError(c.ctx, errNotFound)
+		return
+	}
+	if perr := s.spendPing(c); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	d, err := s.Dir.Replay(rctx, c.st.Business.ID, ep.ID, uuid.UUID(id))
+	if err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	writeJSON(c.ctx, 202, wire.AppendDelivery(nil, d))
+}
+
+// spendPing takes one from the business's bucket shared by test pings and
+// replays (10 a minute), or says when to come back.
+func (s *Server) spendPing(c *call) *problem.Error {
+	ok, wait := s.pings.take(c.st.Business.ID, s.Clock.Now())
+	if ok {
+		return nil
+	}
+	c.ctx.Response.Header.Set("Retry-After", fmt.Sprint(max(int(math.Ceil(wait.Seconds())), 1)))
+	return problem.New(problem.RateLimited, "Too many test pings and replays for this business; retry after the Retry-After seconds.")
+}
