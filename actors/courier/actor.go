@@ -32,6 +32,11 @@ type courier struct {
 	biz  uuid.UUID
 	ep   catalog.Endpoint
 	open map[uuid.UUID]*entry // by the id of the entry's latest record
+	// loaded holds the ids load found open. A Fresh hand-over can arrive
+	// after load already read the same records from the log (the courier
+	// started while the write was being synced), even after they were
+	// sent and closed; those must not go out twice.
+	loaded map[uuid.UUID]bool
 
 	queue    []*entry
 	inFlight int
@@ -69,7 +74,7 @@ func (c *courier) Receive(ctx actor.Context) {
 		c.configure(m.Endpoint)
 	case *Fresh:
 		for _, d := range m.Deliveries {
-			if c.open[d.ID] != nil {
+			if c.open[d.ID] != nil || c.loaded[d.ID] {
 				continue // already loaded from the log
 			}
 			e := &entry{d: d}
@@ -119,6 +124,7 @@ func (c *courier) load() {
 		}
 		e := &entry{d: *d}
 		c.open[id] = e
+		c.loaded[id] = true
 		if d.Status == catalog.DeliveryFailed {
 			c.arm(e, d.NextRetryAt)
 		} else {

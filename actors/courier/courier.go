@@ -102,6 +102,6 @@ type Outcome struct {
 // Props returns the props of the courier of endpoint ep of business biz.
 func Props(env *Env, biz uuid.UUID, ep catalog.Endpoint) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &courier{env: env, biz: biz, ep: ep, open: map[uuid.UUID]*entry{}}
+		return &courier{env: env, biz: biz, ep: ep, open: map[uuid.UUID]*entry{}, loaded: map[uuid.UUID]bool{}}
 	})
 }

@@ -23,8 +23,8 @@ var ErrNoDelivery = problem.New(problem.NotFound, "No such resource for this bus
 // they were made: a booking's customer.created delivery lists before its
 // appointment.created one.
 func NewID(at time.Time) uuid.UUID {
-	ms, seq := idClock.next(at.UnixMilli())
 	id := uuid.New() // random, variant already set
+	ms, seq := idClock.next(at.UnixMilli(), uint16(id[6]&0x0f)<<8|uint16(id[7]))
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(ms))
 	copy(id[:6], b[2:])
@@ -42,10 +42,15 @@ type idSeq struct {
 	seq uint16
 }
 
-func (c *idSeq) next(ms int64) (int64, uint16) {
+// next returns the millisecond and counter of an id made at ms. A time
+// before the latest seen (a backdated record, the clock stepping back) keeps
+// its own millisecond and gets random bits; such ids sort by time only.
+func (c *idSeq) next(ms int64, random uint16) (int64, uint16) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
+	case ms < c.ms:
+		return ms, random
 	case ms > c.ms:
 		c.ms, c.seq = ms, 0
 	case c.seq < 0xfff:

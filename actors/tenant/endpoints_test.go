@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
@@ -75,4 +76,53 @@ func TestEndpointLifecycle(t *testing.T) {
 	r, err := FromSnapshot(s.Seq, Snapshot(s))
 	require.NoError(t, err)
 	require.Equal(t, s.Endpoints(), r.Endpoints())
+}
+
+// TestTenExhaustedInARowAutoDisable walks api-v1 §3.2: exhausted
+// deliveries count up, a delivery resets the count, the tenth in a row
+// disables the endpoint and e-mails the owner in the same write, nothing
+// counts while disabled, and isActive true re-enables with a zero count.
+func TestTenExhaustedInARowAutoDisable(t *testing.T) {
+	sp := spec()
+	sp.Business.OwnerEmail = "owner@example.com"
+	s, _ := put(t, nil, sp, t0)
+	ids := &fixedIDs{}
+	ch, e, err := DecideRegister(s, &EndpointInput{URL: "https://hooks.example.com/a"}, "whsec_x", t0, ids)
+	require.NoError(t, err)
+	s = applyChangeT(t, s, ch)
+	id := e.ID
+
+	require.Nil(t, DecideDeliveryOutcome(s, id, true, t0, ids), "a delivery at zero writes nothing")
+	for i := 0; i < 9; i++ {
+		s = applyChangeT(t, s, DecideDeliveryOutcome(s, id, false, t0, ids))
+	}
+	require.Equal(t, 9, s.Endpoint(id).ConsecutiveFailures)
+	ch = DecideDeliveryOutcome(s, id, true, t0, ids)
+	require.Empty(t, ch.Mails)
+	s = applyChangeT(t, s, ch)
+	require.Zero(t, s.Endpoint(id).ConsecutiveFailures, "a delivery resets the count")
+
+	for i := 0; i < AutoDisableAfter-1; i++ {
+		s = applyChangeT(t, s, DecideDeliveryOutcome(s, id, false, t0, ids))
+		require.Equal(t, catalog.EndpointActive, s.Endpoint(id).Status)
+	}
+	ch = DecideDeliveryOutcome(s, id, false, t0, ids)
+	require.Len(t, ch.Mails, 1)
+	require.Equal(t, MailEndpointDisabled, ch.Mails[0].Kind)
+	require.Equal(t, s.Business.OwnerEmail, ch.Mails[0].To)
+	require.Equal(t, id, *ch.Mails[0].Endpoint)
+	s = applyChangeT(t, s, ch)
+	got := s.Endpoint(id)
+	require.Equal(t, catalog.EndpointAutoDisabled, got.Status)
+	require.False(t, got.IsActive)
+	require.Equal(t, AutoDisableAfter, got.ConsecutiveFailures)
+	require.False(t, got.Delivers("appointment.created"))
+
+	require.Nil(t, DecideDeliveryOutcome(s, id, false, t0, ids), "nothing counts while disabled")
+	on := true
+	ch, e, err = DecideEndpointPatch(s, id, &EndpointPatch{IsActive: &on}, t0)
+	require.NoError(t, err)
+	require.Equal(t, catalog.EndpointActive, e.Status)
+	require.Zero(t, e.ConsecutiveFailures)
+	require.Nil(t, DecideDeliveryOutcome(s, uuid.Nil, false, t0, ids), "an unknown endpoint")
 }

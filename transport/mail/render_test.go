@@ -404,3 +404,16 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+func TestRenderEndpointDisabled(t *testing.T) {
+	row := testRow(testID, KindEndpointDisabled, salon, nil)
+	row = append(row[:len(row)-1], `,"endpoint":{"id":"5b0e8c9e-7c1a-4c55-9d1e-2f6f3f0e9a11","url":"https://crm.example/hooks?a=<b>","consecutiveFailures":10}}`...)
+	m, err := Render(row, "")
+	require.NoError(t, err)
+	assert.Equal(t, "A webhook endpoint of Salon Anna & Co has been disabled", m.Subject)
+	assert.Contains(t, m.Text, "https://crm.example/hooks?a=<b>")
+	assert.Contains(t, m.Text, "after 10 deliveries in a row")
+	assert.Contains(t, m.Text, "PATCH /api/v1/webhooks/5b0e8c9e-7c1a-4c55-9d1e-2f6f3f0e9a11")
+	assert.Contains(t, m.HTML, "hooks?a=&lt;b&gt;", "the URL is escaped in HTML")
+	requireNoPlaceholders(t, m)
+}
