@@ -1,6 +1,7 @@
 // Package storage owns slotd's on-disk state: a single Pebble database
 // holding every business's (tenant's) journal and snapshots, the business
-// registry, the API-key index and a little store-wide metadata. It knows how
+// registry, the API-key index, the e-mail outbox, the webhook delivery log
+// and a little store-wide metadata. It knows how
 // rows are keyed and made durable, and nothing about what they mean: journal
 // records, snapshots and registry values are opaque bytes encoded by
 // storage/record.
@@ -34,6 +35,8 @@
 //	'k' + sha256(api key)[32]         -> API-key index row
 //	'j' + biz[16] + seq[8 big-endian] -> journal record
 //	's' + biz[16]                     -> seq[8 big-endian] + snapshot
+//	'o' + biz[16] + kind + id         -> outbox row (e-mail to send)
+//	'd' + biz[16] + endpoint[16] + …  -> delivery log (see delivery.go)
 //
 // A table prefix makes each table one contiguous key range, so listing a
 // table is a single bounded iterator and IsEmpty is a few seeks. One byte is
