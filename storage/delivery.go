@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -193,4 +194,37 @@ func (s *Store) get(key []byte) ([]byte, bool, error) {
 	out := append([]byte(nil), v...)
 	_ = closer.Close()
 	return out, true, nil
+}
+
+// PendingDeliveryOwners returns the businesses with at least one open
+// delivery, so that a starting server can wake their couriers without
+// waiting for a request to load them. It seeks from endpoint to endpoint
+// instead of reading the logs.
+func (s *Store) PendingDeliveryOwners() ([][16]byte, error) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.exit()
+	lower, upper := tableBounds(prefixDelivery)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, err
+	}
+	var out [][16]byte
+	for ok := it.First(); ok; {
+		k := it.Key()
+		if len(k) < deliveryPfxLen+1 {
+			_ = it.Close()
+			return nil, corrupt("delivery", k)
+		}
+		biz, ep := [16]byte(k[1:17]), [16]byte(k[17:33])
+		open := deliveryPrefix(biz, ep, rowOpen)
+		if ok = it.SeekGE(open); ok && bytes.HasPrefix(it.Key(), open) {
+			if len(out) == 0 || out[len(out)-1] != biz {
+				out = append(out, biz)
+			}
+		}
+		ok = it.SeekGE(prefixSuccessor(open[:deliveryPfxLen]))
+	}
+	return out, it.Close()
 }

@@ -21,6 +21,10 @@ func TestDeliveryTable(t *testing.T) {
 	b.PutReplayAttempt(biz, ep, "evt_01A", 7)
 	require.NoError(t, b.Commit())
 
+	owners, err := s.PendingDeliveryOwners()
+	require.NoError(t, err)
+	require.Equal(t, [][16]byte{biz}, owners)
+
 	walk := func(after *[16]byte, limit int) (got []byte) {
 		require.NoError(t, s.Deliveries(biz, ep, after, func(k [16]byte, v []byte) (bool, error) {
 			got = append(got, v[1])
@@ -69,4 +73,12 @@ func TestDeliveryTable(t *testing.T) {
 	require.NoError(t, b.Commit())
 	require.Empty(t, walk(nil, 100))
 	require.Equal(t, []byte{9}, open(other), "other endpoints keep theirs")
+	b = s.NewBatch()
+	b.CloseDelivery(biz, other, id(9))
+	b.PutDelivery([16]byte{7}, ep, id(1), false, []byte("closed"))
+	b.PutDelivery([16]byte{8}, ep, id(1), true, []byte("open"))
+	require.NoError(t, b.Commit())
+	owners, err = s.PendingDeliveryOwners()
+	require.NoError(t, err)
+	require.Equal(t, [][16]byte{{8}}, owners)
 }

@@ -198,6 +198,8 @@ func TestWebhookPendingRetrySurvivesRestart(t *testing.T) {
 	defer s.stop()
 	next, _ := time.Parse(time.RFC3339Nano, ds[0]["nextRetryAt"].(string))
 	s.clock.Set(next)
+	// No request touches the business: the server woke its courier at start.
+	require.Eventually(t, func() bool { ids, _ := rcv.events(); return len(ids) == 2 }, 10*time.Second, 5*time.Millisecond)
 	ds = s.waitDeliveries(id, func(ds []map[string]any) bool { return len(ds) == 2 && ds[1]["status"] == "delivered" })
 	require.EqualValues(t, 2, ds[1]["attempt"])
 	require.Equal(t, ds[0]["eventId"], ds[1]["eventId"])

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
@@ -60,6 +61,9 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	go func() { mailDone <- mailer.Run(mailCtx) }()
 	defer func() { stopMail(); <-mailDone }()
 	if err := populate(ctx, c, store, dir, stdout); err != nil {
+		return err
+	}
+	if err := wakeCouriers(ctx, store, dir); err != nil {
 		return err
 	}
 	srv := transport.New(transport.Config{
@@ -186,6 +190,23 @@ func listen(ctx context.Context, c *config, srv *transport.Server, log *slog.Log
 func shutdown(ctx context.Context, s *fasthttp.Server) error {
 	if err := s.ShutdownWithContext(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	return nil
+}
+
+// wakeCouriers loads every business with a webhook delivery still open, so
+// that its couriers re-arm their retries now rather than when a request
+// first touches the business (business actors are otherwise spawned on
+// first use).
+func wakeCouriers(ctx context.Context, store *storage.Store, dir *directory.Directory) error {
+	owners, err := store.PendingDeliveryOwners()
+	if err != nil {
+		return err
+	}
+	for _, id := range owners {
+		if _, err := dir.Business(ctx, id); err != nil {
+			return fmt.Errorf("business %s: %w", uuid.UUID(id), err)
+		}
 	}
 	return nil
 }
