@@ -87,10 +87,12 @@ func TestTenExhaustedInARowAutoDisable(t *testing.T) {
 	sp.Business.OwnerEmail = "owner@example.com"
 	s, _ := put(t, nil, sp, t0)
 	ids := &fixedIDs{}
-	ch, e, err := DecideRegister(s, &EndpointInput{URL: "https://hooks.example.com/a"}, "whsec_x", t0, ids)
+	ch, e, err := DecideRegister(s, &EndpointInput{URL: "https://hooks.example.com/a", EventTypes: []string{"appointment.created"}}, "whsec_x", t0, ids)
 	require.NoError(t, err)
 	s = applyChangeT(t, s, ch)
 	id := e.ID
+	require.True(t, s.Endpoint(id).Delivers("appointment.created"))
+	require.False(t, s.Endpoint(id).Delivers("customer.created"), "not subscribed")
 
 	require.Nil(t, DecideDeliveryOutcome(s, id, true, t0, ids), "a delivery at zero writes nothing")
 	for i := 0; i < 9; i++ {
@@ -124,5 +126,7 @@ func TestTenExhaustedInARowAutoDisable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, catalog.EndpointActive, e.Status)
 	require.Zero(t, e.ConsecutiveFailures)
+	s = applyChangeT(t, s, ch)
+	require.True(t, s.Endpoint(id).Delivers("appointment.created"), "back on: events get records again")
 	require.Nil(t, DecideDeliveryOutcome(s, uuid.Nil, false, t0, ids), "an unknown endpoint")
 }
