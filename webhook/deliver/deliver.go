@@ -103,12 +103,15 @@ func newClient(c Config, g *guard) *Client {
 		dialer.Control = g.control
 	}
 	cl.transport = &http.Transport{
-		Proxy:                  nil, // never via a proxy: the guard must see the consumer's address
-		DialContext:            dialer.DialContext,
-		ForceAttemptHTTP2:      true,
-		TLSHandshakeTimeout:    cl.timeout,
-		MaxIdleConns:           64,
-		MaxIdleConnsPerHost:    2,
+		Proxy:               nil, // never via a proxy: the guard must see the consumer's address
+		DialContext:         dialer.DialContext,
+		ForceAttemptHTTP2:   true,
+		TLSHandshakeTimeout: cl.timeout,
+		MaxIdleConns:        256,
+		// A courier has up to 16 attempts in flight to one endpoint; keeping
+		// fewer idle connections than that made a busy endpoint dial (and,
+		// over TLS, handshake) for a quarter of its deliveries.
+		MaxIdleConnsPerHost:    16,
 		IdleConnTimeout:        30 * time.Second,
 		MaxResponseHeaderBytes: 64 << 10,
 	}
