@@ -23,15 +23,27 @@ type call struct {
 	s   *Server
 }
 
-// api wraps a route with authentication and the entitlement checks, in this
-// order: credential (401), platform-wide module switch (503), key scope
-// (403 INSUFFICIENT_SCOPE), plan (403 PLAN_UPGRADE_REQUIRED), business
-// module (403 FORBIDDEN).
+// api wraps a route with the request limits (limits.go), authentication
+// and the entitlement checks, in this order: the client IP's failed-auth
+// limit (429), credential (401), the key's quotas (429), platform-wide
+// module switch (503), key scope (403 INSUFFICIENT_SCOPE), plan (403
+// PLAN_UPGRADE_REQUIRED), business module (403 FORBIDDEN).
 func (s *Server) api(rt route) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
+		ip, ok := s.admitIP(ctx)
+		if !ok {
+			return
+		}
 		c, perr := s.authenticate(ctx)
 		if perr != nil {
-			writeError(ctx, perr)
+			if perr.Code == problem.Internal {
+				writeError(ctx, perr)
+			} else {
+				s.failedAuth(ctx, ip, perr)
+			}
+			return
+		}
+		if !s.admitKey(c) {
 			return
 		}
 		if perr := s.authorize(c, rt); perr != nil {

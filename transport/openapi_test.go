@@ -257,7 +257,7 @@ func addEntitledBusiness(t *testing.T, s *Server) {
 			Plan: catalog.Pro, Modules: catalog.AllModules, Rules: catalog.DefaultRules()},
 		Keys: []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey("sk_pro"), Scopes: []string{
 			"appointments:read", "appointments:write", "services:read", "staff:read", "customers:read",
-			"customers:write", "webhooks:manage"}}},
+			"customers:write", "webhooks:manage"}, Limits: unlimited}},
 	}
 	_, err := s.Dir.Put(context.Background(), []catalog.Spec{spec})
 	require.NoError(t, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/quota"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/valyala/fasthttp"
 )
@@ -29,11 +30,14 @@ const maxBody = MaxBody
 
 // Config is what the front end needs.
 type Config struct {
-	Dir        *directory.Directory
-	Store      *storage.Store
-	Clock      clock.Clock
-	Cursors    *cursor.Codec
-	Log        *slog.Logger
+	Dir     *directory.Directory
+	Store   *storage.Store
+	Clock   clock.Clock
+	Cursors *cursor.Codec
+	Log     *slog.Logger
+	// FailedAuth is the per-IP limit on failed authentication; zero means
+	// quota.FailedAuth (20 a minute).
+	FailedAuth quota.Window
 	AdminToken string
 	// Disabled lists modules switched off platform-wide (--disable-module):
 	// their endpoints answer 503 MODULE_UNAVAILABLE.
@@ -53,13 +57,20 @@ type Server struct {
 	metrics metrics
 	slots   *slotCache
 	pings   *pingBucket
+	quota   *quota.Limiter // per-key quotas and the failed-auth limit
+	// authLimit is the per-IP limit on failed authentication.
+	authLimit quota.Check
 }
 
 // New returns a server; it answers /readyz with 503 until SetReady(true).
 func New(c Config) *Server {
 	var p [4]byte
 	_, _ = rand.Read(p[:])
-	return &Server{Config: c, reqBase: hex.EncodeToString(p[:]) + "-", slots: newSlotCache(64 << 20), pings: newPingBucket()}
+	if c.FailedAuth.N <= 0 || c.FailedAuth.Per <= 0 {
+		c.FailedAuth = quota.FailedAuth
+	}
+	return &Server{Config: c, reqBase: hex.EncodeToString(p[:]) + "-", slots: newSlotCache(64 << 20), pings: newPingBucket(),
+		quota: quota.New(c.Clock), authLimit: quota.Check{Kind: limitFailedAuth, Window: c.FailedAuth}}
 }
 
 // SetReady sets what /readyz reports.
@@ -112,8 +123,8 @@ func newRouter(s *Server) *router.Router {
 	r.RedirectFixedPath = false
 	r.HandleOPTIONS = false
 	r.HandleMethodNotAllowed = true
-	r.NotFound = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errNotFound) }
-	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) { writeError(ctx, errMethod) }
+	r.NotFound = func(ctx *fasthttp.RequestCtx) { s.meter(ctx, errNotFound) }
+	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) { s.meter(ctx, errMethod) }
 	r.PanicHandler = func(ctx *fasthttp.RequestCtx, v any) {
 		s.Log.Error("handler panicked", "request_id", requestID(ctx), "panic", fmt.Sprint(v))
 		ctx.ResetBody()

@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/quota"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 )
@@ -24,8 +25,14 @@ var (
 	catID = uuid.MustParse("a5e68e97-7735-52ad-9ef6-bf2cc8a93424")
 )
 
+// unlimited lifts a test key's quotas (the world file's per-key limits), so
+// tests and benchmarks that make many requests are not refused.
+var unlimited = &catalog.Limits{PerMinute: 1 << 30, PerHour: 1 << 30, MutationsPerMinute: 1 << 30}
+
 // newServer returns a server over a fresh store holding one business on
-// plan with n services, and the business's all-scopes key.
+// plan with n services, and the business's all-scopes key. Failed
+// authentication is not limited: these tests probe many 401s from one
+// address (the limit is tested end to end in cmd/slotd).
 func newServer(tb testing.TB, plan catalog.Plan, n int) *Server {
 	tb.Helper()
 	st, err := storage.Open(tb.TempDir(), storage.Options{})
@@ -38,7 +45,7 @@ func newServer(tb testing.TB, plan catalog.Plan, n int) *Server {
 		Business: catalog.Business{ID: bizID, Name: "Studio", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: plan,
 			Modules: []catalog.Module{catalog.ModAppointments}, Rules: catalog.DefaultRules()},
 		Keys: []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey("sk_all"), Scopes: []string{
-			"appointments:read", "appointments:write", "services:read", "staff:read", "customers:read", "webhooks:manage"}}},
+			"appointments:read", "appointments:write", "services:read", "staff:read", "customers:read", "webhooks:manage"}, Limits: unlimited}},
 		Categories: []catalog.Category{{ID: catID, Name: "Treatments"}},
 	}
 	desc := "A long description of a treatment that an integrator shows on a menu."
@@ -49,7 +56,8 @@ func newServer(tb testing.TB, plan catalog.Plan, n int) *Server {
 	}
 	_, err = dir.Put(context.Background(), []catalog.Spec{spec})
 	require.NoError(tb, err)
-	return New(Config{Dir: dir, Store: st, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)), Log: log})
+	return New(Config{Dir: dir, Store: st, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)), Log: log,
+		FailedAuth: quota.Window{N: 1 << 30, Per: time.Minute}})
 }
 
 func request(h fasthttp.RequestHandler, method, uri, key string) *fasthttp.RequestCtx {

@@ -1,0 +1,181 @@
+// Package quota owns the request limits of api-v1 §8 and decisions §4:
+// per key, requests per minute and per hour by plan and a further ceiling
+// on mutations; per client IP, failed authentication attempts.
+//
+// Each limit is a GCRA limiter (generic cell-rate algorithm) from
+// github.com/throttled/throttled/v2: N requests per window, at most N at
+// once, capacity coming back evenly (one request every window/N). There are
+// no window boundaries, so no client can spend a window's allowance at the
+// end of one window and again at the start of the next. GCRA can report a
+// limit's state without spending from it, which is what lets a request that
+// consults several limiters be refused by the tightest one without being
+// charged to the others, and be reported by the most constrained one when
+// it passes. State lives in memory, read against an injected clock; idle
+// state is dropped (see store).
+package quota
+
+import (
+	"context"
+	"hash/maphash"
+	"sync"
+	"time"
+
+	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/actors/clock"
+	"github.com/throttled/throttled/v2"
+)
+
+// Window is one limit: at most N requests per Per.
+type Window struct {
+	N   int
+	Per time.Duration
+}
+
+// KeyLimits are the windows of one API key (api-v1 §8).
+type KeyLimits struct {
+	Minute, Hour, Mutations Window
+}
+
+// MutationsPerMinute is the mutation ceiling of every plan.
+const MutationsPerMinute = 30
+
+// FailedAuth is the limit on failed authentication per client IP
+// (decisions §3).
+var FailedAuth = Window{N: 20, Per: time.Minute}
+
+// ForKey returns the windows of a key of a business on plan p, with the
+// key's own overrides (world file `limits`) where set. An unrecognised plan
+// gets Groei's quotas.
+func ForKey(p catalog.Plan, o *catalog.Limits) KeyLimits {
+	perMin, perHour := 60, 600
+	switch p {
+	case catalog.Pro:
+		perMin, perHour = 120, 2000
+	case catalog.Zakelijk:
+		perMin, perHour = 300, 10000
+	}
+	mut := MutationsPerMinute
+	if o != nil {
+		perMin, perHour, mut = or(o.PerMinute, perMin), or(o.PerHour, perHour), or(o.MutationsPerMinute, mut)
+	}
+	return KeyLimits{Minute: Window{perMin, time.Minute}, Hour: Window{perHour, time.Hour}, Mutations: Window{mut, time.Minute}}
+}
+
+func or(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// Verdict is the state of the most constrained limiter a request consulted,
+// as the X-RateLimit-* headers report it.
+type Verdict struct {
+	Allowed    bool
+	Limit      int
+	Remaining  int
+	Reset      time.Time     // when the limiter is back to its full allowance
+	RetryAfter time.Duration // when refused: until the next request is allowed
+}
+
+// Limiter holds the state of every limit. It is safe for concurrent use.
+type Limiter struct {
+	clock clock.Clock
+	store *store
+	seed  maphash.Seed
+	locks [64]sync.Mutex // per key, so a check and its spend are one step
+	gcra  sync.Map       // kind+Window -> *throttled.GCRARateLimiterCtx
+}
+
+// New returns a Limiter reading time from c.
+func New(c clock.Clock) *Limiter {
+	return &Limiter{clock: c, store: newStore(c), seed: maphash.MakeSeed()}
+}
+
+// A limit is told apart in the store by a kind byte and its window, so a
+// key whose quota changes (a world reload) starts that limit afresh.
+type limitID struct {
+	kind byte
+	w    Window
+}
+
+func (l *Limiter) limiter(id limitID) *throttled.GCRARateLimiterCtx {
+	if g, ok := l.gcra.Load(id); ok {
+		return g.(*throttled.GCRARateLimiterCtx)
+	}
+	g, err := throttled.NewGCRARateLimiterCtx(l.store, throttled.RateQuota{
+		MaxRate: throttled.PerDuration(id.w.N, id.w.Per), MaxBurst: id.w.N - 1})
+	if err != nil {
+		panic(err) // N >= 1 and Per > 0 are the callers' invariants
+	}
+	g.SetMaxCASAttemptsLimit(1) // the per-key lock makes a CAS miss impossible
+	actual, _ := l.gcra.LoadOrStore(id, g)
+	return actual.(*throttled.GCRARateLimiterCtx)
+}
+
+// Check names one limit of one subject: kind separates subjects of
+// different sorts (keys, IPs) and limits of one subject.
+type Check struct {
+	Kind   byte
+	Window Window
+}
+
+// Take consults the checks for subject: if any has no allowance left the
+// request is refused, spending nothing, and that limit is reported;
+// otherwise one is spent from each and the one with the least left is
+// reported.
+func (l *Limiter) Take(subject string, checks ...Check) Verdict {
+	var gs [4]*throttled.GCRARateLimiterCtx
+	var keys [4]string
+	if len(checks) > len(gs) {
+		panic("quota: at most 4 checks")
+	}
+	for i, c := range checks {
+		gs[i], keys[i] = l.limiter(limitID{c.Kind, c.Window}), string(c.Kind)+subject
+	}
+	mu := &l.locks[maphash.String(l.seed, subject)%uint64(len(l.locks))]
+	mu.Lock()
+	defer mu.Unlock()
+	now := l.clock.Now()
+	for i, c := range checks {
+		if v := run(gs[i], keys[i], c, 0, now); v.Remaining == 0 {
+			v.Allowed = false
+			return v
+		}
+	}
+	var worst Verdict
+	for i, c := range checks {
+		v := run(gs[i], keys[i], c, 1, now)
+		if i == 0 || v.Remaining < worst.Remaining {
+			worst = v
+		}
+	}
+	worst.Allowed = true
+	return worst
+}
+
+// Peek reports check c for subject without spending; Allowed says whether a
+// request would pass it.
+func (l *Limiter) Peek(subject string, c Check) Verdict {
+	v := run(l.limiter(limitID{c.Kind, c.Window}), string(c.Kind)+subject, c, 0, l.clock.Now())
+	v.Allowed = v.Remaining > 0
+	return v
+}
+
+func run(g *throttled.GCRARateLimiterCtx, key string, c Check, quantity int, now time.Time) Verdict {
+	_, r, err := g.RateLimitCtx(context.Background(), key, quantity)
+	if err != nil {
+		// The in-memory store cannot fail; were it to, fail open rather
+		// than lock every client out.
+		return Verdict{Limit: c.Window.N, Remaining: c.Window.N, Reset: now}
+	}
+	v := Verdict{Limit: r.Limit, Remaining: r.Remaining, Reset: now.Add(r.ResetAfter)}
+	if r.RetryAfter > 0 {
+		v.RetryAfter = r.RetryAfter
+	}
+	return v
+}
+
+// Keys is the number of subjects×limits holding state, for tests and
+// metrics.
+func (l *Limiter) Keys() int { return l.store.size() }
