@@ -23,6 +23,10 @@ func parseQuery(ctx *fasthttp.RequestCtx, allowed ...string) *query {
 		name := string(k)
 		_, dup := q.vals[name]
 		switch {
+		case name == "":
+			// "?=1": nothing to name, so the whole query is refused.
+			q.add("(query)", problem.UnknownField, "A query parameter has no name.")
+			continue
 		case !slices.Contains(allowed, name):
 			q.add(name, problem.UnknownField, "This query parameter is not accepted here.")
 		case dup:
