@@ -6,8 +6,8 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// The outbox table holds what a committed write still has to send: webhook
-// events and e-mails. Rows are written in the same batch as the journal
+// The outbox table holds what a committed write still has to send: today
+// e-mails (webhook events go to the delivery log, delivery.go). Rows are written in the same batch as the journal
 // record that causes them, so none exists for a write that did not happen
 // and none is lost for one that did; the sender deletes a row once it is
 // delivered. It is a table of its own, not part of the journal, because
@@ -18,10 +18,10 @@ import (
 
 const prefixOutbox byte = 'o'
 
-// Outbox kinds.
+// Outbox kinds. The kind byte keeps room for other sorts of pending work;
+// 'e' was webhook events before the delivery log and must not be reused.
 const (
-	OutboxEvent byte = 'e' // a webhook event envelope
-	OutboxMail  byte = 'm' // an e-mail to send
+	OutboxMail byte = 'm' // an e-mail to send
 )
 
 const outboxPfxLen = 1 + 16 + 1

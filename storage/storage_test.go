@@ -14,6 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// otherKind is an outbox kind other than mail, to show kinds are kept apart.
+const otherKind byte = 'x'
+
 func bizID(n int) (id [16]byte) {
 	copy(id[:], fmt.Sprintf("biz-%012d", n))
 	return id
@@ -503,20 +506,20 @@ func TestOutboxRowsLiveUntilDeleted(t *testing.T) {
 	defer s.Close()
 	a, b := [16]byte{1}, [16]byte{2}
 	batch := s.NewBatch()
-	batch.PutOutbox(b, OutboxEvent, "evt_02", []byte("b2"))
-	batch.PutOutbox(a, OutboxEvent, "evt_01", []byte("a1"))
+	batch.PutOutbox(b, otherKind, "evt_02", []byte("b2"))
+	batch.PutOutbox(a, otherKind, "evt_01", []byte("a1"))
 	batch.PutOutbox(a, OutboxMail, "m_01", []byte("mail"))
 	batch.Append(a, 1, []byte("r"))
 	batch.TruncateJournal(a, 1)
 	require.NoError(t, batch.Commit())
 	var got []string
-	require.NoError(t, s.Outbox(OutboxEvent, func(biz [16]byte, id string, v []byte) error {
+	require.NoError(t, s.Outbox(otherKind, func(biz [16]byte, id string, v []byte) error {
 		got = append(got, id+"="+string(v))
 		return nil
 	}))
 	require.Equal(t, []string{"evt_01=a1", "evt_02=b2"}, got, "journal truncation leaves the outbox alone")
 	batch = s.NewBatch()
-	batch.DeleteOutbox(a, OutboxEvent, "evt_01")
+	batch.DeleteOutbox(a, otherKind, "evt_01")
 	require.NoError(t, batch.Commit())
 	got = nil
 	require.NoError(t, s.Outbox(OutboxMail, func(_ [16]byte, id string, _ []byte) error { got = append(got, id); return nil }))

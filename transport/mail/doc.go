@@ -1,7 +1,7 @@
 // Package mail sends the e-mails slotd's writes queue in the outbox.
 //
 // A write that should e-mail someone (a booking confirmation, a status
-// change, later owner notices) stores a row in the storage outbox table in
+// change, the owner's notice of an auto-disabled webhook endpoint) stores a row in the storage outbox table in
 // the same synced batch as the write itself (see storage/outbox.go and
 // actors/business/outbox.go). This package turns such rows into messages and
 // delivers them:

@@ -29,6 +29,9 @@ type fakeOutbox struct {
 	dones    []string
 }
 
+// otherKind is an outbox kind other than mail, to show kinds are kept apart.
+const otherKind byte = 'x'
+
 func newFakeOutbox() *fakeOutbox {
 	return &fakeOutbox{rows: map[rowKey][]byte{}, doneErrs: map[string]int{}}
 }
@@ -461,7 +464,7 @@ func TestStoreOutbox(t *testing.T) {
 	b := st.NewBatch()
 	b.PutOutbox(biz, storage.OutboxMail, "01A", mailRow("01A"))
 	b.PutOutbox(biz, storage.OutboxMail, "01B", mailRow("01B"))
-	b.PutOutbox(biz, storage.OutboxEvent, "evt_01A", []byte(`{"event":true}`))
+	b.PutOutbox(biz, otherKind, "evt_01A", []byte(`{"event":true}`))
 	require.NoError(t, b.Commit())
 
 	ob := StoreOutbox{S: st}
@@ -485,7 +488,7 @@ func TestStoreOutbox(t *testing.T) {
 		return fmt.Errorf("row %s left", id)
 	}))
 	events := 0
-	require.NoError(t, st.Outbox(storage.OutboxEvent, func([16]byte, string, []byte) error { events++; return nil }))
+	require.NoError(t, st.Outbox(otherKind, func([16]byte, string, []byte) error { events++; return nil }))
 	assert.Equal(t, 1, events, "event rows are not touched")
 
 	// The store reopens with DATA/outbox inside its directory.
