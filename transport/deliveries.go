@@ -36,10 +36,10 @@ func (c *call) endpointOf() (*catalog.Endpoint, bool) {
 func (s *Server) listDeliveries(c *call) {
 	q := parseQuery(c.ctx, "limit", "cursor")
 	limit := q.limit()
-	scope := c.cursorScope(listSpec{name: "deliveries", filters: c.ctx.UserValue("id").(string)})
+	ls := listSpec{name: "deliveries", filters: c.ctx.UserValue("id").(string)}
 	var after *[16]byte
 	if raw, ok := q.ok("cursor"); ok {
-		p, err := s.Cursors.Decode(scope, raw)
+		p, err := s.Cursors.Decode(c.cursorScope(ls), raw)
 		if err != nil {
 			q.errs = append(q.errs, errCursor)
 		}
@@ -57,7 +57,7 @@ func (s *Server) listDeliveries(c *call) {
 	defer putBuf(b)
 	*b = append((*b)[:0], `{"data":[`...)
 	n, more := 0, false
-	var last [16]byte
+	var last cursor.Position
 	err := s.Store.Deliveries(c.st.Business.ID, ep.ID, after, func(id [16]byte, val []byte) (bool, error) {
 		if n == limit {
 			more = true
@@ -71,22 +71,14 @@ func (s *Server) listDeliveries(c *call) {
 			*b = append(*b, ',')
 		}
 		*b = wire.AppendDelivery(*b, d)
-		n, last = n+1, id
+		n, last.ID = n+1, id
 		return true, nil
 	})
 	if err != nil {
 		s.fail(c.ctx, err)
 		return
 	}
-	*b = append(*b, `],"hasMore":`...)
-	*b = wire.AppendBool(*b, more)
-	*b = append(*b, `,"nextCursor":`...)
-	if more {
-		*b = wire.AppendString(*b, s.Cursors.Encode(scope, cursor.Position{ID: last}))
-	} else {
-		*b = append(*b, "null"...)
-	}
-	*b = append(*b, '}')
+	*b = c.endList(*b, ls, more, last)
 	writeJSON(c.ctx, 200, *b)
 }
 

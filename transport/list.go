@@ -69,16 +69,25 @@ func pageAsc[T any](c *call, q *query, ls listSpec, items []T, pos func(*T) curs
 		n++
 		last = it
 	}
-	*b = append(*b, `],"hasMore":`...)
-	*b = wire.AppendBool(*b, more)
-	*b = append(*b, `,"nextCursor":`...)
+	var next cursor.Position
 	if more {
-		*b = wire.AppendString(*b, c.s.Cursors.Encode(c.cursorScope(ls), pos(last)))
-	} else {
-		*b = append(*b, "null"...)
+		next = pos(last)
 	}
-	*b = append(*b, '}')
-	writeJSON(c.ctx, 200, *b)
+	writeJSON(c.ctx, 200, c.endList(*b, ls, more, next))
+}
+
+// endList closes the data array of a list envelope and appends hasMore and
+// nextCursor, a cursor to next sealed for ls when there is more.
+func (c *call) endList(b []byte, ls listSpec, more bool, next cursor.Position) []byte {
+	b = append(b, `],"hasMore":`...)
+	b = wire.AppendBool(b, more)
+	b = append(b, `,"nextCursor":`...)
+	if more {
+		b = wire.AppendString(b, c.s.Cursors.Encode(c.cursorScope(ls), next))
+	} else {
+		b = append(b, "null"...)
+	}
+	return append(b, '}')
 }
 
 func comparePos(a, b cursor.Position) int {

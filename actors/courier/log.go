@@ -25,12 +25,17 @@ var ErrNoDelivery = problem.New(problem.NotFound, "No such resource for this bus
 func NewID(at time.Time) uuid.UUID {
 	id := uuid.New() // random, variant already set
 	ms, seq := idClock.next(at.UnixMilli(), uint16(id[6]&0x0f)<<8|uint16(id[7]))
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(ms))
-	copy(id[:6], b[2:])
+	putMillis(&id, ms)
 	id[6] = 0x70 | byte(seq>>8)
 	id[7] = byte(seq)
 	return id
+}
+
+// putMillis writes ms into the 48-bit time field of a UUIDv7.
+func putMillis(id *uuid.UUID, ms int64) {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(ms))
+	copy(id[:6], b[2:])
 }
 
 // idClock hands out (millisecond, counter) pairs that never go backwards.
@@ -181,10 +186,8 @@ func (c *courier) sweepLog() {
 			cutoff = e.d.CreatedAt
 		}
 	}
-	var floor uuid.UUID
-	var ms [8]byte
-	binary.BigEndian.PutUint64(ms[:], uint64(cutoff.UnixMilli()))
-	copy(floor[:6], ms[2:])
+	var floor uuid.UUID // sorts before every id made at cutoff or later
+	putMillis(&floor, cutoff.UnixMilli())
 	var u ulid.ULID
 	_ = u.SetTime(ulid.Timestamp(cutoff))
 	b := c.env.Store.NewBatch()
