@@ -20,7 +20,8 @@ var (
 	errInternal      = problem.New(problem.Internal, "The server failed to handle the request.")
 	errBodyTooLarge  = problem.Fields(problem.Bound(problem.PathBody, problem.TooLarge, maxBody, "The request body must be at most 65536 bytes."))
 	errBadRequest    = problem.FieldError(problem.PathBody, problem.Invalid, "The request could not be parsed.")
-	errHeaderTooLong = problem.FieldError("(headers)", problem.TooLarge, "The request headers are too large.")
+	errHeaderTooLong = problem.Fields(problem.Bound("(headers)", problem.TooLarge, MaxHeader, "The request line and headers must be at most 16384 bytes."))
+	errReadTimeout   = problem.New(problem.RequestTimeout, "The request was not received in time; send it again.")
 )
 
 // writeError writes e as the response: its status and the §7.1 body.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -175,34 +176,68 @@ func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 	writeError(ctx, errInternal)
 }
 
+// ConnLimits bound what one connection may hold: a client that sends its
+// request slowly, reads its answer slowly or keeps an idle connection open
+// is cut off, so it cannot pin a goroutine and its 16 KiB read buffer for
+// ever (slowloris).
+type ConnLimits struct {
+	// ReadTimeout bounds reading one request, from its first byte (or, on
+	// a new connection, from the accept) to the end of its body.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing one response.
+	WriteTimeout time.Duration
+	// IdleTimeout bounds the wait for the next request on a kept-alive
+	// connection; it closes without an answer.
+	IdleTimeout time.Duration
+}
+
+// DefaultConnLimits are the limits of `slotd serve` unless flags say
+// otherwise: generous for a phone on a poor network, short for an attacker.
+var DefaultConnLimits = ConnLimits{ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+
+// MaxHeader is the most a request line plus headers may take; fasthttp
+// reads them into a buffer of this size.
+const MaxHeader = 16 << 10
+
 // HTTPServer wraps h in a fasthttp server with the limits a public server
-// needs: bounded body and header sizes, and read, write and idle timeouts,
-// so that a slow client cannot hold a worker forever. Requests it cannot
-// parse are answered in the §7.1 shape.
-func HTTPServer(h fasthttp.RequestHandler, name string, maxBody int, log *slog.Logger) *fasthttp.Server {
+// needs: bounded body and header sizes, and lim's timeouts. Requests it
+// cannot read or parse are answered in the §7.1 shape.
+//
+// fasthttp's own MaxConnsPerIP is deliberately left off: it counts every
+// IPv6 client as one address and refuses in plain text outside the error
+// shape. A per-address connection cap belongs to the load balancer in front.
+func HTTPServer(h fasthttp.RequestHandler, name string, maxBody int, lim ConnLimits, log *slog.Logger) *fasthttp.Server {
 	return &fasthttp.Server{
 		Logger:                fasthttpLogger{log},
 		Handler:               h,
 		Name:                  name,
 		MaxRequestBodySize:    maxBody,
-		ReadBufferSize:        16 << 10,
-		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          30 * time.Second,
-		IdleTimeout:           120 * time.Second,
+		ReadBufferSize:        MaxHeader,
+		ReadTimeout:           lim.ReadTimeout,
+		WriteTimeout:          lim.WriteTimeout,
+		IdleTimeout:           lim.IdleTimeout,
 		CloseOnShutdown:       true,
 		NoDefaultDate:         false,
 		NoDefaultServerHeader: true,
 		ErrorHandler:          parseError,
+		// fasthttp otherwise quotes the unparsable request in its error
+		// messages, Authorization header and all; API keys are never logged.
+		SecureErrorLogMessage: true,
 	}
 }
 
+// parseError answers a request fasthttp could not read; the connection is
+// closed after it.
 func parseError(ctx *fasthttp.RequestCtx, err error) {
 	var small *fasthttp.ErrSmallBuffer
+	var nerr net.Error
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		writeError(ctx, errBodyTooLarge)
 	case errors.As(err, &small):
 		writeError(ctx, errHeaderTooLong)
+	case errors.As(err, &nerr) && nerr.Timeout():
+		writeError(ctx, errReadTimeout)
 	default:
 		writeError(ctx, errBadRequest)
 	}

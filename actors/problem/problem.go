@@ -40,6 +40,11 @@ const (
 	Internal               Code = "INTERNAL_ERROR"
 	Unavailable            Code = "SERVICE_UNAVAILABLE"
 
+	// RequestTimeout is ours, not §7.2's: a client that did not send its
+	// whole request within the server's read timeout (a code clients may
+	// meet, as §7.1 allows, and retry like a 5xx).
+	RequestTimeout Code = "REQUEST_TIMEOUT"
+
 	SlotNotOffered          Code = "SLOT_NOT_OFFERED"
 	BookingTooSoon          Code = "BOOKING_TOO_SOON"
 	BookingTooFarAhead      Code = "BOOKING_TOO_FAR_AHEAD"

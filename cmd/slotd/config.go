@@ -7,9 +7,11 @@ import (
 	"io"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/transport/mail"
 )
 
@@ -29,6 +31,7 @@ type config struct {
 	WebhooksAllowInsecure bool
 	WebhookRetryScale     float64
 	DisableModules        moduleList
+	Conn                  transport.ConnLimits
 
 	// clock is the server's clock: the real one, or a fake in tests.
 	clock clock.Clock
@@ -71,6 +74,9 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.SMTPFrom, "smtp-from", "", "sender `address` of e-mails")
 	fs.BoolVar(&c.WebhooksAllowInsecure, "webhooks-allow-insecure", false, "development/tests only: permit http://, any port and private webhook destinations")
 	fs.Float64Var(&c.WebhookRetryScale, "webhook-retry-scale", 1, "development/tests only: multiply every wait of the webhook retry ladder by `F`")
+	fs.DurationVar(&c.Conn.ReadTimeout, "read-timeout", transport.DefaultConnLimits.ReadTimeout, "longest time to receive one request, headers and body (408 REQUEST_TIMEOUT)")
+	fs.DurationVar(&c.Conn.WriteTimeout, "write-timeout", transport.DefaultConnLimits.WriteTimeout, "longest time to send one response")
+	fs.DurationVar(&c.Conn.IdleTimeout, "idle-timeout", transport.DefaultConnLimits.IdleTimeout, "longest wait for the next request on a kept-alive connection")
 	fs.Var(&c.DisableModules, "disable-module", "switch a module off platform-wide: 503 MODULE_UNAVAILABLE (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "usage: slotd serve [flags]")
@@ -140,6 +146,14 @@ func (c *config) check() error {
 	}
 	if err := mail.CheckFrom(c.SMTPFrom); err != nil {
 		return errors.New("--smtp-from: want an e-mail address, e.g. \"Salon\" <bookings@example.com>")
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"--read-timeout", c.Conn.ReadTimeout}, {"--write-timeout", c.Conn.WriteTimeout}, {"--idle-timeout", c.Conn.IdleTimeout}} {
+		if d.v <= 0 || d.v > time.Hour {
+			return fmt.Errorf("%s: want a duration above 0 and at most 1h, e.g. 30s", d.name)
+		}
 	}
 	if !(c.WebhookRetryScale > 0) || c.WebhookRetryScale > 1000 {
 		return errors.New("--webhook-retry-scale: want a number above 0 (at most 1000)")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/transport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -150,6 +151,11 @@ func TestCommandLine(t *testing.T) {
 	require.Equal(t, 2, run([]string{"serve", "--webhook-retry-scale", "0"}, env, &out, &errb))
 	require.Equal(t, 2, run([]string{"serve", "--disable-module", "teleport"}, env, &out, &errb))
 	require.Equal(t, 2, run([]string{"serve", "--listen", "nonsense"}, env, &out, &errb))
+	for _, args := range [][]string{{"--read-timeout", "0"}, {"--write-timeout", "-1s"}, {"--idle-timeout", "2h"}, {"--read-timeout", "soon"}} {
+		errb.Reset()
+		require.Equal(t, 2, run(append([]string{"serve"}, args...), env, &out, &errb), args)
+		require.Contains(t, errb.String(), args[0][1:])
+	}
 	errb.Reset()
 	require.Equal(t, 2, run([]string{"serve", "--smtp-from", "not an address <"}, env, &out, &errb))
 	require.Contains(t, errb.String(), "--smtp-from")
@@ -162,9 +168,10 @@ func TestCommandLine(t *testing.T) {
 	require.Equal(t, 2, run([]string{"serve"}, bad, &out, &errb))
 
 	c, err := parseConfig([]string{"--listen", "127.0.0.1:9999"}, func(k string) string {
-		return map[string]string{"SLOTD_LISTEN": "127.0.0.1:1", "SLOTD_DATA": "/tmp/x", "SLOTD_DISABLE_MODULE": "customers,webhooks"}[k]
+		return map[string]string{"SLOTD_LISTEN": "127.0.0.1:1", "SLOTD_DATA": "/tmp/x", "SLOTD_DISABLE_MODULE": "customers,webhooks", "SLOTD_IDLE_TIMEOUT": "5s"}[k]
 	}, io.Discard)
 	require.NoError(t, err)
+	require.Equal(t, transport.ConnLimits{ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 5 * time.Second}, c.Conn)
 	require.Equal(t, "127.0.0.1:9999", c.Listen, "flags win over the environment")
 	require.Equal(t, "/tmp/x", c.Data)
 	require.Equal(t, "customers,webhooks", c.DisableModules.String())
