@@ -17,6 +17,7 @@ package quota
 import (
 	"context"
 	"hash/maphash"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,16 +81,40 @@ type Verdict struct {
 
 // Limiter holds the state of every limit. It is safe for concurrent use.
 type Limiter struct {
-	clock clock.Clock
-	store *store
-	seed  maphash.Seed
-	locks [64]sync.Mutex // per key, so a check and its spend are one step
-	gcra  sync.Map       // kind+Window -> *throttled.GCRARateLimiterCtx
+	clock   clock.Clock
+	store   *store
+	seed    maphash.Seed
+	stripes [64]stripe // by subject, so a check and its spend are one step
+	gcra    sync.Map   // kind+Window -> *throttled.GCRARateLimiterCtx
+}
+
+// stripe serializes the calls for the subjects that hash to it.
+type stripe struct {
+	mu sync.Mutex
+	at instant // the context of the call holding mu
+}
+
+// instant is the context of one limiter call. It carries the time, read
+// once for the call: throttled asks the store for the time on every limit
+// it runs, twice per limit on a Take, and a clock read costs 40–90 ns on
+// these machines. Each stripe owns one, used only under its lock, so
+// passing it through throttled's interfaces allocates nothing.
+type instant struct {
+	context.Context
+	now time.Time
 }
 
 // New returns a Limiter reading time from c.
 func New(c clock.Clock) *Limiter {
 	return &Limiter{clock: c, store: newStore(c), seed: maphash.MakeSeed()}
+}
+
+// lock takes subject's stripe and reads the clock for the call.
+func (l *Limiter) lock(subject string) *stripe {
+	st := &l.stripes[maphash.String(l.seed, subject)%uint64(len(l.stripes))]
+	st.mu.Lock()
+	st.at = instant{Context: context.Background(), now: l.clock.Now()}
+	return st
 }
 
 // A limit is told apart in the store by a kind byte and its window, so a
@@ -130,22 +155,28 @@ func (l *Limiter) Take(subject string, checks ...Check) Verdict {
 	if len(checks) > len(gs) {
 		panic("quota: at most 4 checks")
 	}
-	for i, c := range checks {
-		gs[i], keys[i] = l.limiter(limitID{c.Kind, c.Window}), string(c.Kind)+subject
+	// One allocation holds every check's store key: kind byte + subject.
+	var sb strings.Builder
+	sb.Grow(len(checks) * (1 + len(subject)))
+	for _, c := range checks {
+		sb.WriteByte(c.Kind)
+		sb.WriteString(subject)
 	}
-	mu := &l.locks[maphash.String(l.seed, subject)%uint64(len(l.locks))]
-	mu.Lock()
-	defer mu.Unlock()
-	now := l.clock.Now()
+	all := sb.String()
 	for i, c := range checks {
-		if v := run(gs[i], keys[i], c, 0, now); v.Remaining == 0 {
+		gs[i], keys[i] = l.limiter(limitID{c.Kind, c.Window}), all[i*(1+len(subject)):(i+1)*(1+len(subject))]
+	}
+	st := l.lock(subject)
+	defer st.mu.Unlock()
+	for i, c := range checks {
+		if v := run(&st.at, gs[i], keys[i], c, 0); v.Remaining == 0 {
 			v.Allowed = false
 			return v
 		}
 	}
 	var worst Verdict
 	for i, c := range checks {
-		v := run(gs[i], keys[i], c, 1, now)
+		v := run(&st.at, gs[i], keys[i], c, 1)
 		if i == 0 || v.Remaining < worst.Remaining {
 			worst = v
 		}
@@ -155,21 +186,30 @@ func (l *Limiter) Take(subject string, checks ...Check) Verdict {
 }
 
 // Peek reports check c for subject without spending; Allowed says whether a
-// request would pass it.
+// request would pass it. A subject with no state, or whose state has
+// lapsed, has its full allowance: that is answered without running the
+// limiter (or writing to the store), which is what every request's
+// failed-authentication check meets for a well-behaved client.
 func (l *Limiter) Peek(subject string, c Check) Verdict {
-	v := run(l.limiter(limitID{c.Kind, c.Window}), string(c.Kind)+subject, c, 0, l.clock.Now())
+	st := l.lock(subject)
+	defer st.mu.Unlock()
+	now := st.at.now
+	if tat, ok := l.store.tat(c.Kind, subject); !ok || tat <= now.UnixNano() {
+		return Verdict{Allowed: true, Limit: c.Window.N, Remaining: c.Window.N, Reset: now}
+	}
+	v := run(&st.at, l.limiter(limitID{c.Kind, c.Window}), string(c.Kind)+subject, c, 0)
 	v.Allowed = v.Remaining > 0
 	return v
 }
 
-func run(g *throttled.GCRARateLimiterCtx, key string, c Check, quantity int, now time.Time) Verdict {
-	_, r, err := g.RateLimitCtx(context.Background(), key, quantity)
+func run(at *instant, g *throttled.GCRARateLimiterCtx, key string, c Check, quantity int) Verdict {
+	_, r, err := g.RateLimitCtx(at, key, quantity)
 	if err != nil {
 		// The in-memory store cannot fail; were it to, fail open rather
 		// than lock every client out.
-		return Verdict{Limit: c.Window.N, Remaining: c.Window.N, Reset: now}
+		return Verdict{Limit: c.Window.N, Remaining: c.Window.N, Reset: at.now}
 	}
-	v := Verdict{Limit: r.Limit, Remaining: r.Remaining, Reset: now.Add(r.ResetAfter)}
+	v := Verdict{Limit: r.Limit, Remaining: r.Remaining, Reset: at.now.Add(r.ResetAfter)}
 	if r.RetryAfter > 0 {
 		v.RetryAfter = r.RetryAfter
 	}

@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -109,4 +110,26 @@ func TestIdleStateIsDropped(t *testing.T) {
 	require.Less(t, l.Keys(), 7000, "entries back at full allowance were swept")
 	v := l.Peek("ip1", w)
 	require.Equal(t, 20, v.Remaining, "a dropped subject is exactly a fresh one")
+}
+
+// TestPeekWithoutState: a subject the limiter holds nothing for, or whose
+// state has lapsed, is answered without running GCRA, and the answer is
+// the one GCRA gives; nothing is stored for it.
+func TestPeekWithoutState(t *testing.T) {
+	fc := clock.NewFake(t0)
+	l := New(fc)
+	c := Check{'a', FailedAuth}
+	v := l.Peek("203.0.113.9", c)
+	require.Equal(t, Verdict{Allowed: true, Limit: 20, Remaining: 20, Reset: t0}, v)
+	require.Zero(t, l.Keys(), "a peek stores nothing")
+
+	at := &instant{Context: context.Background(), now: t0}
+	slow := run(at, l.limiter(limitID{c.Kind, c.Window}), "a198.51.100.1", c, 0)
+	slow.Allowed = true
+	require.Equal(t, slow, v, "the fast answer is GCRA's")
+
+	require.True(t, l.Take("203.0.113.9", c).Allowed)
+	require.Equal(t, 19, l.Peek("203.0.113.9", c).Remaining, "state is read once there is some")
+	fc.Advance(3 * time.Second) // one request's worth back: the TAT has passed
+	require.Equal(t, Verdict{Allowed: true, Limit: 20, Remaining: 20, Reset: t0.Add(3 * time.Second)}, l.Peek("203.0.113.9", c))
 }

@@ -3,6 +3,7 @@ package quota
 import (
 	"context"
 	"hash/maphash"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,8 +44,9 @@ func (s *store) shard(key string) *shard {
 	return &s.shards[maphash.String(s.seed, key)%uint64(len(s.shards))]
 }
 
-// GetWithTime implements throttled.GCRAStoreCtx.
-func (s *store) GetWithTime(_ context.Context, key string) (int64, time.Time, error) {
+// GetWithTime implements throttled.GCRAStoreCtx. The time is the call's
+// instant when the limiter passes one.
+func (s *store) GetWithTime(ctx context.Context, key string) (int64, time.Time, error) {
 	sh := s.shard(key)
 	sh.mu.Lock()
 	v, ok := sh.tat[key]
@@ -52,7 +54,21 @@ func (s *store) GetWithTime(_ context.Context, key string) (int64, time.Time, er
 	if !ok {
 		v = -1
 	}
+	if at, ok := ctx.(*instant); ok {
+		return v, at.now, nil
+	}
 	return v, s.clock.Now(), nil
+}
+
+// tat returns the TAT of kind+subject, without building the key string.
+func (s *store) tat(kind byte, subject string) (int64, bool) {
+	var a [64]byte
+	b := append(append(a[:0], kind), subject...)
+	sh := &s.shards[maphash.Bytes(s.seed, b)%uint64(len(s.shards))]
+	sh.mu.Lock()
+	v, ok := sh.tat[string(b)]
+	sh.mu.Unlock()
+	return v, ok
 }
 
 // SetIfNotExistsWithTTL implements throttled.GCRAStoreCtx.
@@ -63,7 +79,7 @@ func (s *store) SetIfNotExistsWithTTL(_ context.Context, key string, value int64
 	if _, ok := sh.tat[key]; ok {
 		return false, nil
 	}
-	sh.tat[key] = value
+	sh.tat[strings.Clone(key)] = value // key may share its bytes with other keys (Take)
 	if len(sh.tat) > 2*max(sh.lastSwept, 64) {
 		sh.sweep(s.clock.Now().UnixNano())
 	}
