@@ -30,8 +30,7 @@ type call struct {
 // PLAN_UPGRADE_REQUIRED), business module (403 FORBIDDEN).
 func (s *Server) api(rt route) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		ip, ok := s.admitIP(ctx)
-		if !ok {
+		if !s.admitIP(ctx) {
 			return
 		}
 		c, perr := s.authenticate(ctx)
@@ -39,7 +38,7 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 			if perr.Code == problem.Internal {
 				writeError(ctx, perr)
 			} else {
-				s.failedAuth(ctx, ip, perr)
+				s.failedAuth(ctx, perr)
 			}
 			return
 		}

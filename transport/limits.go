@@ -29,20 +29,19 @@ const (
 var errRateLimited = problem.New(problem.RateLimited, "Too many requests; retry after the Retry-After seconds.")
 
 // admitIP refuses a client IP that is over its failed-authentication
-// limit, writing the 429. It returns the IP for failedAuth.
-func (s *Server) admitIP(ctx *fasthttp.RequestCtx) (string, bool) {
-	ip := string(ctx.RemoteIP())
-	if v := s.quota.Peek(ip, s.authLimit); !v.Allowed {
+// limit, writing the 429.
+func (s *Server) admitIP(ctx *fasthttp.RequestCtx) bool {
+	if v := s.quota.Peek(string(ctx.RemoteIP()), s.authLimit); !v.Allowed {
 		refuse(ctx, v)
-		return ip, false
+		return false
 	}
-	return ip, true
+	return true
 }
 
-// failedAuth counts a failed authentication from ip and writes its answer
-// with the IP limit's headers.
-func (s *Server) failedAuth(ctx *fasthttp.RequestCtx, ip string, perr *problem.Error) {
-	v := s.quota.Take(ip, s.authLimit)
+// failedAuth counts a failed authentication from the client IP and writes
+// its answer with the IP limit's headers.
+func (s *Server) failedAuth(ctx *fasthttp.RequestCtx, perr *problem.Error) {
+	v := s.quota.Take(string(ctx.RemoteIP()), s.authLimit)
 	if !v.Allowed {
 		refuse(ctx, v)
 		return
@@ -97,8 +96,7 @@ func ceilUnix(t time.Time) int64 {
 // pays for the request and gets its headers; anything else gets the IP
 // limit's headers without spending from it (no credential was refused).
 func (s *Server) meter(ctx *fasthttp.RequestCtx, perr *problem.Error) {
-	ip, ok := s.admitIP(ctx)
-	if !ok {
+	if !s.admitIP(ctx) {
 		return
 	}
 	if c, aerr := s.authenticate(ctx); aerr == nil {
@@ -106,7 +104,7 @@ func (s *Server) meter(ctx *fasthttp.RequestCtx, perr *problem.Error) {
 			return
 		}
 	} else {
-		rateHeaders(ctx, s.quota.Peek(ip, s.authLimit))
+		rateHeaders(ctx, s.quota.Peek(string(ctx.RemoteIP()), s.authLimit))
 	}
 	writeError(ctx, perr)
 }

@@ -18,8 +18,11 @@ type query struct {
 }
 
 func parseQuery(ctx *fasthttp.RequestCtx, allowed ...string) *query {
-	q := &query{vals: make(map[string]string, 4)}
+	q := &query{}
 	for k, v := range ctx.QueryArgs().All() {
+		if q.vals == nil {
+			q.vals = make(map[string]string, 4) // most requests have no query
+		}
 		name := string(k)
 		_, dup := q.vals[name]
 		switch {

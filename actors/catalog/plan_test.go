@@ -31,7 +31,10 @@ func TestEntitlements(t *testing.T) {
 }
 
 func TestClockAndDate(t *testing.T) {
-	for s, want := range map[string]Clock{"00:00": 0, "09:30": 570, "24:00": 1440} {
+	if got := Clock(-5).String(); got != "00:-5" {
+		t.Errorf("Clock(-5) = %q: out of range still renders", got)
+	}
+	for s, want := range map[string]Clock{"00:00": 0, "09:30": 570, "24:00": 1440, "17:05": 1025, "23:59": 1439} {
 		if c, err := ParseClock(s); err != nil || c != want || c.String() != s {
 			t.Errorf("ParseClock(%q) = %v, %v", s, c, err)
 		}

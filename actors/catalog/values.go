@@ -32,7 +32,17 @@ func digits2(s string) (int, bool) {
 	return int(s[0]-'0')*10 + int(s[1]-'0'), true
 }
 
-func (c Clock) String() string { return fmt.Sprintf("%02d:%02d", int(c)/60, int(c)%60) }
+func (c Clock) String() string { return string(c.Append(make([]byte, 0, 5))) }
+
+// Append appends c as "HH:MM" to b; a response renders every pricing rule's
+// times with it, so it must not allocate.
+func (c Clock) Append(b []byte) []byte {
+	if c < 0 || c > 99*60+59 {
+		return fmt.Appendf(b, "%02d:%02d", int(c)/60, int(c)%60) // never parsed; kept readable
+	}
+	h, m := int(c)/60, int(c)%60
+	return append(b, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10))
+}
 
 // MarshalText implements encoding.TextMarshaler.
 func (c Clock) MarshalText() ([]byte, error) { return []byte(c.String()), nil }

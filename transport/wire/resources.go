@@ -100,9 +100,9 @@ func appendPricingRules(b []byte, rules []catalog.PricingRule) []byte {
 		}
 		b = append(b, ']')
 		b = AppendKey(b, "from")
-		b = AppendString(b, r.From.String())
+		b = append(r.From.Append(append(b, '"')), '"') // digits and a colon: nothing to escape
 		b = AppendKey(b, "to")
-		b = AppendString(b, r.To.String())
+		b = append(r.To.Append(append(b, '"')), '"')
 		b = AppendKey(b, "priceCents")
 		b = AppendInt(b, r.PriceCents)
 		b = append(b, '}')
