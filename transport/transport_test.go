@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -140,3 +141,32 @@ func (s *Server) mustState(tb testing.TB) *tenantState {
 }
 
 type tenantState = tenant.State
+
+// TestHandlerPanicIsInternalError: a panic in a handler is answered 500
+// INTERNAL_ERROR in the §7.1 shape, carrying the request id, which the log
+// line names; nothing the handler had set leaks into the answer, and the
+// server goes on serving.
+func TestHandlerPanicIsInternalError(t *testing.T) {
+	s := newServer(t, catalog.Pro, 1)
+	var logs bytes.Buffer
+	s.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	r := newRouter(s)
+	r.GET("/boom", func(ctx *fasthttp.RequestCtx) {
+		ctx.Response.Header.Set("X-Half-Done", "1")
+		ctx.SetBodyString("partial")
+		panic("boom")
+	})
+	h := s.observe(r.Handler)
+	ctx := request(h, "GET", "/boom", "")
+	require.Equal(t, 500, ctx.Response.StatusCode())
+	m := decode(t, ctx)
+	require.Equal(t, "INTERNAL_ERROR", m["code"])
+	require.NotContains(t, string(ctx.Response.Body()), "boom")
+	require.Empty(t, ctx.Response.Header.Peek("X-Half-Done"))
+	id := string(ctx.Response.Header.Peek("X-Request-Id"))
+	require.NotEmpty(t, id)
+	require.Contains(t, logs.String(), "handler panicked")
+	require.Contains(t, logs.String(), "request_id="+id)
+
+	require.Equal(t, 404, request(h, "GET", "/nothing", "").Response.StatusCode(), "still serving")
+}
