@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+
 	"github.com/slotd/slotd/transport/wire"
 
 	"github.com/google/uuid"

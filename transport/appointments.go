@@ -1,9 +1,10 @@
 package transport
 
 import (
-	"github.com/slotd/slotd/transport/wire"
 	"strings"
 	"time"
+
+	"github.com/slotd/slotd/transport/wire"
 
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"

@@ -8,6 +8,7 @@ import (
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/transport/quota"
 	"github.com/valyala/fasthttp"
 )
 
@@ -21,6 +22,9 @@ type call struct {
 	st  *tenant.State
 	key *catalog.Key
 	s   *Server
+	// rate is what the X-RateLimit headers report so far: the key's
+	// tightest limit, or a tighter limiter the handler consulted since.
+	rate quota.Verdict
 }
 
 // api wraps a route with the request limits (limits.go), authentication

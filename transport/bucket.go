@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/slotd/slotd/transport/quota"
 )
 
 // pingBucket is the per-business allowance of webhook test pings and
@@ -24,9 +25,11 @@ const (
 
 func newPingBucket() *pingBucket { return &pingBucket{spent: map[uuid.UUID][]time.Time{}} }
 
-// take spends one unit of biz's allowance at now; when none is left it
-// returns false and how long until one frees.
-func (b *pingBucket) take(biz uuid.UUID, now time.Time) (bool, time.Duration) {
+// take spends one unit of biz's allowance at now, or refuses when none is
+// left. The verdict is the bucket's, as the X-RateLimit headers report it:
+// Reset is when the last spend leaves the window (the bucket is full
+// again), RetryAfter on a refusal when the oldest does.
+func (b *pingBucket) take(biz uuid.UUID, now time.Time) quota.Verdict {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	recent := b.spent[biz]
@@ -35,13 +38,14 @@ func (b *pingBucket) take(biz uuid.UUID, now time.Time) (bool, time.Duration) {
 	}
 	if len(recent) >= pingLimit {
 		b.spent[biz] = recent
-		return false, recent[0].Add(pingWindow).Sub(now)
+		return quota.Verdict{Limit: pingLimit, Reset: recent[len(recent)-1].Add(pingWindow), RetryAfter: recent[0].Add(pingWindow).Sub(now)}
 	}
-	b.spent[biz] = append(recent, now)
+	recent = append(recent, now)
+	b.spent[biz] = recent
 	if len(b.spent) > 4096 {
 		b.forgetIdle(now)
 	}
-	return true, 0
+	return quota.Verdict{Allowed: true, Limit: pingLimit, Remaining: pingLimit - len(recent), Reset: now.Add(pingWindow)}
 }
 
 // forgetIdle drops businesses with no spend in the window.

@@ -1,9 +1,6 @@
 package transport
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/input"
@@ -128,12 +125,21 @@ func (s *Server) replayDelivery(c *call) {
 }
 
 // spendPing takes one from the business's bucket shared by test pings and
-// replays (10 a minute), or says when to come back.
+// replays (10 a minute), or says when to come back. The bucket is one of
+// the limiters the request consulted, so when it has less left than the
+// key's quotas (and always when it refuses) its numbers replace theirs in
+// the X-RateLimit headers.
 func (s *Server) spendPing(c *call) *problem.Error {
-	ok, wait := s.pings.take(c.st.Business.ID, s.Clock.Now())
-	if ok {
+	v := s.pings.take(c.st.Business.ID, s.Clock.Now())
+	if !v.Allowed || v.Remaining < c.rate.Remaining {
+		rateHeaders(c.ctx, v)
+		c.rate = v
+	}
+	if v.Allowed {
 		return nil
 	}
-	c.ctx.Response.Header.Set("Retry-After", fmt.Sprint(max(int(math.Ceil(wait.Seconds())), 1)))
-	return problem.New(problem.RateLimited, "Too many test pings and replays for this business; retry after the Retry-After seconds.")
+	retryAfter(c.ctx, v)
+	return errPingsUsed
 }
+
+var errPingsUsed = problem.New(problem.RateLimited, "Too many test pings and replays for this business; retry after the Retry-After seconds.")

@@ -64,14 +64,20 @@ func (s *Server) admitKey(c *call) bool {
 		return false
 	}
 	rateHeaders(c.ctx, v)
+	c.rate = v
 	return true
 }
 
 func refuse(ctx *fasthttp.RequestCtx, v quota.Verdict) {
 	rateHeaders(ctx, v)
+	retryAfter(ctx, v)
+	writeError(ctx, errRateLimited)
+}
+
+// retryAfter sets Retry-After: whole seconds, rounded up, at least 1.
+func retryAfter(ctx *fasthttp.RequestCtx, v quota.Verdict) {
 	secs := max(int64(math.Ceil(v.RetryAfter.Seconds())), 1)
 	ctx.Response.Header.Set("Retry-After", strconv.FormatInt(secs, 10))
-	writeError(ctx, errRateLimited)
 }
 
 func rateHeaders(ctx *fasthttp.RequestCtx, v quota.Verdict) {

@@ -2,8 +2,9 @@ package transport
 
 import (
 	"bytes"
-	"github.com/slotd/slotd/transport/wire"
 	"sync"
+
+	"github.com/slotd/slotd/transport/wire"
 
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"

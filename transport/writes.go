@@ -3,8 +3,9 @@ package transport
 import (
 	"crypto/sha256"
 
-	"github.com/google/uuid"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/catalog"

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -115,14 +116,25 @@ func TestWebhookEndpoints(t *testing.T) {
 func TestWebhookLimits(t *testing.T) {
 	s := startWorld(t, "--webhooks-allow-insecure")
 	rcv := newReceiver(t)
+	// The bucket is a limiter the request consulted, and with far less left
+	// than the key's quotas, its numbers are the headers'.
+	full := strconv.FormatInt(s.clock.Now().Add(time.Minute).Unix(), 10)
+	bucketHeaders := func(r resp, remaining int) {
+		t.Helper()
+		require.Equal(t, "10", r.Header.Get("X-RateLimit-Limit"))
+		require.Equal(t, strconv.Itoa(remaining), r.Header.Get("X-RateLimit-Remaining"))
+		require.Equal(t, full, r.Header.Get("X-RateLimit-Reset"), "full again a minute after the last spend")
+	}
 	for i := 0; i < 5; i++ {
 		r := s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":"%s/%d","eventTypes":["appointment.created"]}`, rcv.URL, i))
 		require.Equal(t, 201, r.Status, "%s", r.Raw)
+		bucketHeaders(r, 9-i)
 	}
 	pings := len(rcv.got)
 	r := s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":"%s/6","eventTypes":["appointment.created"]}`, rcv.URL))
 	requireError(t, r, 409, "CONFLICT")
 	require.Len(t, rcv.got, pings, "refused before its ping")
+	require.NotEqual(t, "10", r.Header.Get("X-RateLimit-Limit"), "the bucket was not consulted: the key's headers")
 
 	// Five pings spent; five more allowed in the minute, then 429.
 	ids := s.get("/api/v1/webhooks", keyFull).Body["data"].([]any)
@@ -130,11 +142,17 @@ func TestWebhookLimits(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		r := s.hook("PATCH", "/api/v1/webhooks/"+first, fmt.Sprintf(`{"url":"%s/moved%d"}`, rcv.URL, i))
 		require.Equal(t, 200, r.Status, "%s", r.Raw)
+		bucketHeaders(r, 4-i)
 	}
 	r = s.hook("PATCH", "/api/v1/webhooks/"+first, fmt.Sprintf(`{"url":"%s/moved-again"}`, rcv.URL))
 	requireError(t, r, 429, "RATE_LIMITED")
-	require.NotEmpty(t, r.Header.Get("Retry-After"))
-	s.clock.Advance(time.Minute)
+	bucketHeaders(r, 0)
+	require.Equal(t, "60", r.Header.Get("Retry-After"))
+	s.clock.Advance(59 * time.Second)
+	r = s.hook("PATCH", "/api/v1/webhooks/"+first, fmt.Sprintf(`{"url":"%s/moved-again"}`, rcv.URL))
+	requireError(t, r, 429, "RATE_LIMITED")
+	require.Equal(t, "1", r.Header.Get("Retry-After"))
+	s.clock.Advance(time.Second) // a minute after the spends: the bucket is full again
 	require.Equal(t, 200, s.hook("PATCH", "/api/v1/webhooks/"+first, fmt.Sprintf(`{"url":"%s/moved-again"}`, rcv.URL)).Status)
 }
 
