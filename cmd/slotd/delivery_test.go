@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -176,10 +177,14 @@ func TestWebhookRetriesThenReplay(t *testing.T) {
 	requireField(t, s.hook("POST", "/api/v1/webhooks/"+id+"/deliveries/"+first["id"].(string)+"/replay", `{"force":true}`), "force", "unknown_field")
 	// The bucket is shared with pings: 1 ping + 2 replays spent, 7 left.
 	for i := 0; i < 7; i++ {
-		require.Equal(t, 202, s.hook("POST", "/api/v1/webhooks/"+id+"/deliveries/"+first["id"].(string)+"/replay", "").Status)
+		r = s.hook("POST", "/api/v1/webhooks/"+id+"/deliveries/"+first["id"].(string)+"/replay", "")
+		require.Equal(t, 202, r.Status)
+		require.Equal(t, "10", r.Header.Get("X-RateLimit-Limit"), "the bucket is the tightest limiter consulted")
+		require.Equal(t, strconv.Itoa(6-i), r.Header.Get("X-RateLimit-Remaining"))
 	}
 	r = s.hook("POST", "/api/v1/webhooks/"+id+"/deliveries/"+first["id"].(string)+"/replay", "")
 	requireError(t, r, 429, "RATE_LIMITED")
+	require.Equal(t, "0", r.Header.Get("X-RateLimit-Remaining"))
 	require.NotEmpty(t, r.Header.Get("Retry-After"))
 }
 
