@@ -139,6 +139,11 @@ func newRouter(s *Server) *router.Router {
 // observe stamps a request id on every response and counts it.
 func (s *Server) observe(next fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
+		// Header names go out as we spell them: fasthttp would turn
+		// X-RateLimit-Limit into X-Ratelimit-Limit. Names are
+		// case-insensitive, but integrators grep and compare them as the
+		// spec prints them.
+		ctx.Response.Header.DisableNormalizing()
 		id := s.reqBase + strconv.FormatUint(s.reqSeq.Add(1), 36)
 		ctx.SetUserValue(reqIDKey, id)
 		setRequestID(ctx, id)

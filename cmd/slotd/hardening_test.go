@@ -192,3 +192,26 @@ func TestHeaderLimit(t *testing.T) {
 	// The server is unharmed.
 	require.Equal(t, 200, s.get("/api/v1/me", keyFull).Status)
 }
+
+// TestResponseHeaderSpelling: header names go out spelled as api-v1 §8
+// prints them, as a raw reader (not Go's canonicalizing client) sees them.
+func TestResponseHeaderSpelling(t *testing.T) {
+	s := startWorld(t)
+	c := dial(t, s)
+	_, err := io.WriteString(c, "GET /api/v1/me HTTP/1.1\r\nHost: slotd\r\nauthorization: Bearer "+keyFull+"\r\n\r\n")
+	require.NoError(t, err)
+	br := bufio.NewReader(c)
+	var head strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err)
+		if line == "\r\n" {
+			break
+		}
+		head.WriteString(line)
+	}
+	require.Contains(t, head.String(), "HTTP/1.1 200 OK\r\n", "a lower-case authorization header is read")
+	for _, name := range []string{"X-RateLimit-Limit: ", "X-RateLimit-Remaining: ", "X-RateLimit-Reset: ", "X-Request-Id: ", "Content-Type: application/json"} {
+		require.Contains(t, head.String(), "\r\n"+name)
+	}
+}
