@@ -51,11 +51,19 @@ func (a *businessActor) commit(rec *record.Record, also func(batch)) error {
 // calendar never stalls its mailbox for the O(n) encode. The snapshot and
 // the truncation of the journal it covers commit together; records after
 // st.Seq stay. At most one snapshot is in flight per actor.
+//
+// "Enough" grows with the business: at least SnapshotEvery records, and at
+// least a quarter of the records the state holds. A snapshot costs O(n) in
+// the state's size, so a fixed interval would make a large business pay
+// O(n) per thousand writes (half the CPU of a write-heavy benchmark at
+// 100,000 customers); growing with n keeps it O(1) per write, while a
+// restart replays at most a quarter of the state's size from the journal.
 func (a *businessActor) maybeSnapshot(st *tenant.State) {
 	every := a.env.SnapshotEvery
 	if every == 0 {
 		every = 1000
 	}
+	every = max(every, uint64(st.Size()/4))
 	if st.Seq-a.snapSeq < every || !a.h.snapshotting.CompareAndSwap(false, true) {
 		return
 	}

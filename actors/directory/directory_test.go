@@ -227,3 +227,37 @@ func TestBookingFillsTheOutbox(t *testing.T) {
 	}))
 	require.Equal(t, 1, mails)
 }
+
+// TestSnapshotIntervalGrowsWithTheBusiness: a business holding many
+// records snapshots after a quarter of its size in new records, not after
+// the fixed minimum.
+func TestSnapshotIntervalGrowsWithTheBusiness(t *testing.T) {
+	d, st := open(t, t.TempDir())
+	defer st.Close()
+	defer d.Close()
+	d.env.SnapshotEvery = 5
+	ctx := context.Background()
+	id := uuid.New()
+	sp := spec(id, "sk_root")
+	for j := 0; j < 99; j++ {
+		sp.Keys = append(sp.Keys, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey(fmt.Sprintf("sk_pre_%d", j)), Scopes: []string{"services:read"}})
+	}
+	_, err := d.Put(ctx, []catalog.Spec{sp}) // 100 keys: snapshots every 25 records
+	require.NoError(t, err)
+	journal := func() int {
+		d.env.Wait() // background snapshots
+		n := 0
+		require.NoError(t, st.Replay(id, 0, func(uint64, []byte) error { n++; return nil }))
+		return n
+	}
+	issue := func(n int) {
+		for j := 0; j < n; j++ {
+			_, err := d.Issue(ctx, id, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey(uuid.NewString())})
+			require.NoError(t, err)
+		}
+	}
+	issue(20)
+	require.Equal(t, 21, journal(), "21 records < a quarter of 120: no snapshot yet (the fixed minimum is 5)")
+	issue(20) // a quarter of ~135 is passed at the 34th record
+	require.Less(t, journal(), 10, "a snapshot covered the journal")
+}

@@ -35,6 +35,14 @@ type State struct {
 	book
 }
 
+// Size is the number of records the state holds (keys, catalog, customers,
+// appointments, idempotent answers, endpoints): what a snapshot's cost
+// grows with.
+func (s *State) Size() int {
+	return len(s.Keys) + len(s.Categories) + len(s.Services) + len(s.Staff) +
+		s.customers.Len() + s.appts.Len() + s.idem.Len() + len(s.endpoints)
+}
+
 // Key returns the key with hash h, or nil.
 func (s *State) Key(h catalog.KeyHash) *catalog.Key {
 	if i, ok := s.keyByHash[h]; ok {
