@@ -95,8 +95,6 @@ func checkField(t *testing.T, f problem.Field, in []byte) {
 	}
 }
 
-const msgQueryUnknown = "This query parameter is not accepted here."
-
 // TestQueryEmptyParameterName: a query parameter with an empty name ("?=1",
 // "?&=") is refused under the path (query), never the empty path api-v1
 // §7.1 does not allow. Found by FuzzQuery (seed "=1").
