@@ -117,8 +117,9 @@ func (l *Limiter) lock(subject string) *stripe {
 	return st
 }
 
-// A limit is told apart in the store by a kind byte and its window, so a
-// key whose quota changes (a world reload) starts that limit afresh.
+// limitID names one GCRA configuration: a kind and its window. The state
+// in the store is keyed by kind and subject only, so a key whose quota
+// changes (a world reload) keeps what it has spent, read at the new rate.
 type limitID struct {
 	kind byte
 	w    Window

@@ -133,3 +133,19 @@ func TestPeekWithoutState(t *testing.T) {
 	fc.Advance(3 * time.Second) // one request's worth back: the TAT has passed
 	require.Equal(t, Verdict{Allowed: true, Limit: 20, Remaining: 20, Reset: t0.Add(3 * time.Second)}, l.Peek("203.0.113.9", c))
 }
+
+// TestQuotaChangeKeepsWhatWasSpent: a key whose limit changes (a world
+// reload) is not handed a fresh allowance; what it spent counts at the new
+// rate.
+func TestQuotaChangeKeepsWhatWasSpent(t *testing.T) {
+	l := New(clock.NewFake(t0))
+	for i := 0; i < 50; i++ {
+		require.True(t, l.Take("key", Check{'m', Window{60, time.Minute}}).Allowed)
+	}
+	v := l.Take("key", Check{'m', Window{100, time.Minute}})
+	require.True(t, v.Allowed)
+	require.Equal(t, 100, v.Limit)
+	// 50 spent at one a second put the TAT 50 s ahead: 83⅓ requests at the
+	// new 0.6 s each; with this one, 84⅓ of 100 are used and 15 whole remain.
+	require.Equal(t, 15, v.Remaining)
+}
