@@ -2,7 +2,10 @@
 // public API (/api/v1) and of the admin listener, bearer-key authentication
 // and entitlement checks, strict query parsing, list pagination, the JSON
 // encoders of every response, and the one table that maps error codes to
-// HTTP statuses and the api-v1 §7.1 error body.
+// HTTP statuses and the api-v1 §7.1 error body. It also owns what a client
+// may cost the server: the request limits of api-v1 §8 (limits.go, over
+// package quota, and the ping bucket) and the connection limits (timeouts,
+// header and body sizes) of HTTPServer.
 //
 // Handlers copy what they need out of the *fasthttp.RequestCtx into plain
 // values before talking to a business actor; nothing from fasthttp ever
