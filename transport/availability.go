@@ -22,7 +22,7 @@ var slotPool = sync.Pool{New: func() any { s := make([]calendar.Slot, 0, 1024); 
 func (s *Server) availability(c *call) {
 	q := parseQuery(c.ctx, "serviceId", "from", "to", "staffMemberId")
 	for _, name := range []string{"serviceId", "from", "to"} {
-		if _, given := q.vals[name]; !given {
+		if !q.has(name) {
 			q.add(name, problem.Required, "This query parameter is required.")
 		}
 	}

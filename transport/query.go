@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -13,33 +12,63 @@ import (
 // and decisions §4: an unknown parameter is unknown_field, and a repeated or
 // empty one is refused by name. Problems accumulate; err reports them all.
 type query struct {
-	vals map[string]string
+	vals []param // the accepted parameters given, each once, in order
 	errs []problem.Field
+	buf  [4]param // vals' backing array for the common case
 }
+
+// param is one accepted parameter. Its name is the caller's allowed
+// string, so naming it costs nothing.
+type param struct{ name, value string }
 
 func parseQuery(ctx *fasthttp.RequestCtx, allowed ...string) *query {
 	q := &query{}
+	q.vals = q.buf[:0]
 	for k, v := range ctx.QueryArgs().All() {
-		if q.vals == nil {
-			q.vals = make(map[string]string, 4) // most requests have no query
-		}
-		name := string(k)
-		_, dup := q.vals[name]
-		switch {
-		case name == "":
+		if len(k) == 0 {
 			// "?=1": nothing to name, so the whole query is refused.
 			q.add("(query)", problem.UnknownField, "A query parameter has no name.")
 			continue
-		case !slices.Contains(allowed, name):
-			q.add(name, problem.UnknownField, "This query parameter is not accepted here.")
-		case dup:
+		}
+		name := allowedName(allowed, k)
+		switch {
+		case name == "":
+			q.add(string(k), problem.UnknownField, "This query parameter is not accepted here.")
+		case q.has(name):
 			q.add(name, problem.Invalid, "This query parameter must appear at most once.")
 		case len(v) == 0:
 			q.add(name, problem.Required, "This query parameter must not be empty.")
+			q.vals = append(q.vals, param{name, ""})
+		default:
+			q.vals = append(q.vals, param{name, string(v)})
 		}
-		q.vals[name] = string(v)
 	}
 	return q
+}
+
+// allowedName returns the entry of allowed that equals k, or "".
+func allowedName(allowed []string, k []byte) string {
+	for _, a := range allowed {
+		if a == string(k) {
+			return a
+		}
+	}
+	return ""
+}
+
+// has reports whether name was given, even empty or refused.
+func (q *query) has(name string) bool {
+	_, ok := q.get(name)
+	return ok
+}
+
+func (q *query) get(name string) (string, bool) {
+	for _, p := range q.vals {
+		if p.name == name {
+			return p.value, true
+		}
+	}
+	return "", false
 }
 
 func (q *query) add(path string, r problem.Reason, msg string) {
@@ -61,7 +90,7 @@ func (q *query) err() *problem.Error {
 
 // ok reports whether name was given and passed the generic checks.
 func (q *query) ok(name string) (string, bool) {
-	v, present := q.vals[name]
+	v, present := q.get(name)
 	if !present || v == "" {
 		return "", false
 	}
