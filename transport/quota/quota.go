@@ -150,6 +150,12 @@ type Check struct {
 // request is refused, spending nothing, and that limit is reported;
 // otherwise one is spent from each and the one with the least left is
 // reported.
+//
+// It spends from each limit in turn and, should one refuse, puts back
+// what the earlier ones spent: under the subject's stripe lock nothing
+// else touches these keys, so restoring their previous state is exact. The
+// common case (nothing refuses) runs GCRA once per limit rather than once
+// to check and once to spend.
 func (l *Limiter) Take(subject string, checks ...Check) Verdict {
 	var gs [4]*throttled.GCRARateLimiterCtx
 	var keys [4]string
@@ -169,20 +175,21 @@ func (l *Limiter) Take(subject string, checks ...Check) Verdict {
 	}
 	st := l.lock(subject)
 	defer st.mu.Unlock()
-	for i, c := range checks {
-		if v := run(&st.at, gs[i], keys[i], c, 0); v.Remaining == 0 {
-			v.Allowed = false
-			return v
-		}
-	}
+	var before [4]tatState
 	var worst Verdict
 	for i, c := range checks {
+		before[i] = l.store.state(keys[i])
 		v := run(&st.at, gs[i], keys[i], c, 1)
+		if !v.Allowed {
+			for j := range i {
+				l.store.restore(keys[j], before[j])
+			}
+			return v
+		}
 		if i == 0 || v.Remaining < worst.Remaining {
 			worst = v
 		}
 	}
-	worst.Allowed = true
 	return worst
 }
 
@@ -203,14 +210,16 @@ func (l *Limiter) Peek(subject string, c Check) Verdict {
 	return v
 }
 
+// run runs one GCRA limit; Allowed is false when spending quantity was
+// refused (never for quantity 0).
 func run(at *instant, g *throttled.GCRARateLimiterCtx, key string, c Check, quantity int) Verdict {
-	_, r, err := g.RateLimitCtx(at, key, quantity)
+	limited, r, err := g.RateLimitCtx(at, key, quantity)
 	if err != nil {
 		// The in-memory store cannot fail; were it to, fail open rather
 		// than lock every client out.
-		return Verdict{Limit: c.Window.N, Remaining: c.Window.N, Reset: at.now}
+		return Verdict{Allowed: true, Limit: c.Window.N, Remaining: c.Window.N, Reset: at.now}
 	}
-	v := Verdict{Limit: r.Limit, Remaining: r.Remaining, Reset: at.now.Add(r.ResetAfter)}
+	v := Verdict{Allowed: !limited, Limit: r.Limit, Remaining: r.Remaining, Reset: at.now.Add(r.ResetAfter)}
 	if r.RetryAfter > 0 {
 		v.RetryAfter = r.RetryAfter
 	}

@@ -98,6 +98,34 @@ func (s *store) CompareAndSwapWithTTL(_ context.Context, key string, old, new in
 	return true, nil
 }
 
+// tatState is a key's entry as it was: its TAT, if it had one.
+type tatState struct {
+	tat int64
+	ok  bool
+}
+
+// state returns key's entry, for restore.
+func (s *store) state(key string) tatState {
+	sh := s.shard(key)
+	sh.mu.Lock()
+	v, ok := sh.tat[key]
+	sh.mu.Unlock()
+	return tatState{v, ok}
+}
+
+// restore puts key's entry back as it was (absent, if it was). A sweep in
+// between may have dropped a lapsed entry; restoring it changes no answer.
+func (s *store) restore(key string, st tatState) {
+	sh := s.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if st.ok {
+		sh.tat[key] = st.tat
+	} else {
+		delete(sh.tat, key)
+	}
+}
+
 // sweep drops the entries whose TAT has passed. The caller holds sh.mu.
 func (sh *shard) sweep(now int64) {
 	for k, v := range sh.tat {
