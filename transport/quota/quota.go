@@ -101,7 +101,8 @@ type stripe struct {
 // passing it through throttled's interfaces allocates nothing.
 type instant struct {
 	context.Context
-	now time.Time
+	now  time.Time
+	read tatState // the entry the store last read for this call, for Take's undo
 }
 
 // New returns a Limiter reading time from c.
@@ -112,8 +113,9 @@ func New(c clock.Clock) *Limiter {
 // lock takes subject's stripe and reads the clock for the call.
 func (l *Limiter) lock(subject string) *stripe {
 	st := &l.stripes[maphash.String(l.seed, subject)%uint64(len(l.stripes))]
+	now := l.clock.Now() // outside the lock: one key's requests all meet here
 	st.mu.Lock()
-	st.at = instant{Context: context.Background(), now: l.clock.Now()}
+	st.at = instant{Context: context.Background(), now: now}
 	return st
 }
 
@@ -178,8 +180,8 @@ func (l *Limiter) Take(subject string, checks ...Check) Verdict {
 	var before [4]tatState
 	var worst Verdict
 	for i, c := range checks {
-		before[i] = l.store.state(keys[i])
 		v := run(&st.at, gs[i], keys[i], c, 1)
+		before[i] = st.at.read
 		if !v.Allowed {
 			for j := range i {
 				l.store.restore(keys[j], before[j])

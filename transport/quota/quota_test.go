@@ -149,3 +149,23 @@ func TestQuotaChangeKeepsWhatWasSpent(t *testing.T) {
 	// new 0.6 s each; with this one, 84⅓ of 100 are used and 15 whole remain.
 	require.Equal(t, 15, v.Remaining)
 }
+
+// TestRefusalPutsBackEarlierSpends: Take spends limit by limit; when a
+// later one refuses, the earlier ones are exactly as before, whether they
+// held state or none.
+func TestRefusalPutsBackEarlierSpends(t *testing.T) {
+	l := New(clock.NewFake(t0))
+	minute, tight := Check{'m', Window{60, time.Minute}}, Check{'w', Window{1, time.Minute}}
+	require.True(t, l.Take("fresh", tight).Allowed) // only the tight limit has state
+	v := l.Take("fresh", minute, tight)
+	require.False(t, v.Allowed)
+	require.Equal(t, 1, v.Limit, "the refusing limit is reported")
+	require.Equal(t, 1, l.Keys(), "the minute's new entry was taken back")
+
+	require.True(t, l.Take("used", minute).Allowed)
+	require.True(t, l.Take("used", tight).Allowed)
+	before := l.Peek("used", minute)
+	require.False(t, l.Take("used", minute, tight).Allowed)
+	require.Equal(t, before, l.Peek("used", minute), "the minute's spend was put back")
+	require.Equal(t, 59, before.Remaining)
+}

@@ -54,7 +54,8 @@ func (s *store) GetWithTime(ctx context.Context, key string) (int64, time.Time, 
 	if !ok {
 		v = -1
 	}
-	if at, ok := ctx.(*instant); ok {
+	if at, isAt := ctx.(*instant); isAt {
+		at.read = tatState{v, ok}
 		return v, at.now, nil
 	}
 	return v, s.clock.Now(), nil
@@ -102,15 +103,6 @@ func (s *store) CompareAndSwapWithTTL(_ context.Context, key string, old, new in
 type tatState struct {
 	tat int64
 	ok  bool
-}
-
-// state returns key's entry, for restore.
-func (s *store) state(key string) tatState {
-	sh := s.shard(key)
-	sh.mu.Lock()
-	v, ok := sh.tat[key]
-	sh.mu.Unlock()
-	return tatState{v, ok}
 }
 
 // restore puts key's entry back as it was (absent, if it was). A sweep in
