@@ -51,7 +51,9 @@ func (s *Server) availability(c *call) {
 	}
 	now := s.Clock.Now()
 	c.ctx.Response.Header.Set("Cache-Control", "no-store")
-	key := slotKey{biz: c.st.Business.ID, seq: c.st.Seq, minute: minuteBucket(now), query: string(c.ctx.QueryArgs().QueryString())}
+	// The raw query string: re-encoding the parsed arguments costs more than
+	// the lookup, and two spellings of one question only miss each other.
+	key := slotKey{biz: c.st.Business.ID, seq: c.st.Seq, minute: minuteBucket(now), query: string(c.ctx.URI().QueryString())}
 	if body, ok := s.slots.get(key); ok {
 		writeJSON(c.ctx, 200, body)
 		return

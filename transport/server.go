@@ -127,10 +127,11 @@ func newRouter(s *Server) *router.Router {
 	r.NotFound = func(ctx *fasthttp.RequestCtx) { s.meter(ctx, errNotFound) }
 	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) { s.meter(ctx, errMethod) }
 	r.PanicHandler = func(ctx *fasthttp.RequestCtx, v any) {
-		s.Log.Error("handler panicked", "request_id", requestID(ctx), "panic", fmt.Sprint(v))
+		id := requestID(ctx)
+		s.Log.Error("handler panicked", "request_id", id, "panic", fmt.Sprint(v))
 		ctx.ResetBody()
 		ctx.Response.Header.Reset()
-		setRequestID(ctx, requestID(ctx))
+		setRequestID(ctx, id)
 		writeError(ctx, errInternal)
 	}
 	return r
@@ -144,22 +145,24 @@ func (s *Server) observe(next fasthttp.RequestHandler) fasthttp.RequestHandler {
 		// case-insensitive, but integrators grep and compare them as the
 		// spec prints them.
 		ctx.Response.Header.DisableNormalizing()
-		id := s.reqBase + strconv.FormatUint(s.reqSeq.Add(1), 36)
-		ctx.SetUserValue(reqIDKey, id)
-		setRequestID(ctx, id)
+		var buf [48]byte
+		id := strconv.AppendUint(append(buf[:0], s.reqBase...), s.reqSeq.Add(1), 36)
+		ctx.Response.Header.SetBytesV(requestIDHeader, id)
 		next(ctx)
 		s.metrics.count(ctx.Response.StatusCode())
 	}
 }
 
-const reqIDKey = "slotd.request_id"
+const requestIDHeader = "X-Request-Id"
 
+// requestID is the id observe stamped on the response, for log lines. The
+// response header is its only home (no per-request allocation); whoever
+// resets the response headers reads it first.
 func requestID(ctx *fasthttp.RequestCtx) string {
-	id, _ := ctx.UserValue(reqIDKey).(string)
-	return id
+	return string(ctx.Response.Header.Peek(requestIDHeader))
 }
 
-func setRequestID(ctx *fasthttp.RequestCtx, id string) { ctx.Response.Header.Set("X-Request-Id", id) }
+func setRequestID(ctx *fasthttp.RequestCtx, id string) { ctx.Response.Header.Set(requestIDHeader, id) }
 
 // reqContext returns a context bounded by the request's deadline budget.
 func reqContext() (context.Context, context.CancelFunc) {
