@@ -125,14 +125,20 @@ func TestSilentConnectionIsCutOff(t *testing.T) {
 	requireCutOff(t, c, time.Now())
 }
 
+// getMeRaw sends GET /api/v1/me with keyFull under the header name auth
+// on a raw connection and returns the connection's reader.
+func getMeRaw(t *testing.T, s *server, auth string) *bufio.Reader {
+	t.Helper()
+	c := dial(t, s)
+	_, err := io.WriteString(c, "GET /api/v1/me HTTP/1.1\r\nHost: slotd\r\n"+auth+": Bearer "+keyFull+"\r\n\r\n")
+	require.NoError(t, err)
+	return bufio.NewReader(c)
+}
+
 // TestIdleKeepAliveIsClosed: after a complete exchange, a kept-alive
 // connection on which nothing more arrives is closed without an answer.
 func TestIdleKeepAliveIsClosed(t *testing.T) {
-	s := startShortTimeouts(t)
-	c := dial(t, s)
-	_, err := io.WriteString(c, "GET /api/v1/me HTTP/1.1\r\nHost: slotd\r\nAuthorization: Bearer "+keyFull+"\r\n\r\n")
-	require.NoError(t, err)
-	br := bufio.NewReader(c)
+	br := getMeRaw(t, startShortTimeouts(t), "Authorization")
 	res, err := http.ReadResponse(br, nil)
 	require.NoError(t, err)
 	_, _ = io.Copy(io.Discard, res.Body)
@@ -196,11 +202,7 @@ func TestHeaderLimit(t *testing.T) {
 // TestResponseHeaderSpelling: header names go out spelled as api-v1 §8
 // prints them, as a raw reader (not Go's canonicalizing client) sees them.
 func TestResponseHeaderSpelling(t *testing.T) {
-	s := startWorld(t)
-	c := dial(t, s)
-	_, err := io.WriteString(c, "GET /api/v1/me HTTP/1.1\r\nHost: slotd\r\nauthorization: Bearer "+keyFull+"\r\n\r\n")
-	require.NoError(t, err)
-	br := bufio.NewReader(c)
+	br := getMeRaw(t, startWorld(t), "authorization")
 	var head strings.Builder
 	for {
 		line, err := br.ReadString('\n')
