@@ -209,7 +209,7 @@ func (c *courier) send(e *entry) {
 	d := e.d
 	if d.Status == catalog.DeliveryFailed {
 		now := c.now()
-		d = catalog.Delivery{ID: NewID(now), EndpointID: d.EndpointID, EventID: d.EventID, EventType: d.EventType,
+		d = catalog.Delivery{ID: NewID(d.EndpointID, now), EndpointID: d.EndpointID, EventID: d.EventID, EventType: d.EventType,
 			Status: catalog.DeliveryPending, Attempt: d.Attempt + 1, Payload: d.Payload, CreatedAt: now}
 	}
 	req := deliver.Request{URL: c.ep.URL, ID: d.EventID, Timestamp: c.env.Clock.Now(), Body: d.Payload, Secret: c.ep.Secret}

@@ -59,7 +59,7 @@ func (r *rig) replay(id [16]byte) *catalog.Delivery {
 
 func TestReplayOfUnknownDelivery(t *testing.T) {
 	r := newRig(t, "", ok200)
-	res, err := r.sys.Root.RequestFuture(r.courier, &Replay{EndpointID: r.ep.ID, DeliveryID: NewID(t0)}, 5*time.Second).Result()
+	res, err := r.sys.Root.RequestFuture(r.courier, &Replay{EndpointID: r.ep.ID, DeliveryID: NewID(r.ep.ID, t0)}, 5*time.Second).Result()
 	require.NoError(t, err)
 	require.ErrorIs(t, res.(*ReplayReply).Err, ErrNoDelivery)
 }

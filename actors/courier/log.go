@@ -22,9 +22,15 @@ var ErrNoDelivery = problem.New(problem.NotFound, "No such resource for this bus
 // a counter in rand_a (RFC 9562 §6.2, method 1), so they sort in the order
 // they were made: a booking's customer.created delivery lists before its
 // appointment.created one.
-func NewID(at time.Time) uuid.UUID {
+//
+// The counter is per endpoint, as the log is: with one process-wide
+// counter, a business whose clock reads a later millisecond (another
+// actor's now, taken a moment after ours; in tests, another server's fake
+// clock) would push ours into the backdated case, where ids get random
+// bits and one commit's deliveries could list out of order.
+func NewID(ep uuid.UUID, at time.Time) uuid.UUID {
 	id := uuid.New() // random, variant already set
-	ms, seq := idClock.next(at.UnixMilli(), uint16(id[6]&0x0f)<<8|uint16(id[7]))
+	ms, seq := idClockOf(ep).next(at.UnixMilli(), uint16(id[6]&0x0f)<<8|uint16(id[7]))
 	putMillis(&id, ms)
 	id[6] = 0x70 | byte(seq>>8)
 	id[7] = byte(seq)
@@ -38,8 +44,19 @@ func putMillis(id *uuid.UUID, ms int64) {
 	copy(id[:6], b[2:])
 }
 
-// idClock hands out (millisecond, counter) pairs that never go backwards.
-var idClock idSeq
+// idClocks holds each endpoint's *idSeq. An entry is dropped when its
+// endpoint's courier retires, so there is one per live endpoint.
+var idClocks sync.Map
+
+func idClockOf(ep uuid.UUID) *idSeq {
+	if c, ok := idClocks.Load(ep); ok {
+		return c.(*idSeq)
+	}
+	c, _ := idClocks.LoadOrStore(ep, new(idSeq))
+	return c.(*idSeq)
+}
+
+// idSeq hands out (millisecond, counter) pairs that never go backwards.
 
 type idSeq struct {
 	mu  sync.Mutex
@@ -68,7 +85,7 @@ func (c *idSeq) next(ms int64, random uint16) (int64, uint16) {
 
 // First returns the pending first attempt of event id to endpoint ep.
 func First(ep uuid.UUID, eventID, eventType string, payload []byte, at time.Time) catalog.Delivery {
-	return catalog.Delivery{ID: NewID(at), EndpointID: ep, EventID: eventID, EventType: eventType,
+	return catalog.Delivery{ID: NewID(ep, at), EndpointID: ep, EventID: eventID, EventType: eventType,
 		Status: catalog.DeliveryPending, Attempt: 1, Payload: payload, CreatedAt: at}
 }
 
@@ -157,7 +174,7 @@ func (c *courier) replay(id uuid.UUID) *ReplayReply {
 		return &ReplayReply{Err: err}
 	}
 	now := c.now()
-	d := catalog.Delivery{ID: NewID(now), EndpointID: c.ep.ID, EventID: orig.EventID, EventType: orig.EventType,
+	d := catalog.Delivery{ID: NewID(c.ep.ID, now), EndpointID: c.ep.ID, EventID: orig.EventID, EventType: orig.EventType,
 		Status: catalog.DeliveryPending, Attempt: max(retry.MaxAttempts+1, last+1, orig.Attempt+1),
 		Payload: orig.Payload, CreatedAt: now}
 	enc, err := record.EncodeDelivery(&d)
@@ -204,6 +221,7 @@ func (c *courier) retire() {
 	c.queue = nil
 	b := c.env.Store.NewBatch()
 	b.DeleteDeliveries(c.biz, c.ep.ID)
+	idClocks.Delete(c.ep.ID)
 	if err := b.Commit(); err != nil {
 		c.env.Log.Error("webhook delivery log of a deleted endpoint not deleted", "endpoint", c.ep.ID, "err", err)
 	}
