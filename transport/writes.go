@@ -37,6 +37,21 @@ func idemKey(ctx *fasthttp.RequestCtx) (*business.IdemKey, *problem.Error) {
 		BodyHash: sha256.Sum256(ctx.PostBody())}, nil
 }
 
+// creating checks what every creating POST checks before its body, in this
+// order: the Idempotency-Key, then that no query parameter is given. On a
+// refusal it writes the error and returns false.
+func creating(c *call) (*business.IdemKey, bool) {
+	key, perr := idemKey(c.ctx)
+	if perr == nil {
+		perr = parseQuery(c.ctx).err()
+	}
+	if perr != nil {
+		writeError(c.ctx, perr)
+		return nil, false
+	}
+	return key, true
+}
+
 // send delivers msg to the caller's business and writes its answer.
 func (c *call) send(msg any) {
 	rctx, cancel := reqContext()
@@ -53,12 +68,8 @@ func (c *call) send(msg any) {
 }
 
 func (s *Server) createAppointment(c *call) {
-	key, perr := idemKey(c.ctx)
-	if perr == nil {
-		perr = parseQuery(c.ctx).err()
-	}
-	if perr != nil {
-		writeError(c.ctx, perr)
+	key, ok := creating(c)
+	if !ok {
 		return
 	}
 	in, err := decodeCreate(c.ctx.PostBody())
@@ -110,12 +121,8 @@ func decodeCustomer(o input.Object) catalog.Customer {
 }
 
 func (s *Server) createCustomer(c *call) {
-	key, perr := idemKey(c.ctx)
-	if perr == nil {
-		perr = parseQuery(c.ctx).err()
-	}
-	if perr != nil {
-		writeError(c.ctx, perr)
+	key, ok := creating(c)
+	if !ok {
 		return
 	}
 	var errs input.Errors
