@@ -9,14 +9,15 @@ import (
 	"github.com/slotd/slotd/transport/wire"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/actors/input"
-	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
-	"github.com/slotd/slotd/actors/world"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/pprofhandler"
+
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/input"
+	"github.com/slotd/slotd/transport/world"
 )
 
 // The admin listener is the dashboard's side of slotd: health and readiness

@@ -7,11 +7,12 @@ import (
 	"github.com/slotd/slotd/transport/wire"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/input"
-	"github.com/slotd/slotd/actors/problem"
+
 	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/input"
 )
 
 // The appointment read endpoints (api-v1 §4.2). The list is ordered by

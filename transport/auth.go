@@ -4,12 +4,13 @@ import (
 	"bytes"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
-	"github.com/slotd/slotd/transport/quota"
 	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/quota"
 )
 
 // call is one authenticated public request: the business state it is served

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/calendar"
-	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/wire"
 )
 

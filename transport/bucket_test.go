@@ -5,8 +5,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/transport/quota"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/transport/quota"
 )
 
 func TestPingBucketIsExactAtTheWindowEdge(t *testing.T) {

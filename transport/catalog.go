@@ -2,7 +2,8 @@ package transport
 
 import (
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+
+	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/wire"
 )

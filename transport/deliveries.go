@@ -2,11 +2,12 @@ package transport
 
 import (
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/input"
-	"github.com/slotd/slotd/actors/problem"
+
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/wire"
 )
 

@@ -1,9 +1,10 @@
 package transport
 
 import (
-	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/transport/wire"
 	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/wire"
 )
 
 // Status returns the HTTP status of an error code (see wire.Status).

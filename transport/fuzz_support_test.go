@@ -16,20 +16,21 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
 	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/actors/input"
-	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/quota"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/deliver"
-	"github.com/valyala/fasthttp"
 )
 
 // Support for the fuzz targets of fuzz_test.go: seeds, the fixture server

@@ -10,11 +10,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/input"
-	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/input"
+	"github.com/slotd/slotd/webhook/deliver"
 )
 
 // Fuzz targets of the public API's input handling: every write body decoder,

@@ -5,9 +5,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/transport/quota"
 	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/quota"
 )
 
 // Request limits (api-v1 §8, decisions §3–4). Before any key is looked at,

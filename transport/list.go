@@ -6,7 +6,7 @@ import (
 
 	"github.com/slotd/slotd/transport/wire"
 
-	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/cursor"
 )
 

@@ -11,9 +11,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // The OpenAPI document (docs/openapi.json) must describe exactly what the

@@ -4,8 +4,9 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/problem"
 	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/storage/problem"
 )
 
 // query is a request's query string after the strict checks of api-v1 §4.1

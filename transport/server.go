@@ -13,15 +13,16 @@ import (
 	"time"
 
 	"github.com/fasthttp/router"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/clock"
+	"github.com/valyala/fasthttp"
+
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/quota"
 	"github.com/slotd/slotd/webhook/deliver"
-	"github.com/valyala/fasthttp"
 )
 
 // MaxBody is the largest public request body accepted (decisions §3: 64 KiB).

@@ -10,15 +10,16 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/clock"
+	"github.com/stretchr/testify/require"
+	"github.com/valyala/fasthttp"
+
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/quota"
-	"github.com/stretchr/testify/require"
-	"github.com/valyala/fasthttp"
 )
 
 var (

@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
 	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/input"
-	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/wire"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/deliver"

@@ -7,12 +7,13 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/input"
-	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/input"
 )
 
 // The booking-side write endpoints. Each decodes and validates the request

@@ -2,10 +2,11 @@ package business
 
 import (
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/transport/wire"
 )

@@ -3,9 +3,10 @@ package business
 import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 )
 

@@ -7,9 +7,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/problem"
+
 	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/transport/wire"
 )

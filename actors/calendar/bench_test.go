@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+
 	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // salon is the benchmark business: staff members working Monday to Saturday

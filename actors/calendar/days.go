@@ -3,7 +3,7 @@ package calendar
 import (
 	"time"
 
-	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // Instants in this package are Unix milliseconds.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // TestDayAtIsTimeDate checks the shortcut of day.at against time.Date itself

@@ -4,9 +4,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 )
 
 // Request is one booking to decide: a create, a PATCH that moves or changes

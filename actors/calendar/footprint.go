@@ -3,8 +3,8 @@ package calendar
 import (
 	"time"
 
-	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // Piece is one segment of a booking placed in time. Only active pieces occupy

@@ -2,6 +2,7 @@ package calendar
 
 import (
 	"github.com/google/uuid"
+
 	"github.com/slotd/slotd/actors/interval"
 )
 

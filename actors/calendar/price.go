@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/slotd/slotd/actors/catalog"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // Price returns the price snapshot of a booking of svc starting at start

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 )
 
 // TestSlotsMatchDecide checks, on a few hundred random businesses, the promise

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+
 	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // The scenario commands. Times are either UTC or offset timestamps

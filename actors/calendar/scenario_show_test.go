@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // clockText is the local wall-clock time of ms, with its weekday in front

@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+
 	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // Query asks which start times a service can be booked at.

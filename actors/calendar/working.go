@@ -4,8 +4,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // Working returns the working time of st that intersects window: for each

@@ -31,9 +31,10 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/clock"
+
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/webhook/deliver"
 )
 

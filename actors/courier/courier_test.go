@@ -10,13 +10,14 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/clock"
-	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/record"
-	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/storage/record"
+	"github.com/slotd/slotd/webhook/deliver"
 )
 
 var t0 = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)

@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/actors/catalog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/retry"
-	"github.com/stretchr/testify/require"
 )
 
 var (

@@ -4,9 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/storage/record"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/record"
 )
 
 // TestDisabledEndpointParksRetriesAndTakesReplays: while an endpoint is

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
 )
 
 // benchBusiness puts a business with one service and staff staff members.

@@ -4,12 +4,14 @@ import (
 	"strconv"
 
 	"context"
-	"github.com/slotd/slotd/actors/problem"
+
+	"github.com/slotd/slotd/storage/problem"
 
 	"github.com/google/uuid"
+
 	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // PutResult reports what one Put did.

@@ -6,7 +6,8 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+
+	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 )
 

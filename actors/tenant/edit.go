@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/slotd/slotd/actors/calendar"
-	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/storage/record"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/storage/record"
 )
 
 func applyChangeT(t *testing.T, s *State, ch *record.Change) *State {

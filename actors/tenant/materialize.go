@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/slotd/slotd/actors/calendar"
-	"github.com/slotd/slotd/actors/catalog"
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/world"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -112,7 +112,7 @@ func (m *materializer) add(wa *catalog.WorldAppointment, path string) error {
 // to maxAdvanceDays ahead. Occurrences keep the local wall-clock time of the
 // first start across DST changes.
 func (m *materializer) series(sr *catalog.Series, path string) error {
-	rule, err := world.ParseRule(sr.Rule)
+	rule, err := calendar.ParseRule(sr.Rule)
 	if err != nil {
 		return problem.FieldError(path+".rule", problem.InvalidFormat, "The recurrence rule is not supported.")
 	}
@@ -142,20 +142,20 @@ func (m *materializer) series(sr *catalog.Series, path string) error {
 
 // occurrence returns the k-th period's start, false when that date does not
 // exist (the 31st in a shorter month), as RFC 5545 skips it.
-func occurrence(first time.Time, r world.Rule, k int) (time.Time, bool) {
+func occurrence(first time.Time, r calendar.Rule, k int) (time.Time, bool) {
 	y, mo, d := first.Date()
 	h, mi, sec := first.Clock()
 	step := k * r.Interval
 	switch r.Freq {
-	case world.Daily:
+	case calendar.Daily:
 		d += step
-	case world.Weekly:
+	case calendar.Weekly:
 		d += 7 * step
-	case world.Monthly:
+	case calendar.Monthly:
 		mo += time.Month(step)
 	}
 	t := time.Date(y, mo, d, h, mi, sec, 0, first.Location())
-	if r.Freq == world.Monthly && t.Day() != first.Day() {
+	if r.Freq == calendar.Monthly && t.Day() != first.Day() {
 		return t, false
 	}
 	return t, true

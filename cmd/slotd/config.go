@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport"
-	"github.com/slotd/slotd/transport/mail"
+	"github.com/slotd/slotd/webhook/mail"
 )
 
 // config is the operator interface of `slotd serve` (decisions §1). Every

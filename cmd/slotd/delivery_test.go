@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/webhook"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/webhook"
 )
 
 // The delivery tests run the real server against a local receiver with

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/actors/clock"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/clock"
 )
 
 // testEpoch is where the clock of an in-process test server starts: a fixed

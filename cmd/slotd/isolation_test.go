@@ -17,8 +17,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/clock"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/clock"
 )
 
 // Tenant isolation: a key of one business must learn nothing about the

@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/transport"
-	"github.com/stretchr/testify/require"
 )
 
 // issueKey issues a key through the admin API and returns its plaintext and id.

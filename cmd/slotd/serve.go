@@ -14,16 +14,17 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+	"github.com/valyala/fasthttp"
+
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/actors/world"
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/transport/cursor"
-	"github.com/slotd/slotd/transport/mail"
+	"github.com/slotd/slotd/transport/world"
 	"github.com/slotd/slotd/webhook/deliver"
-	"github.com/valyala/fasthttp"
+	"github.com/slotd/slotd/webhook/mail"
 )
 
 // addrs are the addresses the server listens on, reported once it serves.

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/transport/mail/mailtest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/webhook/mail/mailtest"
 )
 
 const (

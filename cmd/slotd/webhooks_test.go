@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/webhook"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/webhook"
 )
 
 // receiver is a local webhook consumer recording what it is sent.

@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
+
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // Version is the format version written by this build.

@@ -5,8 +5,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/catalog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 func sample() []*Record {

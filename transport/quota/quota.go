@@ -21,9 +21,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/actors/catalog"
-	"github.com/slotd/slotd/actors/clock"
 	"github.com/throttled/throttled/v2"
+
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
 )
 
 // Window is one limit: at most N requests per Per.

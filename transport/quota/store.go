@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/storage/clock"
 )
 
 // store is the GCRA state of every limited key: its theoretical arrival

@@ -1,6 +1,6 @@
 package wire
 
-import "github.com/slotd/slotd/actors/problem"
+import "github.com/slotd/slotd/storage/problem"
 
 // statusOf is the one mapping from error code to HTTP status. Codes not
 // listed are business-rule refusals (the rule set is extensible): 422.

@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/slotd/slotd/actors/deptest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/deptest"
 )
 
 func TestPure(t *testing.T) { deptest.RequirePure(t, "github.com/slotd/slotd/transport/wire") }

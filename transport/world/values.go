@@ -1,0 +1,66 @@
+package world
+
+import (
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/input"
+)
+
+const (
+	msgDate  = "Must be a date like 2026-12-24."
+	msgClock = "Must be a time of day like 09:30 (00:00 to 24:00)."
+)
+
+// date reads a required local date member.
+func (b *business) date(o input.Object, key string) (catalog.Date, bool) {
+	s, ok := o.String(key, input.Required, maxShort)
+	if !ok {
+		return catalog.Date{}, false
+	}
+	return b.parseDate(o.PathOf(key), s)
+}
+
+// dateAt reads element i of arr as a local date.
+func (b *business) dateAt(arr input.Array, i int) (catalog.Date, bool) {
+	s, ok := arr.String(i, maxShort)
+	if !ok {
+		return catalog.Date{}, false
+	}
+	return b.parseDate(arr.PathOf(i), s)
+}
+
+func (b *business) parseDate(path, s string) (catalog.Date, bool) {
+	d, err := catalog.ParseDate(s)
+	if err != nil {
+		b.errs.Add(path, problem.InvalidDate, msgDate)
+		return catalog.Date{}, false
+	}
+	return d, true
+}
+
+// clock reads a required "HH:MM" member.
+func (b *business) clock(o input.Object, key string) (catalog.Clock, bool) {
+	s, ok := o.String(key, input.Required, maxShort)
+	if !ok {
+		return 0, false
+	}
+	return b.parseClock(o.PathOf(key), s)
+}
+
+// clockAt reads element i of arr as "HH:MM".
+func (b *business) clockAt(arr input.Array, i int) (catalog.Clock, bool) {
+	s, ok := arr.String(i, maxShort)
+	if !ok {
+		return 0, false
+	}
+	return b.parseClock(arr.PathOf(i), s)
+}
+
+func (b *business) parseClock(path, s string) (catalog.Clock, bool) {
+	c, err := catalog.ParseClock(s)
+	if err != nil {
+		b.errs.Add(path, problem.InvalidFormat, msgClock)
+		return 0, false
+	}
+	return c, true
+}

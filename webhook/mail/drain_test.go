@@ -1,0 +1,500 @@
+package mail
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/catalog"
+)
+
+// fakeOutbox is an in-memory Outbox in the store's order.
+type fakeOutbox struct {
+	mu       sync.Mutex
+	rows     map[rowKey][]byte
+	listErrs int            // List fails this many more times
+	doneErrs map[string]int // Done of id fails this many more times
+	dones    []string
+}
+
+// otherKind is an outbox kind other than mail, to show kinds are kept apart.
+const otherKind byte = 'x'
+
+func newFakeOutbox() *fakeOutbox {
+	return &fakeOutbox{rows: map[rowKey][]byte{}, doneErrs: map[string]int{}}
+}
+
+func (o *fakeOutbox) put(biz byte, id string, row []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.rows[rowKey{[16]byte{biz}, id}] = row
+}
+
+func (o *fakeOutbox) List(fn func(biz [16]byte, id string, row []byte) error) error {
+	o.mu.Lock()
+	if o.listErrs > 0 {
+		o.listErrs--
+		o.mu.Unlock()
+		return errors.New("disk on fire")
+	}
+	keys := make([]rowKey, 0, len(o.rows))
+	for k := range o.rows {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b rowKey) int {
+		if c := bytes.Compare(a.biz[:], b.biz[:]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	rows := make([][]byte, len(keys))
+	for i, k := range keys {
+		rows[i] = bytes.Clone(o.rows[k])
+	}
+	o.mu.Unlock()
+	for i, k := range keys {
+		if err := fn(k.biz, k.id, rows[i]); err != nil {
+			return err
+		}
+		clear(rows[i]) // "valid only during the call"
+	}
+	return nil
+}
+
+func (o *fakeOutbox) Done(biz [16]byte, id string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.doneErrs[id] > 0 {
+		o.doneErrs[id]--
+		return errors.New("cannot delete")
+	}
+	delete(o.rows, rowKey{biz, id})
+	o.dones = append(o.dones, id)
+	return nil
+}
+
+func (o *fakeOutbox) doneIDs() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.dones)
+}
+
+func (o *fakeOutbox) ids() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var ids []string
+	for k := range o.rows {
+		ids = append(ids, k.id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// fakeSender records what it sends and fails on demand.
+type fakeSender struct {
+	mu       sync.Mutex
+	fails    map[string]int // Send of id fails this many more times
+	attempts map[string]int
+	sent     []string
+	block    bool // Send waits for ctx and fails with its error
+}
+
+func newFakeSender() *fakeSender {
+	return &fakeSender{fails: map[string]int{}, attempts: map[string]int{}}
+}
+
+func (s *fakeSender) Send(ctx context.Context, m Message) error {
+	s.mu.Lock()
+	s.attempts[m.ID]++
+	block := s.block
+	if s.fails[m.ID] > 0 {
+		s.fails[m.ID]--
+		s.mu.Unlock()
+		return fmt.Errorf("451 4.3.0 try again later")
+	}
+	s.mu.Unlock()
+	if block {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sent = append(s.sent, m.ID)
+	return nil
+}
+
+func (s *fakeSender) sentIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.sent)
+}
+
+func (s *fakeSender) attemptsOf(id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.attempts[id]
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// harness runs a Drainer on a fake clock. The Drainer's After reports each
+// wait on waits, which tells the test that a pass is over; fire ends the
+// wait.
+type harness struct {
+	t     *testing.T
+	d     *Drainer
+	logs  *syncBuffer
+	mu    sync.Mutex
+	now   time.Time
+	waits chan time.Duration
+	fire  chan time.Time
+	stop  context.CancelFunc
+	done  chan error
+}
+
+const testPoll = time.Hour
+
+func startDrainer(t *testing.T, ob Outbox, snd Sender, tweak ...func(*Drainer)) *harness {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &harness{
+		t: t, logs: &syncBuffer{}, now: time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC),
+		waits: make(chan time.Duration), fire: make(chan time.Time), stop: cancel, done: make(chan error, 1),
+	}
+	h.d = &Drainer{
+		Outbox: ob, Sender: snd, From: "bookings@slotd.example", Poll: testPoll,
+		Log: slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Now: func() time.Time {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return h.now
+		},
+		After: func(d time.Duration) <-chan time.Time {
+			select {
+			case h.waits <- d:
+			case <-ctx.Done():
+			}
+			return h.fire
+		},
+	}
+	for _, f := range tweak {
+		f(h.d)
+	}
+	go func() { h.done <- h.d.Run(ctx) }()
+	t.Cleanup(func() { h.shutdown() })
+	return h
+}
+
+// idle waits until the Drainer has finished a pass and returns how long
+// it wants to sleep.
+func (h *harness) idle() time.Duration {
+	h.t.Helper()
+	select {
+	case d := <-h.waits:
+		return d
+	case err := <-h.done:
+		h.t.Fatalf("Run returned early: %v", err)
+	case <-time.After(5 * time.Second):
+		h.t.Fatal("the Drainer did not go idle")
+	}
+	return 0
+}
+
+// advance moves the clock and ends the current wait.
+func (h *harness) advance(d time.Duration) {
+	h.t.Helper()
+	h.mu.Lock()
+	h.now = h.now.Add(d)
+	now := h.now
+	h.mu.Unlock()
+	select {
+	case h.fire <- now:
+	case <-time.After(5 * time.Second):
+		h.t.Fatal("the Drainer is not waiting")
+	}
+}
+
+func (h *harness) shutdown() {
+	h.stop()
+	select {
+	case err, ok := <-h.done:
+		if ok {
+			assert.NoError(h.t, err)
+			close(h.done)
+		}
+	case <-time.After(5 * time.Second):
+		h.t.Fatal("Run did not return after cancel")
+	}
+}
+
+func mailRow(id string) []byte {
+	return testRow(id, KindConfirmation, salon, testAppointment(catalog.Confirmed))
+}
+
+func TestDrainerSendsEveryRowOnce(t *testing.T) {
+	ob := newFakeOutbox()
+	ob.put(2, "01B", mailRow("01B"))
+	ob.put(1, "01C", mailRow("01C"))
+	ob.put(1, "01A", mailRow("01A"))
+	snd := newFakeSender()
+	h := startDrainer(t, ob, snd)
+
+	assert.Equal(t, testPoll, h.idle())
+	assert.Equal(t, []string{"01A", "01C", "01B"}, snd.sentIDs(), "store order")
+	assert.Empty(t, ob.ids())
+	assert.Equal(t, []string{"01A", "01C", "01B"}, ob.doneIDs())
+
+	// Nothing is sent twice.
+	h.d.Kick()
+	assert.Equal(t, testPoll, h.idle())
+	h.advance(testPoll)
+	assert.Equal(t, testPoll, h.idle())
+	assert.Len(t, snd.sentIDs(), 3)
+}
+
+func TestDrainerRetriesWithBackoffWithoutBlockingOthers(t *testing.T) {
+	ob := newFakeOutbox()
+	for _, id := range []string{"01A", "01B", "01C"} {
+		ob.put(1, id, mailRow(id))
+	}
+	snd := newFakeSender()
+	snd.fails["01A"] = 2
+	var attempts []int
+	h := startDrainer(t, ob, snd, func(d *Drainer) {
+		d.Backoff = func(n int) time.Duration { attempts = append(attempts, n); return DefaultBackoff(n) }
+	})
+
+	assert.Equal(t, time.Second, h.idle(), "first retry after 1 s")
+	assert.Equal(t, []string{"01B", "01C"}, snd.sentIDs(), "the failing message does not hold up the others")
+	assert.Equal(t, []string{"01A"}, ob.ids(), "an unsent row stays")
+
+	// A kick before the message is due does not retry it early.
+	h.d.Kick()
+	assert.Equal(t, time.Second, h.idle())
+	assert.Equal(t, 1, snd.attemptsOf("01A"))
+
+	h.advance(time.Second)
+	assert.Equal(t, 2*time.Second, h.idle(), "then after 2 s")
+	assert.Equal(t, 2, snd.attemptsOf("01A"))
+	assert.Equal(t, []string{"01A"}, ob.ids())
+
+	h.advance(2 * time.Second)
+	assert.Equal(t, testPoll, h.idle())
+	assert.Equal(t, []string{"01B", "01C", "01A"}, snd.sentIDs())
+	assert.Empty(t, ob.ids())
+	h.shutdown()
+	assert.Equal(t, []int{1, 2}, attempts)
+	assert.Contains(t, h.logs.String(), "send failed")
+}
+
+func TestDrainerSurvivesRestart(t *testing.T) {
+	ob := newFakeOutbox()
+	for _, id := range []string{"01A", "01B", "01C"} {
+		ob.put(1, id, mailRow(id))
+	}
+	first := newFakeSender()
+	first.fails["01B"] = 1000
+	h := startDrainer(t, ob, first)
+	assert.Equal(t, time.Second, h.idle())
+	h.shutdown()
+	assert.Equal(t, []string{"01A", "01C"}, first.sentIDs())
+	assert.Equal(t, []string{"01B"}, ob.ids())
+
+	second := newFakeSender()
+	h = startDrainer(t, ob, second)
+	assert.Equal(t, testPoll, h.idle())
+	assert.Equal(t, []string{"01B"}, second.sentIDs(), "only what was left")
+	assert.Empty(t, ob.ids())
+}
+
+func TestDrainerShutdownDuringSendKeepsTheRow(t *testing.T) {
+	ob := newFakeOutbox()
+	ob.put(1, "01A", mailRow("01A"))
+	snd := newFakeSender()
+	snd.block = true
+	h := startDrainer(t, ob, snd)
+	require.Eventually(t, func() bool { return snd.attemptsOf("01A") == 1 }, 5*time.Second, time.Millisecond)
+	h.shutdown()
+	assert.Equal(t, []string{"01A"}, ob.ids())
+	assert.NotContains(t, h.logs.String(), "send failed", "a cancelled send is not a failure")
+}
+
+func TestDrainerKick(t *testing.T) {
+	ob := newFakeOutbox()
+	snd := newFakeSender()
+	h := startDrainer(t, ob, snd)
+	assert.Equal(t, testPoll, h.idle())
+	assert.Empty(t, snd.sentIDs())
+
+	ob.put(1, "01A", mailRow("01A"))
+	h.d.Kick()
+	assert.Equal(t, testPoll, h.idle())
+	assert.Equal(t, []string{"01A"}, snd.sentIDs(), "sent without waiting for the poll")
+}
+
+func TestDrainerKickBeforeRun(t *testing.T) {
+	var d Drainer
+	d.Kick()
+	d.Kick()
+	ob := newFakeOutbox()
+	ob.put(1, "01A", mailRow("01A"))
+	snd := newFakeSender()
+	d.Outbox, d.Sender = ob, snd
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.Run(ctx) }()
+	require.Eventually(t, func() bool { return len(ob.ids()) == 0 }, 5*time.Second, time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+	assert.Equal(t, []string{"01A"}, snd.sentIDs())
+}
+
+func TestDrainerDropsRowsThatCannotRender(t *testing.T) {
+	ob := newFakeOutbox()
+	ob.put(1, "01A", []byte(`{"id":"01A","kind":"booking_confirmation"`))
+	ob.put(1, "01B", mailRow("01B"))
+	ob.put(1, "01C", testRow("01C", KindStatus, salon, nil))
+	snd := newFakeSender()
+	h := startDrainer(t, ob, snd)
+	assert.Equal(t, testPoll, h.idle())
+	assert.Equal(t, []string{"01B"}, snd.sentIDs())
+	assert.Empty(t, ob.ids())
+	logs := h.logs.String()
+	assert.Equal(t, 2, strings.Count(logs, "level=ERROR msg=\"mail: dropping an outbox row that cannot be rendered\""))
+	assert.Contains(t, logs, `mail=01A`)
+	assert.Contains(t, logs, `row="{\"id\":\"01A\"`, "the row is kept in the log")
+	assert.Contains(t, logs, "business=01000000-0000-0000-0000-000000000000")
+}
+
+func TestDrainerDeleteFailureDoesNotResend(t *testing.T) {
+	ob := newFakeOutbox()
+	ob.put(1, "01A", mailRow("01A"))
+	ob.doneErrs["01A"] = 1
+	snd := newFakeSender()
+	h := startDrainer(t, ob, snd)
+	assert.Equal(t, time.Second, h.idle())
+	assert.Equal(t, []string{"01A"}, ob.ids())
+	h.advance(time.Second)
+	assert.Equal(t, testPoll, h.idle())
+	assert.Empty(t, ob.ids())
+	assert.Equal(t, []string{"01A"}, snd.sentIDs(), "sent once, deleted on the second try")
+	assert.Contains(t, h.logs.String(), "cannot delete a delivered outbox row")
+}
+
+func TestDrainerListFailure(t *testing.T) {
+	ob := newFakeOutbox()
+	ob.put(1, "01A", mailRow("01A"))
+	ob.listErrs = 2
+	snd := newFakeSender()
+	h := startDrainer(t, ob, snd)
+	assert.Equal(t, time.Second, h.idle())
+	h.advance(time.Second)
+	assert.Equal(t, 2*time.Second, h.idle())
+	h.advance(2 * time.Second)
+	assert.Equal(t, testPoll, h.idle())
+	assert.Equal(t, []string{"01A"}, snd.sentIDs())
+	assert.Contains(t, h.logs.String(), "cannot read the outbox")
+}
+
+func TestDrainerManyRows(t *testing.T) {
+	ob := newFakeOutbox()
+	n := maxBatch*2 + 7
+	for i := range n {
+		id := fmt.Sprintf("01%05d", i)
+		ob.put(byte(i%3), id, mailRow(id))
+	}
+	snd := newFakeSender()
+	h := startDrainer(t, ob, snd)
+	assert.Equal(t, testPoll, h.idle(), "full batches go out back to back")
+	assert.Len(t, snd.sentIDs(), n)
+	assert.Empty(t, ob.ids())
+}
+
+func TestDrainerMisconfigured(t *testing.T) {
+	require.Error(t, (&Drainer{}).Run(context.Background()))
+	d := &Drainer{Outbox: newFakeOutbox(), Sender: newFakeSender(), From: "not an address"}
+	require.Error(t, d.Run(context.Background()))
+}
+
+func TestDefaultBackoff(t *testing.T) {
+	want := []time.Duration{1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300}
+	for i, w := range want {
+		assert.Equal(t, w*time.Second, DefaultBackoff(i+1), "attempt %d", i+1)
+	}
+	assert.Equal(t, time.Second, DefaultBackoff(0))
+	assert.Equal(t, 5*time.Minute, DefaultBackoff(64))
+	assert.Equal(t, 5*time.Minute, DefaultBackoff(1<<30))
+}
+
+// TestStoreOutbox runs the Drainer over a real store with the Dir sender
+// writing into the data directory, as slotd serve does without --smtp.
+func TestStoreOutbox(t *testing.T) {
+	data := t.TempDir()
+	st, err := storage.Open(data, storage.Options{})
+	require.NoError(t, err)
+
+	biz := [16]byte(testBiz)
+	b := st.NewBatch()
+	b.PutOutbox(biz, storage.OutboxMail, "01A", mailRow("01A"))
+	b.PutOutbox(biz, storage.OutboxMail, "01B", mailRow("01B"))
+	b.PutOutbox(biz, otherKind, "evt_01A", []byte(`{"event":true}`))
+	require.NoError(t, b.Commit())
+
+	ob := StoreOutbox{S: st}
+	var ids []string
+	require.NoError(t, ob.List(func(gotBiz [16]byte, id string, _ []byte) error {
+		assert.Equal(t, biz, gotBiz)
+		ids = append(ids, id)
+		return nil
+	}))
+	assert.Equal(t, []string{"01A", "01B"}, ids, "mail rows only")
+
+	h := startDrainer(t, ob, NewSender("", "", "", data))
+	assert.Equal(t, testPoll, h.idle())
+	h.shutdown()
+	for _, id := range []string{"01A", "01B"} {
+		raw, err := os.ReadFile(filepath.Join(data, "outbox", id+".eml"))
+		require.NoError(t, err)
+		parseMessage(t, raw)
+	}
+	require.NoError(t, ob.List(func(_ [16]byte, id string, _ []byte) error {
+		return fmt.Errorf("row %s left", id)
+	}))
+	events := 0
+	require.NoError(t, st.Outbox(otherKind, func([16]byte, string, []byte) error { events++; return nil }))
+	assert.Equal(t, 1, events, "event rows are not touched")
+
+	// The store reopens with DATA/outbox inside its directory.
+	require.NoError(t, st.Close())
+	st, err = storage.Open(data, storage.Options{})
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+}

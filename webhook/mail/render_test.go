@@ -1,0 +1,420 @@
+package mail
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net/mail"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/transport/wire"
+)
+
+var (
+	testBiz   = uuid.MustParse("0b6f2c1e-8d4a-4c53-9a51-3f1e7b2d9c10")
+	testAt    = time.Date(2026, 1, 2, 9, 15, 0, 0, time.UTC)
+	testStart = time.Date(2026, 1, 5, 13, 30, 0, 0, time.UTC) // Monday, 14:30 in Amsterdam
+)
+
+type bizInfo struct{ name, tz string }
+
+var salon = bizInfo{"Salon Anna & Co", "Europe/Amsterdam"}
+
+func ptr[T any](v T) *T { return &v }
+
+func testAppointment(status catalog.Status) *catalog.Appointment {
+	return &catalog.Appointment{
+		ID:               uuid.MustParse("6a1d2e3f-4b5c-4d6e-8f70-8192a3b4c5d6"),
+		Status:           status,
+		StartTime:        testStart,
+		EndTime:          testStart.Add(45 * time.Minute),
+		BookingReference: ptr("BK-1042"),
+		CustomerID:       uuid.MustParse("11111111-2222-4333-8444-555555555555"),
+		Service:          catalog.ServiceRef{ID: uuid.New(), Name: "Haircut & Styling", DurationMinutes: 45, PriceCents: 4500},
+		Staff:            &catalog.StaffRef{ID: uuid.New(), Name: "Femke de Vries"},
+		BasePriceCents:   ptr(4500),
+		TotalPriceCents:  ptr(5000),
+		DepositCents:     ptr(1000),
+		Currency:         "EUR",
+		CreatedAt:        testAt,
+		UpdatedAt:        testAt,
+	}
+}
+
+var testCustomer = &catalog.Customer{
+	ID:        uuid.MustParse("11111111-2222-4333-8444-555555555555"),
+	FirstName: "Ana", LastName: "Jansen", Email: "ana@example.com", Phone: "+31600000000",
+}
+
+// testRow writes an outbox row exactly as actors/business/outbox.go does.
+func testRow(id, kind string, b bizInfo, a *catalog.Appointment) []byte {
+	r := append([]byte(nil), `{"id":`...)
+	r = wire.AppendString(r, id)
+	r = append(r, `,"kind":`...)
+	r = wire.AppendString(r, kind)
+	r = append(r, `,"to":`...)
+	r = wire.AppendString(r, "ana@example.com")
+	r = append(r, `,"at":`...)
+	r = wire.AppendTime(r, testAt)
+	r = append(r, `,"business":{"id":`...)
+	r = wire.AppendUUID(r, testBiz)
+	r = append(r, `,"name":`...)
+	r = wire.AppendString(r, b.name)
+	r = append(r, `,"timezone":`...)
+	r = wire.AppendString(r, b.tz)
+	r = append(r, `},"appointment":`...)
+	if a == nil {
+		r = append(r, "null"...)
+	} else {
+		r = wire.AppendAppointment(r, a, testCustomer)
+	}
+	return append(r, '}')
+}
+
+const testID = "01JGXK4Z3V8N2Q5R7T9W1Y3A5C"
+
+// placeholder matches anything left of a {placeholder} or a template.
+var placeholder = regexp.MustCompile(`\{[a-z.]*\}|\{\{|\}\}|%!|<no value>`)
+
+func requireNoPlaceholders(t *testing.T, m Message) {
+	t.Helper()
+	for what, s := range map[string]string{"subject": m.Subject, "text": m.Text, "html": m.HTML} {
+		require.False(t, placeholder.MatchString(s), "%s has a placeholder left: %q", what, placeholder.FindString(s))
+		for _, key := range []string{"label.", "intro.", "subject.", "status.", "weekday.", "month.", "money"} {
+			require.NotContains(t, s, key, "%s shows a locale key", what)
+		}
+	}
+}
+
+func TestRenderKinds(t *testing.T) {
+	cases := []struct {
+		name, kind string
+		status     catalog.Status
+		subject    string
+		intro      string
+		statusWord string
+	}{
+		{"confirmation", KindConfirmation, catalog.Confirmed,
+			"Your appointment at Salon Anna & Co is confirmed", "Thank you for booking with Salon Anna & Co. Your appointment is confirmed.", "confirmed"},
+		{"payment request", KindConfirmation, catalog.PendingPayment,
+			"Please complete your payment for your appointment at Salon Anna & Co", "will be confirmed as soon as your payment has been received", "awaiting payment"},
+		{"status confirmed", KindStatus, catalog.Confirmed,
+			"Your appointment at Salon Anna & Co is confirmed", "Your appointment at Salon Anna & Co is confirmed.", "confirmed"},
+		{"status cancelled", KindStatus, catalog.Cancelled,
+			"Your appointment at Salon Anna & Co has been cancelled", "has been cancelled", "cancelled"},
+		{"status completed", KindStatus, catalog.Completed,
+			"Your appointment at Salon Anna & Co has been completed", "Thank you for your visit.", "completed"},
+		{"status no-show", KindStatus, catalog.NoShow,
+			"Your appointment at Salon Anna & Co was marked as a no-show", "was marked as a no-show", "a no-show"},
+		{"status other", KindStatus, catalog.PaymentExpired,
+			"Your appointment at Salon Anna & Co is now payment expired", "is now: payment expired.", "payment expired"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Render(testRow(testID, tc.kind, salon, testAppointment(tc.status)), "Bookings <bookings@slotd.example>")
+			require.NoError(t, err)
+			assert.Equal(t, testID, m.ID)
+			assert.Equal(t, "ana@example.com", m.To)
+			assert.Equal(t, `"Bookings" <bookings@slotd.example>`, m.From)
+			assert.Equal(t, tc.subject, m.Subject)
+			assert.True(t, m.Date.Equal(testAt))
+			assert.Equal(t, "Europe/Amsterdam", m.Date.Location().String())
+
+			when := "Monday 5 January 2026, 14:30–15:15 (Europe/Amsterdam)"
+			for _, want := range []string{"Hello Ana,", tc.intro, when, "Haircut & Styling (45 min)", "Femke de Vries",
+				"€50.00", "€10.00", "BK-1042", tc.statusWord} {
+				assert.Contains(t, m.Text, want)
+				assert.Contains(t, m.HTML, htmlEscape(want))
+			}
+			assert.NotContains(t, m.Text, "13:30", "times are local, not UTC")
+			assert.Contains(t, m.HTML, "Salon Anna &amp; Co")
+			assert.NotContains(t, m.HTML, "Anna & Co")
+			requireNoPlaceholders(t, m)
+		})
+	}
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+func TestRenderGenericKinds(t *testing.T) {
+	m, err := Render(testRow(testID, "endpoint_disabled", salon, nil), "")
+	require.NoError(t, err)
+	assert.Equal(t, "Notification from Salon Anna & Co: a webhook endpoint has been disabled", m.Subject)
+	assert.Contains(t, m.Text, "Hello,\n")
+	assert.Contains(t, m.Text, "a webhook endpoint has been disabled")
+	assert.NotContains(t, m.Text, "Appointment details")
+	assert.Equal(t, `"Salon Anna & Co" <slotd@localhost>`, m.From, "no display name configured: the business's")
+	requireNoPlaceholders(t, m)
+
+	m, err = Render(testRow(testID, "loyalty_reward_granted", salon, testAppointment(catalog.Completed)), "")
+	require.NoError(t, err)
+	assert.Equal(t, "Notification from Salon Anna & Co: loyalty reward granted", m.Subject)
+	assert.Contains(t, m.Text, "Haircut & Styling", "an appointment present is shown")
+	requireNoPlaceholders(t, m)
+}
+
+func TestRenderTimeZones(t *testing.T) {
+	m, err := Render(testRow(testID, KindConfirmation, bizInfo{"Shop", "Mars/Olympus_Mons"}, testAppointment(catalog.Confirmed)), "")
+	require.NoError(t, err)
+	assert.Contains(t, m.Text, "Monday 5 January 2026, 13:30–14:15 (UTC)")
+
+	m, err = Render(testRow(testID, KindConfirmation, bizInfo{"Shop", ""}, testAppointment(catalog.Confirmed)), "")
+	require.NoError(t, err)
+	assert.Contains(t, m.Text, "13:30–14:15 (UTC)")
+
+	// Summer time, and an appointment that crosses local midnight.
+	a := testAppointment(catalog.Confirmed)
+	a.StartTime = time.Date(2026, 7, 3, 21, 30, 0, 0, time.UTC)
+	a.EndTime = a.StartTime.Add(90 * time.Minute)
+	m, err = Render(testRow(testID, KindConfirmation, bizInfo{"Shop", "Europe/Amsterdam"}, a), "")
+	require.NoError(t, err)
+	assert.Contains(t, m.Text, "Friday 3 July 2026, 23:30 – Saturday 4 July 2026, 01:00 (Europe/Amsterdam)")
+}
+
+func TestRenderOptionalParts(t *testing.T) {
+	a := testAppointment(catalog.Confirmed)
+	a.Staff = nil
+	a.TotalPriceCents, a.BasePriceCents, a.DepositCents = nil, nil, nil
+	a.BookingReference = nil
+	a.Service.PriceCents = 0
+	m, err := Render(testRow(testID, KindConfirmation, salon, a), "")
+	require.NoError(t, err)
+	assert.NotContains(t, m.Text, "With:")
+	assert.NotContains(t, m.Text, "Deposit")
+	assert.NotContains(t, m.Text, "Reference")
+	assert.Regexp(t, `Price: +free`, m.Text)
+	requireNoPlaceholders(t, m)
+}
+
+func TestRenderBadRows(t *testing.T) {
+	good := string(testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed)))
+	cases := map[string]string{
+		"not json":         "not json",
+		"empty":            "",
+		"wrong type":       `{"id":5}`,
+		"no id":            strings.Replace(good, testID, "", 1),
+		"path in id":       strings.Replace(good, testID, "../../etc/passwd", 1),
+		"no recipient":     strings.Replace(good, `"ana@example.com"`, `""`, 1),
+		"two recipients":   strings.Replace(good, `"to":"ana@example.com"`, `"to":"a@example.com, b@example.com"`, 1),
+		"no appointment":   string(testRow(testID, KindStatus, salon, nil)),
+		"bad time":         strings.Replace(good, `"at":"2026-01-02T09:15:00.000Z"`, `"at":"yesterday"`, 1),
+		"appointment list": strings.Replace(good[:len(good)-1], `"appointment":{`, `"appointment":[{`, 1) + "]}",
+	}
+	for name, row := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render([]byte(row), "")
+			require.Error(t, err)
+			require.ErrorIs(t, err, ErrBadRow)
+		})
+	}
+	_, err := Render([]byte(good), "not an address")
+	require.Error(t, err)
+	require.False(t, errors.Is(err, ErrBadRow), "a bad sender is configuration, not the row")
+}
+
+func TestRenderHeaderInjection(t *testing.T) {
+	evil := bizInfo{"Evil\r\nBcc: victim@example.com\r\n\r\nbody", "UTC"}
+	a := testAppointment(catalog.Confirmed)
+	a.Service.Name = "Cut\nX-Injected: 1"
+	m, err := Render(testRow(testID, KindConfirmation, evil, a), "")
+	require.NoError(t, err)
+	assert.NotContains(t, m.Subject, "\n")
+	msg, err := mail.ReadMessage(bytes.NewReader(m.Bytes()))
+	require.NoError(t, err)
+	assert.Empty(t, msg.Header.Get("Bcc"))
+	assert.Empty(t, msg.Header.Get("X-Injected"))
+	assert.Equal(t, "Your appointment at Evil Bcc: victim@example.com body is confirmed", decodeHeader(t, msg.Header.Get("Subject")))
+}
+
+func TestLocales(t *testing.T) {
+	en := locales[DefaultLocale]
+	for name, strs := range locales {
+		for key := range strs {
+			_, ok := en[key]
+			assert.True(t, ok, "locale %s has key %s that %s lacks", name, key, DefaultLocale)
+		}
+	}
+	assert.Equal(t, DefaultLocale, localeFor("xx").name)
+	// A row naming a locale the table lacks renders in the default one.
+	row := strings.Replace(string(testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed))), `{"id":`, `{"locale":"xx","id":`, 1)
+	m, err := Render([]byte(row), "")
+	require.NoError(t, err)
+	assert.Equal(t, "Your appointment at Salon Anna & Co is confirmed", m.Subject)
+
+	// A partial locale falls back to English key by key.
+	locales["test"] = map[string]string{"greeting": "Hallo {name},"}
+	defer delete(locales, "test")
+	l := localeFor("test")
+	assert.Equal(t, "Hallo Ana,", l.get("greeting", "name", "Ana"))
+	assert.Equal(t, "Kind regards,", l.get("closing"))
+	assert.Equal(t, "Hello {name} x,", localeFor("en").get("greeting", "name", "{name} x"), "values are not expanded again")
+}
+
+func TestMoney(t *testing.T) {
+	l := localeFor("en")
+	for _, tc := range []struct {
+		cents    int
+		currency string
+		want     string
+	}{
+		{0, "EUR", "free"},
+		{5, "EUR", "€0.05"},
+		{4500, "EUR", "€45.00"},
+		{123456789, "eur", "€1,234,567.89"},
+		{-1050, "GBP", "-£10.50"},
+		{5000, "JPY", "¥5,000"},
+		{1234, "KWD", "KWD 1.234"},
+		{1250, "CHF", "CHF 12.50"},
+		{1250, "", "12.50"},
+	} {
+		assert.Equal(t, tc.want, money(l, tc.cents, tc.currency), "%d %s", tc.cents, tc.currency)
+	}
+}
+
+func decodeHeader(t *testing.T, s string) string {
+	t.Helper()
+	out, err := new(mime.WordDecoder).DecodeHeader(s)
+	require.NoError(t, err)
+	return out
+}
+
+// parsed is a message read back with net/mail and mime/multipart.
+type parsed struct {
+	header     mail.Header
+	text, html string
+	partHeader []map[string]string
+}
+
+func parseMessage(t *testing.T, raw []byte) parsed {
+	t.Helper()
+	// Every line ends in CRLF and none is over RFC 5322's hard limit.
+	for i, line := range bytes.SplitAfter(raw, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		require.True(t, bytes.HasSuffix(line, []byte("\r\n")), "line %d does not end in CRLF: %q", i, line)
+		require.LessOrEqual(t, len(line), 1000, "line %d too long", i)
+	}
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	require.NoError(t, err)
+	p := parsed{header: msg.Header}
+	mt, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	require.NoError(t, err)
+	require.Equal(t, "multipart/alternative", mt)
+	require.Equal(t, "1.0", msg.Header.Get("MIME-Version"))
+	mr := multipart.NewReader(msg.Body, params["boundary"])
+	for {
+		part, err := mr.NextRawPart()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		require.Equal(t, "quoted-printable", part.Header.Get("Content-Transfer-Encoding"))
+		body, err := io.ReadAll(quotedprintable.NewReader(part))
+		require.NoError(t, err)
+		ct, cparams, err := mime.ParseMediaType(part.Header.Get("Content-Type"))
+		require.NoError(t, err)
+		require.Equal(t, "utf-8", cparams["charset"])
+		p.partHeader = append(p.partHeader, map[string]string{"type": ct})
+		s := strings.ReplaceAll(string(body), "\r\n", "\n")
+		switch ct {
+		case "text/plain":
+			p.text = s
+		case "text/html":
+			p.html = s
+		default:
+			t.Fatalf("unexpected part %s", ct)
+		}
+	}
+	require.Len(t, p.partHeader, 2)
+	require.Equal(t, "text/plain", p.partHeader[0]["type"], "the plain part comes first, the preferred last")
+	return p
+}
+
+func TestBytes(t *testing.T) {
+	m, err := Render(testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed)), "Bookings <bookings@slotd.example>")
+	require.NoError(t, err)
+	raw := m.Bytes()
+	assert.Equal(t, raw, m.Bytes(), "the encoding is deterministic")
+	p := parseMessage(t, raw)
+
+	assert.Equal(t, "<"+testID+"@slotd>", p.header.Get("Message-ID"))
+	date, err := p.header.Date()
+	require.NoError(t, err)
+	assert.True(t, date.Equal(testAt))
+	from, err := p.header.AddressList("From")
+	require.NoError(t, err)
+	assert.Equal(t, []*mail.Address{{Name: "Bookings", Address: "bookings@slotd.example"}}, from)
+	to, err := p.header.AddressList("To")
+	require.NoError(t, err)
+	assert.Equal(t, "ana@example.com", to[0].Address)
+	assert.Equal(t, m.Subject, decodeHeader(t, p.header.Get("Subject")))
+	assert.Equal(t, m.Text, p.text)
+	assert.Equal(t, m.HTML, p.html)
+}
+
+func TestBytesNonASCIIAndLongHeaders(t *testing.T) {
+	biz := bizInfo{"Café Zoë — kapsalon en schoonheidssalon voor het hele gezin, ook op zondag geopend", "Europe/Amsterdam"}
+	m, err := Render(testRow(testID, KindStatus, biz, testAppointment(catalog.Cancelled)), "")
+	require.NoError(t, err)
+	raw := m.Bytes()
+	head := raw[:bytes.Index(raw, []byte("\r\n\r\n"))]
+	assert.Contains(t, string(head), "=?utf-8?q?")
+	for _, line := range strings.Split(string(head), "\r\n") {
+		assert.LessOrEqual(t, len(line), 78, "header line %q", line)
+		assert.True(t, isASCII(line), "header line %q", line)
+	}
+	p := parseMessage(t, raw)
+	assert.Equal(t, "Your appointment at "+biz.name+" has been cancelled", decodeHeader(t, p.header.Get("Subject")))
+	from, err := p.header.AddressList("From")
+	require.NoError(t, err)
+	assert.Equal(t, biz.name, from[0].Name)
+	assert.Equal(t, m.Text, p.text)
+	assert.Contains(t, p.text, "Café Zoë")
+}
+
+func TestBytesLongBodyLinesAndDots(t *testing.T) {
+	m := Message{
+		ID: testID, To: "a@example.com", From: "b@example.com", Subject: "x", Date: testAt,
+		Text: strings.Repeat("long line without breaks ", 100) + "\n.\n..leading dots\ntrailing space \n",
+		HTML: "<p>" + strings.Repeat("é", 500) + "</p>",
+	}
+	p := parseMessage(t, m.Bytes())
+	assert.Equal(t, m.Text, p.text)
+	assert.Equal(t, m.HTML, p.html)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRenderEndpointDisabled(t *testing.T) {
+	row := testRow(testID, KindEndpointDisabled, salon, nil)
+	row = append(row[:len(row)-1], `,"endpoint":{"id":"5b0e8c9e-7c1a-4c55-9d1e-2f6f3f0e9a11","url":"https://crm.example/hooks?a=<b>","consecutiveFailures":10}}`...)
+	m, err := Render(row, "")
+	require.NoError(t, err)
+	assert.Equal(t, "A webhook endpoint of Salon Anna & Co has been disabled", m.Subject)
+	assert.Contains(t, m.Text, "https://crm.example/hooks?a=<b>")
+	assert.Contains(t, m.Text, "after 10 deliveries in a row")
+	assert.Contains(t, m.Text, "PATCH /api/v1/webhooks/5b0e8c9e-7c1a-4c55-9d1e-2f6f3f0e9a11")
+	assert.Contains(t, m.HTML, "hooks?a=&lt;b&gt;", "the URL is escaped in HTML")
+	requireNoPlaceholders(t, m)
+}
