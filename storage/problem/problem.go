@@ -95,9 +95,16 @@ type Error struct {
 	Fields       []Field
 	Scope        string
 	RequiredPlan string
+	// Cause is what made an INTERNAL_ERROR happen (a failed journal sync,
+	// a timed-out actor, a panic). It is for the operator's log: the
+	// client sees only Code and Message, never the cause.
+	Cause error
 }
 
 func (e *Error) Error() string {
+	if e.Cause != nil {
+		return string(e.Code) + ": " + e.Cause.Error()
+	}
 	if len(e.Fields) == 0 {
 		return string(e.Code) + ": " + e.Message
 	}
@@ -130,11 +137,23 @@ func Bound(path string, reason Reason, limit int64, message string) Field {
 	return Field{Path: path, Reason: reason, Message: message, Limit: &limit}
 }
 
-// As returns err as an *Error, or an INTERNAL_ERROR when it is not one.
+// Unwrap returns the cause, so errors.Is and errors.As see through an
+// INTERNAL_ERROR to what caused it.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Wrap returns an INTERNAL_ERROR caused by err. The client is told only
+// that the server failed; err stays attached for the one log line the
+// transport writes with the request id.
+func Wrap(err error) *Error {
+	return &Error{Code: Internal, Message: "The server failed to handle the request.", Cause: err}
+}
+
+// As returns err as an *Error, or, when it is not one, an INTERNAL_ERROR
+// that keeps err as its cause.
 func As(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return New(Internal, "The server failed to handle the request.")
+	return Wrap(err)
 }
