@@ -1,10 +1,12 @@
-// Package mail sends the e-mails slotd's writes queue in the outbox.
+// Package mail owns slotd's outbound e-mail: it sends the messages that
+// writes queue in the outbox. It sits beside the webhook sender because
+// both carry a business's notifications out of the process.
 //
 // A write that should e-mail someone (a booking confirmation, a status
-// change, the owner's notice of an auto-disabled webhook endpoint) stores a row in the storage outbox table in
-// the same synced batch as the write itself (see storage/outbox.go and
-// actors/business/outbox.go). This package turns such rows into messages and
-// delivers them:
+// change, the owner's notice of an auto-disabled webhook endpoint) stores a
+// record.MailRow in the storage outbox table in the same synced batch as
+// the write itself (storage/outbox.go; the business actor writes it). This
+// package turns such rows into messages and delivers them:
 //
 //   - Render builds a Message (subject, plain text and HTML) from a row.
 //   - Message.Bytes encodes it as an RFC 5322 / MIME message.

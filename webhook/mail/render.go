@@ -11,9 +11,11 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/slotd/slotd/storage/record"
 )
 
-// Mail kinds written by the tenant actor (actors/tenant/booking.go). Any
+// Mail kinds written by the business actor (decided in actors/tenant). Any
 // other kind is accepted and gets a generic message.
 const (
 	KindConfirmation = "booking_confirmation"
@@ -42,58 +44,6 @@ type Message struct {
 	Text    string // plain-text body, "\n" line ends
 	HTML    string // HTML body
 	Date    time.Time
-}
-
-// row is the outbox row of actors/business/outbox.go.
-type row struct {
-	ID          string       `json:"id"`
-	Kind        string       `json:"kind"`
-	To          string       `json:"to"`
-	At          time.Time    `json:"at"`
-	Locale      string       `json:"locale"` // not written yet; see the package doc
-	Business    business     `json:"business"`
-	Appointment *appointment `json:"appointment"`
-	Endpoint    *endpoint    `json:"endpoint"` // endpoint_disabled notices
-}
-
-// endpoint is the webhook endpoint an endpoint_disabled notice is about.
-type endpoint struct {
-	ID                  string `json:"id"`
-	URL                 string `json:"url"`
-	ConsecutiveFailures int    `json:"consecutiveFailures"`
-}
-
-type business struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	Timezone string `json:"timezone"`
-}
-
-// appointment is the part of the api-v1 §2.1 Appointment a message shows.
-type appointment struct {
-	ID        string    `json:"id"`
-	Status    string    `json:"status"`
-	StartTime time.Time `json:"startTime"`
-	EndTime   time.Time `json:"endTime"`
-	// The type of a non-null bookingReference is not fixed by the API, so
-	// it is taken as raw JSON and shown only when it is a string or number.
-	BookingReference json.RawMessage `json:"bookingReference"`
-	Customer         struct {
-		FirstName string `json:"firstName"`
-		LastName  string `json:"lastName"`
-	} `json:"customer"`
-	Service struct {
-		Name            string `json:"name"`
-		DurationMinutes int    `json:"durationMinutes"`
-		PriceCents      int    `json:"priceCents"`
-	} `json:"service"`
-	StaffMember *struct {
-		Name string `json:"name"`
-	} `json:"staffMember"`
-	BasePriceCents  *int   `json:"basePriceCents"`
-	TotalPriceCents *int   `json:"totalPriceCents"`
-	DepositCents    *int   `json:"depositCents"`
-	Currency        string `json:"currency"`
 }
 
 // maxIDLen bounds a row id: it names a file and goes into Message-ID.
@@ -125,8 +75,8 @@ func Render(rowJSON []byte, from string) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	var r row
-	if err := json.Unmarshal(rowJSON, &r); err != nil {
+	r, err := record.DecodeMailRow(rowJSON)
+	if err != nil {
 		return Message{}, fmt.Errorf("%w: %v", ErrBadRow, err)
 	}
 	if !validID(r.ID) {
@@ -153,7 +103,7 @@ func Render(rowJSON []byte, from string) (Message, error) {
 		sender.Name = r.Business.Name
 	}
 	loc := loadZone(r.Business.Timezone)
-	d := compose(&r, localeFor(r.Locale), loc)
+	d := compose(r, localeFor(r.Locale), loc)
 	at := r.At
 	if !at.IsZero() {
 		at = at.In(loc)
@@ -227,7 +177,7 @@ type document struct {
 	footer   string
 }
 
-func compose(r *row, l locale, loc *time.Location) *document {
+func compose(r *record.MailRow, l locale, loc *time.Location) *document {
 	biz := r.Business.Name
 	d := &document{lang: l.name, closing: []string{l.get("closing"), biz}}
 	d.footer = l.get("footer", "business", biz)
@@ -295,7 +245,7 @@ func statusWords(l locale, status string) string {
 	return oneLine(strings.ReplaceAll(status, "_", " "))
 }
 
-func appointmentDetails(l locale, a *appointment, loc *time.Location, status string) [][2]string {
+func appointmentDetails(l locale, a *record.MailAppointment, loc *time.Location, status string) [][2]string {
 	var rows [][2]string
 	add := func(labelKey, value string) {
 		if value != "" {
