@@ -217,3 +217,19 @@ func (p *Pending) Wait() error {
 	p.b = nil
 	return err
 }
+
+// SyncWAL returns once every batch applied so far is durable, sharing one
+// fsync with whatever else is committing. A batch committed with
+// CommitNoWait is visible to this store's readers as soon as it is applied,
+// before its sync; a reader that acts on rows it read (the mailer sending
+// an outbox row) or shows them to a client (the delivery log) calls
+// SyncWAL after reading and before acting, so that it never acts on a
+// write that a crash could still undo. The WAL is ordered, so this one
+// sync covers everything read before it.
+func (s *Store) SyncWAL() error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.exit()
+	return s.db.LogData(nil, pebble.Sync)
+}

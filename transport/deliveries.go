@@ -72,6 +72,11 @@ func (s *Server) listDeliveries(c *call) {
 		n, last.ID = n+1, id
 		return true, nil
 	})
+	if err == nil {
+		// The log is read straight from the store, where a write still
+		// syncing is already visible: show nothing a crash could undo.
+		err = s.Store.SyncWAL()
+	}
 	if err != nil {
 		s.fail(c.ctx, err)
 		return

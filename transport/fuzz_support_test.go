@@ -18,7 +18,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/tenant"
@@ -29,6 +28,7 @@ import (
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/quota"
+	"github.com/slotd/slotd/transport/wire"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/deliver"
 )
@@ -258,7 +258,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	couriers := &courier.Env{Store: st, Clock: clock.Real{}, Sender: fuzzSender{}, Log: log}
-	dir, err := directory.Open(directory.Config{Store: st, Clock: clock.Real{}, Log: log, Couriers: couriers})
+	dir, err := directory.Open(directory.Config{Store: st, Clock: clock.Real{}, Log: log, Couriers: couriers, Encoder: wire.Encoder{}})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -345,11 +345,10 @@ func (fx *fuzzFixture) endpoint(tb testing.TB) uuid.UUID {
 	if eps := st.Endpoints(); len(eps) > 0 {
 		return eps[0].ID
 	}
-	ans, err := fx.s.Dir.Do(context.Background(), fzBiz, &business.RegisterEndpoint{
-		In:     tenant.EndpointInput{URL: "https://hooks.example.com/slotd", EventTypes: []string{"appointment.created"}},
-		Secret: fx.secret})
-	if err != nil || ans.Status != 201 {
-		tb.Fatalf("registering the endpoint: %v %+v", err, ans)
+	_, err := fx.s.Dir.RegisterEndpoint(context.Background(), fzBiz,
+		tenant.EndpointInput{URL: "https://hooks.example.com/slotd", EventTypes: []string{"appointment.created"}}, fx.secret)
+	if err != nil {
+		tb.Fatalf("registering the endpoint: %v", err)
 	}
 	return fx.state(tb).Endpoints()[0].ID
 }

@@ -170,19 +170,16 @@ func reqContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), 10*time.Second)
 }
 
-// fail writes err: an *problem.Error as itself, anything else as a logged
-// INTERNAL_ERROR that reveals nothing.
+// fail writes err: a refusal (*problem.Error) as itself, anything else as
+// an INTERNAL_ERROR that reveals nothing to the client. An internal error
+// is logged here, once, with the request id and its cause; the engine
+// returns causes and does not log what it returns.
 func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
-	var pe *problem.Error
-	if errors.As(err, &pe) {
-		if pe.Code == problem.Internal {
-			s.Log.Error("request failed", "request_id", requestID(ctx), "err", err)
-		}
-		writeError(ctx, pe)
-		return
+	pe := problem.As(err)
+	if pe.Code == problem.Internal {
+		s.Log.Error("request failed", "request_id", requestID(ctx), "err", err)
 	}
-	s.Log.Error("request failed", "request_id", requestID(ctx), "err", err)
-	writeError(ctx, errInternal)
+	writeError(ctx, pe)
 }
 
 // ConnLimits bound what one connection may hold: a client that sends its

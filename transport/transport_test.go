@@ -20,6 +20,7 @@ import (
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/quota"
+	"github.com/slotd/slotd/transport/wire"
 )
 
 var (
@@ -40,7 +41,7 @@ func newServer(tb testing.TB, plan catalog.Plan, n int) *Server {
 	st, err := storage.Open(tb.TempDir(), storage.Options{})
 	require.NoError(tb, err)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	dir, err := directory.Open(directory.Config{Store: st, Clock: clock.Real{}, Log: log})
+	dir, err := directory.Open(directory.Config{Store: st, Clock: clock.Real{}, Log: log, Encoder: wire.Encoder{}})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { dir.Close(); st.Close() })
 	spec := catalog.Spec{

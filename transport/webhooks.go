@@ -7,7 +7,6 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
@@ -80,7 +79,9 @@ func (s *Server) registerWebhook(c *call) {
 		writeError(c.ctx, perr)
 		return
 	}
-	c.send(&business.RegisterEndpoint{In: *in, Secret: secret})
+	rctx, cancel := reqContext()
+	defer cancel()
+	c.endpoint(201, true)(s.Dir.RegisterEndpoint(rctx, c.st.Business.ID, *in, secret))
 }
 
 // decodeEndpoint validates a registration body.
@@ -193,7 +194,9 @@ func (s *Server) patchWebhook(c *call) {
 		s.fail(c.ctx, err)
 		return
 	}
-	c.send(&business.PatchEndpoint{ID: id, In: in})
+	rctx, cancel := reqContext()
+	defer cancel()
+	c.endpoint(200, false)(s.Dir.PatchEndpoint(rctx, c.st.Business.ID, id, in))
 }
 
 func (s *Server) deleteWebhook(c *call) {
@@ -206,5 +209,23 @@ func (s *Server) deleteWebhook(c *call) {
 		writeError(c.ctx, errNotFound)
 		return
 	}
-	c.send(&business.DeleteEndpoint{ID: id})
+	rctx, cancel := reqContext()
+	defer cancel()
+	if err := s.Dir.DeleteEndpoint(rctx, c.st.Business.ID, id); err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	writeJSON(c.ctx, 204, nil)
+}
+
+// endpoint returns the writer of an endpoint answer with status; the
+// secret is shown only in the answer of a registration.
+func (c *call) endpoint(status int, withSecret bool) func(catalog.Endpoint, error) {
+	return func(e catalog.Endpoint, err error) {
+		if err != nil {
+			c.s.fail(c.ctx, err)
+			return
+		}
+		writeJSON(c.ctx, status, wire.AppendEndpoint(nil, &e, withSecret))
+	}
 }

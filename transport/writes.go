@@ -14,12 +14,15 @@ import (
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/input"
+	"github.com/slotd/slotd/transport/wire"
 )
 
 // The booking-side write endpoints. Each decodes and validates the request
-// here (400s never reach the business), copies it into plain values, and
-// sends it to the business actor, which decides, journals and answers with
-// the status and body bytes to send.
+// here (400s that need no state never reach the business), copies it into
+// plain values, and calls the directory's typed method for it. Idempotent
+// creates get back the answer the engine stored under the key (rendered by
+// wire.Encoder, which the engine was handed at start); the others get the
+// domain value and render it here.
 
 const maxIdemKey = 255
 
@@ -53,11 +56,8 @@ func creating(c *call) (*business.IdemKey, bool) {
 	return key, true
 }
 
-// send delivers msg to the caller's business and writes its answer.
-func (c *call) send(msg any) {
-	rctx, cancel := reqContext()
-	defer cancel()
-	ans, err := c.s.Dir.Do(rctx, c.st.Business.ID, msg)
+// answer writes the stored answer of an idempotent request, or err.
+func (c *call) answer(ans *business.Answer, err error) {
 	if err != nil {
 		c.s.fail(c.ctx, err)
 		return
@@ -66,6 +66,16 @@ func (c *call) send(msg any) {
 		c.ctx.Response.Header.Set("Idempotency-Replayed", "true")
 	}
 	writeJSON(c.ctx, ans.Status, ans.Body)
+}
+
+// appointment writes a PATCH or status answer: 200 with the appointment
+// as GET shows it (decisions §3), or err.
+func (c *call) appointment(v business.AppointmentView, err error) {
+	if err != nil {
+		c.s.fail(c.ctx, err)
+		return
+	}
+	writeJSON(c.ctx, 200, wire.AppendAppointment(make([]byte, 0, 1536), v.Appointment, v.Customer))
 }
 
 func (s *Server) createAppointment(c *call) {
@@ -78,7 +88,9 @@ func (s *Server) createAppointment(c *call) {
 		s.fail(c.ctx, err)
 		return
 	}
-	c.send(&business.Create{In: *in, Idem: key})
+	rctx, cancel := reqContext()
+	defer cancel()
+	c.answer(s.Dir.Book(rctx, c.st.Business.ID, *in, *key))
 }
 
 // decodeCreate validates a POST /appointments body.
@@ -135,7 +147,9 @@ func (s *Server) createCustomer(c *call) {
 		s.fail(c.ctx, err)
 		return
 	}
-	c.send(&business.CreateCustomer{In: cu, Idem: key})
+	rctx, cancel := reqContext()
+	defer cancel()
+	c.answer(s.Dir.AddCustomer(rctx, c.st.Business.ID, cu, *key))
 }
 
 // existingAppointment returns the {id} of a write on one appointment, having
@@ -182,7 +196,9 @@ func (s *Server) patchAppointment(c *call) {
 		s.fail(c.ctx, err)
 		return
 	}
-	c.send(&business.Patch{ID: id, In: in})
+	rctx, cancel := reqContext()
+	defer cancel()
+	c.appointment(s.Dir.Patch(rctx, c.st.Business.ID, id, in))
 }
 
 var requestableStatuses = []string{string(catalog.Confirmed), string(catalog.Cancelled), string(catalog.Completed), string(catalog.NoShow)}
@@ -202,5 +218,7 @@ func (s *Server) setStatus(c *call) {
 		s.fail(c.ctx, err)
 		return
 	}
-	c.send(&business.SetStatus{ID: id, Status: catalog.Status(to)})
+	rctx, cancel := reqContext()
+	defer cancel()
+	c.appointment(s.Dir.SetStatus(rctx, c.st.Business.ID, id, catalog.Status(to)))
 }

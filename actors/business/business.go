@@ -1,18 +1,12 @@
 // Package business owns the business actor: the one goroutine-at-a-time
 // owner of a tenant's state. Every write for a business is a message to its
-// actor, which decides (package tenant), appends the resulting record to the
-// journal with a synced Pebble commit, applies it, publishes the new state
-// and only then replies. Reads never enter the mailbox: the actor publishes
-// each immutable tenant.State through Handle, and readers load it atomically.
-//
-// Message protocol (requests are answered with exactly one reply):
-//
-//	Put{Spec}         -> PutReply{Created, Changed, Err}   world file or admin put
-//	Issue{Key}        -> KeyReply{Key, Err}                 a new API key
-//	Revoke{KeyID}     -> KeyReply{Key, Err}                 revoke a key
-//
-// and the booking-side requests of writes.go, each answered with an
-// *Answer carrying the HTTP status and body bytes.
+// actor (the protocol is in protocol.go), which decides (package tenant),
+// journals the resulting record with everything it causes in one Pebble
+// batch, and answers once that batch is durable. Readers never enter the
+// mailbox: the actor publishes each immutable tenant.State through Handle,
+// and only after its journal sync has completed (the commit path's
+// contract is in commit.go), so no reader ever sees a write that a crash
+// could undo.
 //
 // On start (and on a supervised restart after a panic) the actor rebuilds its
 // state from the latest snapshot plus the journal after it, so a restart
@@ -49,6 +43,9 @@ type Env struct {
 	Clock clock.Clock
 	Keys  KeyIndex
 	Log   *slog.Logger
+	// Encoder renders stored answers and event envelopes in the API's
+	// bytes (the transport's wire.Encoder).
+	Encoder Encoder
 	// SnapshotEvery is how many records accumulate before the actor writes a
 	// snapshot and truncates the journal (0 means 1000).
 	SnapshotEvery uint64
@@ -61,10 +58,10 @@ type Env struct {
 	// webhook events are logged as deliveries but never sent (tests).
 	Couriers *courier.Env
 
-	bg sync.WaitGroup // background snapshot writers and reply senders
+	bg sync.WaitGroup // background snapshot writers and publishers
 }
 
-// Wait blocks until the actors' background work (snapshots, replies waiting
+// Wait blocks until the actors' background work (snapshots, writes waiting
 // for their sync) has finished; call it after stopping the actors and
 // before closing the store.
 func (e *Env) Wait() { e.bg.Wait() }
@@ -75,17 +72,29 @@ type Handle struct {
 	ID  uuid.UUID
 	PID *actor.PID
 
+	// state is the latest durable state; only the actor's publisher (and
+	// its load) stores it.
 	state        atomic.Pointer[tenant.State]
 	snapshotting atomic.Bool // a snapshot is being written
 	ready        chan struct{}
 	once         sync.Once
-	loadErr      error // set before ready is closed
+	loadErr      error                // set before ready is closed
+	broken       atomic.Pointer[error] // a journal sync failed: replace the actor
+	// pub publishes the actor's durable states. It belongs to the handle,
+	// not to one incarnation of the actor, so that a restarted actor's
+	// first state is published after the writes its predecessor left in
+	// flight.
+	pub publisher
 }
 
 // NewHandle returns the handle of a business actor that is not started yet.
-func NewHandle(id uuid.UUID) *Handle { return &Handle{ID: id, ready: make(chan struct{})} }
+func NewHandle(id uuid.UUID) *Handle {
+	h := &Handle{ID: id, ready: make(chan struct{})}
+	h.pub.h = h
+	return h
+}
 
-// State returns the latest published state, nil if the business does not
+// State returns the latest durable state, nil if the business does not
 // exist. Call Wait first.
 func (h *Handle) State() *tenant.State { return h.state.Load() }
 
@@ -110,25 +119,30 @@ func (h *Handle) loaded(err error) {
 func (h *Handle) Ready() bool {
 	select {
 	case <-h.ready:
-		return h.loadErr == nil
+		return h.loadErr == nil && h.broken.Load() == nil
 	default:
 		return false
 	}
 }
 
-// Failed reports whether loading the state failed; a failed handle must be
-// replaced by a fresh actor.
+// Failed reports whether loading the state failed or a journal sync
+// failed since; a failed handle must be replaced by a fresh actor, which
+// rebuilds the state from what the journal holds.
 func (h *Handle) Failed() bool {
 	select {
 	case <-h.ready:
-		return h.loadErr != nil
+		return h.loadErr != nil || h.broken.Load() != nil
 	default:
 		return false
 	}
 }
 
+// breakDown marks the handle failed after a journal sync failed.
+func (h *Handle) breakDown(err error) { h.broken.CompareAndSwap(nil, &err) }
+
 // Props returns the props of the actor behind h.
 func Props(env *Env, h *Handle) *actor.Props {
+	h.pub.bg = &env.bg
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &businessActor{env: env, h: h, unsynced: map[string]bool{}, ids: newIDs(),
 			couriers: map[uuid.UUID]*actor.PID{}}

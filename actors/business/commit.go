@@ -1,50 +1,203 @@
 package business
 
 import (
+	"sync"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
-	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
-type batch = *storage.Batch
+// The commit path. Every write of a business, whatever its kind, goes
+// through commit, and this is its contract:
+//
+//  1. The actor decides against a.state, its own state, which includes
+//     writes whose journal sync is still running: it never waits for the
+//     disk before deciding the next message.
+//  2. commit encodes the record, applies it to a.state giving next, and
+//     puts the record and every row it causes (outbox e-mail, webhook
+//     deliveries, key and registry indexes) in one Pebble batch: they
+//     become durable together or not at all.
+//  3. The batch goes to Pebble without waiting for its sync
+//     (storage.Batch.CommitNoWait), and next becomes the actor's state.
+//  4. next and what must follow the write (the reply, new deliveries for
+//     the couriers, a wake-up for the mailer) go to the publisher. The
+//     publisher waits for syncs in journal order and, for each, first
+//     publishes the state to readers (Handle.State) and then does what
+//     waited on it.
+//
+// So nothing outside the actor — a GET, a list, an availability answer, a
+// webhook event, an e-mail, the answer to any request — observes a write
+// before its sync has completed. This is the hazard Pebble's own commit
+// pipeline documents: a batch applied to the memtable is visible to its
+// readers before its WAL sync, so whoever publishes must wait. Here the
+// actor alone sees such state, and only to decide.
+//
+// Pipelining stays: while one write's fsync runs, the actor decides and
+// applies the next, and both share the next fsync with other businesses
+// (group commit). The WAL is ordered, so syncs complete in journal order
+// and publishing in queue order costs no waiting.
+//
+// An answer that writes nothing was still decided against a.state: a
+// SLOT_TAKEN caused by a booking whose sync is running, or a no-op PATCH
+// that shows such a booking's notes. Such answers queue behind the writes
+// in flight too (after), so they cannot reveal what a crash could undo.
+//
+// A sync that fails means the store is broken (Pebble treats a WAL failure
+// as fatal; in practice it was closed under us). The publisher then fails
+// that write and every one queued after it, keeps the last durable state
+// published, and marks the handle broken, so the directory replaces the
+// actor, which rebuilds its state from the journal.
 
-// commit journals rec with a synced commit, together with whatever extra
-// rows also adds (indexes that must change atomically with the record), and
-// then applies it and publishes the new state. Nothing is applied when the
-// commit fails, so memory never runs ahead of the journal.
-func (a *businessActor) commit(rec *record.Record, also func(batch)) error {
+// step is one entry of the publisher's queue.
+type step struct {
+	state   *tenant.State    // published once durable; nil for an answer that wrote nothing
+	pending *storage.Pending // the write's sync; nil when there is nothing to wait for
+	then    func(err error)  // runs after publication, or with the failure
+}
+
+// publisher makes writes visible in journal order once they are durable.
+// Its goroutine runs only while the queue is not empty, so an idle
+// business costs no goroutine.
+type publisher struct {
+	h  *Handle
+	bg *sync.WaitGroup
+
+	mu      sync.Mutex
+	queue   []step
+	running bool  // a goroutine is draining the queue
+	failed  error // the first sync failure; every later step fails with it
+}
+
+// push queues s, or runs it at once when nothing is ahead of it and it
+// has no sync to wait for.
+func (p *publisher) push(s step) {
+	p.mu.Lock()
+	if !p.running && s.pending == nil {
+		err := p.failed
+		p.mu.Unlock()
+		p.finish(s, err)
+		return
+	}
+	p.queue = append(p.queue, s)
+	if !p.running {
+		p.running = true
+		p.bg.Add(1)
+		go p.run()
+	}
+	p.mu.Unlock()
+}
+
+func (p *publisher) run() {
+	defer p.bg.Done()
+	for {
+		p.mu.Lock()
+		if len(p.queue) == 0 {
+			p.running = false
+			p.mu.Unlock()
+			return
+		}
+		s := p.queue[0]
+		p.queue[0] = step{}
+		p.queue = p.queue[1:]
+		failed := p.failed
+		p.mu.Unlock()
+		p.finish(s, p.wait(s, failed))
+	}
+}
+
+// wait waits for s's sync and records a first failure.
+func (p *publisher) wait(s step, failed error) error {
+	if s.pending == nil {
+		return failed
+	}
+	err := s.pending.Wait()
+	if failed != nil {
+		return failed
+	}
+	if err != nil {
+		p.mu.Lock()
+		p.failed = err
+		p.mu.Unlock()
+		p.h.breakDown(err)
+	}
+	return err
+}
+
+func (p *publisher) finish(s step, err error) {
+	if err == nil && s.state != nil {
+		p.h.state.Store(s.state)
+	}
+	if s.then != nil {
+		s.then(err)
+	}
+}
+
+// commit journals rec with the rows that rows adds to its batch (given the
+// state after rec), makes the result the actor's state, and queues it for
+// publication; then runs once the write is durable and published, or with
+// the error that failed it. An error returned here means nothing was
+// journalled or applied, and then is not called.
+func (a *businessActor) commit(rec *record.Record, rows func(*storage.Batch, *tenant.State) error, then func(error)) error {
+	s, err := a.journal(rec, rows)
+	if err != nil {
+		return err
+	}
+	s.then = then
+	a.h.pub.push(s)
+	return nil
+}
+
+// journal is commit's first half: it hands the batch to Pebble and makes
+// the new state the actor's, and returns the step for the caller to
+// complete with what follows the sync and push. Nothing may run between
+// the two halves that could fail the write.
+func (a *businessActor) journal(rec *record.Record, rows func(*storage.Batch, *tenant.State) error) (step, error) {
 	seq := uint64(1)
 	if a.state != nil {
 		seq = a.state.Seq + 1
 	}
 	enc, err := record.Encode(nil, rec)
 	if err != nil {
-		return err
+		return step{}, err
 	}
 	next, err := tenant.Apply(a.state, seq, rec)
 	if err != nil {
-		return err
+		return step{}, err
 	}
 	b := a.env.Store.NewBatch()
-	defer b.Close()
 	b.Append(a.h.ID, seq, enc)
-	if also != nil {
-		also(b)
+	if rows != nil {
+		if err := rows(b, next); err != nil {
+			b.Close()
+			return step{}, err
+		}
 	}
-	if err := b.Commit(); err != nil {
+	pending, err := b.CommitNoWait()
+	if err != nil {
+		return step{}, err
+	}
+	a.state = next
+	a.maybeSnapshot(next)
+	return step{state: next, pending: pending}, nil
+}
+
+// commitSync is commit for the rare writes that the actor finishes before
+// its next message (a world put, a key issued or revoked): it waits until
+// the write is durable and published.
+func (a *businessActor) commitSync(rec *record.Record, rows func(*storage.Batch, *tenant.State) error) error {
+	done := make(chan error, 1)
+	if err := a.commit(rec, rows, func(err error) { done <- err }); err != nil {
 		return err
 	}
-	a.maybeSnapshot(next)
-	a.state = next
-	a.h.state.Store(next)
-	return nil
+	return <-done
 }
+
+// after runs fn once every write committed so far is durable and
+// published: the way to answer from state that may include writes still
+// syncing. It runs at once when nothing is in flight.
+func (a *businessActor) after(fn func(err error)) { a.h.pub.push(step{then: fn}) }
 
 // maybeSnapshot starts writing a snapshot of st once enough records have
 // accumulated since the last one. The state is immutable, so a background
@@ -52,6 +205,10 @@ func (a *businessActor) commit(rec *record.Record, also func(batch)) error {
 // calendar never stalls its mailbox for the O(n) encode. The snapshot and
 // the truncation of the journal it covers commit together; records after
 // st.Seq stay. At most one snapshot is in flight per actor.
+//
+// st may include writes still syncing. That is safe: the snapshot's batch
+// is synced, and it follows their records in the WAL, so it cannot be
+// durable while they are not.
 //
 // "Enough" grows with the business: at least SnapshotEvery records, and at
 // least a quarter of the records the state holds. A snapshot costs O(n) in
@@ -68,10 +225,11 @@ func (a *businessActor) maybeSnapshot(st *tenant.State) {
 	if st.Seq-a.snapSeq < every || !a.h.snapshotting.CompareAndSwap(false, true) {
 		return
 	}
+	// Answers older than their retention are dropped from the actor's
+	// state (readers get the pruned state with the next write).
 	if pruned := tenant.PruneIdempotency(st, a.now().Add(-idemRetention)); pruned != st {
 		st = pruned
 		a.state = st
-		a.h.state.Store(st)
 	}
 	a.snapSeq = st.Seq
 	store, log, id := a.env.Store, a.env.Log, a.h.ID
@@ -95,81 +253,3 @@ func (a *businessActor) maybeSnapshot(st *tenant.State) {
 // now is the actor's notion of the current time, cut to the millisecond the
 // API shows, so that what is stored sorts exactly as what clients see.
 func (a *businessActor) now() time.Time { return a.env.Clock.Now().UTC().Truncate(time.Millisecond) }
-
-// commitAsync journals ch without waiting for its sync, applies it and
-// publishes the new state at once, and answers the sender with ans (if not
-// nil) only when the write is durable; new webhook deliveries reach their
-// couriers then too. The actor meanwhile goes on with its next message, so
-// a busy business shares fsyncs among its own writes
-// (storage.CommitNoWait). The WAL is ordered: when a later write's sync
-// completes, this one's has.
-func (a *businessActor) commitAsync(ctx actor.Context, ch *record.Change, ans *Answer) {
-	fail := func(err error) {
-		if ans != nil {
-			ctx.Respond(errorAnswer(problem.As(err)))
-		}
-	}
-	rec := &record.Record{Kind: record.KindChange, Change: ch}
-	seq := a.state.Seq + 1
-	enc, err := record.Encode(nil, rec)
-	if err != nil {
-		fail(err)
-		return
-	}
-	next, err := tenant.Apply(a.state, seq, rec)
-	if err != nil {
-		fail(err)
-		return
-	}
-	b := a.env.Store.NewBatch()
-	b.Append(a.h.ID, seq, enc)
-	fresh, err := addOutbox(b, next, ch)
-	if err != nil {
-		b.Close()
-		fail(err)
-		return
-	}
-	pending, err := b.CommitNoWait()
-	if err != nil {
-		a.env.Log.Error("journal commit failed", "business", a.h.ID, "err", err)
-		fail(err)
-		return
-	}
-	a.maybeSnapshot(next)
-	a.state = next
-	a.h.state.Store(next)
-	a.tellCouriers(ctx, ch)
-	handoff := a.freshFor(fresh)
-	var key string
-	if ch.Idempotency != nil {
-		key = ch.Idempotency.Key
-		a.unsynced[key] = true
-	}
-	root, self, sender := ctx.ActorSystem().Root, ctx.Self(), ctx.Sender()
-	a.env.bg.Add(1)
-	go func() {
-		defer a.env.bg.Done()
-		err := pending.Wait()
-		if err != nil {
-			// Pebble treats a failed WAL sync as fatal; reaching this means
-			// the store was closed under us. The client is not told the
-			// write succeeded, and no courier sends its events.
-			a.env.Log.Error("journal sync failed", "business", a.h.ID, "err", err)
-			ans = errorAnswer(problem.As(err))
-		}
-		if key != "" {
-			root.Send(self, &synced{key: key})
-		}
-		if err == nil {
-			for pid, ds := range handoff {
-				root.Send(pid, &courier.Fresh{Deliveries: ds})
-			}
-			if len(ch.Mails) > 0 && a.env.MailQueued != nil {
-				a.env.MailQueued()
-			}
-		}
-		if ans != nil && sender != nil {
-			root.Send(sender, ans)
-		}
-	}()
-}

@@ -1,6 +1,8 @@
 package business
 
 import (
+	"encoding/json"
+
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/courier"
@@ -8,7 +10,6 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
-	"github.com/slotd/slotd/transport/wire"
 )
 
 // addOutbox puts what the change still has to send into the batch that
@@ -16,12 +17,13 @@ import (
 // endpoint that delivers its type at this moment (switched on, not
 // auto-disabled, subscribed): the delivery log is the webhook outbox, so
 // nothing is backfilled to an endpoint that was off, and a delivery exists
-// exactly when its event does. The envelope of api-v1 §6.2 is rendered once,
-// its data as GET would render the subject at that moment, so a later
-// delivery (or replay) sends what happened, not what is true by then. Mail
-// rows hold what the mailer needs to write the message. It returns the new
-// deliveries by endpoint, for their couriers once the batch is durable.
-func addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.UUID][]catalog.Delivery, error) {
+// exactly when its event does. The envelope of api-v1 §6.2 is rendered once
+// by the Encoder, its data as GET would render the subject at that moment,
+// so a later delivery (or replay) sends what happened, not what is true by
+// then. Each e-mail becomes a record.MailRow with what the mailer needs.
+// It returns the new deliveries by endpoint, for their couriers once the
+// batch is durable.
+func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.UUID][]catalog.Delivery, error) {
 	var fresh map[uuid.UUID][]catalog.Delivery
 	eps := st.Endpoints()
 	for i := range ch.Events {
@@ -33,7 +35,7 @@ func addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.
 				continue
 			}
 			if env == nil {
-				env = envelope(st, ch, ev)
+				env = a.envelope(st, ch, ev)
 			}
 			d := courier.First(ep.ID, ev.ID, ev.Type, env, ev.CreatedAt)
 			enc, err := record.EncodeDelivery(&d)
@@ -47,8 +49,12 @@ func addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.
 			fresh[ep.ID] = append(fresh[ep.ID], d)
 		}
 	}
-	for _, m := range ch.Mails {
-		b.PutOutbox(st.Business.ID, storage.OutboxMail, m.ID, mail(st, ch, &m))
+	for i := range ch.Mails {
+		row, err := record.EncodeMailRow(mailRow(st, ch, &ch.Mails[i]))
+		if err != nil {
+			return nil, err
+		}
+		b.PutOutbox(st.Business.ID, storage.OutboxMail, ch.Mails[i].ID, row)
 	}
 	for _, id := range ch.Removed {
 		b.DeleteDeliveries(st.Business.ID, id)
@@ -56,28 +62,17 @@ func addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.
 	return fresh, nil
 }
 
-func envelope(st *tenant.State, ch *record.Change, ev *record.Event) []byte {
-	b := append([]byte(nil), `{"id":`...)
-	b = wire.AppendString(b, ev.ID)
-	b = append(b, `,"type":`...)
-	b = wire.AppendString(b, ev.Type)
-	b = append(b, `,"createdAt":`...)
-	b = wire.AppendTime(b, ev.CreatedAt)
-	b = append(b, `,"apiVersion":"v1","data":`...)
-	b = appendSubject(b, st, ch, ev.Subject)
-	return append(b, '}')
-}
-
-// appendSubject renders the appointment or customer id names, as of the
-// state after ch.
-func appendSubject(b []byte, st *tenant.State, ch *record.Change, id uuid.UUID) []byte {
-	if a := appointmentOf(st, ch, id); a != nil {
-		return wire.AppendAppointment(b, a, customerOf(st, ch, a.CustomerID))
+// envelope renders event ev; its subject is an appointment (with its
+// customer) or a customer, as of the state after ch.
+func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record.Event) []byte {
+	appt := appointmentOf(st, ch, ev.Subject)
+	var cu *catalog.Customer
+	if appt != nil {
+		cu = customerOf(st, ch, appt.CustomerID)
+	} else {
+		cu = customerOf(st, ch, ev.Subject)
 	}
-	if c := customerOf(st, ch, id); c != nil {
-		return wire.AppendCustomer(b, c)
-	}
-	return append(b, "null"...)
+	return a.env.Encoder.AppendEvent(make([]byte, 0, 1536), ev.ID, ev.Type, ev.CreatedAt, appt, cu)
 }
 
 func appointmentOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Appointment {
@@ -89,37 +84,42 @@ func appointmentOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.A
 	return st.Appointment(id)
 }
 
-func mail(st *tenant.State, ch *record.Change, m *record.Mail) []byte {
-	b := append([]byte(nil), `{"id":`...)
-	b = wire.AppendString(b, m.ID)
-	b = append(b, `,"kind":`...)
-	b = wire.AppendString(b, m.Kind)
-	b = append(b, `,"to":`...)
-	b = wire.AppendString(b, m.To)
-	b = append(b, `,"at":`...)
-	b = wire.AppendTime(b, m.At)
-	b = append(b, `,"business":{"id":`...)
-	b = wire.AppendUUID(b, st.Business.ID)
-	b = append(b, `,"name":`...)
-	b = wire.AppendString(b, st.Business.Name)
-	b = append(b, `,"timezone":`...)
-	b = wire.AppendString(b, st.Business.Timezone)
-	b = append(b, '}')
+// mailRow is the outbox row of e-mail m, as of the state after ch.
+func mailRow(st *tenant.State, ch *record.Change, m *record.Mail) *record.MailRow {
+	r := &record.MailRow{ID: m.ID, Kind: m.Kind, To: m.To, At: m.At,
+		Business: record.MailBusiness{ID: st.Business.ID.String(), Name: st.Business.Name, Timezone: st.Business.Timezone}}
 	if m.Endpoint != nil {
 		if ep := endpointOf(st, ch, *m.Endpoint); ep != nil {
-			b = append(b, `,"endpoint":{"id":`...)
-			b = wire.AppendUUID(b, ep.ID)
-			b = append(b, `,"url":`...)
-			b = wire.AppendString(b, ep.URL)
-			b = append(b, `,"consecutiveFailures":`...)
-			b = wire.AppendInt(b, ep.ConsecutiveFailures)
-			b = append(b, '}')
+			r.Endpoint = &record.MailEndpoint{ID: ep.ID.String(), URL: ep.URL, ConsecutiveFailures: ep.ConsecutiveFailures}
 		}
-		return append(b, '}')
+		return r
 	}
-	b = append(b, `,"appointment":`...)
-	b = appendSubject(b, st, ch, m.Appointment)
-	return append(b, '}')
+	if appt := appointmentOf(st, ch, m.Appointment); appt != nil {
+		r.Appointment = mailAppointment(appt, customerOf(st, ch, appt.CustomerID))
+	}
+	return r
+}
+
+func mailAppointment(a *catalog.Appointment, cu *catalog.Customer) *record.MailAppointment {
+	m := &record.MailAppointment{ID: a.ID.String(), Status: string(a.Status), StartTime: a.StartTime, EndTime: a.EndTime,
+		Service:        record.MailService{Name: a.Service.Name, DurationMinutes: a.Service.DurationMinutes, PriceCents: a.Service.PriceCents},
+		BasePriceCents: a.BasePriceCents, TotalPriceCents: a.TotalPriceCents, DepositCents: a.DepositCents, Currency: a.Currency}
+	if a.BookingReference != nil {
+		m.BookingReference = quote(*a.BookingReference)
+	}
+	if cu != nil {
+		m.Customer = record.MailPerson{FirstName: cu.FirstName, LastName: cu.LastName}
+	}
+	if a.Staff != nil {
+		m.StaffMember = &record.MailStaff{Name: a.Staff.Name}
+	}
+	return m
+}
+
+// quote is s as a JSON string.
+func quote(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
 }
 
 func endpointOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Endpoint {

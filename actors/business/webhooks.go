@@ -17,6 +17,12 @@ import (
 // it when the endpoint is deleted. Couriers report how deliveries ended;
 // the business actor turns that into consecutiveFailures and auto-disable,
 // which are endpoint state and so its to journal.
+//
+// What a courier is told comes from a write, so it is told only once that
+// write is durable (commit.go): a courier never sends an event, or acts on
+// an endpoint change, that a crash could undo. A courier for a new
+// endpoint is spawned at once (only the actor can spawn its children), but
+// it has nothing to send until its first deliveries arrive after the sync.
 
 // startCouriers spawns a courier for every endpoint of the loaded state;
 // each re-arms its open deliveries from the log.
@@ -29,37 +35,36 @@ func (a *businessActor) startCouriers(ctx actor.Context) {
 	}
 }
 
-// tellCouriers brings the couriers in step with the endpoints ch changed.
-func (a *businessActor) tellCouriers(ctx actor.Context, ch *record.Change) {
+// tell is a message for a courier, sent once its write is durable.
+type tell struct {
+	pid *actor.PID
+	msg any
+}
+
+// courierMessages brings the set of couriers in step with the endpoints ch
+// changes and returns what to tell them once ch is durable: new endpoint
+// states, retirements, and the new deliveries by endpoint.
+func (a *businessActor) courierMessages(ctx actor.Context, ch *record.Change, fresh map[uuid.UUID][]catalog.Delivery) []tell {
 	if a.env.Couriers == nil {
-		return
+		return nil
 	}
+	var out []tell
 	for _, ep := range ch.Endpoints {
 		if pid := a.couriers[ep.ID]; pid != nil {
-			ctx.Send(pid, &courier.Configure{Endpoint: ep})
+			out = append(out, tell{pid, &courier.Configure{Endpoint: ep}})
 		} else {
 			a.couriers[ep.ID] = ctx.Spawn(courier.Props(a.env.Couriers, a.h.ID, ep))
 		}
 	}
 	for _, id := range ch.Removed {
 		if pid := a.couriers[id]; pid != nil {
-			ctx.Send(pid, &courier.Retire{})
+			out = append(out, tell{pid, &courier.Retire{}})
 			delete(a.couriers, id)
 		}
 	}
-}
-
-// freshFor pairs new deliveries with their couriers' PIDs, looked up now,
-// in the actor, so the goroutine that hands them over after the sync does
-// not touch actor state.
-func (a *businessActor) freshFor(fresh map[uuid.UUID][]catalog.Delivery) map[*actor.PID][]catalog.Delivery {
-	if len(fresh) == 0 {
-		return nil
-	}
-	out := make(map[*actor.PID][]catalog.Delivery, len(fresh))
 	for id, ds := range fresh {
 		if pid := a.couriers[id]; pid != nil {
-			out[pid] = ds
+			out = append(out, tell{pid, &courier.Fresh{Deliveries: ds}})
 		}
 	}
 	return out
@@ -71,7 +76,7 @@ func (a *businessActor) outcome(ctx actor.Context, m *courier.Outcome) {
 		return
 	}
 	if ch := tenant.DecideDeliveryOutcome(a.state, m.EndpointID, m.Delivered, a.now(), a.ids); ch != nil {
-		a.commitAsync(ctx, ch, nil)
+		commitChange(a, ctx, ch, Done{})
 	}
 }
 

@@ -9,75 +9,11 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
-	"github.com/slotd/slotd/transport/wire"
 )
-
-// The booking-side protocol. Each request is answered with an *Answer: the
-// HTTP status and the exact body bytes, so that an idempotent answer can be
-// stored and replayed byte for byte.
-//
-//	Create{In, Idem}          -> Answer   POST /appointments
-//	CreateCustomer{In, Idem}  -> Answer   POST /customers
-//	Patch{ID, In}             -> Answer   PATCH /appointments/{id}
-//	SetStatus{ID, Status}     -> Answer   POST /appointments/{id}/status
-//	RegisterEndpoint{In, Secret} -> Answer  POST /webhooks (after its ping)
-//	PatchEndpoint{ID, In}     -> Answer   PATCH /webhooks/{id}
-//	DeleteEndpoint{ID}        -> Answer   DELETE /webhooks/{id}
-
-// IdemKey identifies an idempotent request (api-v1 §4.1).
-type IdemKey struct {
-	Key, Method, Path string
-	BodyHash          [32]byte
-}
-
-// Create books an appointment.
-type Create struct {
-	In   tenant.CreateInput
-	Idem *IdemKey
-}
-
-// CreateCustomer creates a customer.
-type CreateCustomer struct {
-	In   catalog.Customer
-	Idem *IdemKey
-}
-
-// Patch edits an appointment's fields.
-type Patch struct {
-	ID uuid.UUID
-	In tenant.PatchInput
-}
-
-// SetStatus moves an appointment to another status.
-type SetStatus struct {
-	ID     uuid.UUID
-	Status catalog.Status
-}
-
-// RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
-type RegisterEndpoint struct {
-	In     tenant.EndpointInput
-	Secret string
-}
-
-// PatchEndpoint edits a webhook endpoint.
-type PatchEndpoint struct {
-	ID uuid.UUID
-	In tenant.EndpointPatch
-}
-
-// DeleteEndpoint removes a webhook endpoint.
-type DeleteEndpoint struct{ ID uuid.UUID }
-
-// Answer is the reply to a booking-side request.
-type Answer struct {
-	Status   int
-	Body     []byte
-	Replayed bool
-}
 
 // synced tells the actor that the write carrying an idempotency key is
 // durable, so the key no longer answers IDEMPOTENCY_IN_PROGRESS.
@@ -91,63 +27,185 @@ var (
 	errInProgress = problem.New(problem.IdempotencyInProgress, "A request with this Idempotency-Key is still being processed; retry with the same key.")
 )
 
-// decision is what a booking-side command decided: a change to journal and
-// the answer to give, or a refusal.
-type decision func() (ch *record.Change, status int, body []byte, err error)
-
-// write runs one booking-side command: replay or refuse a known idempotency
-// key, decide, journal the change (with the answer when the request is
-// idempotent) and answer once the journal is durable.
-func (a *businessActor) write(ctx actor.Context, idem *IdemKey, decide decision) {
+// idempotent runs a creating request (api-v1 §4.1): a key seen in the last
+// 24 hours is replayed or refused; otherwise decide runs, and its answer —
+// the rendered success, or a refusal once the request has passed
+// validation — is journalled under the key with the write, and sent once
+// that is durable. Validation failures and internal errors are not stored:
+// the key stays free (decisions §4).
+func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, decide func() (*record.Change, int, []byte, error)) {
 	if a.state == nil {
-		ctx.Respond(errorAnswer(problem.New(problem.NotFound, "No such business.")))
+		respondNow(ctx, (*Answer)(nil), errNoBusiness)
 		return
 	}
 	now := a.now()
-	if idem != nil {
-		if ans := a.known(idem, now); ans != nil {
-			ctx.Respond(ans)
-			return
-		}
+	if ans, err := a.known(&idem, now); ans != nil || err != nil {
+		// A replay repeats an answer that is durable; a conflict reveals
+		// nothing but the key's own use. Neither waits.
+		respondNow(ctx, ans, err)
+		return
 	}
 	ch, status, body, err := decide()
 	if err != nil {
 		pe := problem.As(err)
-		ans := errorAnswer(pe)
-		if idem == nil || ans.Status == 400 || pe.Code == problem.Internal {
-			ctx.Respond(ans) // validation failures are not stored: the key stays free
+		if pe.Code == problem.Validation || pe.Code == problem.Internal {
+			respondAfter(a, ctx, (*Answer)(nil), pe)
 			return
 		}
-		ch, status, body = &record.Change{At: now}, ans.Status, ans.Body
+		ch = &record.Change{At: now}
+		status, body = a.env.Encoder.Refused(pe)
 	}
-	if ch == nil { // nothing changed: answer without writing
-		ctx.Respond(&Answer{Status: status, Body: body})
-		return
-	}
-	if idem != nil {
-		ch.Idempotency = &record.Idem{Key: idem.Key, Method: idem.Method, Path: idem.Path, BodyHash: idem.BodyHash,
-			Status: status, Body: body, At: now}
-	}
-	a.commitAsync(ctx, ch, &Answer{Status: status, Body: body})
+	ch.Idempotency = &record.Idem{Key: idem.Key, Method: idem.Method, Path: idem.Path, BodyHash: idem.BodyHash,
+		Status: status, Body: body, At: now}
+	a.unsynced[idem.Key] = true
+	commitChange(a, ctx, ch, &Answer{Status: status, Body: body})
 }
 
-// known answers a request whose key was seen in the last 24 hours.
-func (a *businessActor) known(idem *IdemKey, now time.Time) *Answer {
+// known answers a request whose key was seen in the last 24 hours: a
+// replay of the stored answer, or a conflict. Both nil: the key is new.
+func (a *businessActor) known(idem *IdemKey, now time.Time) (*Answer, error) {
 	e := a.state.Idempotency(idem.Key)
 	if e == nil || now.Sub(e.At) >= idemRetention {
-		return nil
+		return nil, nil
 	}
 	switch {
 	case e.Method != idem.Method || e.Path != idem.Path || e.BodyHash != idem.BodyHash:
-		return errorAnswer(errReused)
+		return nil, errReused
 	case a.unsynced[idem.Key]:
-		return errorAnswer(errInProgress)
+		return nil, errInProgress
 	}
-	return &Answer{Status: e.Status, Body: e.Body, Replayed: true}
+	return &Answer{Status: e.Status, Body: e.Body, Replayed: true}, nil
 }
 
-func errorAnswer(e *problem.Error) *Answer {
-	return &Answer{Status: wire.Status(e.Code), Body: wire.AppendError(nil, e)}
+// book decides a booking and renders its answer.
+func (a *businessActor) book(in *tenant.CreateInput) (*record.Change, int, []byte, error) {
+	ch, appt, err := tenant.DecideCreate(a.state, in, a.now(), a.ids)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	status, body := a.env.Encoder.Booked(appt, customerOf(a.state, ch, appt.CustomerID))
+	return ch, status, body, nil
+}
+
+func (a *businessActor) addCustomer(in catalog.Customer) (*record.Change, int, []byte, error) {
+	ch, cu, err := tenant.DecideCustomer(a.state, in, a.now(), a.ids)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	status, body := a.env.Encoder.CustomerCreated(cu)
+	return ch, status, body, nil
+}
+
+// apply finishes a request that is not idempotent: it journals ch (when
+// the decision changed anything) and answers v, or answers the refusal.
+func apply[R any](a *businessActor, ctx actor.Context, ch *record.Change, v R, err error) {
+	switch {
+	case a.state == nil:
+		respondNow(ctx, v, errNoBusiness)
+	case err != nil:
+		respondAfter(a, ctx, v, err)
+	case ch == nil: // nothing changed
+		respondAfter(a, ctx, v, nil)
+	default:
+		commitChange(a, ctx, ch, v)
+	}
+}
+
+// respondAfter answers the request being handled once every write in
+// flight is durable: the answer was decided against state that may hold
+// them (commit.go).
+func respondAfter[R any](a *businessActor, ctx actor.Context, v R, err error) {
+	root, sender := ctx.ActorSystem().Root, ctx.Sender()
+	a.after(func(failed error) {
+		if failed != nil {
+			err = problem.Wrap(failed)
+		}
+		if sender != nil {
+			root.Send(sender, &Reply[R]{Value: v, Err: err})
+		}
+	})
+}
+
+// commitChange journals a booking-side change with its outbox rows and
+// answers the sender with v once it is durable; new webhook deliveries and
+// endpoint changes reach the couriers, and the mailer is woken, then too.
+func commitChange[R any](a *businessActor, ctx actor.Context, ch *record.Change, v R) {
+	var fresh map[uuid.UUID][]catalog.Delivery
+	rows := func(b *storage.Batch, next *tenant.State) (err error) {
+		fresh, err = a.addOutbox(b, next, ch)
+		return err
+	}
+	key := ""
+	if ch.Idempotency != nil {
+		key = ch.Idempotency.Key
+	}
+	sender := ctx.Sender()
+	s, err := a.journal(&record.Record{Kind: record.KindChange, Change: ch}, rows)
+	if err != nil {
+		delete(a.unsynced, key)
+		if sender != nil {
+			respondAfter(a, ctx, v, problem.Wrap(err))
+		} else {
+			a.env.Log.Error("journal commit failed", "business", a.h.ID, "err", err)
+		}
+		return
+	}
+	handOver := a.handOver(ctx, ch, fresh)
+	root, self := ctx.ActorSystem().Root, ctx.Self()
+	s.then = func(err error) {
+		if key != "" {
+			root.Send(self, &synced{key: key})
+		}
+		if err == nil {
+			handOver()
+		}
+		if sender == nil {
+			return
+		}
+		rep := &Reply[R]{Value: v}
+		if err != nil {
+			rep = &Reply[R]{Err: problem.Wrap(err)}
+		}
+		root.Send(sender, rep)
+	}
+	a.h.pub.push(s)
+}
+
+// handOver returns what must happen once ch is durable: couriers learn of
+// changed endpoints and get the new deliveries, the mailer is woken. The
+// PIDs are looked up now, in the actor, so the publisher that runs it
+// touches no actor state.
+func (a *businessActor) handOver(ctx actor.Context, ch *record.Change, fresh map[uuid.UUID][]catalog.Delivery) func() {
+	tell := a.courierMessages(ctx, ch, fresh)
+	root, mail := ctx.ActorSystem().Root, len(ch.Mails) > 0 && a.env.MailQueued != nil
+	return func() {
+		for _, t := range tell {
+			root.Send(t.pid, t.msg)
+		}
+		if mail {
+			a.env.MailQueued()
+		}
+	}
+}
+
+// view is the appointment an answer shows, with its customer as of ch.
+func (a *businessActor) view(ch *record.Change, appt *catalog.Appointment) AppointmentView {
+	if appt == nil {
+		return AppointmentView{}
+	}
+	return AppointmentView{Appointment: appt, Customer: customerOf(a.state, ch, appt.CustomerID)}
+}
+
+// customerOf finds customer id in the change being decided or the state.
+func customerOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Customer {
+	if ch != nil {
+		for i := range ch.Customers {
+			if ch.Customers[i].ID == id {
+				return &ch.Customers[i]
+			}
+		}
+	}
+	return st.Customer(id)
 }
 
 // ids mints the identifiers of one actor's decisions. ULIDs come from a

@@ -109,6 +109,11 @@ func (c *courier) load() {
 		ids = append(ids, id)
 		return nil
 	})
+	if err == nil && len(ids) > 0 {
+		// A courier started while its business's writes are syncing could
+		// read deliveries a crash would undo; it sends only durable ones.
+		err = c.env.Store.SyncWAL()
+	}
 	for _, id := range ids {
 		if err != nil {
 			break

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
@@ -43,7 +44,7 @@ func benchDir(b *testing.B) *Directory {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := Open(Config{Store: st, Clock: clock.Real{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	d, err := Open(Config{Store: st, Clock: clock.Real{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Encoder: businesstest.Encoder{}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,13 +59,11 @@ var benchSeq atomic.Int64
 func book(b *testing.B, d *Directory, biz, svc, staff uuid.UUID) {
 	n := benchSeq.Add(1)
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n) * 30 * time.Minute)
-	ans, err := d.Do(context.Background(), biz, &business.Create{
-		In: tenant.CreateInput{ServiceID: svc, Start: start, StaffID: &staff,
-			Customer: catalog.Customer{FirstName: "B", Email: fmt.Sprintf("b%d@example.com", n)}},
-		Idem: &business.IdemKey{Key: fmt.Sprint("k", n), Method: "POST", Path: "/api/v1/appointments"},
-	})
-	if err != nil || ans.Status != 201 {
-		b.Fatalf("booking: %v %v %s", err, ans.Status, ans.Body)
+	ans, err := d.Book(context.Background(), biz, tenant.CreateInput{ServiceID: svc, Start: start, StaffID: &staff,
+		Customer: catalog.Customer{FirstName: "B", Email: fmt.Sprintf("b%d@example.com", n)}},
+		business.IdemKey{Key: fmt.Sprint("k", n), Method: "POST", Path: "/api/v1/appointments"})
+	if err != nil || ans.Status != businesstest.StatusCreated {
+		b.Fatalf("booking: %v %+v", err, ans)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package directory owns the set of running business actors and the
-// server-wide API-key index, behind a plain Go API: callers ask for a
-// business by id or by key and never see actor plumbing.
+// server-wide API-key index, behind a typed Go API: callers book, patch,
+// put and issue through methods that take and return domain values and
+// typed problems (*problem.Error), and never see a message or a PID.
 //
 // Actors are spawned on first use and rebuild their state from the journal.
 // The key index (hash -> business) is loaded from the store at start, so a
@@ -12,6 +13,7 @@ package directory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"sync"
@@ -52,6 +54,12 @@ type Config struct {
 	// Couriers is the environment of the webhook couriers; nil means
 	// deliveries are logged but never sent.
 	Couriers *courier.Env
+	// Encoder renders stored answers and event envelopes (the transport's
+	// wire.Encoder; tests may pass businesstest.Encoder).
+	Encoder business.Encoder
+	// SnapshotEvery is the least number of records between snapshots of a
+	// business (0: 1000; see business.Env).
+	SnapshotEvery uint64
 }
 
 // Open loads the key index and returns a directory with no actors running.
@@ -63,8 +71,11 @@ func Open(c Config) (*Directory, error) {
 		sys:     actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return c.Log })),
 		timeout: c.Timeout,
 	}
+	if c.Encoder == nil {
+		return nil, errors.New("directory: Config.Encoder is required")
+	}
 	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued,
-		Couriers: c.Couriers}
+		Couriers: c.Couriers, Encoder: c.Encoder, SnapshotEvery: c.SnapshotEvery}
 	idx := map[catalog.KeyHash]uuid.UUID{}
 	err := c.Store.Keys(func(h [32]byte, v []byte) error {
 		id, err := uuid.FromBytes(v)
@@ -135,7 +146,27 @@ func (d *Directory) ask(ctx context.Context, id uuid.UUID, msg any) (any, error)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
 		timeout = time.Until(dl)
 	}
-	return d.sys.Root.RequestFuture(h.PID, msg, timeout).Result()
+	r, err := d.sys.Root.RequestFuture(h.PID, msg, timeout).Result()
+	if err != nil {
+		return nil, fmt.Errorf("business %s did not answer %T: %w", id, msg, err)
+	}
+	return r, nil
+}
+
+// call sends request msg to business biz and returns its typed answer.
+// The reply's type is fixed by the request's (business.Request[R]), so
+// the one assertion here cannot fail unless the actor breaks its protocol.
+func call[R any](ctx context.Context, d *Directory, biz uuid.UUID, msg business.Request[R]) (R, error) {
+	var zero R
+	r, err := d.ask(ctx, biz, msg)
+	if err != nil {
+		return zero, err
+	}
+	rep, ok := r.(*business.Reply[R])
+	if !ok {
+		return zero, fmt.Errorf("directory: business %s answered %T with %T", biz, msg, r)
+	}
+	return rep.Value, rep.Err
 }
 
 // Close stops every actor, letting each finish the message it is handling.
@@ -167,6 +198,3 @@ func (k *keyIndex) Changed(biz uuid.UUID, added, removed []catalog.KeyHash) {
 	}
 	k.keys.Store(&next)
 }
-
-// errReply is returned when an actor answers with something unexpected.
-var errReply = errors.New("directory: unexpected reply")

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
@@ -28,7 +29,7 @@ func open(t *testing.T, dir string) (*Directory, *storage.Store) {
 	t.Helper()
 	st, err := storage.Open(dir, storage.Options{})
 	require.NoError(t, err)
-	d, err := Open(Config{Store: st, Clock: clock.NewFake(t0), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	d, err := Open(Config{Store: st, Clock: clock.NewFake(t0), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Encoder: businesstest.Encoder{}})
 	require.NoError(t, err)
 	return d, st
 }
@@ -52,11 +53,11 @@ func TestPanicRestartsTheActorFromItsJournal(t *testing.T) {
 	require.NoError(t, err)
 
 	// A Put without a spec panics inside the actor.
-	r, err := d.ask(ctx, id, &business.Put{})
-	require.NoError(t, err)
+	_, err = call[business.PutResult](ctx, d, id, &business.Put{})
 	var pe *problem.Error
-	require.ErrorAs(t, r.(*business.PutReply).Err, &pe)
+	require.ErrorAs(t, err, &pe)
 	require.Equal(t, problem.Internal, pe.Code)
+	require.ErrorContains(t, pe.Cause, "panicked", "the cause is kept for the log")
 
 	// The restarted actor has the journalled state and keeps working.
 	k, err := d.Issue(ctx, id, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_b")})
@@ -168,17 +169,15 @@ func TestBookingFillsTheOutbox(t *testing.T) {
 	require.NoError(t, err)
 	var eps [2]uuid.UUID
 	for i, types := range [][]string{{"appointment.created", "customer.created"}, {"appointment.cancelled"}} {
-		ans, err := d.Do(ctx, id, &business.RegisterEndpoint{In: tenant.EndpointInput{URL: fmt.Sprintf("https://h%d.example/", i), EventTypes: types}, Secret: "whsec_x"})
+		e, err := d.RegisterEndpoint(ctx, id, tenant.EndpointInput{URL: fmt.Sprintf("https://h%d.example/", i), EventTypes: types}, "whsec_x")
 		require.NoError(t, err)
-		require.Equal(t, 201, ans.Status, "%s", ans.Body)
-		var e struct{ ID uuid.UUID }
-		require.NoError(t, json.Unmarshal(ans.Body, &e))
 		eps[i] = e.ID
 	}
-	ans, err := d.Do(ctx, id, &business.Create{In: tenant.CreateInput{ServiceID: svc, Start: t0.Add(48 * time.Hour), StaffID: &staff,
-		Customer: catalog.Customer{FirstName: "N", Email: "n@example.com"}}})
+	ans, err := d.Book(ctx, id, tenant.CreateInput{ServiceID: svc, Start: t0.Add(48 * time.Hour), StaffID: &staff,
+		Customer: catalog.Customer{FirstName: "N", Email: "n@example.com"}},
+		business.IdemKey{Key: "k1", Method: "POST", Path: "/api/v1/appointments"})
 	require.NoError(t, err)
-	require.Equal(t, 201, ans.Status, "%s", ans.Body)
+	require.Equal(t, businesstest.StatusCreated, ans.Status, "%s", ans.Body)
 	d.Close()
 	require.NoError(t, st.Close())
 

@@ -3,7 +3,6 @@ package directory
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
@@ -117,7 +117,7 @@ func benchFanout(b *testing.B, endpoints int) {
 	}
 	sender := deliver.New(deliver.Config{AllowInsecure: true})
 	d, err := Open(Config{Store: st, Clock: clock.Real{}, Log: log,
-		Couriers: &courier.Env{Store: st, Clock: clock.Real{}, Sender: sender, Scale: 1, Log: log}})
+		Couriers: &courier.Env{Store: st, Clock: clock.Real{}, Sender: sender, Scale: 1, Log: log}, Encoder: businesstest.Encoder{}})
 	if err != nil {
 		_ = st.Close()
 		b.Fatal(err)
@@ -154,15 +154,9 @@ func benchFanout(b *testing.B, endpoints int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ans, err := d.Do(ctx, biz, &business.RegisterEndpoint{
-			In:     tenant.EndpointInput{URL: r.srv.URL + "/", EventTypes: []string{tenant.EventCustomerCreated}},
-			Secret: secret})
-		if err != nil || ans.Status != http.StatusCreated {
-			b.Fatalf("register endpoint %d: %v %v %s", i, err, ans.Status, ans.Body)
-		}
-		var e struct{ ID uuid.UUID }
-		if err := json.Unmarshal(ans.Body, &e); err != nil || e.ID == uuid.Nil {
-			b.Fatalf("register endpoint %d: %v %s", i, err, ans.Body)
+		e, err := d.RegisterEndpoint(ctx, biz, tenant.EndpointInput{URL: r.srv.URL + "/", EventTypes: []string{tenant.EventCustomerCreated}}, secret)
+		if err != nil {
+			b.Fatalf("register endpoint %d: %v", i, err)
 		}
 		eps[i] = e.ID
 	}
@@ -185,9 +179,9 @@ func benchFanout(b *testing.B, endpoints int) {
 		wg.Go(func() {
 			for next.Add(1) <= int64(b.N) && failed.Load() == nil {
 				n := fanoutSeq.Add(1)
-				ans, err := d.Do(ctx, biz, &business.CreateCustomer{
-					In: catalog.Customer{FirstName: "F", LastName: "O", Email: fmt.Sprintf("f%d@example.com", n)}})
-				if err != nil || ans.Status != http.StatusCreated {
+				ans, err := d.AddCustomer(ctx, biz, catalog.Customer{FirstName: "F", LastName: "O", Email: fmt.Sprintf("f%d@example.com", n)},
+					business.IdemKey{Key: fmt.Sprint("f", n), Method: "POST", Path: "/api/v1/customers"})
+				if err != nil || ans.Status != businesstest.StatusCreated {
 					msg := fmt.Sprintf("create customer: %v", err)
 					if ans != nil {
 						msg = fmt.Sprintf("create customer: %d %s", ans.Status, ans.Body)

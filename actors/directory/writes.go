@@ -1,18 +1,23 @@
 package directory
 
 import (
-	"strconv"
-
 	"context"
-
-	"github.com/slotd/slotd/storage/problem"
+	"fmt"
+	"strconv"
 
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 )
+
+// The typed face of the business actors. Each method sends one request to
+// the business's actor and returns its answer: a domain value, or an error
+// that is a *problem.Error for every refusal (its code says which) and an
+// INTERNAL_ERROR problem carrying its cause for anything unexpected.
 
 // PutResult reports what one Put did.
 type PutResult struct {
@@ -33,18 +38,11 @@ func (d *Directory) Put(ctx context.Context, specs []catalog.Spec) ([]PutResult,
 	}
 	out := make([]PutResult, 0, len(specs))
 	for i := range specs {
-		r, err := d.ask(ctx, specs[i].Business.ID, &business.Put{Spec: &specs[i]})
+		r, err := call[business.PutResult](ctx, d, specs[i].Business.ID, &business.Put{Spec: &specs[i]})
 		if err != nil {
 			return out, err
 		}
-		rep, ok := r.(*business.PutReply)
-		if !ok {
-			return out, errReply
-		}
-		if rep.Err != nil {
-			return out, rep.Err
-		}
-		out = append(out, PutResult{ID: specs[i].Business.ID, Created: rep.Created, Changed: rep.Changed})
+		out = append(out, PutResult{ID: specs[i].Business.ID, Created: r.Created, Changed: r.Changed})
 	}
 	return out, nil
 }
@@ -65,46 +63,58 @@ func (d *Directory) checkKeys(specs []catalog.Spec) error {
 	return nil
 }
 
-// Issue adds a key to business biz.
-func (d *Directory) Issue(ctx context.Context, biz uuid.UUID, k catalog.Key) (catalog.Key, error) {
-	d.keyMu.Lock()
-	defer d.keyMu.Unlock()
-	return d.keyAsk(ctx, biz, &business.Issue{Key: k})
-}
-
-// Revoke revokes key id of business biz.
-func (d *Directory) Revoke(ctx context.Context, biz, id uuid.UUID) (catalog.Key, error) {
-	return d.keyAsk(ctx, biz, &business.Revoke{KeyID: id})
-}
-
-func (d *Directory) keyAsk(ctx context.Context, biz uuid.UUID, msg any) (catalog.Key, error) {
-	r, err := d.ask(ctx, biz, msg)
-	if err != nil {
-		return catalog.Key{}, err
-	}
-	rep, ok := r.(*business.KeyReply)
-	if !ok {
-		return catalog.Key{}, errReply
-	}
-	return rep.Key, rep.Err
-}
-
 func keyTaken(i int) error {
 	return problem.FieldError("businesses."+strconv.Itoa(i)+".apiKeys", problem.Invalid,
 		"An API key is already in use by another business.")
 }
 
-// Do sends a booking-side request to business biz and returns its answer.
-func (d *Directory) Do(ctx context.Context, biz uuid.UUID, msg any) (*business.Answer, error) {
-	r, err := d.ask(ctx, biz, msg)
-	if err != nil {
-		return nil, err
-	}
-	ans, ok := r.(*business.Answer)
-	if !ok {
-		return nil, errReply
-	}
-	return ans, nil
+// Issue adds a key to business biz.
+func (d *Directory) Issue(ctx context.Context, biz uuid.UUID, k catalog.Key) (catalog.Key, error) {
+	d.keyMu.Lock()
+	defer d.keyMu.Unlock()
+	return call[catalog.Key](ctx, d, biz, &business.Issue{Key: k})
+}
+
+// Revoke revokes key id of business biz.
+func (d *Directory) Revoke(ctx context.Context, biz, id uuid.UUID) (catalog.Key, error) {
+	return call[catalog.Key](ctx, d, biz, &business.Revoke{KeyID: id})
+}
+
+// Book books an appointment (POST /appointments). The answer is the one
+// stored under the idempotency key: the first attempt's, replayed.
+func (d *Directory) Book(ctx context.Context, biz uuid.UUID, in tenant.CreateInput, idem business.IdemKey) (*business.Answer, error) {
+	return call[*business.Answer](ctx, d, biz, &business.Book{In: in, Idem: idem})
+}
+
+// AddCustomer creates a customer (POST /customers), idempotently as Book.
+func (d *Directory) AddCustomer(ctx context.Context, biz uuid.UUID, in catalog.Customer, idem business.IdemKey) (*business.Answer, error) {
+	return call[*business.Answer](ctx, d, biz, &business.AddCustomer{In: in, Idem: idem})
+}
+
+// Patch edits appointment id's fields and returns it as it now is.
+func (d *Directory) Patch(ctx context.Context, biz, id uuid.UUID, in tenant.PatchInput) (business.AppointmentView, error) {
+	return call[business.AppointmentView](ctx, d, biz, &business.Patch{ID: id, In: in})
+}
+
+// SetStatus moves appointment id to status to and returns it as it now is.
+func (d *Directory) SetStatus(ctx context.Context, biz, id uuid.UUID, to catalog.Status) (business.AppointmentView, error) {
+	return call[business.AppointmentView](ctx, d, biz, &business.SetStatus{ID: id, Status: to})
+}
+
+// RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
+func (d *Directory) RegisterEndpoint(ctx context.Context, biz uuid.UUID, in tenant.EndpointInput, secret string) (catalog.Endpoint, error) {
+	return call[catalog.Endpoint](ctx, d, biz, &business.RegisterEndpoint{In: in, Secret: secret})
+}
+
+// PatchEndpoint edits webhook endpoint id and returns its new state.
+func (d *Directory) PatchEndpoint(ctx context.Context, biz, id uuid.UUID, in tenant.EndpointPatch) (catalog.Endpoint, error) {
+	return call[catalog.Endpoint](ctx, d, biz, &business.PatchEndpoint{ID: id, In: in})
+}
+
+// DeleteEndpoint removes webhook endpoint id and its delivery log.
+func (d *Directory) DeleteEndpoint(ctx context.Context, biz, id uuid.UUID) error {
+	_, err := call[business.Done](ctx, d, biz, &business.DeleteEndpoint{ID: id})
+	return err
 }
 
 // Replay asks business biz to replay delivery id of endpoint ep; the answer
@@ -116,7 +126,7 @@ func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*catalog
 	}
 	rep, ok := r.(*courier.ReplayReply)
 	if !ok {
-		return nil, errReply
+		return nil, fmt.Errorf("directory: business %s answered a replay with %T", biz, r)
 	}
 	return rep.Delivery, rep.Err
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/wire"
 	"github.com/slotd/slotd/transport/world"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/mail"
@@ -52,7 +53,8 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure})
 	defer hooks.CloseIdleConnections()
 	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log}
-	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick, Couriers: couriers})
+	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick, Couriers: couriers,
+		Encoder: wire.Encoder{}})
 	if err != nil {
 		return err
 	}

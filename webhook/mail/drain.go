@@ -16,7 +16,7 @@ import (
 type Outbox interface {
 	// List calls fn for every pending mail row, in a stable order, until fn
 	// returns an error, which List returns. row is valid only during the
-	// call.
+	// call. Rows listed by a List that returns nil are durable.
 	List(fn func(biz [16]byte, id string, row []byte) error) error
 	// Done deletes a row for good.
 	Done(biz [16]byte, id string) error
@@ -26,8 +26,14 @@ type Outbox interface {
 type StoreOutbox struct{ S *storage.Store }
 
 // List walks the store's mail rows, business by business, in id order.
+// When it returns nil, every row it passed to fn is durable: a row written
+// by a write whose sync is still running is visible to the store's readers
+// already, and must not be sent until a crash can no longer undo it.
 func (o StoreOutbox) List(fn func(biz [16]byte, id string, row []byte) error) error {
-	return o.S.Outbox(storage.OutboxMail, fn)
+	if err := o.S.Outbox(storage.OutboxMail, fn); err != nil {
+		return err
+	}
+	return o.S.SyncWAL()
 }
 
 // Done deletes a mail row in a synced batch of its own.

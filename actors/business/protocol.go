@@ -1,0 +1,168 @@
+package business
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+)
+
+// The actor's protocol. Every request is a message that names the type of
+// its answer, R, by embedding request[R]; the actor answers it with exactly
+// one *Reply[R]. The directory's typed methods are built on this, so a
+// caller never sees an untyped message or reply:
+//
+//	Put{Spec}                    -> PutResult          world file or admin put
+//	Issue{Key}                   -> catalog.Key        a new API key
+//	Revoke{KeyID}                -> catalog.Key        revoke a key
+//	Book{In, Idem}               -> *Answer            POST /appointments
+//	AddCustomer{In, Idem}        -> *Answer            POST /customers
+//	Patch{ID, In}                -> AppointmentView    PATCH /appointments/{id}
+//	SetStatus{ID, Status}        -> AppointmentView    POST /appointments/{id}/status
+//	RegisterEndpoint{In, Secret} -> catalog.Endpoint   POST /webhooks (after its ping)
+//	PatchEndpoint{ID, In}        -> catalog.Endpoint   PATCH /webhooks/{id}
+//	DeleteEndpoint{ID}           -> Done               DELETE /webhooks/{id}
+//
+// A refusal is a *problem.Error in Reply.Err; an unexpected failure is an
+// INTERNAL_ERROR problem that keeps its cause. The actor never speaks HTTP:
+// the one status it ever holds is the one the Encoder rendered into a
+// stored idempotent answer.
+
+// Request is a message the business actor answers with a *Reply[R].
+type Request[R any] interface {
+	answers(R)
+	fail(err error) any
+}
+
+// request marks a message as a Request[R]; embed it.
+type request[R any] struct{}
+
+func (request[R]) answers(R) {}
+
+// fail is the reply to the request when its handling failed with err.
+func (request[R]) fail(err error) any { return &Reply[R]{Err: err} }
+
+// Reply is the answer to a Request[R]: a value, or the error that refused
+// or failed the request.
+type Reply[R any] struct {
+	Value R
+	Err   error
+}
+
+// Done is the value of a request that has nothing to return.
+type Done struct{}
+
+// Put asks the actor to make the business match Spec.
+type Put struct {
+	request[PutResult]
+	Spec *catalog.Spec
+}
+
+// PutResult answers Put.
+type PutResult struct {
+	Created bool // the business did not exist before
+	Changed bool // a record was journalled
+}
+
+// Issue asks the actor to add Key (its timestamps are stamped by the actor).
+type Issue struct {
+	request[catalog.Key]
+	Key catalog.Key
+}
+
+// Revoke asks the actor to revoke the key with KeyID.
+type Revoke struct {
+	request[catalog.Key]
+	KeyID uuid.UUID
+}
+
+// IdemKey identifies an idempotent request (api-v1 §4.1): the key, and the
+// method, path and body it was first used with.
+type IdemKey struct {
+	Key, Method, Path string
+	BodyHash          [32]byte
+}
+
+// Answer is the answer of an idempotent request as the Encoder rendered
+// it. It is stored with the write, so a repeat of the request within 24
+// hours gets the same status and the same bytes (Replayed set).
+type Answer struct {
+	Status   int
+	Body     []byte
+	Replayed bool
+}
+
+// Book books an appointment.
+type Book struct {
+	request[*Answer]
+	In   tenant.CreateInput
+	Idem IdemKey
+}
+
+// AddCustomer creates a customer.
+type AddCustomer struct {
+	request[*Answer]
+	In   catalog.Customer
+	Idem IdemKey
+}
+
+// AppointmentView is an appointment with its customer, as an answer shows
+// it. Both point into immutable state: share them, never change them.
+type AppointmentView struct {
+	Appointment *catalog.Appointment
+	Customer    *catalog.Customer
+}
+
+// Patch edits an appointment's fields.
+type Patch struct {
+	request[AppointmentView]
+	ID uuid.UUID
+	In tenant.PatchInput
+}
+
+// SetStatus moves an appointment to another status.
+type SetStatus struct {
+	request[AppointmentView]
+	ID     uuid.UUID
+	Status catalog.Status
+}
+
+// RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
+type RegisterEndpoint struct {
+	request[catalog.Endpoint]
+	In     tenant.EndpointInput
+	Secret string
+}
+
+// PatchEndpoint edits a webhook endpoint.
+type PatchEndpoint struct {
+	request[catalog.Endpoint]
+	ID uuid.UUID
+	In tenant.EndpointPatch
+}
+
+// DeleteEndpoint removes a webhook endpoint.
+type DeleteEndpoint struct {
+	request[Done]
+	ID uuid.UUID
+}
+
+// Encoder renders what the actor stores with a write in the API's own
+// bytes: the answer of an idempotent request, and the envelope of each
+// event (whose data is the subject as GET showed it at that moment). The
+// transport supplies it (wire.Encoder); the engine imports no HTTP code
+// and chooses no status: it stores the status the Encoder returns.
+type Encoder interface {
+	// Booked renders the answer of a booking that was made.
+	Booked(a *catalog.Appointment, cu *catalog.Customer) (status int, body []byte)
+	// CustomerCreated renders the answer of a customer creation.
+	CustomerCreated(cu *catalog.Customer) (status int, body []byte)
+	// Refused renders a refusal that is stored under an idempotency key.
+	Refused(e *problem.Error) (status int, body []byte)
+	// AppendEvent appends an event's envelope; its data is appointment a
+	// with customer cu, or customer cu alone when a is nil.
+	AppendEvent(b []byte, id, typ string, at time.Time, a *catalog.Appointment, cu *catalog.Customer) []byte
+}
