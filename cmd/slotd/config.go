@@ -89,6 +89,9 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 // errUsage means the command line was wrong; usage has been printed.
 var errUsage = errors.New("usage")
 
+// errHelp means -h or --help was given; usage has been printed.
+var errHelp = errors.New("help")
+
 // parseConfig reads the environment, then args.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (*config, error) {
 	c := &config{clock: clock.Real{}}
@@ -112,6 +115,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	fromEnv := c.DisableModules
 	c.DisableModules = nil
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, errHelp
+		}
 		return nil, errUsage
 	}
 	if len(c.DisableModules) == 0 {

@@ -200,13 +200,7 @@ func TestBadWorldFileLoadsNothing(t *testing.T) {
 // TestHardKillLosesNothingAcknowledged runs the real binary, kills it with
 // SIGKILL right after a write was acknowledged, and restarts it.
 func TestHardKillLosesNothingAcknowledged(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "slotd")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := buildBinary(t)
 	data := t.TempDir()
 
 	s, proc := startBinary(t, bin, data, "--world", "testdata/world.json")
@@ -225,6 +219,20 @@ func TestHardKillLosesNothingAcknowledged(t *testing.T) {
 	// SIGTERM drains and exits 0.
 	require.NoError(t, proc2.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, proc2.Wait())
+}
+
+// buildBinary builds slotd into a temp dir and returns its path. The build
+// cache makes every build after the first in a run a link step.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "slotd")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	return bin
 }
 
 var serving = regexp.MustCompile(`serving the API on (http://\S+) and the admin API on (http://\S+)`)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestHelpGoesToStdoutAndExitsZero(t *testing.T) {
+	env := func(string) string { return "" }
+	for _, args := range [][]string{{"serve", "--help"}, {"serve", "-h"}, {"serve", "--data", "x", "-help"}} {
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, run(args, env, &out, &errb), args)
+		require.Contains(t, out.String(), "usage: slotd serve [flags]", args)
+		require.Contains(t, out.String(), "-admin-listen", "the flags are listed")
+		require.Empty(t, errb.String(), args)
+	}
+	for _, args := range [][]string{nil, {"frobnicate"}, {"version", "extra"}, {"serve", "--no-such-flag"}} {
+		var out, errb bytes.Buffer
+		require.Equal(t, 2, run(args, env, &out, &errb), args)
+		require.Contains(t, errb.String(), "usage: slotd", args)
+		require.Empty(t, out.String(), args)
+	}
+}
+
+// TestVersionWithoutVCSInformation: a test binary, like `go run`, carries
+// no VCS stamp.
+func TestVersionWithoutVCSInformation(t *testing.T) {
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, run([]string{"version"}, func(string) string { return "" }, &out, &errb))
+	require.Empty(t, errb.String())
+	require.True(t, strings.HasPrefix(out.String(), "slotd (devel)\nunknown revision"), out.String())
+	require.Regexp(t, `\ngo1\.\d+\S* \w+/\w+\n$`, out.String())
+}
+
+func TestVersionFormatsTheVCSStamp(t *testing.T) {
+	info := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.4.0"}, Settings: []debug.BuildSetting{
+		{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"},
+		{Key: "vcs.time", Value: "2026-05-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"},
+	}}
+	require.Equal(t, "slotd v1.4.0\nrevision 0123456789abcdef0123456789abcdef01234567 (committed 2026-05-01T10:00:00Z, working tree modified)\ngo1.26.0 linux/amd64\n",
+		formatVersion(info, "linux/amd64"))
+	require.Equal(t, "slotd (devel)\nunknown revision (built without version control information)\ngo1.26.0 linux/amd64\n",
+		formatVersion(&debug.BuildInfo{GoVersion: "go1.26.0"}, "linux/amd64"))
+}
+
+// TestBinaryVersion runs `slotd version` on the built binary and checks it
+// against what `go version -m` reads from the same file.
+func TestBinaryVersion(t *testing.T) {
+	bin := buildBinary(t)
+	out, err := exec.Command(bin, "version").Output()
+	require.NoError(t, err, "exit 0")
+	meta, err := exec.Command("go", "version", "-m", bin).Output()
+	require.NoError(t, err)
+	require.Regexp(t, `^slotd \S+\n`, string(out))
+	require.Contains(t, string(out), strings.Fields(string(meta))[1]+" ", "the Go version")
+	if rev := regexp.MustCompile(`vcs\.revision=(\w+)`).FindSubmatch(meta); rev != nil {
+		require.Contains(t, string(out), "revision "+string(rev[1]))
+	} else {
+		require.Contains(t, string(out), "unknown revision")
+	}
+}
