@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -64,4 +67,42 @@ func TestBinaryVersion(t *testing.T) {
 	} else {
 		require.Contains(t, string(out), "unknown revision")
 	}
+}
+
+func TestSecondServerOnALockedDataDirectory(t *testing.T) {
+	s := start(t, "")
+	key := regexp.MustCompile(`all scopes: (\S+)`).FindStringSubmatch(s.stdout.String())[1]
+	var out, errb bytes.Buffer
+	code := run([]string{"serve", "--data", s.data, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"}, func(string) string { return "" }, &out, &errb)
+	require.Equal(t, 1, code)
+	require.Contains(t, errb.String(), "slotd: data directory "+s.data+" is locked ("+filepath.Join(s.data, "LOCK")+" is held by this process)")
+	require.Contains(t, errb.String(), "another slotd is probably running on it")
+	require.NotContains(t, out.String(), "serving")
+
+	// The first server is untouched: it serves, and stops cleanly.
+	require.Equal(t, 200, s.get("/api/v1/me", key).Status)
+	s.stop()
+}
+
+// TestSecondBinaryOnALockedDataDirectory is the operator's case: two
+// processes, and the error names the one holding the directory.
+func TestSecondBinaryOnALockedDataDirectory(t *testing.T) {
+	bin := buildBinary(t)
+	data := t.TempDir()
+	s, first := startBinary(t, bin, data, "--world", "testdata/world.json")
+
+	second := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0")
+	var out, errb bytes.Buffer
+	second.Stdout, second.Stderr = &out, &errb
+	err := second.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, 1, exit.ExitCode())
+	require.Contains(t, errb.String(), fmt.Sprintf("slotd: data directory %s is locked (%s is held by process %d): another slotd is probably running on it",
+		data, filepath.Join(data, "LOCK"), first.Process.Pid))
+	require.Empty(t, out.String())
+
+	require.Equal(t, 200, s.get("/api/v1/me", keyFull).Status)
+	require.NoError(t, first.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, first.Wait(), "the first exits 0")
 }

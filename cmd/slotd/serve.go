@@ -38,9 +38,9 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if c.WebhooksAllowInsecure {
 		log.Warn("!!! --webhooks-allow-insecure is set: webhook deliveries may go to http://, any port and private or loopback addresses. Never use this in production. !!!")
 	}
-	store, err := storage.Open(c.Data, storage.Options{Logger: log})
+	store, err := openStore(c.Data, log)
 	if err != nil {
-		return fmt.Errorf("open data directory %s: %w", c.Data, err)
+		return err
 	}
 	defer store.Close()
 	secret, err := cursorSecret(store)
