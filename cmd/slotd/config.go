@@ -141,8 +141,12 @@ func (c *config) check() error {
 		return errors.New("--data must not be empty")
 	}
 	for _, a := range []struct{ name, v string }{{"--listen", c.Listen}, {"--admin-listen", c.AdminListen}} {
-		if _, _, err := net.SplitHostPort(a.v); err != nil {
+		_, port, err := net.SplitHostPort(a.v)
+		if err != nil {
 			return fmt.Errorf("%s: want host:port", a.name)
+		}
+		if _, err := net.LookupPort("tcp", port); err != nil {
+			return fmt.Errorf("%s: port %q: want a number from 0 to 65535", a.name, port)
 		}
 	}
 	if c.SMTP != "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -105,4 +106,36 @@ func TestSecondBinaryOnALockedDataDirectory(t *testing.T) {
 	require.Equal(t, 200, s.get("/api/v1/me", keyFull).Status)
 	require.NoError(t, first.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, first.Wait(), "the first exits 0")
+}
+
+// TestFailedStartSpendsNoDemoKeys: the listeners are bound before the demo
+// business is seeded, so a start that cannot listen prints no key and
+// leaves the data directory for a later start to seed.
+func TestFailedStartSpendsNoDemoKeys(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	data := t.TempDir()
+	env := func(string) string { return "" }
+	for _, flag := range []string{"--listen", "--admin-listen"} {
+		args := []string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", flag, taken.Addr().String()}
+		var out, errb bytes.Buffer
+		require.Equal(t, 1, run(args, env, &out, &errb), flag)
+		require.Contains(t, errb.String(), "slotd: "+flag+" "+taken.Addr().String()+": cannot listen: bind: address already in use")
+		require.Empty(t, out.String(), "no key printed")
+	}
+
+	s := start(t, data)
+	require.Contains(t, s.stdout.String(), "seeded the demo business")
+	require.Regexp(t, `demo API key, all scopes: sk_`, s.stdout.String())
+}
+
+func TestOutOfRangePortIsACommandLineError(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	var out, errb bytes.Buffer
+	code := run([]string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:99999"}, func(string) string { return "" }, &out, &errb)
+	require.Equal(t, 2, code)
+	require.Contains(t, errb.String(), `slotd: --admin-listen: port "99999": want a number from 0 to 65535`)
+	require.Empty(t, out.String())
+	require.NoDirExists(t, data, "nothing was created")
 }

@@ -43,6 +43,14 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		return err
 	}
 	defer store.Close()
+	// Bind before anything is seeded or printed: a start that fails on a
+	// taken port must not have spent the demo keys.
+	pubLn, admLn, err := bind(c)
+	if err != nil {
+		return err
+	}
+	defer pubLn.Close() // once served, the server closes them; again is harmless
+	defer admLn.Close()
 	secret, err := cursorSecret(store)
 	if err != nil {
 		return err
@@ -73,7 +81,32 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		Webhooks:              hooks,
 		WebhooksAllowInsecure: c.WebhooksAllowInsecure,
 	})
-	return listen(ctx, c, srv, log, stdout, ready)
+	return listen(ctx, c, pubLn, admLn, srv, log, stdout, ready)
+}
+
+// bind opens the public and the admin listener, or neither.
+func bind(c *config) (pub, adm net.Listener, err error) {
+	if pub, err = listenOn("--listen", c.Listen); err != nil {
+		return nil, nil, err
+	}
+	if adm, err = listenOn("--admin-listen", c.AdminListen); err != nil {
+		pub.Close()
+		return nil, nil, err
+	}
+	return pub, adm, nil
+}
+
+// listenOn listens on addr; its error names the flag that gave addr.
+func listenOn(flag, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			err = op.Err // "bind: address already in use", without repeating addr
+		}
+		return nil, fmt.Errorf("%s %s: cannot listen: %w", flag, addr, err)
+	}
+	return ln, nil
 }
 
 // populate loads --world, or seeds the demo business into an empty store.
@@ -154,16 +187,7 @@ func disabled(ms []catalog.Module) map[catalog.Module]bool {
 
 // listen serves both listeners until ctx ends, then shuts them down: they
 // stop accepting, finish in-flight requests, and close idle connections.
-func listen(ctx context.Context, c *config, srv *transport.Server, log *slog.Logger, stdout io.Writer, ready func(addrs)) error {
-	pubLn, err := net.Listen("tcp", c.Listen)
-	if err != nil {
-		return err
-	}
-	admLn, err := net.Listen("tcp", c.AdminListen)
-	if err != nil {
-		pubLn.Close()
-		return err
-	}
+func listen(ctx context.Context, c *config, pubLn, admLn net.Listener, srv *transport.Server, log *slog.Logger, stdout io.Writer, ready func(addrs)) error {
 	pub := transport.HTTPServer(srv.Public(), "slotd", transport.MaxBody, c.Conn, log)
 	adm := transport.HTTPServer(srv.Admin(), "slotd-admin", transport.MaxAdminBody, c.Conn, log)
 	errc := make(chan error, 2)
@@ -184,8 +208,7 @@ func listen(ctx context.Context, c *config, srv *transport.Server, log *slog.Log
 	log.Info("shutting down: draining in-flight requests")
 	shut, cancel := context.WithTimeout(context.Background(), 25*time.Second)
 	defer cancel()
-	err = errors.Join(serveErr, shutdown(shut, pub), shutdown(shut, adm))
-	return err
+	return errors.Join(serveErr, shutdown(shut, pub), shutdown(shut, adm))
 }
 
 func shutdown(ctx context.Context, s *fasthttp.Server) error {
