@@ -185,14 +185,24 @@ func disabled(ms []catalog.Module) map[catalog.Module]bool {
 	return out
 }
 
-// listen serves both listeners until ctx ends, then shuts them down: they
-// stop accepting, finish in-flight requests, and close idle connections.
+// drainTimeout bounds a graceful stop: requests in flight when it begins
+// have this long to finish (a write waits for its fsync, a webhook
+// registration for its ping, at most 10 s) before their connections are
+// closed. It stays under the 30 s that process supervisors commonly allow
+// between SIGTERM and SIGKILL, so the journal is always closed cleanly.
+const drainTimeout = 25 * time.Second
+
+// listen serves both listeners until ctx ends, then drains them: the
+// public one first, so that the admin listener answers /readyz with 503
+// while it drains, then the admin one.
 func listen(ctx context.Context, c *config, pubLn, admLn net.Listener, srv *transport.Server, log *slog.Logger, stdout io.Writer, ready func(addrs)) error {
+	pubConns, admConns := trackConns(pubLn), trackConns(admLn)
 	pub := transport.HTTPServer(srv.Public(), "slotd", transport.MaxBody, c.Conn, log)
 	adm := transport.HTTPServer(srv.Admin(), "slotd-admin", transport.MaxAdminBody, c.Conn, log)
+	pub.ConnState, adm.ConnState = pubConns.connState, admConns.connState
 	errc := make(chan error, 2)
-	go func() { errc <- pub.Serve(pubLn) }()
-	go func() { errc <- adm.Serve(admLn) }()
+	go func() { errc <- pub.Serve(pubConns) }()
+	go func() { errc <- adm.Serve(admConns) }()
 	a := addrs{Public: pubLn.Addr().String(), Admin: admLn.Addr().String()}
 	fmt.Fprintf(stdout, "slotd: serving the API on http://%s and the admin API on http://%s\n", a.Public, a.Admin)
 	srv.SetReady(true)
@@ -205,17 +215,25 @@ func listen(ctx context.Context, c *config, pubLn, admLn net.Listener, srv *tran
 	case serveErr = <-errc:
 	}
 	srv.SetReady(false)
-	log.Info("shutting down: draining in-flight requests")
-	shut, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+	log.Info("shutting down: draining in-flight requests", "bound", drainTimeout)
+	shut, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
-	return errors.Join(serveErr, shutdown(shut, pub), shutdown(shut, adm))
+	return errors.Join(serveErr, drain(shut, pub, pubConns, log), drain(shut, adm, admConns, log))
 }
 
-func shutdown(ctx context.Context, s *fasthttp.Server) error {
-	if err := s.ShutdownWithContext(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
+// drain stops one server: it stops accepting, closes at once every
+// connection that holds no request (idle keep-alive ones, and ones that
+// never sent a byte), lets requests in flight finish until ctx ends, and
+// then closes whatever is still open.
+func drain(ctx context.Context, s *fasthttp.Server, conns *connTracker, log *slog.Logger) error {
+	conns.closeQuiet()
+	err := s.ShutdownWithContext(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		n := conns.closeAll()
+		log.Warn("drain time is up: closed connections with requests still in flight", "server", s.Name, "connections", n)
+		return nil
 	}
-	return nil
+	return err
 }
 
 // wakeCouriers loads every business with a webhook delivery still open, so
