@@ -82,7 +82,8 @@ func TestShutdownClosesIdleAndUnusedConnectionsAtOnce(t *testing.T) {
 
 // TestShutdownFinishesInFlightRequests: a request in flight when the stop
 // begins (a webhook registration waiting for its ping) is answered and
-// stored, while quiet connections are closed at once; then slotd exits 0.
+// stored, while quiet connections are closed at once and /readyz says 503;
+// then slotd exits 0.
 func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	s := startWorld(t, "--webhooks-allow-insecure")
 	pinged, release := make(chan struct{}, 1), make(chan struct{})
@@ -117,6 +118,7 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	stopped := s.beginStop()
 	requireClosedByServer(t, idle, "idle connection")
 	requireClosedByServer(t, unused, "unused connection")
+	require.Equal(t, 503, do(t, "GET", s.admin+"/readyz", "", nil).Status, "the admin listener answers while the public one drains")
 	releasePing()
 
 	res := <-answer
