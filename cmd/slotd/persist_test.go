@@ -253,16 +253,18 @@ func startBinary(t *testing.T, bin, data string, args ...string) (*server, *exec
 		close(lines)
 	}()
 	deadline := time.After(30 * time.Second)
+	printed := &syncBuffer{}
 	for {
 		select {
 		case l, ok := <-lines:
 			require.True(t, ok, "binary exited before serving")
+			printed.Write([]byte(l + "\n"))
 			if m := serving.FindStringSubmatch(l); m != nil {
 				go func() {
 					for range lines {
 					}
 				}()
-				return &server{t: t, data: data, base: m[1], admin: m[2]}, cmd
+				return &server{t: t, data: data, base: m[1], admin: m[2], stdout: printed}, cmd
 			}
 		case <-deadline:
 			t.Fatal("binary did not start")
