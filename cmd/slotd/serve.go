@@ -188,8 +188,9 @@ func disabled(ms []catalog.Module) map[catalog.Module]bool {
 // drainTimeout bounds a graceful stop: requests in flight when it begins
 // have this long to finish (a write waits for its fsync, a webhook
 // registration for its ping, at most 10 s) before their connections are
-// closed. It stays under the 30 s that process supervisors commonly allow
-// between SIGTERM and SIGKILL, so the journal is always closed cleanly.
+// closed. It stays under Kubernetes' default grace period of 30 s between
+// SIGTERM and SIGKILL, leaving time to stop the actors and close the
+// journal cleanly.
 const drainTimeout = 25 * time.Second
 
 // listen serves both listeners until ctx ends, then drains them: the
