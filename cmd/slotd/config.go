@@ -89,6 +89,9 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 // errUsage means the command line was wrong; usage has been printed.
 var errUsage = errors.New("usage")
 
+// errHelp means -h or --help was given; usage has been printed.
+var errHelp = errors.New("help")
+
 // parseConfig reads the environment, then args.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (*config, error) {
 	c := &config{clock: clock.Real{}}
@@ -112,6 +115,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	fromEnv := c.DisableModules
 	c.DisableModules = nil
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, errHelp
+		}
 		return nil, errUsage
 	}
 	if len(c.DisableModules) == 0 {
@@ -135,8 +141,12 @@ func (c *config) check() error {
 		return errors.New("--data must not be empty")
 	}
 	for _, a := range []struct{ name, v string }{{"--listen", c.Listen}, {"--admin-listen", c.AdminListen}} {
-		if _, _, err := net.SplitHostPort(a.v); err != nil {
+		_, port, err := net.SplitHostPort(a.v)
+		if err != nil {
 			return fmt.Errorf("%s: want host:port", a.name)
+		}
+		if _, err := net.LookupPort("tcp", port); err != nil {
+			return fmt.Errorf("%s: port %q: want a number from 0 to 65535", a.name, port)
 		}
 	}
 	if c.SMTP != "" {

@@ -1,12 +1,14 @@
 // Command slotd is the slotd appointment scheduling server.
 //
-//	slotd serve [flags]
+//	slotd serve [flags]   run the server
+//	slotd version         print the version, VCS revision and Go version
 //
 // See `slotd serve -h` and the README for the flags and their SLOTD_*
 // environment equivalents.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,19 +23,36 @@ func main() {
 }
 
 // run is main without the process: it returns the exit code. 0 after a
-// clean stop, 1 when serving failed (a bad world file included), 2 for a
-// bad command line.
+// clean stop or when help or the version was asked for, 1 when serving
+// failed (a bad world file included), 2 for a bad command line.
 func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "serve" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			usage(stdout)
-			return 0
-		}
-		usage(stderr)
-		return 2
+	switch {
+	case len(args) == 0:
+	case args[0] == "serve":
+		return runServe(args[1:], getenv, stdout, stderr)
+	case args[0] == "version" && len(args) == 1:
+		fmt.Fprint(stdout, versionText())
+		return 0
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help"):
+		usage(stdout)
+		return 0
 	}
-	c, err := parseConfig(args[1:], getenv, stderr)
-	if errors.Is(err, errUsage) {
+	usage(stderr)
+	return 2
+}
+
+// runServe is `slotd serve`. Usage asked for with -h or --help goes to
+// stdout and exits 0, as an operator piping it into a pager expects; a bad
+// command line prints its complaint and usage to stderr and exits 2.
+func runServe(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	var msgs bytes.Buffer
+	c, err := parseConfig(args, getenv, &msgs)
+	switch {
+	case errors.Is(err, errHelp):
+		stdout.Write(msgs.Bytes())
+		return 0
+	case err != nil:
+		stderr.Write(msgs.Bytes())
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -47,5 +66,6 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: slotd serve [flags]")
+	fmt.Fprintln(w, "       slotd version")
 	fmt.Fprintln(w, "Run `slotd serve -h` for the flags.")
 }

@@ -200,13 +200,7 @@ func TestBadWorldFileLoadsNothing(t *testing.T) {
 // TestHardKillLosesNothingAcknowledged runs the real binary, kills it with
 // SIGKILL right after a write was acknowledged, and restarts it.
 func TestHardKillLosesNothingAcknowledged(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "slotd")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := buildBinary(t)
 	data := t.TempDir()
 
 	s, proc := startBinary(t, bin, data, "--world", "testdata/world.json")
@@ -227,6 +221,20 @@ func TestHardKillLosesNothingAcknowledged(t *testing.T) {
 	require.NoError(t, proc2.Wait())
 }
 
+// buildBinary builds slotd into a temp dir and returns its path. The build
+// cache makes every build after the first in a run a link step.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "slotd")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	return bin
+}
+
 var serving = regexp.MustCompile(`serving the API on (http://\S+) and the admin API on (http://\S+)`)
 
 func startBinary(t *testing.T, bin, data string, args ...string) (*server, *exec.Cmd) {
@@ -245,16 +253,18 @@ func startBinary(t *testing.T, bin, data string, args ...string) (*server, *exec
 		close(lines)
 	}()
 	deadline := time.After(30 * time.Second)
+	printed := &syncBuffer{}
 	for {
 		select {
 		case l, ok := <-lines:
 			require.True(t, ok, "binary exited before serving")
+			printed.Write([]byte(l + "\n"))
 			if m := serving.FindStringSubmatch(l); m != nil {
 				go func() {
 					for range lines {
 					}
 				}()
-				return &server{t: t, data: data, base: m[1], admin: m[2]}, cmd
+				return &server{t: t, data: data, base: m[1], admin: m[2], stdout: printed}, cmd
 			}
 		case <-deadline:
 			t.Fatal("binary did not start")

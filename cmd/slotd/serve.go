@@ -39,11 +39,19 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if c.WebhooksAllowInsecure {
 		log.Warn("!!! --webhooks-allow-insecure is set: webhook deliveries may go to http://, any port and private or loopback addresses. Never use this in production. !!!")
 	}
-	store, err := storage.Open(c.Data, storage.Options{Logger: log})
+	store, err := openStore(c.Data, log)
 	if err != nil {
-		return fmt.Errorf("open data directory %s: %w", c.Data, err)
+		return err
 	}
 	defer store.Close()
+	// Bind before anything is seeded or printed: a start that fails on a
+	// taken port must not have spent the demo keys.
+	pubLn, admLn, err := bind(c)
+	if err != nil {
+		return err
+	}
+	defer pubLn.Close() // once served, the server closes them; again is harmless
+	defer admLn.Close()
 	secret, err := cursorSecret(store)
 	if err != nil {
 		return err
@@ -75,7 +83,32 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		Webhooks:              hooks,
 		WebhooksAllowInsecure: c.WebhooksAllowInsecure,
 	})
-	return listen(ctx, c, srv, log, stdout, ready)
+	return listen(ctx, c, pubLn, admLn, srv, log, stdout, ready)
+}
+
+// bind opens the public and the admin listener, or neither.
+func bind(c *config) (pub, adm net.Listener, err error) {
+	if pub, err = listenOn("--listen", c.Listen); err != nil {
+		return nil, nil, err
+	}
+	if adm, err = listenOn("--admin-listen", c.AdminListen); err != nil {
+		pub.Close()
+		return nil, nil, err
+	}
+	return pub, adm, nil
+}
+
+// listenOn listens on addr; its error names the flag that gave addr.
+func listenOn(flag, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			err = op.Err // "bind: address already in use", without repeating addr
+		}
+		return nil, fmt.Errorf("%s %s: cannot listen: %w", flag, addr, err)
+	}
+	return ln, nil
 }
 
 // populate loads --world, or seeds the demo business into an empty store.
@@ -154,23 +187,25 @@ func disabled(ms []catalog.Module) map[catalog.Module]bool {
 	return out
 }
 
-// listen serves both listeners until ctx ends, then shuts them down: they
-// stop accepting, finish in-flight requests, and close idle connections.
-func listen(ctx context.Context, c *config, srv *transport.Server, log *slog.Logger, stdout io.Writer, ready func(addrs)) error {
-	pubLn, err := net.Listen("tcp", c.Listen)
-	if err != nil {
-		return err
-	}
-	admLn, err := net.Listen("tcp", c.AdminListen)
-	if err != nil {
-		pubLn.Close()
-		return err
-	}
+// drainTimeout bounds a graceful stop: requests in flight when it begins
+// have this long to finish (a write waits for its fsync, a webhook
+// registration for its ping, at most 10 s) before their connections are
+// closed. It stays under Kubernetes' default grace period of 30 s between
+// SIGTERM and SIGKILL, leaving time to stop the actors and close the
+// journal cleanly.
+const drainTimeout = 25 * time.Second
+
+// listen serves both listeners until ctx ends, then drains them: the
+// public one first, so that the admin listener answers /readyz with 503
+// while it drains, then the admin one.
+func listen(ctx context.Context, c *config, pubLn, admLn net.Listener, srv *transport.Server, log *slog.Logger, stdout io.Writer, ready func(addrs)) error {
+	pubConns, admConns := trackConns(pubLn), trackConns(admLn)
 	pub := transport.HTTPServer(srv.Public(), "slotd", transport.MaxBody, c.Conn, log)
 	adm := transport.HTTPServer(srv.Admin(), "slotd-admin", transport.MaxAdminBody, c.Conn, log)
+	pub.ConnState, adm.ConnState = pubConns.connState, admConns.connState
 	errc := make(chan error, 2)
-	go func() { errc <- pub.Serve(pubLn) }()
-	go func() { errc <- adm.Serve(admLn) }()
+	go func() { errc <- pub.Serve(pubConns) }()
+	go func() { errc <- adm.Serve(admConns) }()
 	a := addrs{Public: pubLn.Addr().String(), Admin: admLn.Addr().String()}
 	fmt.Fprintf(stdout, "slotd: serving the API on http://%s and the admin API on http://%s\n", a.Public, a.Admin)
 	srv.SetReady(true)
@@ -183,18 +218,25 @@ func listen(ctx context.Context, c *config, srv *transport.Server, log *slog.Log
 	case serveErr = <-errc:
 	}
 	srv.SetReady(false)
-	log.Info("shutting down: draining in-flight requests")
-	shut, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+	log.Info("shutting down: draining in-flight requests", "bound", drainTimeout)
+	shut, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
-	err = errors.Join(serveErr, shutdown(shut, pub), shutdown(shut, adm))
-	return err
+	return errors.Join(serveErr, drain(shut, pub, pubConns, log), drain(shut, adm, admConns, log))
 }
 
-func shutdown(ctx context.Context, s *fasthttp.Server) error {
-	if err := s.ShutdownWithContext(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
+// drain stops one server: it stops accepting, closes at once every
+// connection that holds no request (idle keep-alive ones, and ones that
+// never sent a byte), lets requests in flight finish until ctx ends, and
+// then closes whatever is still open.
+func drain(ctx context.Context, s *fasthttp.Server, conns *connTracker, log *slog.Logger) error {
+	conns.closeQuiet()
+	err := s.ShutdownWithContext(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		n := conns.closeAll()
+		log.Warn("drain time is up: closed connections with requests still in flight", "server", s.Name, "connections", n)
+		return nil
 	}
-	return nil
+	return err
 }
 
 // wakeCouriers loads every business with a webhook delivery still open, so
