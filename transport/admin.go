@@ -33,7 +33,7 @@ var errAdminWrites = problem.New(problem.Forbidden, "Admin writes are disabled: 
 
 // Admin returns the handler of the admin listener.
 func (s *Server) Admin() fasthttp.RequestHandler {
-	r := newRouter(s)
+	r := newRouter(s, s.meter, errNotFound)
 	r.GET("/healthz", func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
 	r.GET("/readyz", s.readyz)
 	r.GET("/metrics", s.serveMetrics)

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -87,7 +88,7 @@ type route struct {
 
 // Public returns the handler of the public API.
 func (s *Server) Public() fasthttp.RequestHandler {
-	r := newRouter(s)
+	r := newRouter(s, s.meter, errNotFound)
 	get := func(path string, rt route) { r.GET(path, s.api(rt)) }
 	get("/api/v1/me", route{fn: s.me})
 	get("/api/v1/services", route{scope: "services:read", fn: s.listServices})
@@ -116,17 +117,21 @@ func (s *Server) Public() fasthttp.RequestHandler {
 	return s.observe(r.Handler)
 }
 
-// newRouter returns a router whose misses answer in the §7.1 shape:
-// unknown paths 404, known paths with another method (OPTIONS included)
-// 405, and never a redirect.
-func newRouter(s *Server) *router.Router {
+// newRouter returns a router whose misses answer in the §7.1 shape through
+// miss: unknown paths notFound (404), known paths with another method
+// (OPTIONS included) 405 with an Allow header naming the served methods,
+// and never a redirect.
+func newRouter(s *Server, miss func(*fasthttp.RequestCtx, *problem.Error), notFound *problem.Error) *router.Router {
 	r := router.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleOPTIONS = false
 	r.HandleMethodNotAllowed = true
-	r.NotFound = func(ctx *fasthttp.RequestCtx) { s.meter(ctx, errNotFound) }
-	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) { s.meter(ctx, errMethod) }
+	r.NotFound = func(ctx *fasthttp.RequestCtx) { miss(ctx, notFound) }
+	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) {
+		dropOptionsFromAllow(ctx)
+		miss(ctx, errMethod)
+	}
 	r.PanicHandler = func(ctx *fasthttp.RequestCtx, v any) {
 		id := requestID(ctx)
 		s.Log.Error("handler panicked", "request_id", id, "panic", fmt.Sprint(v))
@@ -136,6 +141,27 @@ func newRouter(s *Server) *router.Router {
 		writeError(ctx, errInternal)
 	}
 	return r
+}
+
+// dropOptionsFromAllow removes OPTIONS from the Allow header the router
+// set on a 405. The router always lists it, as if it answered OPTIONS, but
+// OPTIONS is itself 405 here (api-v1 §4.1 rule 7): an Allow header naming
+// it would send a client to a method that is refused. Only 405 answers pay
+// for the rewrite.
+func dropOptionsFromAllow(ctx *fasthttp.RequestCtx) {
+	allow := ctx.Response.Header.Peek(fasthttp.HeaderAllow)
+	out := make([]byte, 0, len(allow))
+	for _, m := range bytes.Split(allow, []byte(",")) {
+		m = bytes.TrimSpace(m)
+		if len(m) == 0 || string(m) == fasthttp.MethodOptions {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, ", "...)
+		}
+		out = append(out, m...)
+	}
+	ctx.Response.Header.SetBytesV(fasthttp.HeaderAllow, out)
 }
 
 // observe stamps a request id on every response and counts it.

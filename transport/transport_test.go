@@ -151,7 +151,7 @@ func TestHandlerPanicIsInternalError(t *testing.T) {
 	s := newServer(t, catalog.Pro, 1)
 	var logs bytes.Buffer
 	s.Log = slog.New(slog.NewTextHandler(&logs, nil))
-	r := newRouter(s)
+	r := newRouter(s, s.meter, errNotFound)
 	r.GET("/boom", func(ctx *fasthttp.RequestCtx) {
 		ctx.Response.Header.Set("X-Half-Done", "1")
 		ctx.SetBodyString("partial")
