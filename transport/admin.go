@@ -33,7 +33,7 @@ var errAdminWrites = problem.New(problem.Forbidden, "Admin writes are disabled: 
 
 // Admin returns the handler of the admin listener.
 func (s *Server) Admin() fasthttp.RequestHandler {
-	r := newRouter(s, s.meter, errNotFound)
+	r := newRouter(s, writeError, errAdminNotFound)
 	r.GET("/healthz", func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
 	r.GET("/readyz", s.readyz)
 	r.GET("/metrics", s.serveMetrics)
@@ -69,7 +69,7 @@ func (s *Server) admin(write bool, fn fasthttp.RequestHandler) fasthttp.RequestH
 		h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
 		want := "Bearer " + s.AdminToken
 		if subtle.ConstantTimeCompare(h, []byte(want)) != 1 {
-			writeError(ctx, errUnauthorized)
+			writeError(ctx, errAdminUnauthorized)
 			return
 		}
 		fn(ctx)
@@ -102,7 +102,7 @@ func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {
 func (s *Server) adminPutBusiness(ctx *fasthttp.RequestCtx) {
 	id, ok := adminPathID(ctx, "id")
 	if !ok {
-		writeError(ctx, errNotFound)
+		writeError(ctx, errAdminNotFound) // a path that is no business id names nothing to put
 		return
 	}
 	spec, err := world.ParseBusiness(ctx.PostBody())
@@ -198,7 +198,7 @@ func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) *tenant.State {
 func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
 	st := s.adminBusiness(ctx)
 	if st == nil {
-		writeError(ctx, errNotFound)
+		writeError(ctx, errNoBusiness)
 		return
 	}
 	b := []byte(`{"data":[`)
@@ -214,7 +214,7 @@ func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
 func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 	st := s.adminBusiness(ctx)
 	if st == nil {
-		writeError(ctx, errNotFound)
+		writeError(ctx, errNoBusiness)
 		return
 	}
 	k, perr := decodeKeyRequest(ctx.PostBody())
@@ -262,9 +262,13 @@ func decodeKeyRequest(body []byte) (catalog.Key, error) {
 
 func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
 	st := s.adminBusiness(ctx)
+	if st == nil {
+		writeError(ctx, errNoBusiness)
+		return
+	}
 	keyID, ok := adminPathID(ctx, "keyId")
-	if st == nil || !ok {
-		writeError(ctx, errNotFound)
+	if !ok {
+		writeError(ctx, errNoKey)
 		return
 	}
 	rctx, cancel := reqContext()

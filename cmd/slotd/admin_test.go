@@ -25,3 +25,44 @@ func TestAllowNamesOnlyServedMethods(t *testing.T) {
 		require.Equal(t, c.allow, r.Header.Get("Allow"), "%s %s", c.method, c.url)
 	}
 }
+
+// TestAdminErrorsSpeakToTheOperator: the admin listener answers in the
+// §7.1 shape with the public API's codes, in sentences that are true of
+// an operator holding an admin token.
+func TestAdminErrorsSpeakToTheOperator(t *testing.T) {
+	s := startWorld(t)
+	for _, auth := range []string{"", "wrong", keyFull} {
+		r := do(t, "GET", s.admin+"/admin/v1/businesses", auth, nil)
+		requireError(t, r, 401, "UNAUTHORIZED")
+		require.Equal(t, "A valid admin token is required: send Authorization: Bearer <admin token>.", r.Body["error"])
+		require.NotEmpty(t, r.Header.Get("X-Request-Id"))
+	}
+	for _, path := range []string{"/admin/v1/nothing", "/api/v1/me", "/admin/v1/businesses/" + salonID + "/nothing"} {
+		r := s.adminDo("GET", path, nil)
+		requireError(t, r, 404, "NOT_FOUND")
+		require.Equal(t, "No such admin resource.", r.Body["error"], path)
+	}
+	r := s.adminDo("PUT", "/admin/v1/businesses/not-a-uuid", []byte(`{}`))
+	requireError(t, r, 404, "NOT_FOUND")
+	require.Equal(t, "No such admin resource.", r.Body["error"])
+	const nobody = "00000000-0000-4000-8000-000000000000"
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/admin/v1/businesses/" + nobody + "/keys"},
+		{"POST", "/admin/v1/businesses/" + nobody + "/keys"},
+		{"POST", "/admin/v1/businesses/" + nobody + "/keys/" + nobody + "/revoke"},
+	} {
+		r := s.adminDo(c.method, c.path, []byte(`{"scopes":["staff:read"]}`))
+		requireError(t, r, 404, "NOT_FOUND")
+		require.Equal(t, "No such business.", r.Body["error"], c.path)
+	}
+	for _, keyID := range []string{nobody, "not-a-uuid"} {
+		r := s.adminDo("POST", "/admin/v1/businesses/"+salonID+"/keys/"+keyID+"/revoke", nil)
+		requireError(t, r, 404, "NOT_FOUND")
+		require.Equal(t, "No such key.", r.Body["error"])
+	}
+	// A public API key on the admin listener is not charged for its 404:
+	// the admin listener meters nothing.
+	r = do(t, "GET", s.admin+"/nothing", keyFull, nil)
+	requireError(t, r, 404, "NOT_FOUND")
+	require.Empty(t, r.Header.Get("X-RateLimit-Limit"))
+}
