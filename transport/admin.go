@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
-	"github.com/valyala/fasthttp/pprofhandler"
 
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/tenant"
@@ -37,7 +36,7 @@ func (s *Server) Admin() fasthttp.RequestHandler {
 	r.GET("/healthz", func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
 	r.GET("/readyz", s.readyz)
 	r.GET("/metrics", s.serveMetrics)
-	r.GET("/debug/pprof/{profile:*}", pprofhandler.PprofHandler)
+	r.GET("/debug/pprof/{profile:*}", s.admin(false, servePprof))
 	r.GET("/admin/v1/businesses", s.admin(false, s.adminBusinesses))
 	r.PUT("/admin/v1/businesses/{id}", s.admin(true, s.adminPutBusiness))
 	r.POST("/admin/v1/world", s.admin(true, s.adminWorld))

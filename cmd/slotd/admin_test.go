@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -65,4 +67,41 @@ func TestAdminErrorsSpeakToTheOperator(t *testing.T) {
 	r = do(t, "GET", s.admin+"/nothing", keyFull, nil)
 	requireError(t, r, 404, "NOT_FOUND")
 	require.Empty(t, r.Header.Get("X-RateLimit-Limit"))
+}
+
+// TestPprof: the index and every profile are served on the admin
+// listener, behind the admin token when one is set.
+func TestPprof(t *testing.T) {
+	s := startWorld(t)
+	paths := []string{"/debug/pprof/", "/debug/pprof/heap", "/debug/pprof/goroutine?debug=1", "/debug/pprof/allocs",
+		"/debug/pprof/block", "/debug/pprof/mutex", "/debug/pprof/threadcreate", "/debug/pprof/cmdline",
+		"/debug/pprof/symbol", "/debug/pprof/profile?seconds=1", "/debug/pprof/trace?seconds=0.1"}
+	for _, p := range paths {
+		requireError(t, do(t, "GET", s.admin+p, "", nil), 401, "UNAUTHORIZED")
+		requireError(t, do(t, "GET", s.admin+p, "wrong", nil), 401, "UNAUTHORIZED")
+		r := s.adminDo("GET", p, nil)
+		require.Equal(t, 200, r.Status, "%s: %.200s", p, r.Raw)
+		require.NotEmpty(t, r.Raw, p)
+		require.NotEmpty(t, r.Header.Get("X-Request-Id"), p)
+	}
+	index := string(s.adminDo("GET", "/debug/pprof/", nil).Raw)
+	for _, name := range []string{"heap", "goroutine", "allocs", "profile", "trace"} {
+		require.Contains(t, index, name, "the index links every profile")
+	}
+	for _, p := range []string{"/debug/pprof/nothing", "/debug/pprof/heap/"} {
+		r := s.adminDo("GET", p, nil)
+		requireError(t, r, 404, "NOT_FOUND")
+		require.Equal(t, "No such admin resource.", r.Body["error"])
+	}
+
+	// Without a token pprof is open, as the other admin reads are.
+	c, err := parseConfig([]string{"--data", t.TempDir(), "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+		"--world", "testdata/world.json"}, func(string) string { return "" }, io.Discard)
+	require.NoError(t, err)
+	open := startConfig(t, c)
+	for _, p := range []string{"/debug/pprof/", "/debug/pprof/heap"} {
+		r := do(t, "GET", open.admin+p, "", nil)
+		require.Equal(t, 200, r.Status, p)
+	}
+	require.True(t, strings.Contains(string(do(t, "GET", open.admin+"/debug/pprof/", "", nil).Raw), "goroutine"))
 }
