@@ -15,7 +15,6 @@ import (
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/world"
 )
 
@@ -216,47 +215,21 @@ func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, errNoBusiness)
 		return
 	}
-	k, perr := decodeKeyRequest(ctx.PostBody())
-	if perr != nil {
-		s.fail(ctx, perr)
+	k, err := world.ParseKey(ctx.PostBody(), s.Clock.Now())
+	if err != nil {
+		s.fail(ctx, worldProblem(err))
 		return
 	}
 	plain := NewKey()
 	k.ID, k.Hash = uuid.New(), catalog.HashKey(plain)
 	rctx, cancel := reqContext()
 	defer cancel()
-	k, err := s.Dir.Issue(rctx, st.Business.ID, k)
+	k, err = s.Dir.Issue(rctx, st.Business.ID, k)
 	if err != nil {
 		s.fail(ctx, err)
 		return
 	}
 	writeJSON(ctx, 201, appendAdminKey(nil, &k, plain))
-}
-
-// decodeKeyRequest reads {scopes, expiresAt?, limits?}.
-func decodeKeyRequest(body []byte) (catalog.Key, error) {
-	var errs input.Errors
-	var k catalog.Key
-	obj, ok := input.ParseObject(body, &errs)
-	if ok {
-		if arr, ok := obj.Array("scopes", input.Required); ok {
-			for i := 0; i < arr.Len(); i++ {
-				if sc, ok := arr.String(i, 100); ok {
-					k.Scopes = append(k.Scopes, sc)
-				}
-			}
-		}
-		k.ExpiresAt, _ = obj.NullableTime("expiresAt")
-		if lim, ok := obj.Object("limits", input.Optional); ok {
-			k.Limits = &catalog.Limits{}
-			k.Limits.PerMinute, _ = lim.Int("perMinute", input.Optional, 1, 1<<30)
-			k.Limits.PerHour, _ = lim.Int("perHour", input.Optional, 1, 1<<30)
-			k.Limits.MutationsPerMinute, _ = lim.Int("mutationsPerMinute", input.Optional, 1, 1<<30)
-			lim.Done()
-		}
-		obj.Done()
-	}
-	return k, errs.Err()
 }
 
 func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {

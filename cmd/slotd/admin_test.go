@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -104,4 +105,79 @@ func TestPprof(t *testing.T) {
 		require.Equal(t, 200, r.Status, p)
 	}
 	require.True(t, strings.Contains(string(do(t, "GET", open.admin+"/debug/pprof/", "", nil).Raw), "goroutine"))
+}
+
+// fieldsOf returns the fields of a VALIDATION_ERROR, each path prefixed.
+func fieldsOf(r resp, prefix string) []map[string]any {
+	var out []map[string]any
+	for _, f := range r.Body["fields"].([]any) {
+		m := f.(map[string]any)
+		m["path"] = prefix + m["path"].(string)
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestIssuedKeysFollowTheWorldFileRules: the admin API refuses a key the
+// world file would refuse, naming the same member with the same reason and
+// message, and also a key that could never be used as issued: no scope,
+// or already expired. Nothing refused is issued.
+func TestIssuedKeysFollowTheWorldFileRules(t *testing.T) {
+	s := startWorld(t)
+	issue := func(body string) resp {
+		return s.adminDo("POST", "/admin/v1/businesses/"+salonID+"/keys", []byte(body))
+	}
+	const other = "11111111-2222-4333-8444-555555555555"
+	declare := func(members string) resp {
+		return s.adminDo("PUT", "/admin/v1/businesses/"+other, []byte(`{"id":"`+other+`","name":"Rules","timezone":"Europe/Amsterdam",`+
+			`"currency":"EUR","plan":"groei","apiKeys":[{"key":"sk_rules_test_key",`+members+`}]}`))
+	}
+	keysBefore := len(s.adminDo("GET", "/admin/v1/businesses/"+salonID+"/keys", nil).Body["data"].([]any))
+
+	for _, members := range []string{
+		`"scopes":["everything"]`,
+		`"scopes":["staff:read","Staff:Read","staff:read"]`,
+		`"scopes":"staff:read"`,
+		`"scopes":[7,"a:b:c"]`,
+		`"scopes":["staff:read"],"expiresAt":"tomorrow"`,
+		`"scopes":["staff:read"],"expiresAt":"2027-01-01T00:00:00"`,
+		`"scopes":["staff:read"],"limits":{"perMinute":0,"perHour":-1,"perDay":5}`,
+		`"scopes":["staff:read"],"limits":[]`,
+	} {
+		issued, declared := issue("{"+members+"}"), declare(members)
+		requireError(t, issued, 400, "VALIDATION_ERROR")
+		requireError(t, declared, 400, "VALIDATION_ERROR")
+		require.Equal(t, fieldsOf(declared, ""), fieldsOf(issued, "apiKeys.0."), "%s", members)
+	}
+	requireField(t, issue(`{"scopes":["everything"]}`), "scopes.0", "invalid_format")
+	requireField(t, issue(`{"scopes":["staff:read","staff:read"]}`), "scopes.1", "invalid")
+
+	// Rules of issuing only: a world file may describe such keys as they are.
+	for body, field := range map[string][2]string{
+		`{}`:                             {"scopes", "required"},
+		`{"scopes":null}`:                {"scopes", "required"},
+		`{"scopes":[]}`:                  {"scopes", "required"},
+		`{"scopes":[],"expiresAt":null}`: {"scopes", "required"},
+		`{"scopes":["staff:read"],"expiresAt":"2020-01-01T00:00:00Z"}`:                   {"expiresAt", "invalid"},
+		`{"scopes":["staff:read"],"expiresAt":"` + testEpoch.Format(time.RFC3339) + `"}`: {"expiresAt", "invalid"},
+		`{"key":"sk_chosen_by_me","scopes":["staff:read"]}`:                              {"key", "unknown_field"},
+		`{"scopes":["staff:read"],"revoked":false}`:                                      {"revoked", "unknown_field"},
+		``: {"(body)", "required"},
+	} {
+		requireField(t, issue(body), field[0], field[1])
+	}
+	r := declare(`"scopes":[],"expiresAt":"2020-01-01T00:00:00Z"`)
+	require.Equal(t, 201, r.Status, "the world file takes them: %s", r.Raw)
+	require.Len(t, s.adminDo("GET", "/admin/v1/businesses/"+salonID+"/keys", nil).Body["data"], keysBefore, "nothing refused was issued")
+
+	// A valid request issues a key that works as asked, until it expires.
+	r = issue(`{"scopes":["staff:read"],"expiresAt":"2026-12-02T00:00:00Z","limits":{"perMinute":5}}`)
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	key := r.Body["key"].(string)
+	got := s.get("/api/v1/staff", key)
+	require.Equal(t, 200, got.Status)
+	require.Equal(t, "5", got.Header.Get("X-RateLimit-Limit"))
+	requireError(t, s.get("/api/v1/services", key), 403, "INSUFFICIENT_SCOPE")
+	s.clock.Advance(24 * time.Hour)
+	requireError(t, s.get("/api/v1/staff", key), 401, "KEY_EXPIRED")
 }
