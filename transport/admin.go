@@ -142,7 +142,7 @@ func (s *Server) adminWorld(ctx *fasthttp.RequestCtx) {
 func (s *Server) putSpecs(ctx *fasthttp.RequestCtx, specs []catalog.Spec, render func([]directory.PutResult) (int, []byte)) {
 	rctx, cancel := reqContext()
 	defer cancel()
-	rs, err := s.Dir.Put(rctx, specs)
+	rs, err := PutWorld(rctx, s.Dir, specs, s.Clock.Now(), s.Log)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -280,6 +280,8 @@ func appendAdminKey(b []byte, k *catalog.Key, plain string) []byte {
 		b = wire.AppendInt(b, k.Limits.MutationsPerMinute)
 		b = append(b, '}')
 	}
+	b = wire.AppendKey(b, "origin")
+	b = wire.AppendString(b, string(k.Origin))
 	b = wire.AppendKey(b, "createdAt")
 	b = wire.AppendTime(b, k.CreatedAt)
 	return append(b, '}')

@@ -61,7 +61,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	mailDone := make(chan error, 1)
 	go func() { mailDone <- mailer.Run(mailCtx) }()
 	defer func() { stopMail(); <-mailDone }()
-	if err := populate(ctx, c, store, dir, stdout); err != nil {
+	if err := populate(ctx, c, store, dir, stdout, log); err != nil {
 		return err
 	}
 	if err := wakeCouriers(ctx, store, dir); err != nil {
@@ -77,9 +77,9 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 }
 
 // populate loads --world, or seeds the demo business into an empty store.
-func populate(ctx context.Context, c *config, store *storage.Store, dir *directory.Directory, stdout io.Writer) error {
+func populate(ctx context.Context, c *config, store *storage.Store, dir *directory.Directory, stdout io.Writer, log *slog.Logger) error {
 	if c.World != "" {
-		return loadWorld(ctx, c.World, dir)
+		return loadWorld(ctx, c, dir, log)
 	}
 	empty, err := store.IsEmpty()
 	if err != nil || !empty {
@@ -88,14 +88,16 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 	return seedDemo(ctx, dir, stdout)
 }
 
-func loadWorld(ctx context.Context, path string, dir *directory.Directory) error {
+// loadWorld loads --world as the admin API loads a world (transport.PutWorld).
+func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *slog.Logger) error {
+	path := c.World
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("world file %s: %w", path, err)
 	}
 	specs, err := world.Parse(data)
 	if err == nil {
-		_, err = dir.Put(ctx, specs)
+		_, err = transport.PutWorld(ctx, dir, specs, c.clock.Now(), log)
 	}
 	if err != nil {
 		return fmt.Errorf("world file %s:\n%s", path, indent(err.Error()))

@@ -4,8 +4,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/input"
@@ -30,9 +28,7 @@ func (b *business) key(o input.Object) catalog.Key {
 	k := catalog.Key{}
 	if plain, ok := b.plaintext(o); ok {
 		k.Hash = catalog.HashKey(plain)
-		// Derived from the business and the hash, so loading the same file
-		// again yields the same key id without storing any state.
-		k.ID = uuid.NewSHA1(b.spec.Business.ID, k.Hash[:])
+		k.ID = catalog.WorldKeyID(b.spec.Business.ID, k.Hash)
 		if b.keys[k.Hash] {
 			b.errs.Add(o.PathOf("key"), problem.Invalid, "Another API key in the file has the same value.")
 		}
