@@ -42,7 +42,7 @@ func (s *Server) Admin() fasthttp.RequestHandler {
 	r.GET("/admin/v1/businesses/{id}/keys", s.admin(false, s.adminKeys))
 	r.POST("/admin/v1/businesses/{id}/keys", s.admin(true, s.adminIssueKey))
 	r.POST("/admin/v1/businesses/{id}/keys/{keyId}/revoke", s.admin(true, s.adminRevokeKey))
-	return s.observe(r.Handler)
+	return s.observe(r.Handler, adminEdge)
 }
 
 func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
@@ -53,25 +53,36 @@ func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, 200, []byte(`{"status":"ready"}`))
 }
 
-// admin wraps an admin endpoint with the token check.
+// admin wraps an admin endpoint with the token check, then refuses a body
+// over the admin limit (readBody).
 func (s *Server) admin(write bool, fn fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		if s.AdminToken == "" {
-			if write {
-				writeError(ctx, errAdminWrites)
-				return
-			}
-			fn(ctx)
+		if perr := s.adminRefusal(ctx, write); perr != nil {
+			writeError(ctx, perr)
 			return
 		}
-		h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
-		want := "Bearer " + s.AdminToken
-		if subtle.ConstantTimeCompare(h, []byte(want)) != 1 {
-			writeError(ctx, errAdminUnauthorized)
+		if tooLarge(ctx) {
+			writeError(ctx, errAdminBodyTooLarge)
 			return
 		}
 		fn(ctx)
 	}
+}
+
+// adminRefusal is the token check: with a token, every call must carry it;
+// without one, reads are open and writes refused.
+func (s *Server) adminRefusal(ctx *fasthttp.RequestCtx, write bool) *problem.Error {
+	if s.AdminToken == "" {
+		if write {
+			return errAdminWrites
+		}
+		return nil
+	}
+	h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
+	if subtle.ConstantTimeCompare(h, []byte("Bearer "+s.AdminToken)) != 1 {
+		return errAdminUnauthorized
+	}
+	return nil
 }
 
 func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {

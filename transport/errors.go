@@ -33,6 +33,7 @@ var (
 	errAdminUnauthorized = problem.New(problem.Unauthorized, "A valid admin token is required: send Authorization: Bearer <admin token>.")
 	errNoBusiness        = problem.New(problem.NotFound, "No such business.")
 	errNoKey             = problem.New(problem.NotFound, "No such key.")
+	errAdminBodyTooLarge = problem.Fields(problem.Bound(problem.PathBody, problem.TooLarge, MaxAdminBody, "The request body must be at most 33554432 bytes."))
 )
 
 // writeError writes e as the response: its status and the §7.1 body.

@@ -157,7 +157,7 @@ func TestHandlerPanicIsInternalError(t *testing.T) {
 		ctx.SetBodyString("partial")
 		panic("boom")
 	})
-	h := s.observe(r.Handler)
+	h := s.observe(r.Handler, publicEdge)
 	ctx := request(h, "GET", "/boom", "")
 	require.Equal(t, 500, ctx.Response.StatusCode())
 	m := decode(t, ctx)

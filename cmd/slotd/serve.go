@@ -166,8 +166,7 @@ func listen(ctx context.Context, c *config, srv *transport.Server, log *slog.Log
 		pubLn.Close()
 		return err
 	}
-	pub := transport.HTTPServer(srv.Public(), "slotd", transport.MaxBody, c.Conn, log)
-	adm := transport.HTTPServer(srv.Admin(), "slotd-admin", transport.MaxAdminBody, c.Conn, log)
+	pub, adm := srv.PublicServer(c.Conn), srv.AdminServer(c.Conn)
 	errc := make(chan error, 2)
 	go func() { errc <- pub.Serve(pubLn) }()
 	go func() { errc <- adm.Serve(admLn) }()
