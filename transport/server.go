@@ -168,8 +168,8 @@ func dropOptionsFromAllow(ctx *fasthttp.RequestCtx) {
 // it stamps a request id on every response, reads the body within the
 // listener's limit (readBody) and counts the answer. A body it could not
 // read is answered here, as a request fasthttp could not parse is
-// (refuseUnread); a body over the limit is read no further and left for
-// the route to refuse once it has authenticated the request.
+// (refuseUnread); a body over the limit is not kept (readBody drains it)
+// and left for the route to refuse once it has authenticated the request.
 func (s *Server) observe(next fasthttp.RequestHandler, e edge) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		s.stamp(ctx)
