@@ -10,13 +10,11 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
-	"github.com/valyala/fasthttp/pprofhandler"
 
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/world"
 )
 
@@ -33,18 +31,18 @@ var errAdminWrites = problem.New(problem.Forbidden, "Admin writes are disabled: 
 
 // Admin returns the handler of the admin listener.
 func (s *Server) Admin() fasthttp.RequestHandler {
-	r := newRouter(s)
+	r := newRouter(s, writeError, errAdminNotFound)
 	r.GET("/healthz", func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
 	r.GET("/readyz", s.readyz)
 	r.GET("/metrics", s.serveMetrics)
-	r.GET("/debug/pprof/{profile:*}", pprofhandler.PprofHandler)
+	r.GET("/debug/pprof/{profile:*}", s.admin(false, servePprof))
 	r.GET("/admin/v1/businesses", s.admin(false, s.adminBusinesses))
 	r.PUT("/admin/v1/businesses/{id}", s.admin(true, s.adminPutBusiness))
 	r.POST("/admin/v1/world", s.admin(true, s.adminWorld))
 	r.GET("/admin/v1/businesses/{id}/keys", s.admin(false, s.adminKeys))
 	r.POST("/admin/v1/businesses/{id}/keys", s.admin(true, s.adminIssueKey))
 	r.POST("/admin/v1/businesses/{id}/keys/{keyId}/revoke", s.admin(true, s.adminRevokeKey))
-	return s.observe(r.Handler)
+	return s.observe(r.Handler, adminEdge)
 }
 
 func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
@@ -55,25 +53,36 @@ func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, 200, []byte(`{"status":"ready"}`))
 }
 
-// admin wraps an admin endpoint with the token check.
+// admin wraps an admin endpoint with the token check, then refuses a body
+// over the admin limit (readBody).
 func (s *Server) admin(write bool, fn fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		if s.AdminToken == "" {
-			if write {
-				writeError(ctx, errAdminWrites)
-				return
-			}
-			fn(ctx)
+		if perr := s.adminRefusal(ctx, write); perr != nil {
+			writeError(ctx, perr)
 			return
 		}
-		h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
-		want := "Bearer " + s.AdminToken
-		if subtle.ConstantTimeCompare(h, []byte(want)) != 1 {
-			writeError(ctx, errUnauthorized)
+		if tooLarge(ctx) {
+			writeError(ctx, errAdminBodyTooLarge)
 			return
 		}
 		fn(ctx)
 	}
+}
+
+// adminRefusal is the token check: with a token, every call must carry it;
+// without one, reads are open and writes refused.
+func (s *Server) adminRefusal(ctx *fasthttp.RequestCtx, write bool) *problem.Error {
+	if s.AdminToken == "" {
+		if write {
+			return errAdminWrites
+		}
+		return nil
+	}
+	h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
+	if subtle.ConstantTimeCompare(h, []byte("Bearer "+s.AdminToken)) != 1 {
+		return errAdminUnauthorized
+	}
+	return nil
 }
 
 func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {
@@ -102,7 +111,7 @@ func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {
 func (s *Server) adminPutBusiness(ctx *fasthttp.RequestCtx) {
 	id, ok := adminPathID(ctx, "id")
 	if !ok {
-		writeError(ctx, errNotFound)
+		writeError(ctx, errAdminNotFound) // a path that is no business id names nothing to put
 		return
 	}
 	spec, err := world.ParseBusiness(ctx.PostBody())
@@ -144,7 +153,7 @@ func (s *Server) adminWorld(ctx *fasthttp.RequestCtx) {
 func (s *Server) putSpecs(ctx *fasthttp.RequestCtx, specs []catalog.Spec, render func([]directory.PutResult) (int, []byte)) {
 	rctx, cancel := reqContext()
 	defer cancel()
-	rs, err := s.Dir.Put(rctx, specs)
+	rs, err := PutWorld(rctx, s.Dir, specs, s.Clock.Now(), s.Log)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -198,7 +207,7 @@ func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) *tenant.State {
 func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
 	st := s.adminBusiness(ctx)
 	if st == nil {
-		writeError(ctx, errNotFound)
+		writeError(ctx, errNoBusiness)
 		return
 	}
 	b := []byte(`{"data":[`)
@@ -214,19 +223,19 @@ func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
 func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 	st := s.adminBusiness(ctx)
 	if st == nil {
-		writeError(ctx, errNotFound)
+		writeError(ctx, errNoBusiness)
 		return
 	}
-	k, perr := decodeKeyRequest(ctx.PostBody())
-	if perr != nil {
-		s.fail(ctx, perr)
+	k, err := world.ParseKey(ctx.PostBody(), s.Clock.Now())
+	if err != nil {
+		s.fail(ctx, worldProblem(err))
 		return
 	}
 	plain := NewKey()
 	k.ID, k.Hash = uuid.New(), catalog.HashKey(plain)
 	rctx, cancel := reqContext()
 	defer cancel()
-	k, err := s.Dir.Issue(rctx, st.Business.ID, k)
+	k, err = s.Dir.Issue(rctx, st.Business.ID, k)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -234,37 +243,15 @@ func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, 201, appendAdminKey(nil, &k, plain))
 }
 
-// decodeKeyRequest reads {scopes, expiresAt?, limits?}.
-func decodeKeyRequest(body []byte) (catalog.Key, error) {
-	var errs input.Errors
-	var k catalog.Key
-	obj, ok := input.ParseObject(body, &errs)
-	if ok {
-		if arr, ok := obj.Array("scopes", input.Required); ok {
-			for i := 0; i < arr.Len(); i++ {
-				if sc, ok := arr.String(i, 100); ok {
-					k.Scopes = append(k.Scopes, sc)
-				}
-			}
-		}
-		k.ExpiresAt, _ = obj.NullableTime("expiresAt")
-		if lim, ok := obj.Object("limits", input.Optional); ok {
-			k.Limits = &catalog.Limits{}
-			k.Limits.PerMinute, _ = lim.Int("perMinute", input.Optional, 1, 1<<30)
-			k.Limits.PerHour, _ = lim.Int("perHour", input.Optional, 1, 1<<30)
-			k.Limits.MutationsPerMinute, _ = lim.Int("mutationsPerMinute", input.Optional, 1, 1<<30)
-			lim.Done()
-		}
-		obj.Done()
-	}
-	return k, errs.Err()
-}
-
 func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
 	st := s.adminBusiness(ctx)
+	if st == nil {
+		writeError(ctx, errNoBusiness)
+		return
+	}
 	keyID, ok := adminPathID(ctx, "keyId")
-	if st == nil || !ok {
-		writeError(ctx, errNotFound)
+	if !ok {
+		writeError(ctx, errNoKey)
 		return
 	}
 	rctx, cancel := reqContext()
@@ -304,6 +291,8 @@ func appendAdminKey(b []byte, k *catalog.Key, plain string) []byte {
 		b = wire.AppendInt(b, k.Limits.MutationsPerMinute)
 		b = append(b, '}')
 	}
+	b = wire.AppendKey(b, "origin")
+	b = wire.AppendString(b, string(k.Origin))
 	b = wire.AppendKey(b, "createdAt")
 	b = wire.AppendTime(b, k.CreatedAt)
 	return append(b, '}')

@@ -32,7 +32,8 @@ type call struct {
 // and the entitlement checks, in this order: the client IP's failed-auth
 // limit (429), credential (401), the key's quotas (429), platform-wide
 // module switch (503), key scope (403 INSUFFICIENT_SCOPE), plan (403
-// PLAN_UPGRADE_REQUIRED), business module (403 FORBIDDEN).
+// PLAN_UPGRADE_REQUIRED), business module (403 FORBIDDEN), then a body
+// over 64 KiB (400), before the route's own validation.
 func (s *Server) api(rt route) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if !s.admitIP(ctx) {
@@ -52,6 +53,10 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 		}
 		if perr := s.authorize(c, rt); perr != nil {
 			writeError(ctx, perr)
+			return
+		}
+		if tooLarge(ctx) { // the first of the request's own checks (readBody)
+			writeError(ctx, errBodyTooLarge)
 			return
 		}
 		rt.fn(c)

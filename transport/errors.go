@@ -25,6 +25,17 @@ var (
 	errReadTimeout   = problem.New(problem.RequestTimeout, "The request was not received in time; send it again.")
 )
 
+// Sentences of the admin listener: the same codes and shape as the public
+// API's, but true of an operator calling the admin API, who holds an admin
+// token rather than an API key and names businesses rather than records of one.
+var (
+	errAdminNotFound     = problem.New(problem.NotFound, "No such admin resource.")
+	errAdminUnauthorized = problem.New(problem.Unauthorized, "A valid admin token is required: send Authorization: Bearer <admin token>.")
+	errNoBusiness        = problem.New(problem.NotFound, "No such business.")
+	errNoKey             = problem.New(problem.NotFound, "No such key.")
+	errAdminBodyTooLarge = problem.Fields(problem.Bound(problem.PathBody, problem.TooLarge, MaxAdminBody, "The request body must be at most 33554432 bytes."))
+)
+
 // writeError writes e as the response: its status and the §7.1 body.
 func writeError(ctx *fasthttp.RequestCtx, e *problem.Error) {
 	ctx.Response.Header.SetContentType("application/json")

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -87,7 +88,7 @@ type route struct {
 
 // Public returns the handler of the public API.
 func (s *Server) Public() fasthttp.RequestHandler {
-	r := newRouter(s)
+	r := newRouter(s, s.meter, errNotFound)
 	get := func(path string, rt route) { r.GET(path, s.api(rt)) }
 	get("/api/v1/me", route{fn: s.me})
 	get("/api/v1/services", route{scope: "services:read", fn: s.listServices})
@@ -113,20 +114,24 @@ func (s *Server) Public() fasthttp.RequestHandler {
 	r.DELETE("/api/v1/webhooks/{id}", hook(s.deleteWebhook))
 	r.GET("/api/v1/webhooks/{id}/deliveries", hook(s.listDeliveries))
 	r.POST("/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay", hook(s.replayDelivery))
-	return s.observe(r.Handler)
+	return s.observe(r.Handler, publicEdge)
 }
 
-// newRouter returns a router whose misses answer in the §7.1 shape:
-// unknown paths 404, known paths with another method (OPTIONS included)
-// 405, and never a redirect.
-func newRouter(s *Server) *router.Router {
+// newRouter returns a router whose misses answer in the §7.1 shape through
+// miss: unknown paths notFound (404), known paths with another method
+// (OPTIONS included) 405 with an Allow header naming the served methods,
+// and never a redirect.
+func newRouter(s *Server, miss func(*fasthttp.RequestCtx, *problem.Error), notFound *problem.Error) *router.Router {
 	r := router.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleOPTIONS = false
 	r.HandleMethodNotAllowed = true
-	r.NotFound = func(ctx *fasthttp.RequestCtx) { s.meter(ctx, errNotFound) }
-	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) { s.meter(ctx, errMethod) }
+	r.NotFound = func(ctx *fasthttp.RequestCtx) { miss(ctx, notFound) }
+	r.MethodNotAllowed = func(ctx *fasthttp.RequestCtx) {
+		dropOptionsFromAllow(ctx)
+		miss(ctx, errMethod)
+	}
 	r.PanicHandler = func(ctx *fasthttp.RequestCtx, v any) {
 		id := requestID(ctx)
 		s.Log.Error("handler panicked", "request_id", id, "panic", fmt.Sprint(v))
@@ -138,20 +143,58 @@ func newRouter(s *Server) *router.Router {
 	return r
 }
 
-// observe stamps a request id on every response and counts it.
-func (s *Server) observe(next fasthttp.RequestHandler) fasthttp.RequestHandler {
+// dropOptionsFromAllow removes OPTIONS from the Allow header the router
+// set on a 405. The router always lists it, as if it answered OPTIONS, but
+// OPTIONS is itself 405 here (api-v1 §4.1 rule 7): an Allow header naming
+// it would send a client to a method that is refused. Only 405 answers pay
+// for the rewrite.
+func dropOptionsFromAllow(ctx *fasthttp.RequestCtx) {
+	allow := ctx.Response.Header.Peek(fasthttp.HeaderAllow)
+	out := make([]byte, 0, len(allow))
+	for _, m := range bytes.Split(allow, []byte(",")) {
+		m = bytes.TrimSpace(m)
+		if len(m) == 0 || string(m) == fasthttp.MethodOptions {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, ", "...)
+		}
+		out = append(out, m...)
+	}
+	ctx.Response.Header.SetBytesV(fasthttp.HeaderAllow, out)
+}
+
+// observe is the front door of a listener's routes (e is the listener):
+// it stamps a request id on every response, reads the body within the
+// listener's limit (readBody) and counts the answer. A body it could not
+// read is answered here, as a request fasthttp could not parse is
+// (refuseUnread); a body over the limit is not kept (readBody drains it)
+// and left for the route to refuse once it has authenticated the request.
+func (s *Server) observe(next fasthttp.RequestHandler, e edge) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		// Header names go out as we spell them: fasthttp would turn
-		// X-RateLimit-Limit into X-Ratelimit-Limit. Names are
-		// case-insensitive, but integrators grep and compare them as the
-		// spec prints them.
-		ctx.Response.Header.DisableNormalizing()
-		var buf [48]byte
-		id := strconv.AppendUint(append(buf[:0], s.reqBase...), s.reqSeq.Add(1), 36)
-		ctx.Response.Header.SetBytesV(requestIDHeader, id)
-		next(ctx)
+		s.stamp(ctx)
+		switch readBody(ctx, e.maxBody) {
+		case bodyTimedOut:
+			s.refuseUnread(ctx, e, errReadTimeout)
+		case bodyBroken:
+			s.refuseUnread(ctx, e, errBadRequest)
+		default:
+			next(ctx)
+		}
 		s.metrics.count(ctx.Response.StatusCode())
 	}
+}
+
+// stamp prepares a response: header names spelled as given, and a fresh
+// request id.
+func (s *Server) stamp(ctx *fasthttp.RequestCtx) {
+	// Header names go out as we spell them: fasthttp would turn
+	// X-RateLimit-Limit into X-Ratelimit-Limit. Names are case-insensitive,
+	// but integrators grep and compare them as the spec prints them.
+	ctx.Response.Header.DisableNormalizing()
+	var buf [48]byte
+	id := strconv.AppendUint(append(buf[:0], s.reqBase...), s.reqSeq.Add(1), 36)
+	ctx.Response.Header.SetBytesV(requestIDHeader, id)
 }
 
 const requestIDHeader = "X-Request-Id"
@@ -201,27 +244,63 @@ type ConnLimits struct {
 // otherwise: generous for a phone on a poor network, short for an attacker.
 var DefaultConnLimits = ConnLimits{ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 
-// writeBuffer is the per-connection response buffer (see HTTPServer).
+// writeBuffer is the per-connection response buffer (see httpServer).
 const writeBuffer = 16 << 10
 
 // MaxHeader is the most a request line plus headers may take; fasthttp
 // reads them into a buffer of this size.
 const MaxHeader = 16 << 10
 
-// HTTPServer wraps h in a fasthttp server with the limits a public server
-// needs: bounded body and header sizes, and lim's timeouts. Requests it
-// cannot read or parse are answered in the §7.1 shape.
+// edge is what a listener answers before any route: the largest body its
+// routes take and the 400 for a larger one, and whether it meters its
+// answers (the public API does; the admin listener does not).
+type edge struct {
+	maxBody  int
+	tooLarge *problem.Error
+	metered  bool
+}
+
+var (
+	publicEdge = edge{maxBody: MaxBody, tooLarge: errBodyTooLarge, metered: true}
+	adminEdge  = edge{maxBody: MaxAdminBody, tooLarge: errAdminBodyTooLarge}
+)
+
+// PublicServer returns the fasthttp server of the public API with lim's
+// timeouts.
+func (s *Server) PublicServer(lim ConnLimits) *fasthttp.Server {
+	return s.httpServer(s.Public(), "slotd", publicEdge, lim)
+}
+
+// AdminServer returns the fasthttp server of the admin listener with lim's
+// timeouts.
+func (s *Server) AdminServer(lim ConnLimits) *fasthttp.Server {
+	return s.httpServer(s.Admin(), "slotd-admin", adminEdge, lim)
+}
+
+// httpServer wraps h in a fasthttp server with the limits a public server
+// needs: bounded header size, lim's timeouts, and a streamed request body
+// that the handler reads within e.maxBody (readBody), so that a request
+// with a body too large is still authenticated and charged before it is
+// refused, and its client can read the refusal. Requests fasthttp cannot
+// read or parse are answered in the §7.1 shape, with a request id.
 //
 // fasthttp's own MaxConnsPerIP is deliberately left off: it counts every
 // IPv6 client as one address and refuses in plain text outside the error
 // shape. A per-address connection cap belongs to the load balancer in front.
-func HTTPServer(h fasthttp.RequestHandler, name string, maxBody int, lim ConnLimits, log *slog.Logger) *fasthttp.Server {
+func (s *Server) httpServer(h fasthttp.RequestHandler, name string, e edge, lim ConnLimits) *fasthttp.Server {
 	return &fasthttp.Server{
-		Logger:             fasthttpLogger{log},
-		Handler:            h,
-		Name:               name,
-		MaxRequestBodySize: maxBody,
-		ReadBufferSize:     MaxHeader,
+		Logger:  fasthttpLogger{s.Log},
+		Handler: h,
+		Name:    name,
+		// Streamed, fasthttp reads at most 8 KiB of a body before calling
+		// the handler and leaves the rest to readBody; MaxRequestBodySize
+		// then only caps that first read.
+		StreamRequestBody:  true,
+		MaxRequestBodySize: e.maxBody,
+		// fasthttp would otherwise read a multipart body whole, to
+		// temporary files, before the handler: no route takes one.
+		DisablePreParseMultipartForm: true,
+		ReadBufferSize:               MaxHeader,
 		// A response bigger than the write buffer goes out in two write
 		// syscalls instead of one; fasthttp's 4 KiB default splits a
 		// one-day availability answer (4–5 KB). 16 KiB holds the common
@@ -233,28 +312,49 @@ func HTTPServer(h fasthttp.RequestHandler, name string, maxBody int, lim ConnLim
 		CloseOnShutdown:       true,
 		NoDefaultDate:         false,
 		NoDefaultServerHeader: true,
-		ErrorHandler:          parseError,
+		ErrorHandler:          s.parseError(e),
 		// fasthttp otherwise quotes the unparsable request in its error
 		// messages, Authorization header and all; API keys are never logged.
 		SecureErrorLogMessage: true,
 	}
 }
 
-// parseError answers a request fasthttp could not read; the connection is
-// closed after it.
-func parseError(ctx *fasthttp.RequestCtx, err error) {
-	var small *fasthttp.ErrSmallBuffer
-	var nerr net.Error
-	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		writeError(ctx, errBodyTooLarge)
-	case errors.As(err, &small):
-		writeError(ctx, errHeaderTooLong)
-	case errors.As(err, &nerr) && nerr.Timeout():
-		writeError(ctx, errReadTimeout)
-	default:
-		writeError(ctx, errBadRequest)
+// parseError answers a request fasthttp could not read: its request line
+// and headers were too long, malformed, or did not arrive within the read
+// timeout.
+func (s *Server) parseError(e edge) func(*fasthttp.RequestCtx, error) {
+	return func(ctx *fasthttp.RequestCtx, err error) {
+		s.stamp(ctx)
+		var small *fasthttp.ErrSmallBuffer
+		var nerr net.Error
+		switch {
+		case errors.Is(err, fasthttp.ErrBodyTooLarge): // not while bodies are streamed; kept for safety
+			s.refuseUnread(ctx, e, e.tooLarge)
+		case errors.As(err, &small):
+			s.refuseUnread(ctx, e, errHeaderTooLong)
+		case errors.As(err, &nerr) && nerr.Timeout():
+			s.refuseUnread(ctx, e, errReadTimeout)
+		default:
+			s.refuseUnread(ctx, e, errBadRequest)
+		}
+		s.metrics.count(ctx.Response.StatusCode())
 	}
+}
+
+// refuseUnread answers a request that could not be read whole and closes
+// the connection: what is left on it cannot be trusted to start the next
+// request. Nothing of the request was acted on and no credential was read
+// from it, so on the public API the answer carries the client IP's
+// failed-authentication limit's headers, as any answer without a valid
+// key does, without spending from it. (It stays a 400 or 408 when that
+// limit is used up: the client learns what was wrong with what it sent,
+// and the headers say it is blocked.)
+func (s *Server) refuseUnread(ctx *fasthttp.RequestCtx, e edge, perr *problem.Error) {
+	ctx.SetConnectionClose()
+	if e.metered {
+		rateHeaders(ctx, s.quota.Peek(string(ctx.RemoteIP()), s.authLimit))
+	}
+	writeError(ctx, perr)
 }
 
 // fasthttpLogger sends fasthttp's own messages (connection-level errors) to

@@ -152,13 +152,13 @@ func TestHandlerPanicIsInternalError(t *testing.T) {
 	s := newServer(t, catalog.Pro, 1)
 	var logs bytes.Buffer
 	s.Log = slog.New(slog.NewTextHandler(&logs, nil))
-	r := newRouter(s)
+	r := newRouter(s, s.meter, errNotFound)
 	r.GET("/boom", func(ctx *fasthttp.RequestCtx) {
 		ctx.Response.Header.Set("X-Half-Done", "1")
 		ctx.SetBodyString("partial")
 		panic("boom")
 	})
-	h := s.observe(r.Handler)
+	h := s.observe(r.Handler, publicEdge)
 	ctx := request(h, "GET", "/boom", "")
 	require.Equal(t, 500, ctx.Response.StatusCode())
 	m := decode(t, ctx)

@@ -57,6 +57,7 @@ func applyChange(s *State, seq uint64, c *record.Change) *State {
 }
 
 func applyKey(s *State, seq uint64, k catalog.Key) *State {
+	k.Origin = k.OriginIn(s.Business.ID)
 	n := *s
 	n.Seq = seq
 	n.Keys = slices.Clone(s.Keys)

@@ -16,7 +16,8 @@ import (
 // declares exactly what s already holds (loading the same world file twice
 // changes nothing). Entities keep their createdAt; updatedAt moves only for
 // an entity whose content really changed. Customers are added when their id
-// is new and never changed or removed.
+// is new and never changed or removed. Keys follow putKeys: the file's are
+// replaced, the operator's kept.
 func DecidePut(s *State, spec *catalog.Spec, now time.Time) (*record.Record, error) {
 	c := &record.Catalog{At: now}
 	var old record.Catalog
@@ -34,7 +35,7 @@ func DecidePut(s *State, spec *catalog.Spec, now time.Time) (*record.Record, err
 	}
 	c.Business = biz
 	var ch bool
-	c.Keys, ch = stamp(old.Keys, spec.Keys, now, keyTimes, func(k *catalog.Key) uuid.UUID { return k.ID })
+	c.Keys, ch = stamp(old.Keys, putKeys(old.Keys, spec.Keys), now, keyTimes, func(k *catalog.Key) uuid.UUID { return k.ID })
 	changed = changed || ch
 	c.Categories, ch = stamp(old.Categories, spec.Categories, now, categoryTimes, func(x *catalog.Category) uuid.UUID { return x.ID })
 	changed = changed || ch
@@ -54,6 +55,29 @@ func DecidePut(s *State, spec *catalog.Spec, now time.Time) (*record.Record, err
 		return nil, nil
 	}
 	return &record.Record{Kind: record.KindCatalog, Catalog: c}, nil
+}
+
+// putKeys returns the keys a business holds after a put that declares
+// declared: each declared key, which is the file's (decisions §4, "World
+// reload"), then each key of prev that was issued through the admin API,
+// in issue order: those belong to the operator, and a file that never
+// declared them cannot take them away. A declared key with the value of an
+// issued one takes it over (one secret is one key). prev has its origins
+// filled in (a State's keys always have).
+func putKeys(prev, declared []catalog.Key) []catalog.Key {
+	out := make([]catalog.Key, 0, len(declared)+len(prev))
+	inFile := make(map[catalog.KeyHash]bool, len(declared))
+	for _, k := range declared {
+		k.Origin = catalog.FromWorld
+		inFile[k.Hash] = true
+		out = append(out, k)
+	}
+	for _, k := range prev {
+		if k.Origin == catalog.FromAdmin && !inFile[k.Hash] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // newCustomers returns the spec's customers whose ids are new, stamped. A new
@@ -129,9 +153,11 @@ func categoryTimes(x *catalog.Category) (*time.Time, *time.Time) { return &x.Cre
 func serviceTimes(x *catalog.Service) (*time.Time, *time.Time)   { return &x.CreatedAt, &x.UpdatedAt }
 func staffTimes(x *catalog.Staff) (*time.Time, *time.Time)       { return &x.CreatedAt, &x.UpdatedAt }
 
-// DecideIssue returns the record that adds key k, stamped now.
+// DecideIssue returns the record that adds key k, stamped now. An issued
+// key is the operator's: world reloads keep it (putKeys).
 func DecideIssue(k catalog.Key, now time.Time) *record.Record {
 	k.CreatedAt, k.UpdatedAt = now, now
+	k.Origin = catalog.FromAdmin
 	return &record.Record{Kind: record.KindKey, Key: &record.KeyState{At: now, Key: k}}
 }
 

@@ -99,7 +99,7 @@ func fromCatalog(seq uint64, c *record.Catalog, bk book) (*State, error) {
 		Seq:        seq,
 		Business:   c.Business,
 		Loc:        loc,
-		Keys:       c.Keys,
+		Keys:       withOrigins(c.Business.ID, c.Keys),
 		Categories: sortedByCreation(c.Categories, func(x *catalog.Category) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
 		Services:   sortedByCreation(c.Services, func(x *catalog.Service) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
 		Staff:      sortedByCreation(c.Staff, func(x *catalog.Staff) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
@@ -112,6 +112,20 @@ func fromCatalog(seq uint64, c *record.Catalog, bk book) (*State, error) {
 	s.serviceIdx = index(s.Services, func(x *catalog.Service) uuid.UUID { return x.ID })
 	s.staffIdx = index(s.Staff, func(x *catalog.Staff) uuid.UUID { return x.ID })
 	return s, nil
+}
+
+// withOrigins returns keys with every origin filled in (Key.OriginIn), so a
+// State never holds a key of unknown origin, whatever journal it was built
+// from. keys itself is left alone; it is copied only when one lacks it.
+func withOrigins(biz uuid.UUID, keys []catalog.Key) []catalog.Key {
+	if !slices.ContainsFunc(keys, func(k catalog.Key) bool { return k.Origin == "" }) {
+		return keys
+	}
+	out := slices.Clone(keys)
+	for i := range out {
+		out[i].Origin = out[i].OriginIn(biz)
+	}
+	return out
 }
 
 func sortedByCreation[T any](in []T, key func(*T) (time.Time, uuid.UUID)) []T {

@@ -133,3 +133,53 @@ func TestApplyOnMissingBusinessFails(t *testing.T) {
 	_, err := Apply(nil, 1, &record.Record{Kind: record.KindKey, Key: &record.KeyState{}})
 	require.Error(t, err)
 }
+
+// replayed encodes r as the journal holds it and applies the decoded copy.
+func replayed(t *testing.T, s *State, seq uint64, r *record.Record) *State {
+	t.Helper()
+	b, err := record.Encode(nil, r)
+	require.NoError(t, err)
+	d, err := record.Decode(b)
+	require.NoError(t, err)
+	n, err := Apply(s, seq, d)
+	require.NoError(t, err)
+	return n
+}
+
+// TestKeysJournalledWithoutOrigin: a journal written before keys recorded
+// their origin still loads, each key's origin told by its id, so a reload
+// of the same file changes nothing and keeps the key issued through the
+// admin API; a snapshot then carries the origins.
+func TestKeysJournalledWithoutOrigin(t *testing.T) {
+	sp := spec()
+	biz := sp.Business.ID
+	file := catalog.Key{ID: catalog.WorldKeyID(biz, catalog.HashKey("sk_file")), Hash: catalog.HashKey("sk_file"),
+		Scopes: []string{"services:read"}, CreatedAt: t0, UpdatedAt: t0}
+	issued := catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_issued"), Scopes: []string{"staff:read"}, CreatedAt: t0, UpdatedAt: t0}
+	biz0 := sp.Business
+	biz0.CreatedAt, biz0.UpdatedAt = t0, t0
+	old := &record.Record{Kind: record.KindCatalog, Catalog: &record.Catalog{At: t0, Business: biz0, Keys: []catalog.Key{file}}}
+	b, err := record.Encode(nil, old)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "origin", "the old format")
+	s := replayed(t, nil, 1, old)
+	s = replayed(t, s, 2, &record.Record{Kind: record.KindKey, Key: &record.KeyState{At: t0, Key: issued}})
+	require.Equal(t, catalog.FromWorld, s.Key(file.Hash).Origin)
+	require.Equal(t, catalog.FromAdmin, s.Key(issued.Hash).Origin)
+
+	sp.Keys = []catalog.Key{{ID: file.ID, Hash: file.Hash, Scopes: file.Scopes}}
+	sp.Categories, sp.Services, sp.Staff, sp.Customers = nil, nil, nil, nil
+	rec, err := DecidePut(s, sp, t0.Add(time.Hour))
+	require.NoError(t, err)
+	require.Nil(t, rec, "the same file again changes nothing")
+
+	sp.Keys = nil
+	after, changed := put(t, s, sp, t0.Add(time.Hour))
+	require.True(t, changed)
+	require.Nil(t, after.Key(file.Hash), "a key the file no longer declares is gone")
+	require.Equal(t, issued.ID, after.Key(issued.Hash).ID, "the issued key stays")
+
+	snap, err := record.EncodeSnapshot(Snapshot(s))
+	require.NoError(t, err)
+	require.Contains(t, string(snap), `"origin":"admin"`)
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -96,12 +98,57 @@ func TestRoutingErrors(t *testing.T) {
 	requireError(t, s.get("/api/v1/staff/"+strings.ToUpper(annaID)+"x", keyFull), 404, "NOT_FOUND")
 }
 
+// TestBodyLimit: a body over 64 KiB is refused 400 on (body), too_large,
+// but only once the request was routed and authenticated: it is charged
+// to its key and carries its rate-limit headers, like any request, and
+// stores nothing under its Idempotency-Key.
 func TestBodyLimit(t *testing.T) {
 	s := startWorld(t)
+	r := s.adminDo("POST", "/admin/v1/businesses/"+salonID+"/keys", []byte(`{"scopes":["customers:write"],"limits":{"perMinute":5}}`))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	key := r.Body["key"].(string)
+
 	big := make([]byte, 64<<10+1)
-	r := do(t, "POST", s.base+"/api/v1/services", keyFull, big)
+	for i, remaining := range []string{"4", "3"} {
+		r = s.post("/api/v1/customers", key, "big-1", string(big))
+		m := requireField(t, r, "(body)", "too_large")
+		require.EqualValues(t, 65536, m["limit"])
+		require.NotEmpty(t, r.Header.Get("X-Request-Id"))
+		require.Equal(t, "5", r.Header.Get("X-RateLimit-Limit"), "request %d", i)
+		require.Equal(t, remaining, r.Header.Get("X-RateLimit-Remaining"), "charged like any request")
+		require.NotEmpty(t, r.Header.Get("X-RateLimit-Reset"))
+	}
+	// Sent chunked, its length shows only as it is read: the same answer.
+	req, err := http.NewRequest("POST", s.base+"/api/v1/customers", io.MultiReader(bytes.NewReader(big)))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Idempotency-Key", "big-1")
+	r = send(t, req)
+	requireField(t, r, "(body)", "too_large")
+	require.Equal(t, "2", r.Header.Get("X-RateLimit-Remaining"))
+
+	// The refusals stored nothing under the key; 64 KiB exactly is read.
+	exact := `{"firstName":"Big","email":"big@example.com","lastName":"` + strings.Repeat("x", 64<<10-59) + `"}`
+	require.Equal(t, 64<<10, len(exact))
+	requireField(t, s.post("/api/v1/customers", key, "big-1", exact), "lastName", "too_long")
+	r = s.post("/api/v1/customers", key, "big-1", `{"firstName":"Big","email":"big@example.com"}`)
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+
+	// Refusals that come first still do: an unknown key, another method.
+	r = do(t, "POST", s.base+"/api/v1/customers", "sk_nobody_has_this_key", big)
+	requireError(t, r, 401, "UNAUTHORIZED")
+	require.Equal(t, "20", r.Header.Get("X-RateLimit-Limit"))
+	r = do(t, "POST", s.base+"/api/v1/services", keyFull, big)
+	requireError(t, r, 405, "METHOD_NOT_ALLOWED")
+	require.NotEmpty(t, r.Header.Get("X-Request-Id"))
+
+	// The admin listener takes up to 32 MiB, with the token checked first.
+	huge := make([]byte, 32<<20+1)
+	requireError(t, do(t, "POST", s.admin+"/admin/v1/world", "wrong", huge), 401, "UNAUTHORIZED")
+	r = s.adminDo("POST", "/admin/v1/world", huge)
 	m := requireField(t, r, "(body)", "too_large")
-	require.EqualValues(t, 65536, m["limit"])
+	require.EqualValues(t, 32<<20, m["limit"])
+	require.NotEmpty(t, r.Header.Get("X-Request-Id"))
 }
 
 func TestCrossBusinessIsNotFound(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -71,6 +72,8 @@ func requireCutOff(t *testing.T, c net.Conn, began time.Time) {
 	require.NoError(t, json.Unmarshal(raw, &body))
 	require.Equal(t, "REQUEST_TIMEOUT", body["code"])
 	require.NotEmpty(t, body["error"])
+	require.NotEmpty(t, res.Header.Get("X-Request-Id"))
+	require.Equal(t, "20", res.Header.Get("X-RateLimit-Limit"), "the client IP's failed-authentication limit")
 	require.True(t, res.Close, "a timed-out connection is closed")
 	requireClosed(t, br)
 	// Deadlines run on the wall clock; allow for its small disagreement
@@ -215,5 +218,107 @@ func TestResponseHeaderSpelling(t *testing.T) {
 	require.Contains(t, head.String(), "HTTP/1.1 200 OK\r\n", "a lower-case authorization header is read")
 	for _, name := range []string{"X-RateLimit-Limit: ", "X-RateLimit-Remaining: ", "X-RateLimit-Reset: ", "X-Request-Id: ", "Content-Type: application/json"} {
 		require.Contains(t, head.String(), "\r\n"+name)
+	}
+}
+
+// rawExchange sends req on a fresh connection to addr and reads the
+// answer, after which the server must close the connection.
+func rawExchange(t *testing.T, addr, req string) (*http.Response, map[string]any) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(addr, "http://"))
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))
+	_, err = io.WriteString(c, req)
+	require.NoError(t, err)
+	br := bufio.NewReader(c)
+	res, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	var body map[string]any
+	require.NoError(t, json.Unmarshal(raw, &body), "%s", raw)
+	require.True(t, res.Close, "closed after an unreadable request")
+	requireClosed(t, br)
+	return res, body
+}
+
+// TestUnreadableRequestsCarryTheirHeaders: a request the server cannot
+// read (a malformed request line, headers over 16 KiB, a broken chunked
+// body) is answered in the §7.1 shape with a request id and, on the public
+// API, the client IP's failed-authentication limit's headers, nothing
+// spent from it; on the admin listener with a request id.
+func TestUnreadableRequestsCarryTheirHeaders(t *testing.T) {
+	s := startWorld(t)
+	for _, c := range []struct{ req, path, reason string }{
+		{"GARBAGE\r\n\r\n", "(body)", "invalid"},
+		{"GET /api/v1/me HTTP/1.1\r\nHost: slotd\r\nAuthorization: Bearer " + keyFull + "\r\nX-Padding: " +
+			strings.Repeat("p", 20<<10) + "\r\n\r\n", "(headers)", "too_large"},
+		{"POST /api/v1/customers HTTP/1.1\r\nHost: slotd\r\nAuthorization: Bearer " + keyFull +
+			"\r\nIdempotency-Key: chunks\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", "(body)", "invalid"},
+	} {
+		res, body := rawExchange(t, s.base, c.req)
+		require.Equal(t, 400, res.StatusCode, "%v", body)
+		require.Equal(t, "VALIDATION_ERROR", body["code"])
+		f := body["fields"].([]any)[0].(map[string]any)
+		require.Equal(t, c.path, f["path"])
+		require.Equal(t, c.reason, f["reason"])
+		require.NotEmpty(t, res.Header.Get("X-Request-Id"))
+		require.Equal(t, "20", res.Header.Get("X-RateLimit-Limit"))
+		require.Equal(t, "20", res.Header.Get("X-RateLimit-Remaining"), "nothing spent")
+		require.NotEmpty(t, res.Header.Get("X-RateLimit-Reset"))
+	}
+	r := s.get("/api/v1/me", "sk_nobody_has_this_key")
+	requireError(t, r, 401, "UNAUTHORIZED")
+	require.Equal(t, "19", r.Header.Get("X-RateLimit-Remaining"), "a failed authentication spends")
+
+	res, body := rawExchange(t, s.admin, "GARBAGE\r\n\r\n")
+	require.Equal(t, 400, res.StatusCode)
+	require.Equal(t, "VALIDATION_ERROR", body["code"])
+	require.NotEmpty(t, res.Header.Get("X-Request-Id"))
+	require.Empty(t, res.Header.Get("X-RateLimit-Limit"), "the admin listener meters nothing")
+}
+
+// TestLargeBodyIsAnswered: a client that sends a 1 MiB body gets to read
+// the 400 (or, without a valid key, the 401): the server reads what is
+// left of the body before it answers and closes, so the client's writes
+// are not cut off by a reset. Repeated, because a reset is a matter of
+// timing.
+func TestLargeBodyIsAnswered(t *testing.T) {
+	s := startWorld(t)
+	body := bytes.Repeat([]byte("x"), 1<<20)
+	for i := 0; i < 5; i++ {
+		for _, auth := range []string{"Authorization: Bearer " + keyFull + "\r\n", ""} {
+			c := dial(t, s)
+			// A small send buffer: the body cannot sit in the kernel's
+			// buffers; the server must read it for the writes to finish.
+			require.NoError(t, c.(*net.TCPConn).SetWriteBuffer(16<<10))
+			_, err := io.WriteString(c, "POST /api/v1/customers HTTP/1.1\r\nHost: slotd\r\n"+auth+
+				"Idempotency-Key: big\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n")
+			require.NoError(t, err)
+			_, err = c.Write(body)
+			require.NoError(t, err, "round %d: the server takes the whole body", i)
+			br := bufio.NewReader(c)
+			res, err := http.ReadResponse(br, nil)
+			require.NoError(t, err, "round %d: the client reads the answer", i)
+			raw, err := io.ReadAll(res.Body)
+			require.NoError(t, err)
+			var got map[string]any
+			require.NoError(t, json.Unmarshal(raw, &got), "%s", raw)
+			require.NotEmpty(t, res.Header.Get("X-Request-Id"))
+			require.NotEmpty(t, res.Header.Get("X-RateLimit-Remaining"))
+			if auth == "" {
+				require.Equal(t, 401, res.StatusCode, "%s", raw)
+				require.Equal(t, "UNAUTHORIZED", got["code"])
+			} else {
+				require.Equal(t, 400, res.StatusCode, "%s", raw)
+				f := got["fields"].([]any)[0].(map[string]any)
+				require.Equal(t, "(body)", f["path"])
+				require.Equal(t, "too_large", f["reason"])
+				require.EqualValues(t, 65536, f["limit"])
+			}
+			require.True(t, res.Close)
+			requireClosed(t, br)
+		}
 	}
 }

@@ -31,6 +31,7 @@ type server struct {
 	cancel context.CancelFunc
 	done   chan error
 	stdout *syncBuffer
+	log    *syncBuffer // the server's log (its stderr)
 	clock  *clock.Fake // the server's clock; tests advance it by hand
 }
 
@@ -185,9 +186,9 @@ func startConfig(t *testing.T, c *config) *server {
 	ctx, cancel := context.WithCancel(context.Background())
 	fake := clock.NewFake(testEpoch)
 	c.clock = fake
-	s := &server{t: t, data: c.Data, cancel: cancel, done: make(chan error, 1), stdout: &syncBuffer{}, clock: fake}
+	s := &server{t: t, data: c.Data, cancel: cancel, done: make(chan error, 1), stdout: &syncBuffer{}, log: &syncBuffer{}, clock: fake}
 	ready := make(chan addrs, 1)
-	go func() { s.done <- serve(ctx, c, s.stdout, io.Discard, func(a addrs) { ready <- a }) }()
+	go func() { s.done <- serve(ctx, c, s.stdout, s.log, func(a addrs) { ready <- a }) }()
 	select {
 	case a := <-ready:
 		s.base, s.admin = "http://"+a.Public, "http://"+a.Admin

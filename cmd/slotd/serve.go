@@ -71,7 +71,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	mailDone := make(chan error, 1)
 	go func() { mailDone <- mailer.Run(mailCtx) }()
 	defer func() { stopMail(); <-mailDone }()
-	if err := populate(ctx, c, store, dir, stdout); err != nil {
+	if err := populate(ctx, c, store, dir, stdout, log); err != nil {
 		return err
 	}
 	if err := wakeCouriers(ctx, store, dir); err != nil {
@@ -112,9 +112,9 @@ func listenOn(flag, addr string) (net.Listener, error) {
 }
 
 // populate loads --world, or seeds the demo business into an empty store.
-func populate(ctx context.Context, c *config, store *storage.Store, dir *directory.Directory, stdout io.Writer) error {
+func populate(ctx context.Context, c *config, store *storage.Store, dir *directory.Directory, stdout io.Writer, log *slog.Logger) error {
 	if c.World != "" {
-		return loadWorld(ctx, c.World, dir)
+		return loadWorld(ctx, c, dir, log)
 	}
 	empty, err := store.IsEmpty()
 	if err != nil || !empty {
@@ -123,14 +123,16 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 	return seedDemo(ctx, dir, stdout)
 }
 
-func loadWorld(ctx context.Context, path string, dir *directory.Directory) error {
+// loadWorld loads --world as the admin API loads a world (transport.PutWorld).
+func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *slog.Logger) error {
+	path := c.World
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("world file %s: %w", path, err)
 	}
 	specs, err := world.Parse(data)
 	if err == nil {
-		_, err = dir.Put(ctx, specs)
+		_, err = transport.PutWorld(ctx, dir, specs, c.clock.Now(), log)
 	}
 	if err != nil {
 		return fmt.Errorf("world file %s:\n%s", path, indent(err.Error()))
@@ -200,8 +202,7 @@ const drainTimeout = 25 * time.Second
 // while it drains, then the admin one.
 func listen(ctx context.Context, c *config, pubLn, admLn net.Listener, srv *transport.Server, log *slog.Logger, stdout io.Writer, ready func(addrs)) error {
 	pubConns, admConns := trackConns(pubLn), trackConns(admLn)
-	pub := transport.HTTPServer(srv.Public(), "slotd", transport.MaxBody, c.Conn, log)
-	adm := transport.HTTPServer(srv.Admin(), "slotd-admin", transport.MaxAdminBody, c.Conn, log)
+	pub, adm := srv.PublicServer(c.Conn), srv.AdminServer(c.Conn)
 	pub.ConnState, adm.ConnState = pubConns.connState, admConns.connState
 	errc := make(chan error, 2)
 	go func() { errc <- pub.Serve(pubConns) }()

@@ -188,8 +188,49 @@ type Key struct {
 	Revoked   bool       `json:"revoked"`
 	ExpiresAt *time.Time `json:"expiresAt"`
 	Limits    *Limits    `json:"limits,omitempty"`
-	CreatedAt time.Time  `json:"createdAt"`
-	UpdatedAt time.Time  `json:"updatedAt"`
+	// Origin says whom the key belongs to, and so what a world reload
+	// does to it. Records journalled before keys had an origin lack it
+	// (empty); OriginIn says what it was.
+	Origin    KeyOrigin `json:"origin,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// KeyOrigin is where a key came from.
+type KeyOrigin string
+
+// The key origins.
+const (
+	// FromWorld: declared by a world file (or a business put in its
+	// format). The file owns it: a reload replaces it, and a key the file
+	// no longer declares stops working.
+	FromWorld KeyOrigin = "world"
+	// FromAdmin: issued through the admin API. The operator owns it: a
+	// world reload keeps it; only a revoke ends it.
+	FromAdmin KeyOrigin = "admin"
+)
+
+// WorldKeyID is the id of a key a world file declares for business biz:
+// derived from the business and the key's hash, so loading the same file
+// again yields the same id without storing any state.
+func WorldKeyID(biz uuid.UUID, h KeyHash) uuid.UUID { return uuid.NewSHA1(biz, h[:]) }
+
+// OriginIn returns the origin of k, a key of business biz. A key journalled
+// before keys recorded their origin is told by its id, which is exact for
+// every key slotd has made: a world file's keys have the derived
+// WorldKeyID (a version 5 UUID), keys issued through the admin API a
+// random one (version 4). Reading every old key as the file's would have
+// let the next reload silently revoke the operator's keys, the bug the
+// origin exists to fix.
+func (k *Key) OriginIn(biz uuid.UUID) KeyOrigin {
+	switch {
+	case k.Origin != "":
+		return k.Origin
+	case k.ID == WorldKeyID(biz, k.Hash):
+		return FromWorld
+	default:
+		return FromAdmin
+	}
 }
 
 // HasScope reports whether the key was granted scope.

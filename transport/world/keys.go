@@ -1,9 +1,8 @@
 package world
 
 import (
+	"time"
 	"unicode/utf8"
-
-	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
@@ -29,19 +28,57 @@ func (b *business) key(o input.Object) catalog.Key {
 	k := catalog.Key{}
 	if plain, ok := b.plaintext(o); ok {
 		k.Hash = catalog.HashKey(plain)
-		// Derived from the business and the hash, so loading the same file
-		// again yields the same key id without storing any state.
-		k.ID = uuid.NewSHA1(b.spec.Business.ID, k.Hash[:])
+		k.ID = catalog.WorldKeyID(b.spec.Business.ID, k.Hash)
 		if b.keys[k.Hash] {
 			b.errs.Add(o.PathOf("key"), problem.Invalid, "Another API key in the file has the same value.")
 		}
 		b.keys[k.Hash] = true
 	}
-	k.Scopes = b.scopes(o)
 	k.Revoked, _ = o.Bool("revoked", input.Optional)
-	k.ExpiresAt, _ = o.NullableTime("expiresAt")
-	k.Limits = b.limits(o)
+	grant(o, b.errs, &k, input.Optional)
 	return k
+}
+
+// grant reads what a key grants, the members an apiKeys entry of the world
+// file shares with the admin API's key request (ParseKey): scopes,
+// expiresAt and limits. One function for both, so a key is held to the
+// same rules, with the same paths, reasons and messages, whichever way it
+// was made; p says whether scopes must be there. It returns how many
+// scopes were given, valid or not (-1: no list).
+func grant(o input.Object, errs *input.Errors, k *catalog.Key, p input.Presence) int {
+	var given int
+	k.Scopes, given = scopes(o, errs, p)
+	k.ExpiresAt, _ = o.NullableTime("expiresAt")
+	k.Limits = limits(o)
+	return given
+}
+
+// ParseKey reads the admin API's request to issue a key: {"scopes",
+// "expiresAt", "limits"}, an apiKeys entry of the world file without the
+// key itself (the server makes it) and without revoked (a new key is not
+// revoked). Besides the world file's rules (grant) it applies two that
+// only make sense for a key issued now, at now: the key must grant a
+// scope, and must not have expired already. A world file may declare an
+// expired key or one without scopes (it describes keys as they are, and a
+// key without scopes can still call GET /me); issuing one is a mistake.
+func ParseKey(data []byte, now time.Time) (catalog.Key, error) {
+	var errs input.Errors
+	o, ok := input.ParseObject(data, &errs)
+	if !ok {
+		return catalog.Key{}, newError(&errs)
+	}
+	var k catalog.Key
+	if grant(o, &errs, &k, input.Required) == 0 {
+		errs.Add("scopes", problem.Required, "Must grant at least one scope.")
+	}
+	if k.ExpiresAt != nil && !k.ExpiresAt.After(now) {
+		errs.Add("expiresAt", problem.Invalid, "Must be in the future, or null for a key that does not expire.")
+	}
+	o.Done()
+	if !errs.Empty() {
+		return catalog.Key{}, newError(&errs)
+	}
+	return k, nil
 }
 
 // plaintext reads the key itself. It must be visible ASCII: keys travel in
@@ -67,24 +104,27 @@ func (b *business) plaintext(o input.Object) (string, bool) {
 
 // scopes accepts any well-formed "area:action", so a scope added to the
 // API later can be granted before this code lists it.
-func (b *business) scopes(o input.Object) []string {
-	arr, _ := o.Array("scopes", input.Optional)
+func scopes(o input.Object, errs *input.Errors, p input.Presence) (_ []string, given int) {
+	arr, ok := o.Array("scopes", p)
 	scopes := []string{}
+	if !ok {
+		return scopes, -1
+	}
 	seen := map[string]bool{}
 	for i := 0; i < arr.Len(); i++ {
 		s, ok := arr.String(i, maxScopeLen)
 		switch {
 		case !ok:
 		case !isScope(s):
-			b.errs.Add(arr.PathOf(i), problem.InvalidFormat, "Must look like area:action, e.g. appointments:read.")
+			errs.Add(arr.PathOf(i), problem.InvalidFormat, "Must look like area:action, e.g. appointments:read.")
 		case seen[s]:
-			b.errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
+			errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
 		default:
 			seen[s] = true
 			scopes = append(scopes, s)
 		}
 	}
-	return scopes
+	return scopes, arr.Len()
 }
 
 // isScope matches ^[a-z_]+:[a-z_]+$.
@@ -105,7 +145,7 @@ func isScope(s string) bool {
 
 // limits reads the per-key quota override. A member left out stays 0,
 // meaning the plan's default for that quota.
-func (b *business) limits(o input.Object) *catalog.Limits {
+func limits(o input.Object) *catalog.Limits {
 	lo, ok := o.Object("limits", input.Optional)
 	if !ok {
 		return nil
