@@ -57,8 +57,8 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		return err
 	}
 	mailer := &mail.Drainer{Outbox: mail.StoreOutbox{S: store}, Sender: mail.NewSender(c.SMTP, c.SMTPUser, c.SMTPPassword, c.Data),
-		From: c.SMTPFrom, Log: log}
-	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure})
+		From: c.SMTPFrom, Log: log, Clock: c.clock}
+	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure, Clock: c.clock})
 	defer hooks.CloseIdleConnections()
 	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log}
 	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick, Couriers: couriers,

@@ -28,6 +28,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/retry"
 )
@@ -56,6 +57,9 @@ type Config struct {
 	UserAgent string
 	// Resolver looks destination hosts up. Nil means net.DefaultResolver.
 	Resolver *net.Resolver
+	// Clock stamps webhook-timestamp and times attempts; nil means
+	// clock.Real. It is the server's one clock.
+	Clock clock.Clock
 }
 
 // Client sends webhook deliveries. It is safe for concurrent use; make one
@@ -67,6 +71,7 @@ type Client struct {
 	timeout       time.Duration
 	userAgent     string
 	allowInsecure bool
+	clock         clock.Clock
 }
 
 // New returns a Client for c.
@@ -91,6 +96,10 @@ func newClient(c Config, g *guard) *Client {
 		timeout:       c.Timeout,
 		userAgent:     c.UserAgent,
 		allowInsecure: c.AllowInsecure,
+		clock:         c.Clock,
+	}
+	if cl.clock == nil {
+		cl.clock = clock.Real{}
 	}
 	if cl.timeout <= 0 {
 		cl.timeout = DefaultTimeout
@@ -180,9 +189,9 @@ var errTimedOut = errors.New("webhook delivery timed out")
 // bounded by the Client's timeout and by ctx. It never follows a redirect
 // and never returns without a Result; see Result for how failures read.
 func (c *Client) Send(ctx context.Context, r Request) Result {
-	start := time.Now()
+	start := c.clock.Now()
 	res := c.send(ctx, r)
-	res.Duration = time.Since(start)
+	res.Duration = c.clock.Now().Sub(start)
 	return res
 }
 
@@ -218,7 +227,7 @@ func (c *Client) newRequest(ctx context.Context, r Request) (*http.Request, erro
 	}
 	ts := r.Timestamp
 	if ts.IsZero() {
-		ts = time.Now()
+		ts = c.clock.Now()
 	}
 	sig, err := webhook.Sign(r.Secret, r.ID, ts.Unix(), r.Body)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/clock"
 )
 
 // Outbox is what the Drainer needs from the outbox table.
@@ -87,11 +88,9 @@ type Drainer struct {
 	// Backoff is the wait after a message's attempt-th consecutive failure;
 	// nil means DefaultBackoff. It also spaces retries of a failing List.
 	Backoff func(attempt int) time.Duration
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// After returns a channel that receives once d has passed; nil means
-	// time.After. Tests inject one they fire by hand.
-	After func(d time.Duration) <-chan time.Time
+	// Clock tells the time and wakes the Drainer after a wait; nil means
+	// clock.Real. It is the server's one clock.
+	Clock clock.Clock
 	// Poll is the longest idle wait; 0 means DefaultPoll.
 	Poll time.Duration
 
@@ -161,11 +160,13 @@ func (d *Drainer) Run(ctx context.Context) error {
 		if wait <= 0 {
 			continue
 		}
+		// The wait ends early on a Kick; its timer kicks too.
+		t := d.clock().AfterFunc(wait, d.Kick)
 		select {
 		case <-ctx.Done():
 		case <-d.kick:
-		case <-d.after(wait):
 		}
+		t.Stop()
 	}
 	return nil
 }
@@ -234,6 +235,9 @@ func (d *Drainer) deliver(ctx context.Context, p pending) {
 			d.fail(log, st, "mail: cannot render", err)
 			return
 		default:
+			if m.Date.IsZero() {
+				m.Date = d.now()
+			}
 			if err := d.Sender.Send(ctx, m); err != nil {
 				if ctx.Err() != nil {
 					return // shutting down; the row stays for the next start
@@ -270,19 +274,14 @@ func (d *Drainer) backoff(attempt int) time.Duration {
 	return DefaultBackoff(attempt)
 }
 
-func (d *Drainer) now() time.Time {
-	if d.Now != nil {
-		return d.Now()
+func (d *Drainer) clock() clock.Clock {
+	if d.Clock != nil {
+		return d.Clock
 	}
-	return time.Now()
+	return clock.Real{}
 }
 
-func (d *Drainer) after(wait time.Duration) <-chan time.Time {
-	if d.After != nil {
-		return d.After(wait)
-	}
-	return time.After(wait)
-}
+func (d *Drainer) now() time.Time { return d.clock().Now() }
 
 func (d *Drainer) poll() time.Duration {
 	if d.Poll > 0 {

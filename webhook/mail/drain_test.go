@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
 )
 
 // fakeOutbox is an in-memory Outbox in the store's order.
@@ -165,45 +167,43 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// harness runs a Drainer on a fake clock. The Drainer's After reports each
-// wait on waits, which tells the test that a pass is over; fire ends the
-// wait.
+// harness runs a Drainer inside a testing/synctest bubble, where time is
+// fake: the Drainer has the real clock, whose timers fire when time in the
+// bubble reaches them, and the test moves time by sleeping. recClock
+// records every wait the Drainer arms, so a test can say how long the
+// Drainer chose to sleep.
 type harness struct {
 	t     *testing.T
 	d     *Drainer
 	logs  *syncBuffer
-	mu    sync.Mutex
-	now   time.Time
-	waits chan time.Duration
-	fire  chan time.Time
+	clock *recClock
 	stop  context.CancelFunc
 	done  chan error
 }
 
+type recClock struct {
+	clock.Real
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (c *recClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	c.mu.Lock()
+	c.waits = append(c.waits, d)
+	c.mu.Unlock()
+	return c.Real.AfterFunc(d, f)
+}
+
 const testPoll = time.Hour
 
+// startDrainer runs a Drainer; call it inside synctest.Test.
 func startDrainer(t *testing.T, ob Outbox, snd Sender, tweak ...func(*Drainer)) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &harness{
-		t: t, logs: &syncBuffer{}, now: time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC),
-		waits: make(chan time.Duration), fire: make(chan time.Time), stop: cancel, done: make(chan error, 1),
-	}
+	h := &harness{t: t, logs: &syncBuffer{}, clock: &recClock{}, stop: cancel, done: make(chan error, 1)}
 	h.d = &Drainer{
-		Outbox: ob, Sender: snd, From: "bookings@slotd.example", Poll: testPoll,
+		Outbox: ob, Sender: snd, From: "bookings@slotd.example", Poll: testPoll, Clock: h.clock,
 		Log: slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Now: func() time.Time {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			return h.now
-		},
-		After: func(d time.Duration) <-chan time.Time {
-			select {
-			case h.waits <- d:
-			case <-ctx.Done():
-			}
-			return h.fire
-		},
 	}
 	for _, f := range tweak {
 		f(h.d)
@@ -213,33 +213,30 @@ func startDrainer(t *testing.T, ob Outbox, snd Sender, tweak ...func(*Drainer)) 
 	return h
 }
 
-// idle waits until the Drainer has finished a pass and returns how long
-// it wants to sleep.
+// idle waits until the Drainer has finished its passes and sleeps, and
+// returns how long it chose to sleep (the wait it armed last).
 func (h *harness) idle() time.Duration {
 	h.t.Helper()
+	synctest.Wait()
 	select {
-	case d := <-h.waits:
-		return d
 	case err := <-h.done:
 		h.t.Fatalf("Run returned early: %v", err)
-	case <-time.After(5 * time.Second):
+	default:
+	}
+	h.clock.mu.Lock()
+	defer h.clock.mu.Unlock()
+	if len(h.clock.waits) == 0 {
 		h.t.Fatal("the Drainer did not go idle")
 	}
-	return 0
+	d := h.clock.waits[len(h.clock.waits)-1]
+	h.clock.waits = nil
+	return d
 }
 
-// advance moves the clock and ends the current wait.
+// advance lets d of fake time pass.
 func (h *harness) advance(d time.Duration) {
-	h.t.Helper()
-	h.mu.Lock()
-	h.now = h.now.Add(d)
-	now := h.now
-	h.mu.Unlock()
-	select {
-	case h.fire <- now:
-	case <-time.After(5 * time.Second):
-		h.t.Fatal("the Drainer is not waiting")
-	}
+	time.Sleep(d)
+	synctest.Wait()
 }
 
 func (h *harness) shutdown() {
@@ -260,188 +257,212 @@ func mailRow(id string) []byte {
 }
 
 func TestDrainerSendsEveryRowOnce(t *testing.T) {
-	ob := newFakeOutbox()
-	ob.put(2, "01B", mailRow("01B"))
-	ob.put(1, "01C", mailRow("01C"))
-	ob.put(1, "01A", mailRow("01A"))
-	snd := newFakeSender()
-	h := startDrainer(t, ob, snd)
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		ob.put(2, "01B", mailRow("01B"))
+		ob.put(1, "01C", mailRow("01C"))
+		ob.put(1, "01A", mailRow("01A"))
+		snd := newFakeSender()
+		h := startDrainer(t, ob, snd)
 
-	assert.Equal(t, testPoll, h.idle())
-	assert.Equal(t, []string{"01A", "01C", "01B"}, snd.sentIDs(), "store order")
-	assert.Empty(t, ob.ids())
-	assert.Equal(t, []string{"01A", "01C", "01B"}, ob.doneIDs())
+		assert.Equal(t, testPoll, h.idle())
+		assert.Equal(t, []string{"01A", "01C", "01B"}, snd.sentIDs(), "store order")
+		assert.Empty(t, ob.ids())
+		assert.Equal(t, []string{"01A", "01C", "01B"}, ob.doneIDs())
 
-	// Nothing is sent twice.
-	h.d.Kick()
-	assert.Equal(t, testPoll, h.idle())
-	h.advance(testPoll)
-	assert.Equal(t, testPoll, h.idle())
-	assert.Len(t, snd.sentIDs(), 3)
+		// Nothing is sent twice.
+		h.d.Kick()
+		assert.Equal(t, testPoll, h.idle())
+		h.advance(testPoll)
+		assert.Equal(t, testPoll, h.idle())
+		assert.Len(t, snd.sentIDs(), 3)
+	})
 }
 
 func TestDrainerRetriesWithBackoffWithoutBlockingOthers(t *testing.T) {
-	ob := newFakeOutbox()
-	for _, id := range []string{"01A", "01B", "01C"} {
-		ob.put(1, id, mailRow(id))
-	}
-	snd := newFakeSender()
-	snd.fails["01A"] = 2
-	var attempts []int
-	h := startDrainer(t, ob, snd, func(d *Drainer) {
-		d.Backoff = func(n int) time.Duration { attempts = append(attempts, n); return DefaultBackoff(n) }
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		for _, id := range []string{"01A", "01B", "01C"} {
+			ob.put(1, id, mailRow(id))
+		}
+		snd := newFakeSender()
+		snd.fails["01A"] = 2
+		var attempts []int
+		h := startDrainer(t, ob, snd, func(d *Drainer) {
+			d.Backoff = func(n int) time.Duration { attempts = append(attempts, n); return DefaultBackoff(n) }
+		})
+
+		assert.Equal(t, time.Second, h.idle(), "first retry after 1 s")
+		assert.Equal(t, []string{"01B", "01C"}, snd.sentIDs(), "the failing message does not hold up the others")
+		assert.Equal(t, []string{"01A"}, ob.ids(), "an unsent row stays")
+
+		// A kick before the message is due does not retry it early.
+		h.d.Kick()
+		assert.Equal(t, time.Second, h.idle())
+		assert.Equal(t, 1, snd.attemptsOf("01A"))
+
+		h.advance(time.Second)
+		assert.Equal(t, 2*time.Second, h.idle(), "then after 2 s")
+		assert.Equal(t, 2, snd.attemptsOf("01A"))
+		assert.Equal(t, []string{"01A"}, ob.ids())
+
+		h.advance(2 * time.Second)
+		assert.Equal(t, testPoll, h.idle())
+		assert.Equal(t, []string{"01B", "01C", "01A"}, snd.sentIDs())
+		assert.Empty(t, ob.ids())
+		h.shutdown()
+		assert.Equal(t, []int{1, 2}, attempts)
+		assert.Contains(t, h.logs.String(), "send failed")
 	})
-
-	assert.Equal(t, time.Second, h.idle(), "first retry after 1 s")
-	assert.Equal(t, []string{"01B", "01C"}, snd.sentIDs(), "the failing message does not hold up the others")
-	assert.Equal(t, []string{"01A"}, ob.ids(), "an unsent row stays")
-
-	// A kick before the message is due does not retry it early.
-	h.d.Kick()
-	assert.Equal(t, time.Second, h.idle())
-	assert.Equal(t, 1, snd.attemptsOf("01A"))
-
-	h.advance(time.Second)
-	assert.Equal(t, 2*time.Second, h.idle(), "then after 2 s")
-	assert.Equal(t, 2, snd.attemptsOf("01A"))
-	assert.Equal(t, []string{"01A"}, ob.ids())
-
-	h.advance(2 * time.Second)
-	assert.Equal(t, testPoll, h.idle())
-	assert.Equal(t, []string{"01B", "01C", "01A"}, snd.sentIDs())
-	assert.Empty(t, ob.ids())
-	h.shutdown()
-	assert.Equal(t, []int{1, 2}, attempts)
-	assert.Contains(t, h.logs.String(), "send failed")
 }
 
 func TestDrainerSurvivesRestart(t *testing.T) {
-	ob := newFakeOutbox()
-	for _, id := range []string{"01A", "01B", "01C"} {
-		ob.put(1, id, mailRow(id))
-	}
-	first := newFakeSender()
-	first.fails["01B"] = 1000
-	h := startDrainer(t, ob, first)
-	assert.Equal(t, time.Second, h.idle())
-	h.shutdown()
-	assert.Equal(t, []string{"01A", "01C"}, first.sentIDs())
-	assert.Equal(t, []string{"01B"}, ob.ids())
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		for _, id := range []string{"01A", "01B", "01C"} {
+			ob.put(1, id, mailRow(id))
+		}
+		first := newFakeSender()
+		first.fails["01B"] = 1000
+		h := startDrainer(t, ob, first)
+		assert.Equal(t, time.Second, h.idle())
+		h.shutdown()
+		assert.Equal(t, []string{"01A", "01C"}, first.sentIDs())
+		assert.Equal(t, []string{"01B"}, ob.ids())
 
-	second := newFakeSender()
-	h = startDrainer(t, ob, second)
-	assert.Equal(t, testPoll, h.idle())
-	assert.Equal(t, []string{"01B"}, second.sentIDs(), "only what was left")
-	assert.Empty(t, ob.ids())
+		second := newFakeSender()
+		h = startDrainer(t, ob, second)
+		assert.Equal(t, testPoll, h.idle())
+		assert.Equal(t, []string{"01B"}, second.sentIDs(), "only what was left")
+		assert.Empty(t, ob.ids())
+	})
 }
 
 func TestDrainerShutdownDuringSendKeepsTheRow(t *testing.T) {
-	ob := newFakeOutbox()
-	ob.put(1, "01A", mailRow("01A"))
-	snd := newFakeSender()
-	snd.block = true
-	h := startDrainer(t, ob, snd)
-	require.Eventually(t, func() bool { return snd.attemptsOf("01A") == 1 }, 5*time.Second, time.Millisecond)
-	h.shutdown()
-	assert.Equal(t, []string{"01A"}, ob.ids())
-	assert.NotContains(t, h.logs.String(), "send failed", "a cancelled send is not a failure")
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		ob.put(1, "01A", mailRow("01A"))
+		snd := newFakeSender()
+		snd.block = true
+		h := startDrainer(t, ob, snd)
+		synctest.Wait()
+		require.Equal(t, 1, snd.attemptsOf("01A"))
+		h.shutdown()
+		assert.Equal(t, []string{"01A"}, ob.ids())
+		assert.NotContains(t, h.logs.String(), "send failed", "a cancelled send is not a failure")
+	})
 }
 
 func TestDrainerKick(t *testing.T) {
-	ob := newFakeOutbox()
-	snd := newFakeSender()
-	h := startDrainer(t, ob, snd)
-	assert.Equal(t, testPoll, h.idle())
-	assert.Empty(t, snd.sentIDs())
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		snd := newFakeSender()
+		h := startDrainer(t, ob, snd)
+		assert.Equal(t, testPoll, h.idle())
+		assert.Empty(t, snd.sentIDs())
 
-	ob.put(1, "01A", mailRow("01A"))
-	h.d.Kick()
-	assert.Equal(t, testPoll, h.idle())
-	assert.Equal(t, []string{"01A"}, snd.sentIDs(), "sent without waiting for the poll")
+		ob.put(1, "01A", mailRow("01A"))
+		h.d.Kick()
+		assert.Equal(t, testPoll, h.idle())
+		assert.Equal(t, []string{"01A"}, snd.sentIDs(), "sent without waiting for the poll")
+	})
 }
 
 func TestDrainerKickBeforeRun(t *testing.T) {
-	var d Drainer
-	d.Kick()
-	d.Kick()
-	ob := newFakeOutbox()
-	ob.put(1, "01A", mailRow("01A"))
-	snd := newFakeSender()
-	d.Outbox, d.Sender = ob, snd
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- d.Run(ctx) }()
-	require.Eventually(t, func() bool { return len(ob.ids()) == 0 }, 5*time.Second, time.Millisecond)
-	cancel()
-	require.NoError(t, <-done)
-	assert.Equal(t, []string{"01A"}, snd.sentIDs())
+	synctest.Test(t, func(t *testing.T) {
+		var d Drainer
+		d.Kick()
+		d.Kick()
+		ob := newFakeOutbox()
+		ob.put(1, "01A", mailRow("01A"))
+		snd := newFakeSender()
+		d.Outbox, d.Sender = ob, snd
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- d.Run(ctx) }()
+		synctest.Wait()
+		require.Empty(t, ob.ids())
+		cancel()
+		require.NoError(t, <-done)
+		assert.Equal(t, []string{"01A"}, snd.sentIDs())
+	})
 }
 
 func TestDrainerDropsRowsThatCannotRender(t *testing.T) {
-	ob := newFakeOutbox()
-	ob.put(1, "01A", []byte(`{"id":"01A","kind":"booking_confirmation"`))
-	ob.put(1, "01B", mailRow("01B"))
-	ob.put(1, "01C", testRow("01C", KindStatus, salon, nil))
-	snd := newFakeSender()
-	h := startDrainer(t, ob, snd)
-	assert.Equal(t, testPoll, h.idle())
-	assert.Equal(t, []string{"01B"}, snd.sentIDs())
-	assert.Empty(t, ob.ids())
-	logs := h.logs.String()
-	assert.Equal(t, 2, strings.Count(logs, "level=ERROR msg=\"mail: dropping an outbox row that cannot be rendered\""))
-	assert.Contains(t, logs, `mail=01A`)
-	assert.Contains(t, logs, `row="{\"id\":\"01A\"`, "the row is kept in the log")
-	assert.Contains(t, logs, "business=01000000-0000-0000-0000-000000000000")
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		ob.put(1, "01A", []byte(`{"id":"01A","kind":"booking_confirmation"`))
+		ob.put(1, "01B", mailRow("01B"))
+		ob.put(1, "01C", testRow("01C", KindStatus, salon, nil))
+		snd := newFakeSender()
+		h := startDrainer(t, ob, snd)
+		assert.Equal(t, testPoll, h.idle())
+		assert.Equal(t, []string{"01B"}, snd.sentIDs())
+		assert.Empty(t, ob.ids())
+		logs := h.logs.String()
+		assert.Equal(t, 2, strings.Count(logs, "level=ERROR msg=\"mail: dropping an outbox row that cannot be rendered\""))
+		assert.Contains(t, logs, `mail=01A`)
+		assert.Contains(t, logs, `row="{\"id\":\"01A\"`, "the row is kept in the log")
+		assert.Contains(t, logs, "business=01000000-0000-0000-0000-000000000000")
+	})
 }
 
 func TestDrainerDeleteFailureDoesNotResend(t *testing.T) {
-	ob := newFakeOutbox()
-	ob.put(1, "01A", mailRow("01A"))
-	ob.doneErrs["01A"] = 1
-	snd := newFakeSender()
-	h := startDrainer(t, ob, snd)
-	assert.Equal(t, time.Second, h.idle())
-	assert.Equal(t, []string{"01A"}, ob.ids())
-	h.advance(time.Second)
-	assert.Equal(t, testPoll, h.idle())
-	assert.Empty(t, ob.ids())
-	assert.Equal(t, []string{"01A"}, snd.sentIDs(), "sent once, deleted on the second try")
-	assert.Contains(t, h.logs.String(), "cannot delete a delivered outbox row")
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		ob.put(1, "01A", mailRow("01A"))
+		ob.doneErrs["01A"] = 1
+		snd := newFakeSender()
+		h := startDrainer(t, ob, snd)
+		assert.Equal(t, time.Second, h.idle())
+		assert.Equal(t, []string{"01A"}, ob.ids())
+		h.advance(time.Second)
+		assert.Equal(t, testPoll, h.idle())
+		assert.Empty(t, ob.ids())
+		assert.Equal(t, []string{"01A"}, snd.sentIDs(), "sent once, deleted on the second try")
+		assert.Contains(t, h.logs.String(), "cannot delete a delivered outbox row")
+	})
 }
 
 func TestDrainerListFailure(t *testing.T) {
-	ob := newFakeOutbox()
-	ob.put(1, "01A", mailRow("01A"))
-	ob.listErrs = 2
-	snd := newFakeSender()
-	h := startDrainer(t, ob, snd)
-	assert.Equal(t, time.Second, h.idle())
-	h.advance(time.Second)
-	assert.Equal(t, 2*time.Second, h.idle())
-	h.advance(2 * time.Second)
-	assert.Equal(t, testPoll, h.idle())
-	assert.Equal(t, []string{"01A"}, snd.sentIDs())
-	assert.Contains(t, h.logs.String(), "cannot read the outbox")
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		ob.put(1, "01A", mailRow("01A"))
+		ob.listErrs = 2
+		snd := newFakeSender()
+		h := startDrainer(t, ob, snd)
+		assert.Equal(t, time.Second, h.idle())
+		h.advance(time.Second)
+		assert.Equal(t, 2*time.Second, h.idle())
+		h.advance(2 * time.Second)
+		assert.Equal(t, testPoll, h.idle())
+		assert.Equal(t, []string{"01A"}, snd.sentIDs())
+		assert.Contains(t, h.logs.String(), "cannot read the outbox")
+	})
 }
 
 func TestDrainerManyRows(t *testing.T) {
-	ob := newFakeOutbox()
-	n := maxBatch*2 + 7
-	for i := range n {
-		id := fmt.Sprintf("01%05d", i)
-		ob.put(byte(i%3), id, mailRow(id))
-	}
-	snd := newFakeSender()
-	h := startDrainer(t, ob, snd)
-	assert.Equal(t, testPoll, h.idle(), "full batches go out back to back")
-	assert.Len(t, snd.sentIDs(), n)
-	assert.Empty(t, ob.ids())
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		n := maxBatch*2 + 7
+		for i := range n {
+			id := fmt.Sprintf("01%05d", i)
+			ob.put(byte(i%3), id, mailRow(id))
+		}
+		snd := newFakeSender()
+		h := startDrainer(t, ob, snd)
+		assert.Equal(t, testPoll, h.idle(), "full batches go out back to back")
+		assert.Len(t, snd.sentIDs(), n)
+		assert.Empty(t, ob.ids())
+	})
 }
 
 func TestDrainerMisconfigured(t *testing.T) {
-	require.Error(t, (&Drainer{}).Run(context.Background()))
-	d := &Drainer{Outbox: newFakeOutbox(), Sender: newFakeSender(), From: "not an address"}
-	require.Error(t, d.Run(context.Background()))
+	synctest.Test(t, func(t *testing.T) {
+		require.Error(t, (&Drainer{}).Run(context.Background()))
+		d := &Drainer{Outbox: newFakeOutbox(), Sender: newFakeSender(), From: "not an address"}
+		require.Error(t, d.Run(context.Background()))
+	})
 }
 
 func TestDefaultBackoff(t *testing.T) {
@@ -457,44 +478,46 @@ func TestDefaultBackoff(t *testing.T) {
 // TestStoreOutbox runs the Drainer over a real store with the Dir sender
 // writing into the data directory, as slotd serve does without --smtp.
 func TestStoreOutbox(t *testing.T) {
-	data := t.TempDir()
-	st, err := storage.Open(data, storage.Options{})
-	require.NoError(t, err)
-
-	biz := [16]byte(testBiz)
-	b := st.NewBatch()
-	b.PutOutbox(biz, storage.OutboxMail, "01A", mailRow("01A"))
-	b.PutOutbox(biz, storage.OutboxMail, "01B", mailRow("01B"))
-	b.PutOutbox(biz, otherKind, "evt_01A", []byte(`{"event":true}`))
-	require.NoError(t, b.Commit())
-
-	ob := StoreOutbox{S: st}
-	var ids []string
-	require.NoError(t, ob.List(func(gotBiz [16]byte, id string, _ []byte) error {
-		assert.Equal(t, biz, gotBiz)
-		ids = append(ids, id)
-		return nil
-	}))
-	assert.Equal(t, []string{"01A", "01B"}, ids, "mail rows only")
-
-	h := startDrainer(t, ob, NewSender("", "", "", data))
-	assert.Equal(t, testPoll, h.idle())
-	h.shutdown()
-	for _, id := range []string{"01A", "01B"} {
-		raw, err := os.ReadFile(filepath.Join(data, "outbox", id+".eml"))
+	synctest.Test(t, func(t *testing.T) {
+		data := t.TempDir()
+		st, err := storage.Open(data, storage.Options{})
 		require.NoError(t, err)
-		parseMessage(t, raw)
-	}
-	require.NoError(t, ob.List(func(_ [16]byte, id string, _ []byte) error {
-		return fmt.Errorf("row %s left", id)
-	}))
-	events := 0
-	require.NoError(t, st.Outbox(otherKind, func([16]byte, string, []byte) error { events++; return nil }))
-	assert.Equal(t, 1, events, "event rows are not touched")
 
-	// The store reopens with DATA/outbox inside its directory.
-	require.NoError(t, st.Close())
-	st, err = storage.Open(data, storage.Options{})
-	require.NoError(t, err)
-	require.NoError(t, st.Close())
+		biz := [16]byte(testBiz)
+		b := st.NewBatch()
+		b.PutOutbox(biz, storage.OutboxMail, "01A", mailRow("01A"))
+		b.PutOutbox(biz, storage.OutboxMail, "01B", mailRow("01B"))
+		b.PutOutbox(biz, otherKind, "evt_01A", []byte(`{"event":true}`))
+		require.NoError(t, b.Commit())
+
+		ob := StoreOutbox{S: st}
+		var ids []string
+		require.NoError(t, ob.List(func(gotBiz [16]byte, id string, _ []byte) error {
+			assert.Equal(t, biz, gotBiz)
+			ids = append(ids, id)
+			return nil
+		}))
+		assert.Equal(t, []string{"01A", "01B"}, ids, "mail rows only")
+
+		h := startDrainer(t, ob, NewSender("", "", "", data))
+		assert.Equal(t, testPoll, h.idle())
+		h.shutdown()
+		for _, id := range []string{"01A", "01B"} {
+			raw, err := os.ReadFile(filepath.Join(data, "outbox", id+".eml"))
+			require.NoError(t, err)
+			parseMessage(t, raw)
+		}
+		require.NoError(t, ob.List(func(_ [16]byte, id string, _ []byte) error {
+			return fmt.Errorf("row %s left", id)
+		}))
+		events := 0
+		require.NoError(t, st.Outbox(otherKind, func([16]byte, string, []byte) error { events++; return nil }))
+		assert.Equal(t, 1, events, "event rows are not touched")
+
+		// The store reopens with DATA/outbox inside its directory.
+		require.NoError(t, st.Close())
+		st, err = storage.Open(data, storage.Options{})
+		require.NoError(t, err)
+		require.NoError(t, st.Close())
+	})
 }

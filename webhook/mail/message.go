@@ -18,13 +18,14 @@ import (
 // MIME-Version and a multipart/alternative body holding the text/plain and
 // then the text/html part, both UTF-8 and quoted-printable. The output is a
 // function of m alone (the boundary is derived from the content), so
-// sending one message twice writes the same bytes. A zero Date is taken
-// as now.
+// sending one message twice writes the same bytes. The sender sets Date
+// (the Drainer does, from its clock, when the row has none); a zero Date
+// is written as the Unix epoch rather than read from a clock here.
 func (m Message) Bytes() []byte {
 	var b bytes.Buffer
 	date := m.Date
 	if date.IsZero() {
-		date = time.Now()
+		date = time.Unix(0, 0).UTC()
 	}
 	boundary := boundaryOf(m)
 	header(&b, "Date", date.Format(time.RFC1123Z))

@@ -303,10 +303,10 @@ func when(l locale, start, end time.Time, loc *time.Location) string {
 	sy, sm, sd := start.Date()
 	ey, em, ed := end.Date()
 	if sy == ey && sm == em && sd == ed {
-		return l.get("when", "date", date(l, start), "start", clock(l, start), "end", clock(l, end), "zone", zone)
+		return l.get("when", "date", date(l, start), "start", timeOfDay(l, start), "end", timeOfDay(l, end), "zone", zone)
 	}
-	return l.get("when.multiday", "date", date(l, start), "start", clock(l, start),
-		"enddate", date(l, end), "end", clock(l, end), "zone", zone)
+	return l.get("when.multiday", "date", date(l, start), "start", timeOfDay(l, start),
+		"enddate", date(l, end), "end", timeOfDay(l, end), "zone", zone)
 }
 
 func date(l locale, t time.Time) string {
@@ -317,7 +317,7 @@ func date(l locale, t time.Time) string {
 		"year", strconv.Itoa(t.Year()))
 }
 
-func clock(l locale, t time.Time) string {
+func timeOfDay(l locale, t time.Time) string {
 	return l.get("time", "hour", fmt.Sprintf("%02d", t.Hour()), "minute", fmt.Sprintf("%02d", t.Minute()))
 }
 
