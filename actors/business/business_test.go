@@ -2,13 +2,14 @@ package business_test
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -28,6 +29,9 @@ import (
 
 // The business actor seen from its typed boundary (package directory) and
 // its published state (Handle.State), on a real Pebble store in memory.
+// Tests run inside testing/synctest bubbles: synctest.Wait returns once the
+// actors, the publisher and Pebble's goroutines are all blocked, so a test
+// observes "the actor has handled it" without sleeping or polling.
 
 var t0 = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 
@@ -91,6 +95,10 @@ func (r *rig) close() {
 		r.closed = true
 		r.dir.Close()
 		require.NoError(r.t, r.store.Close())
+		// A reply to a request that gave up becomes a dead letter, and
+		// protoactor's dead-letter throttle then waits out its interval on
+		// a timer; let that (fake) time pass so the bubble ends empty.
+		time.Sleep(time.Minute)
 	}
 }
 
@@ -148,14 +156,15 @@ func code(t *testing.T, ans *business.Answer) string {
 	return body.Code
 }
 
-// waitSeq waits until the journal in the store (which shows writes applied
-// but not yet synced) reaches seq: proof the actor went on deciding.
+// waitSeq waits until every goroutine is blocked and checks that the
+// journal in the store (which shows writes applied but not yet synced)
+// has reached seq: proof the actor went on deciding.
 func (r *rig) waitSeq(seq uint64) {
 	r.t.Helper()
-	require.Eventually(r.t, func() bool {
-		n, err := r.store.LastSeq(r.biz)
-		return err == nil && n >= seq
-	}, 10*time.Second, time.Millisecond, "the actor never journalled record %d", seq)
+	synctest.Wait()
+	n, err := r.store.LastSeq(r.biz)
+	require.NoError(r.t, err)
+	require.GreaterOrEqual(r.t, n, seq, "the actor did not journal record %d", seq)
 }
 
 func pending(c <-chan result) bool {
@@ -170,92 +179,96 @@ func pending(c <-chan result) bool {
 // A write becomes visible only once its journal sync has completed, while
 // the actor goes on deciding later writes against its own newer state.
 func TestReadersSeeOnlyDurableWrites(t *testing.T) {
-	gate := newGateFS(vfs.NewMem())
-	r := openRig(t, gate, 0)
-	t.Cleanup(gate.Release) // before the rig closes, should the test fail while syncs are held
-	seq0 := r.h.State().Seq
-	require.True(t, r.offered(0))
+	synctest.Test(t, func(t *testing.T) {
+		gate := newGateFS(vfs.NewMem())
+		r := openRig(t, gate, 0)
+		t.Cleanup(gate.Release) // before the rig closes, should the test fail while syncs are held
+		seq0 := r.h.State().Seq
+		require.True(t, r.offered(0))
 
-	gate.Shut()
-	first := r.bookAsync("k1", 0, "a@example.com")
-	waitHeld(t, gate)
+		gate.Shut()
+		first := r.bookAsync("k1", 0, "a@example.com")
+		waitHeld(t, gate)
 
-	// The booking is applied in the actor and in Pebble, but its sync is
-	// held: readers see the state before it.
-	r.waitSeq(seq0 + 1)
-	require.Equal(t, seq0, r.h.State().Seq)
-	require.Zero(t, appointments(r.h.State()))
-	require.True(t, r.offered(0), "availability still offers the slot")
-	require.Zero(t, r.mails.Load(), "no e-mail is announced")
+		// The booking is applied in the actor and in Pebble, but its sync is
+		// held: readers see the state before it.
+		r.waitSeq(seq0 + 1)
+		require.Equal(t, seq0, r.h.State().Seq)
+		require.Zero(t, appointments(r.h.State()))
+		require.True(t, r.offered(0), "availability still offers the slot")
+		require.Zero(t, r.mails.Load(), "no e-mail is announced")
 
-	// The actor pipelines: it decides the next writes against its own
-	// state, which holds the first booking. The same slot is refused (a
-	// stored refusal, journalled), another is booked; neither answer goes
-	// out before the sync.
-	taken := r.bookAsync("k2", 0, "b@example.com")
-	r.waitSeq(seq0 + 2)
-	other := r.bookAsync("k3", 1, "c@example.com")
-	r.waitSeq(seq0 + 3)
+		// The actor pipelines: it decides the next writes against its own
+		// state, which holds the first booking. The same slot is refused (a
+		// stored refusal, journalled), another is booked; neither answer goes
+		// out before the sync.
+		taken := r.bookAsync("k2", 0, "b@example.com")
+		r.waitSeq(seq0 + 2)
+		other := r.bookAsync("k3", 1, "c@example.com")
+		r.waitSeq(seq0 + 3)
 
-	// A repeat of a key whose write is not durable is refused at once.
-	_, err := r.book("k1", 0, "a@example.com")
-	requireCode(t, err, problem.IdempotencyInProgress)
+		// A repeat of a key whose write is not durable is refused at once.
+		_, err := r.book("k1", 0, "a@example.com")
+		requireCode(t, err, problem.IdempotencyInProgress)
 
-	require.True(t, pending(first) && pending(taken) && pending(other), "an answer left before its sync")
-	require.Zero(t, appointments(r.h.State()))
-	require.Equal(t, seq0, r.h.State().Seq)
+		require.True(t, pending(first) && pending(taken) && pending(other), "an answer left before its sync")
+		require.Zero(t, appointments(r.h.State()))
+		require.Equal(t, seq0, r.h.State().Seq)
 
-	gate.Release()
-	res := <-first
-	require.NoError(t, res.err)
-	require.Equal(t, businesstest.StatusCreated, res.ans.Status)
-	res = <-taken
-	require.NoError(t, res.err)
-	require.Equal(t, "SLOT_TAKEN", code(t, res.ans))
-	res = <-other
-	require.NoError(t, res.err)
-	require.Equal(t, businesstest.StatusCreated, res.ans.Status)
+		gate.Release()
+		res := <-first
+		require.NoError(t, res.err)
+		require.Equal(t, businesstest.StatusCreated, res.ans.Status)
+		res = <-taken
+		require.NoError(t, res.err)
+		require.Equal(t, "SLOT_TAKEN", code(t, res.ans))
+		res = <-other
+		require.NoError(t, res.err)
+		require.Equal(t, businesstest.StatusCreated, res.ans.Status)
 
-	st := r.h.State()
-	require.Equal(t, seq0+3, st.Seq)
-	require.Equal(t, 2, appointments(st))
-	require.False(t, r.offered(0))
-	require.Positive(t, r.mails.Load(), "the mailer is woken once the bookings are durable")
+		st := r.h.State()
+		require.Equal(t, seq0+3, st.Seq)
+		require.Equal(t, 2, appointments(st))
+		require.False(t, r.offered(0))
+		require.Positive(t, r.mails.Load(), "the mailer is woken once the bookings are durable")
+	})
 }
 
 // A refusal decided against state that holds a write still syncing waits
 // for that sync: it would otherwise reveal a booking a crash could undo.
 func TestRefusalWaitsForTheWriteItReveals(t *testing.T) {
-	gate := newGateFS(vfs.NewMem())
-	r := openRig(t, gate, 0)
-	t.Cleanup(gate.Release)
-	ans, err := r.book("k0", 2, "a@example.com")
-	require.NoError(t, err)
-	var booked businesstest.Booked
-	require.NoError(t, json.Unmarshal(ans.Body, &booked))
-	move := tenant.PatchInput{Start: ptr(at(0)), Enforce: true}
+	synctest.Test(t, func(t *testing.T) {
+		gate := newGateFS(vfs.NewMem())
+		r := openRig(t, gate, 0)
+		t.Cleanup(gate.Release)
+		ans, err := r.book("k0", 2, "a@example.com")
+		require.NoError(t, err)
+		var booked businesstest.Booked
+		require.NoError(t, json.Unmarshal(ans.Body, &booked))
+		move := tenant.PatchInput{Start: ptr(at(0)), Enforce: true}
 
-	gate.Shut()
-	first := r.bookAsync("k1", 0, "b@example.com")
-	waitHeld(t, gate)
+		gate.Shut()
+		first := r.bookAsync("k1", 0, "b@example.com")
+		waitHeld(t, gate)
 
-	// Moving the durable appointment onto the slot of the booking in
-	// flight is refused (NO_STAFF_AVAILABLE) without writing anything, but that
-	// answer must not leave before the booking is durable: the call gives
-	// up first.
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	_, err = r.dir.Patch(ctx, r.biz, booked.Appointment.ID, move)
-	require.Error(t, err)
-	var pe *problem.Error
-	if errors.As(err, &pe) {
-		require.Equal(t, problem.Internal, pe.Code, "answered %v while the write it reveals was syncing", err)
-	}
+		// Moving the durable appointment onto the slot of the booking in
+		// flight is refused (NO_STAFF_AVAILABLE) without writing anything, but that
+		// answer must not leave before the booking is durable: the call gives
+		// up first.
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_, err = r.dir.Patch(ctx, r.biz, booked.Appointment.ID, move)
+		require.Error(t, err)
+		var pe *problem.Error
+		if errors.As(err, &pe) {
+			require.Equal(t, problem.Internal, pe.Code, "answered %v while the write it reveals was syncing", err)
+		}
 
-	gate.Release()
-	require.NoError(t, (<-first).err)
-	_, err = r.dir.Patch(context.Background(), r.biz, booked.Appointment.ID, move)
-	requireCode(t, err, problem.NoStaffAvailable) // unlocked: nobody else is free either
+		gate.Release()
+		require.NoError(t, (<-first).err)
+		_, err = r.dir.Patch(context.Background(), r.biz, booked.Appointment.ID, move)
+		requireCode(t, err, problem.NoStaffAvailable) // unlocked: nobody else is free either
+	})
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -6,11 +6,11 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/storage"
@@ -148,12 +148,18 @@ func (r *rig) logged(eventID string) catalog.Delivery {
 	return d
 }
 
-// awaitSend waits for the next attempt to reach the consumer.
+// The courier tests run inside testing/synctest bubbles: synctest.Wait
+// returns once every goroutine of the test (actors, timers, Pebble's) is
+// blocked, so "it happened" and "nothing happened" are both checked right
+// after it, with no sleep and no polling.
+
+// awaitSend returns the attempt that reached the consumer next.
 func (r *rig) awaitSend() sentReq {
 	r.t.Helper()
+	synctest.Wait()
 	select {
 	case <-r.send.calls:
-	case <-time.After(5 * time.Second):
+	default:
 		r.t.Fatal("no delivery attempt was made")
 	}
 	r.send.mu.Lock()
@@ -163,12 +169,13 @@ func (r *rig) awaitSend() sentReq {
 
 func (r *rig) noSend() {
 	r.t.Helper()
+	synctest.Wait()
 	select {
 	case <-r.send.calls:
 		r.send.mu.Lock()
 		defer r.send.mu.Unlock()
 		r.t.Fatalf("an attempt was made: %+v", r.send.sent[len(r.send.sent)-1])
-	case <-time.After(50 * time.Millisecond):
+	default:
 	}
 }
 
@@ -188,11 +195,8 @@ func (r *rig) log() []catalog.Delivery {
 // awaitLog waits until the log has n records and the last has status.
 func (r *rig) awaitLog(n int, status string) []catalog.Delivery {
 	r.t.Helper()
-	var ds []catalog.Delivery
-	assert.Eventually(r.t, func() bool {
-		ds = r.log()
-		return len(ds) == n && ds[n-1].Status == status
-	}, 5*time.Second, time.Millisecond)
+	synctest.Wait()
+	ds := r.log()
 	if len(ds) != n || ds[n-1].Status != status {
 		for _, d := range ds {
 			r.t.Logf("%s #%d %s %d created %s", d.EventID, d.Attempt, d.Status, d.ResponseStatus, d.CreatedAt)
@@ -204,10 +208,11 @@ func (r *rig) awaitLog(n int, status string) []catalog.Delivery {
 
 func (r *rig) awaitOutcome() *Outcome {
 	r.t.Helper()
+	synctest.Wait()
 	select {
 	case o := <-r.outcomes:
 		return o
-	case <-time.After(5 * time.Second):
+	default:
 		r.t.Fatal("no outcome reported")
 		return nil
 	}

@@ -2,6 +2,7 @@ package courier
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -14,39 +15,42 @@ import (
 // switched off, due retries wait (they are older than the switch) and
 // replays still go out; switching it back on sends what waited.
 func TestDisabledEndpointParksRetriesAndTakesReplays(t *testing.T) {
-	r := newRig(t, "", down503)
-	r.fresh("evt_01")
-	r.awaitSend()
-	first := r.awaitLog(1, catalog.DeliveryFailed)[0]
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, "", down503)
+		r.fresh("evt_01")
+		r.awaitSend()
+		first := r.awaitLog(1, catalog.DeliveryFailed)[0]
 
-	off := r.ep
-	off.IsActive, off.Status = false, catalog.EndpointAutoDisabled
-	r.tell(&Configure{Endpoint: off})
-	r.clock.Advance(time.Minute)
-	r.noSend()
+		off := r.ep
+		off.IsActive, off.Status = false, catalog.EndpointAutoDisabled
+		r.tell(&Configure{Endpoint: off})
+		r.clock.Advance(time.Minute)
+		r.noSend()
 
-	// A replay goes out anyway, as attempt 7, with the original event id.
-	r.send.answer(ok200)
-	rep := r.replay(first.ID)
-	require.Equal(t, 7, rep.Attempt)
-	require.Equal(t, catalog.DeliveryPending, rep.Status)
-	require.Equal(t, "evt_01", rep.EventID)
-	require.Equal(t, first.Payload, rep.Payload)
-	require.Equal(t, "evt_01", r.awaitSend().req.ID)
-	ds := r.awaitLog(2, catalog.DeliveryDelivered)
-	require.Equal(t, rep.ID, ds[1].ID, "the replay's record is rewritten with its outcome")
-	require.Equal(t, &Outcome{EndpointID: r.ep.ID, Delivered: true}, r.awaitOutcome())
-	r.noSend()
+		// A replay goes out anyway, as attempt 7, with the original event id.
+		r.send.answer(ok200)
+		rep := r.replay(first.ID)
+		require.Equal(t, 7, rep.Attempt)
+		require.Equal(t, catalog.DeliveryPending, rep.Status)
+		require.Equal(t, "evt_01", rep.EventID)
+		require.Equal(t, first.Payload, rep.Payload)
+		require.Equal(t, "evt_01", r.awaitSend().req.ID)
+		ds := r.awaitLog(2, catalog.DeliveryDelivered)
+		require.Equal(t, rep.ID, ds[1].ID, "the replay's record is rewritten with its outcome")
+		require.Equal(t, &Outcome{EndpointID: r.ep.ID, Delivered: true}, r.awaitOutcome())
+		r.noSend()
 
-	// The next replay continues the numbering, whichever record it names.
-	require.Equal(t, 8, r.replay(first.ID).Attempt)
-	r.awaitSend()
-	require.Equal(t, 9, r.replay(ds[1].ID).Attempt)
-	r.awaitSend()
+		// The next replay continues the numbering, whichever record it names.
+		require.Equal(t, 8, r.replay(first.ID).Attempt)
+		r.awaitSend()
+		require.Equal(t, 9, r.replay(ds[1].ID).Attempt)
+		r.awaitSend()
 
-	r.tell(&Configure{Endpoint: r.ep})
-	require.Equal(t, "evt_01", r.awaitSend().req.ID, "the parked retry goes out once switched on")
-	require.Eventually(t, func() bool { return r.openCount() == 0 }, 5*time.Second, time.Millisecond)
+		r.tell(&Configure{Endpoint: r.ep})
+		require.Equal(t, "evt_01", r.awaitSend().req.ID, "the parked retry goes out once switched on")
+		synctest.Wait()
+		require.True(t, r.openCount() == 0)
+	})
 }
 
 func (r *rig) replay(id [16]byte) *catalog.Delivery {
@@ -59,51 +63,56 @@ func (r *rig) replay(id [16]byte) *catalog.Delivery {
 }
 
 func TestReplayOfUnknownDelivery(t *testing.T) {
-	r := newRig(t, "", ok200)
-	res, err := r.sys.Root.RequestFuture(r.courier, &Replay{EndpointID: r.ep.ID, DeliveryID: NewID(r.ep.ID, t0)}, 5*time.Second).Result()
-	require.NoError(t, err)
-	require.ErrorIs(t, res.(*ReplayReply).Err, ErrNoDelivery)
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, "", ok200)
+		res, err := r.sys.Root.RequestFuture(r.courier, &Replay{EndpointID: r.ep.ID, DeliveryID: NewID(r.ep.ID, t0)}, 5*time.Second).Result()
+		require.NoError(t, err)
+		require.ErrorIs(t, res.(*ReplayReply).Err, ErrNoDelivery)
+	})
 }
 
 // TestSweepKeepsThirtyDays writes records of several ages and lets the
 // hourly sweep run: closed records past 30 days go, an open one stays
 // however old, and so does everything after it.
 func TestSweepKeepsThirtyDays(t *testing.T) {
-	r := newRig(t, "", ok200)
-	r.stop()
-	put := func(age time.Duration, status string) catalog.Delivery {
-		at := t0.Add(-age)
-		d := First(r.ep.ID, "evt_x", "appointment.created", []byte(`{}`), at)
-		d.Status = status
-		if status == catalog.DeliveryFailed {
-			d.NextRetryAt = t0.Add(time.Hour)
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, "", ok200)
+		r.stop()
+		put := func(age time.Duration, status string) catalog.Delivery {
+			at := t0.Add(-age)
+			d := First(r.ep.ID, "evt_x", "appointment.created", []byte(`{}`), at)
+			d.Status = status
+			if status == catalog.DeliveryFailed {
+				d.NextRetryAt = t0.Add(time.Hour)
+			}
+			enc, err := record.EncodeDelivery(&d)
+			require.NoError(t, err)
+			b := r.store.NewBatch()
+			b.PutDelivery(r.biz, r.ep.ID, d.ID, d.Open(), enc)
+			require.NoError(t, b.Commit())
+			return d
 		}
-		enc, err := record.EncodeDelivery(&d)
-		require.NoError(t, err)
-		b := r.store.NewBatch()
-		b.PutDelivery(r.biz, r.ep.ID, d.ID, d.Open(), enc)
-		require.NoError(t, b.Commit())
-		return d
-	}
-	put(40*24*time.Hour, catalog.DeliveryDelivered)
-	put(31*24*time.Hour, catalog.DeliveryExhausted)
-	keep := put(29*24*time.Hour, catalog.DeliveryDelivered)
-	recent := put(time.Hour, catalog.DeliveryDelivered)
+		put(40*24*time.Hour, catalog.DeliveryDelivered)
+		put(31*24*time.Hour, catalog.DeliveryExhausted)
+		keep := put(29*24*time.Hour, catalog.DeliveryDelivered)
+		recent := put(time.Hour, catalog.DeliveryDelivered)
 
-	r.start()
-	r.clock.Advance(time.Minute) // the first sweep
-	require.Eventually(t, func() bool { return len(r.log()) == 2 }, 5*time.Second, time.Millisecond)
-	require.Equal(t, []catalog.Delivery{keep, recent}, stripPayloads(r.log(), keep.Payload))
+		r.start()
+		r.clock.Advance(time.Minute) // the first sweep
+		synctest.Wait()
+		require.True(t, len(r.log()) == 2)
+		require.Equal(t, []catalog.Delivery{keep, recent}, stripPayloads(r.log(), keep.Payload))
 
-	// An open delivery holds the horizon back.
-	r.stop()
-	open := put(35*24*time.Hour, catalog.DeliveryFailed)
-	r.start()
-	r.clock.Advance(time.Minute)
-	time.Sleep(50 * time.Millisecond)
-	ds := r.log()
-	require.Len(t, ds, 3)
-	require.Equal(t, open.ID, ds[0].ID)
+		// An open delivery holds the horizon back.
+		r.stop()
+		open := put(35*24*time.Hour, catalog.DeliveryFailed)
+		r.start()
+		r.clock.Advance(time.Minute)
+		synctest.Wait()
+		ds := r.log()
+		require.Len(t, ds, 3)
+		require.Equal(t, open.ID, ds[0].ID)
+	})
 }
 
 func stripPayloads(ds []catalog.Delivery, p []byte) []catalog.Delivery {
@@ -115,34 +124,40 @@ func stripPayloads(ds []catalog.Delivery, p []byte) []catalog.Delivery {
 }
 
 func TestRetireDeletesTheLog(t *testing.T) {
-	r := newRig(t, "", down503)
-	r.fresh("evt_01")
-	r.awaitSend()
-	r.awaitLog(1, catalog.DeliveryFailed)
-	r.tell(&Retire{})
-	require.Eventually(t, func() bool { return len(r.log()) == 0 && r.openCount() == 0 }, 5*time.Second, time.Millisecond)
-	r.clock.Advance(time.Hour)
-	r.noSend()
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, "", down503)
+		r.fresh("evt_01")
+		r.awaitSend()
+		r.awaitLog(1, catalog.DeliveryFailed)
+		r.tell(&Retire{})
+		synctest.Wait()
+		require.True(t, len(r.log()) == 0 && r.openCount() == 0)
+		r.clock.Advance(time.Hour)
+		r.noSend()
+	})
 }
 
 // TestInFlightIsBounded: a slow consumer holds at most MaxInFlight
 // attempts; the rest wait their turn rather than pile up.
 func TestInFlightIsBounded(t *testing.T) {
-	r := newRig(t, "", ok200)
-	r.stop()
-	r.env.MaxInFlight = 2
-	gate := make(chan struct{})
-	r.send.gate = gate
-	r.start()
-	for _, id := range []string{"evt_1", "evt_2", "evt_3", "evt_4", "evt_5"} {
-		r.fresh(id)
-	}
-	r.awaitSend()
-	r.awaitSend()
-	r.noSend()
-	close(gate)
-	for i := 0; i < 3; i++ {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, "", ok200)
+		r.stop()
+		r.env.MaxInFlight = 2
+		gate := make(chan struct{})
+		r.send.gate = gate
+		r.start()
+		for _, id := range []string{"evt_1", "evt_2", "evt_3", "evt_4", "evt_5"} {
+			r.fresh(id)
+		}
 		r.awaitSend()
-	}
-	require.Eventually(t, func() bool { return r.openCount() == 0 && len(r.log()) == 5 }, 5*time.Second, time.Millisecond)
+		r.awaitSend()
+		r.noSend()
+		close(gate)
+		for i := 0; i < 3; i++ {
+			r.awaitSend()
+		}
+		synctest.Wait()
+		require.True(t, r.openCount() == 0 && len(r.log()) == 5)
+	})
 }
