@@ -289,3 +289,5 @@ func requireCode(t *testing.T, err error, c problem.Code) {
 	require.ErrorAs(t, err, &pe)
 	require.Equal(t, c, pe.Code, "%v", err)
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
