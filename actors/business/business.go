@@ -78,7 +78,7 @@ type Handle struct {
 	snapshotting atomic.Bool // a snapshot is being written
 	ready        chan struct{}
 	once         sync.Once
-	loadErr      error                // set before ready is closed
+	loadErr      error                 // set before ready is closed
 	broken       atomic.Pointer[error] // a journal sync failed: replace the actor
 	// pub publishes the actor's durable states. It belongs to the handle,
 	// not to one incarnation of the actor, so that a restarted actor's

@@ -30,7 +30,9 @@ func (Encoder) Booked(a *catalog.Appointment, cu *catalog.Customer) (int, []byte
 }
 
 // CustomerCreated implements business.Encoder.
-func (Encoder) CustomerCreated(cu *catalog.Customer) (int, []byte) { return StatusCreated, mustJSON(cu) }
+func (Encoder) CustomerCreated(cu *catalog.Customer) (int, []byte) {
+	return StatusCreated, mustJSON(cu)
+}
 
 // Refused implements business.Encoder.
 func (Encoder) Refused(e *problem.Error) (int, []byte) {
