@@ -7,11 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/slotd/slotd/actors/deptest"
 )
-
-func TestPure(t *testing.T) { deptest.RequirePure(t, "github.com/slotd/slotd/storage/sorted") }
 
 // TestAgainstModel runs random operations against a plain Go map and checks
 // every version ever made still answers as it did when it was made.

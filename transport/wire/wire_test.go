@@ -8,11 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
-
-	"github.com/slotd/slotd/actors/deptest"
 )
-
-func TestPure(t *testing.T) { deptest.RequirePure(t, "github.com/slotd/slotd/transport/wire") }
 
 func TestResponseEncodingIsValidJSON(t *testing.T) {
 	for _, s := range []string{"plain", "quote\" backslash\\ newline\n tab\t", "\x00\x1f control", "ünïcødé ✂", "bad \xff utf8", "</script>"} {

@@ -74,9 +74,10 @@ type smtpServer struct {
 	pass string
 	mute bool // accepts connections and never says anything
 
-	wg  sync.WaitGroup
-	mu  sync.Mutex
-	got []session
+	wg     sync.WaitGroup
+	active sync.WaitGroup // connections being served
+	mu     sync.Mutex
+	got    []session
 }
 
 // session is what one connection did.
@@ -106,8 +107,10 @@ func startSMTP(t *testing.T, s *smtpServer) *smtpServer {
 				return
 			}
 			s.wg.Add(1)
+			s.active.Add(1)
 			go func() {
 				defer s.wg.Done()
+				defer s.active.Done()
 				defer c.Close()
 				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 				s.serve(c)
@@ -123,7 +126,11 @@ func startSMTP(t *testing.T, s *smtpServer) *smtpServer {
 
 func (s *smtpServer) addr() string { return s.ln.Addr().String() }
 
+// sessions returns the sessions so far, once every connection accepted
+// has ended: a client's Send returns on the server's reply to QUIT, before
+// the server's side of the session is over.
 func (s *smtpServer) sessions() []session {
+	s.active.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]session(nil), s.got...)

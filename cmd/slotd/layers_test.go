@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The layering of the tree, checked for every package in the module, in
+// the style of tailscale's tstest/deptest: each rule names packages, what
+// they must not depend on, and why. A package depends on what `go list
+// -deps` names for it (its whole build graph) and, for the layer rules,
+// on what its tests import directly. The test fails, never skips: without the go tool it cannot
+// know, and a layering check that quietly does nothing is worse than none.
+
+const module = "github.com/slotd/slotd"
+
+// The top-level layers; every package belongs to exactly one.
+var layers = []string{"cmd", "actors", "storage", "transport", "webhook", "bench"}
+
+// pure packages hold scheduling logic, codecs, encodings and policies:
+// no actor system, HTTP stack, database or metrics library, so that they
+// are deterministic, cheap to test and usable from any layer.
+var pure = []string{
+	"actors/calendar", "actors/interval", "actors/tenant",
+	"storage/catalog", "storage/clock", "storage/problem", "storage/record", "storage/sorted",
+	"transport/cursor", "transport/input", "transport/wire", "transport/world",
+	"webhook", "webhook/retry",
+}
+
+var impure = []string{
+	"github.com/asynkron/protoactor-go", "github.com/valyala/fasthttp", "github.com/fasthttp/router",
+	"github.com/cockroachdb/pebble", "github.com/prometheus", "net/http",
+}
+
+type rule struct {
+	pkgs   []string // module-relative package patterns: "x" or "x/..."
+	forbid []string // import-path patterns: module-relative ("transport/...") or full
+	why    string
+	// build: the rule binds the build graph only, not what tests import
+	// (a pure package's example may show an integrator net/http).
+	build bool
+}
+
+var rules = []rule{
+	{[]string{"actors/..."}, []string{"transport/...", "cmd/...", "bench/..."},
+		"the engine speaks no HTTP: the transport calls it and hands it an encoder, never the reverse", false},
+	{[]string{"storage/..."}, []string{"actors/...", "transport/...", "webhook/...", "cmd/...", "bench/..."},
+		"storage is the foundation: the model, its encodings and the store know nothing of who uses them", false},
+	{[]string{"webhook/..."}, []string{"actors/...", "transport/...", "cmd/...", "bench/..."},
+		"the outbound senders are told what to send; they do not reach into the engine or the front end", false},
+	{[]string{"transport/..."}, []string{"cmd/...", "bench/..."},
+		"the front end is wired by cmd, not the other way round", false},
+	{[]string{"bench/..."}, []string{"actors/...", "storage/...", "transport/...", "webhook/...", "cmd/..."},
+		"the load tools measure slotd from outside, as a harness would", false},
+	{pure, impure,
+		"pure packages do no I/O and start no goroutines: no actors, HTTP, database or metrics", true},
+}
+
+type pkg struct {
+	ImportPath   string
+	Deps         []string
+	TestImports  []string
+	XTestImports []string
+	Error        *struct{ Err string }
+}
+
+func TestLayering(t *testing.T) {
+	pkgs := listPackages(t)
+	byPath := map[string]bool{}
+	for _, p := range pkgs {
+		rel := relative(p.ImportPath)
+		byPath[rel] = true
+		if !inLayer(rel) {
+			t.Errorf("%s is in no layer of %v: put it in one, or add the layer with its rules", p.ImportPath, layers)
+		}
+	}
+	for _, p := range pure {
+		if !byPath[p] {
+			t.Errorf("pure package %s does not exist: keep the list in step with the tree", p)
+		}
+	}
+	for _, p := range pkgs {
+		rel := relative(p.ImportPath)
+		withTests := append(append(append([]string{}, p.Deps...), p.TestImports...), p.XTestImports...)
+		for _, r := range rules {
+			if !matchAny(rel, r.pkgs) {
+				continue
+			}
+			deps := withTests
+			if r.build {
+				deps = p.Deps
+			}
+			for _, d := range deps {
+				if d != p.ImportPath && forbidden(relative(d), r.forbid) {
+					t.Errorf("%s depends on %s: %s", rel, d, r.why)
+				}
+			}
+		}
+	}
+}
+
+// listPackages runs go list over the module.
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+		if _, serr := os.Stat(goTool); serr != nil {
+			t.Fatalf("the go tool is needed to check the layering: %v", err)
+		}
+	}
+	cmd := exec.Command(goTool, "list", "-e", "-json=ImportPath,Deps,TestImports,XTestImports,Error", module+"/...")
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if p.Error != nil {
+			t.Fatalf("go list %s: %s", p.ImportPath, p.Error.Err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found only %d packages; is the test running in the module?", len(pkgs))
+	}
+	return pkgs
+}
+
+// relative is path without the module prefix; other paths stay whole.
+func relative(path string) string {
+	if path == module {
+		return "."
+	}
+	if rel, ok := strings.CutPrefix(path, module+"/"); ok {
+		return rel
+	}
+	return path
+}
+
+func inLayer(rel string) bool {
+	for _, l := range layers {
+		if within(rel, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchAny reports whether path is one of patterns: "x/..." is x and
+// everything below it, anything else that package alone.
+func matchAny(path string, patterns []string) bool {
+	for _, pat := range patterns {
+		if base, ok := strings.CutSuffix(pat, "/..."); ok && within(path, base) || path == pat {
+			return true
+		}
+	}
+	return false
+}
+
+// forbidden reports whether path is, or is below, one of patterns: what a
+// rule forbids, it forbids with its subpackages.
+func forbidden(path string, patterns []string) bool {
+	for _, pat := range patterns {
+		if within(path, strings.TrimSuffix(pat, "/...")) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(path, base string) bool { return path == base || strings.HasPrefix(path, base+"/") }

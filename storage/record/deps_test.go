@@ -1,9 +1,0 @@
-package record
-
-import (
-	"testing"
-
-	"github.com/slotd/slotd/actors/deptest"
-)
-
-func TestPure(t *testing.T) { deptest.RequirePure(t, "github.com/slotd/slotd/storage/record") }
