@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,4 +172,37 @@ func TestHandlerPanicIsInternalError(t *testing.T) {
 	require.Contains(t, logs.String(), "request_id="+id)
 
 	require.Equal(t, 404, request(h, "GET", "/nothing", "").Response.StatusCode(), "still serving")
+}
+
+// TestInternalErrorKeepsItsCause: a write that fails for a reason the
+// client cannot act on (here the journal is closed under the running
+// engine) is answered INTERNAL_ERROR revealing nothing, and logged exactly
+// once with the request id and what caused it.
+func TestInternalErrorKeepsItsCause(t *testing.T) {
+	s := newServer(t, catalog.Pro, 1)
+	var logs bytes.Buffer
+	s.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	st := s.mustState(t)
+	var svc uuid.UUID
+	for _, x := range st.Services {
+		svc = x.ID
+	}
+	require.NoError(t, s.Store.Close())
+
+	var ctx fasthttp.RequestCtx
+	ctx.Request.Header.SetMethod("POST")
+	ctx.Request.SetRequestURI("/api/v1/appointments")
+	ctx.Request.Header.Set("Authorization", "Bearer sk_all")
+	ctx.Request.Header.Set("Idempotency-Key", "k1")
+	ctx.Request.SetBodyString(`{"serviceId":"` + svc.String() + `","startTime":"2030-01-07T10:00:00Z","customer":{"firstName":"A","email":"a@example.com"}}`)
+	s.Public()(&ctx)
+
+	require.Equal(t, 500, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
+	m := decode(t, &ctx)
+	require.Equal(t, "INTERNAL_ERROR", m["code"])
+	require.NotContains(t, string(ctx.Response.Body()), "closed", "the cause is not the client's")
+	id := string(ctx.Response.Header.Peek("X-Request-Id"))
+	require.Equal(t, 1, strings.Count(logs.String(), "request failed"), "logged once: %s", logs.String())
+	require.Contains(t, logs.String(), "request_id="+id)
+	require.Contains(t, logs.String(), storage.ErrClosed.Error())
 }
