@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -30,6 +31,9 @@ type config struct {
 	SMTPFrom              string
 	WebhooksAllowInsecure bool
 	WebhookRetryScale     float64
+	// PublicURL is where payment providers reach slotd (decisions §1, §5);
+	// empty means http://127.0.0.1:<port of --listen>.
+	PublicURL string
 	DisableModules        moduleList
 	Conn                  transport.ConnLimits
 
@@ -74,6 +78,7 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.SMTPFrom, "smtp-from", "", "sender `address` of e-mails")
 	fs.BoolVar(&c.WebhooksAllowInsecure, "webhooks-allow-insecure", false, "development/tests only: permit http://, any port and private webhook destinations")
 	fs.Float64Var(&c.WebhookRetryScale, "webhook-retry-scale", 1, "development/tests only: multiply every wait of the webhook retry ladder by `F`")
+	fs.StringVar(&c.PublicURL, "public-url", "", "the `URL` at which payment providers reach slotd (default http://127.0.0.1:<port of --listen>)")
 	fs.DurationVar(&c.Conn.ReadTimeout, "read-timeout", transport.DefaultConnLimits.ReadTimeout, "longest time to receive one request, headers and body (408 REQUEST_TIMEOUT)")
 	fs.DurationVar(&c.Conn.WriteTimeout, "write-timeout", transport.DefaultConnLimits.WriteTimeout, "longest time to send one response")
 	fs.DurationVar(&c.Conn.IdleTimeout, "idle-timeout", transport.DefaultConnLimits.IdleTimeout, "longest wait for the next request on a kept-alive connection")
@@ -163,6 +168,11 @@ func (c *config) check() error {
 	}{{"--read-timeout", c.Conn.ReadTimeout}, {"--write-timeout", c.Conn.WriteTimeout}, {"--idle-timeout", c.Conn.IdleTimeout}} {
 		if d.v <= 0 || d.v > time.Hour {
 			return fmt.Errorf("%s: want a duration above 0 and at most 1h, e.g. 30s", d.name)
+		}
+	}
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errors.New("--public-url: want an absolute http:// or https:// URL, e.g. https://slotd.example.com")
 		}
 	}
 	if !(c.WebhookRetryScale > 0) || c.WebhookRetryScale > 1000 {

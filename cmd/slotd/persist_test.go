@@ -167,15 +167,20 @@ func TestCommandLine(t *testing.T) {
 		return ""
 	}
 	require.Equal(t, 2, run([]string{"serve"}, bad, &out, &errb))
+	errb.Reset()
+	require.Equal(t, 2, run([]string{"serve", "--public-url", "slotd.example.com"}, env, &out, &errb))
+	require.Contains(t, errb.String(), "--public-url")
 
 	c, err := parseConfig([]string{"--listen", "127.0.0.1:9999"}, func(k string) string {
-		return map[string]string{"SLOTD_LISTEN": "127.0.0.1:1", "SLOTD_DATA": "/tmp/x", "SLOTD_DISABLE_MODULE": "customers,webhooks", "SLOTD_IDLE_TIMEOUT": "5s"}[k]
+		return map[string]string{"SLOTD_LISTEN": "127.0.0.1:1", "SLOTD_DATA": "/tmp/x", "SLOTD_DISABLE_MODULE": "customers,webhooks", "SLOTD_IDLE_TIMEOUT": "5s",
+			"SLOTD_PUBLIC_URL": "https://slotd.example.com"}[k]
 	}, io.Discard)
 	require.NoError(t, err)
 	require.Equal(t, transport.ConnLimits{ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 5 * time.Second}, c.Conn)
 	require.Equal(t, "127.0.0.1:9999", c.Listen, "flags win over the environment")
 	require.Equal(t, "/tmp/x", c.Data)
 	require.Equal(t, "customers,webhooks", c.DisableModules.String())
+	require.Equal(t, "https://slotd.example.com", c.PublicURL)
 }
 
 func TestBadWorldFileLoadsNothing(t *testing.T) {
