@@ -78,6 +78,9 @@ type Verdict struct {
 	Remaining  int
 	Reset      time.Time     // when the limiter is back to its full allowance
 	RetryAfter time.Duration // when refused: until the next request is allowed
+	// Refused is the Kind of the check that refused the request (Take),
+	// or that it would refuse (Peek); 0 when allowed.
+	Refused byte
 }
 
 // Limiter holds the state of every limit. It is safe for concurrent use.
@@ -187,6 +190,7 @@ func (l *Limiter) Take(subject string, checks ...Check) Verdict {
 			for j := range i {
 				l.store.restore(keys[j], before[j])
 			}
+			v.Refused = c.Kind
 			return v
 		}
 		if i == 0 || v.Remaining < worst.Remaining {
@@ -210,6 +214,9 @@ func (l *Limiter) Peek(subject string, c Check) Verdict {
 	}
 	v := run(&st.at, l.limiter(limitID{c.Kind, c.Window}), string(c.Kind)+subject, c, 0)
 	v.Allowed = v.Remaining > 0
+	if !v.Allowed {
+		v.Refused = c.Kind
+	}
 	return v
 }
 
