@@ -1,7 +1,9 @@
-// Package deptest owns the check that keeps slotd's pure packages pure: a
-// package holding scheduling logic, codecs or policies must not reach the
-// actor system, the HTTP stack or the database, directly or through another
-// package.
+// Package deptest owns the checks that keep slotd's layers apart. A pure
+// package, holding scheduling logic, codecs or policies, must not reach the
+// actor system, the HTTP stack, the database or the metrics library,
+// directly or through another package (RequirePure). And nothing below the
+// front end (actors, storage, webhook delivery and mail) may depend on it
+// (layering_test.go): the front end calls them, never the other way round.
 package deptest
 
 import (
@@ -10,12 +12,14 @@ import (
 	"testing"
 )
 
-// Impure lists the import path prefixes a pure package may not depend on.
+// Impure lists the import path prefixes a pure package may not depend on:
+// the actor system, the HTTP stack, the database and the metrics library.
 var Impure = []string{
 	"github.com/asynkron/protoactor-go",
 	"github.com/valyala/fasthttp",
 	"github.com/fasthttp/router",
 	"github.com/cockroachdb/pebble",
+	"github.com/prometheus",
 	"net/http",
 }
 
