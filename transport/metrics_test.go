@@ -228,27 +228,3 @@ func TestCompactTimeAndDuration(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 890_123_456, time.FixedZone("x", 3600))
 	require.Equal(t, at.UTC().Format("2006-01-02T15:04:05.000Z"), string(appendTime(nil, at)))
 }
-
-func BenchmarkServiceGetAccessLog(b *testing.B) {
-	s := newServer(b, catalog.Pro, 50)
-	var err error
-	s.AccessLog, err = NewAccessLog(discard{}, AccessLogCompact)
-	require.NoError(b, err)
-	h := s.Public()
-	id := s.mustState(b).Services[7].ID
-	var ctx fasthttp.RequestCtx
-	ctx.Request.Header.SetMethod("GET")
-	ctx.Request.Header.Set("Authorization", "Bearer sk_all")
-	uri := "/api/v1/services/" + id.String()
-	b.ReportAllocs()
-	for b.Loop() {
-		ctx.Request.SetRequestURI(uri)
-		ctx.Response.Reset()
-		h(&ctx)
-	}
-	require.Equal(b, 200, ctx.Response.StatusCode())
-}
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -73,14 +73,15 @@ func or(v, def int) int {
 // Verdict is the state of the most constrained limiter a request consulted,
 // as the X-RateLimit-* headers report it.
 type Verdict struct {
-	Allowed    bool
+	Allowed bool
+	// Refused is the Kind of the check that refused the request (Take),
+	// or that it would refuse (Peek); 0 when allowed. (It sits in
+	// Allowed's padding: a Verdict is copied into every request's call.)
+	Refused    byte
 	Limit      int
 	Remaining  int
 	Reset      time.Time     // when the limiter is back to its full allowance
 	RetryAfter time.Duration // when refused: until the next request is allowed
-	// Refused is the Kind of the check that refused the request (Take),
-	// or that it would refuse (Peek); 0 when allowed.
-	Refused byte
 }
 
 // Limiter holds the state of every limit. It is safe for concurrent use.
