@@ -80,9 +80,15 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if err := wakeCouriers(ctx, store, dir); err != nil {
 		return err
 	}
-	access, err := transport.NewAccessLog(stderr, string(c.AccessLog))
-	if err != nil {
-		return err
+	var access *slog.Logger
+	if c.AccessLog != transport.AccessLogOff {
+		// Lines are batched off the request path; what is queued is
+		// written when serve returns, after the listeners have drained.
+		out := transport.NewAsyncWriter(stderr)
+		defer out.Close()
+		if access, err = transport.NewAccessLog(out, string(c.AccessLog)); err != nil {
+			return err
+		}
 	}
 	// One registry, served on the admin listener's /metrics: every package
 	// owns its metrics and hands them over as a collector.
