@@ -16,7 +16,9 @@ import (
 func TestMetrics(t *testing.T) {
 	r := newRig(t, "", down503, ok200)
 	m := r.env.Metrics
-	count := func(kind, outcome string) float64 { return testutil.ToFloat64(m.deliveries.WithLabelValues(kind, outcome)) }
+	count := func(kind, outcome string) float64 {
+		return testutil.ToFloat64(m.deliveries.WithLabelValues(kind, outcome))
+	}
 	settle := func(kind, outcome string, want, open float64) {
 		t.Helper()
 		require.Eventually(t, func() bool {
