@@ -145,11 +145,13 @@ func (b *Batch) Commit() error {
 	defer s.exit()
 	start := time.Now()
 	err := pb.Commit(pebble.Sync)
-	s.commitNanos.Add(uint64(time.Since(start)))
+	took := time.Since(start)
+	s.commitNanos.Add(uint64(took))
 	if err != nil {
 		return err
 	}
 	s.commits.Add(1)
+	s.commitLatency.Observe(took.Seconds())
 	return nil
 }
 
@@ -209,9 +211,11 @@ func (p *Pending) Wait() error {
 	}
 	err := p.b.SyncWait()
 	_ = p.b.Close()
-	p.s.commitNanos.Add(uint64(time.Since(p.start)))
+	took := time.Since(p.start)
+	p.s.commitNanos.Add(uint64(took))
 	if err == nil {
 		p.s.commits.Add(1)
+		p.s.commitLatency.Observe(took.Seconds())
 	}
 	p.s.exit()
 	p.b = nil

@@ -67,6 +67,8 @@ type Store struct {
 
 	commits     atomic.Uint64
 	commitNanos atomic.Uint64
+	// commitLatency is the time each durable commit took (metrics.go).
+	commitLatency prometheus.Histogram
 
 	// fsyncLatency is Pebble's WAL fsync histogram: one observation per WAL
 	// sync, in nanoseconds. Pebble creates it once at open, so we grab it
@@ -95,7 +97,7 @@ func Open(dir string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
-	s := &Store{db: db}
+	s := &Store{db: db, commitLatency: newCommitLatency()}
 	s.drained = sync.NewCond(&s.closeMu)
 	if m := db.Metrics(); m != nil {
 		s.fsyncLatency = m.LogWriter.FsyncLatency

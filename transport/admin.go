@@ -21,8 +21,10 @@ import (
 // The admin listener is the dashboard's side of slotd: health and readiness
 // probes, metrics, pprof, and a small API that puts businesses in the world
 // file format and issues or revokes API keys. It listens on loopback by
-// default. With --admin-token every /admin/v1 call needs that bearer token;
-// without one the admin API still answers reads but refuses writes.
+// default. With --admin-token every /admin/v1 call, /metrics and pprof need
+// that bearer token; without one the admin API still answers reads (those
+// included) but refuses writes. Only the probes, /healthz and /readyz,
+// never need it.
 
 // MaxAdminBody bounds admin request bodies, which may carry a whole world.
 const MaxAdminBody = 32 << 20
@@ -32,16 +34,17 @@ var errAdminWrites = problem.New(problem.Forbidden, "Admin writes are disabled: 
 // Admin returns the handler of the admin listener.
 func (s *Server) Admin() fasthttp.RequestHandler {
 	r := newRouter(s, writeError, errAdminNotFound)
-	r.GET("/healthz", func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
-	r.GET("/readyz", s.readyz)
-	r.GET("/metrics", s.serveMetrics)
-	r.GET("/debug/pprof/{profile:*}", s.admin(false, servePprof))
-	r.GET("/admin/v1/businesses", s.admin(false, s.adminBusinesses))
-	r.PUT("/admin/v1/businesses/{id}", s.admin(true, s.adminPutBusiness))
-	r.POST("/admin/v1/world", s.admin(true, s.adminWorld))
-	r.GET("/admin/v1/businesses/{id}/keys", s.admin(false, s.adminKeys))
-	r.POST("/admin/v1/businesses/{id}/keys", s.admin(true, s.adminIssueKey))
-	r.POST("/admin/v1/businesses/{id}/keys/{keyId}/revoke", s.admin(true, s.adminRevokeKey))
+	add := func(method, path string, h fasthttp.RequestHandler) { s.handle(r, listenerAdmin, method, path, h) }
+	add(fasthttp.MethodGet, "/healthz", func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
+	add(fasthttp.MethodGet, "/readyz", s.readyz)
+	add(fasthttp.MethodGet, "/metrics", s.admin(false, s.serveMetrics))
+	add(fasthttp.MethodGet, "/debug/pprof/{profile:*}", s.admin(false, servePprof))
+	add(fasthttp.MethodGet, "/admin/v1/businesses", s.admin(false, s.adminBusinesses))
+	add(fasthttp.MethodPut, "/admin/v1/businesses/{id}", s.admin(true, s.adminPutBusiness))
+	add(fasthttp.MethodPost, "/admin/v1/world", s.admin(true, s.adminWorld))
+	add(fasthttp.MethodGet, "/admin/v1/businesses/{id}/keys", s.admin(false, s.adminKeys))
+	add(fasthttp.MethodPost, "/admin/v1/businesses/{id}/keys", s.admin(true, s.adminIssueKey))
+	add(fasthttp.MethodPost, "/admin/v1/businesses/{id}/keys/{keyId}/revoke", s.admin(true, s.adminRevokeKey))
 	return s.observe(r.Handler, adminEdge)
 }
 

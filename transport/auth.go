@@ -48,6 +48,7 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 			}
 			return
 		}
+		authenticated(ctx, c.biz)
 		if !s.admitKey(c) {
 			return
 		}

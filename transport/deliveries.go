@@ -144,6 +144,7 @@ func (s *Server) spendPing(c *call) *problem.Error {
 	if v.Allowed {
 		return nil
 	}
+	s.metrics.refused(limitPings)
 	retryAfter(c.ctx, v)
 	return errPingsUsed
 }

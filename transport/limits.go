@@ -25,6 +25,9 @@ const (
 	limitHour       byte = 'h'
 	limitMutations  byte = 'w'
 	limitFailedAuth byte = 'a'
+	// limitPings is the ping-and-replay bucket (bucket.go), which is not
+	// one of the limiter's; it is a kind only to be counted with them.
+	limitPings byte = 'p'
 )
 
 var errRateLimited = problem.New(problem.RateLimited, "Too many requests; retry after the Retry-After seconds.")
@@ -33,7 +36,7 @@ var errRateLimited = problem.New(problem.RateLimited, "Too many requests; retry 
 // limit, writing the 429.
 func (s *Server) admitIP(ctx *fasthttp.RequestCtx) bool {
 	if v := s.quota.Peek(string(ctx.RemoteIP()), s.authLimit); !v.Allowed {
-		refuse(ctx, v)
+		s.refuse(ctx, v)
 		return false
 	}
 	return true
@@ -44,7 +47,7 @@ func (s *Server) admitIP(ctx *fasthttp.RequestCtx) bool {
 func (s *Server) failedAuth(ctx *fasthttp.RequestCtx, perr *problem.Error) {
 	v := s.quota.Take(string(ctx.RemoteIP()), s.authLimit)
 	if !v.Allowed {
-		refuse(ctx, v)
+		s.refuse(ctx, v)
 		return
 	}
 	rateHeaders(ctx, v)
@@ -61,7 +64,7 @@ func (s *Server) admitKey(c *call) bool {
 	}
 	v := s.quota.Take(string(c.key.ID[:]), checks[:n]...)
 	if !v.Allowed {
-		refuse(c.ctx, v)
+		s.refuse(c.ctx, v)
 		return false
 	}
 	rateHeaders(c.ctx, v)
@@ -69,7 +72,10 @@ func (s *Server) admitKey(c *call) bool {
 	return true
 }
 
-func refuse(ctx *fasthttp.RequestCtx, v quota.Verdict) {
+// refuse writes the 429 of a limit that refused, and counts it by the
+// limit's kind.
+func (s *Server) refuse(ctx *fasthttp.RequestCtx, v quota.Verdict) {
+	s.metrics.refused(v.Refused)
 	rateHeaders(ctx, v)
 	retryAfter(ctx, v)
 	writeError(ctx, errRateLimited)
@@ -107,6 +113,7 @@ func (s *Server) meter(ctx *fasthttp.RequestCtx, perr *problem.Error) {
 		return
 	}
 	if c, aerr := s.authenticate(ctx); aerr == nil {
+		authenticated(ctx, c.biz)
 		if !s.admitKey(c) {
 			return
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fasthttp/router"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
@@ -49,6 +50,13 @@ type Config struct {
 	// rule at registration (--webhooks-allow-insecure).
 	Webhooks              *deliver.Client
 	WebhooksAllowInsecure bool
+	// Metrics is what /metrics serves: the registry everything was
+	// registered in, the server's own Collector included. nil serves the
+	// server's metrics and the journal's.
+	Metrics prometheus.Gatherer
+	// AccessLog gets one line per request on either listener (see
+	// NewAccessLog); nil logs none.
+	AccessLog *slog.Logger
 }
 
 // Server serves the public and admin APIs.
@@ -57,10 +65,12 @@ type Server struct {
 	ready   atomic.Bool
 	reqSeq  atomic.Uint64
 	reqBase string
-	metrics metrics
-	slots   *slotCache
-	pings   *pingBucket
-	quota   *quota.Limiter // per-key quotas and the failed-auth limit
+	metrics *httpMetrics
+	// promHandler serves /metrics.
+	promHandler fasthttp.RequestHandler
+	slots       *slotCache
+	pings       *pingBucket
+	quota       *quota.Limiter // per-key quotas and the failed-auth limit
 	// authLimit is the per-IP limit on failed authentication.
 	authLimit quota.Check
 }
@@ -72,8 +82,10 @@ func New(c Config) *Server {
 	if c.FailedAuth.N <= 0 || c.FailedAuth.Per <= 0 {
 		c.FailedAuth = quota.FailedAuth
 	}
-	return &Server{Config: c, reqBase: hex.EncodeToString(p[:]) + "-", slots: newSlotCache(64 << 20), pings: newPingBucket(),
-		quota: quota.New(c.Clock), authLimit: quota.Check{Kind: limitFailedAuth, Window: c.FailedAuth}}
+	s := &Server{Config: c, reqBase: hex.EncodeToString(p[:]) + "-", slots: newSlotCache(64 << 20), pings: newPingBucket(),
+		quota: quota.New(c.Clock), authLimit: quota.Check{Kind: limitFailedAuth, Window: c.FailedAuth}, metrics: newHTTPMetrics()}
+	s.promHandler = s.newPromHandler()
+	return s
 }
 
 // SetReady sets what /readyz reports.
@@ -89,7 +101,8 @@ type route struct {
 // Public returns the handler of the public API.
 func (s *Server) Public() fasthttp.RequestHandler {
 	r := newRouter(s, s.meter, errNotFound)
-	get := func(path string, rt route) { r.GET(path, s.api(rt)) }
+	add := func(method, path string, h fasthttp.RequestHandler) { s.handle(r, listenerPublic, method, path, h) }
+	get := func(path string, rt route) { add(fasthttp.MethodGet, path, s.api(rt)) }
 	get("/api/v1/me", route{fn: s.me})
 	get("/api/v1/services", route{scope: "services:read", fn: s.listServices})
 	get("/api/v1/services/{id}", route{scope: "services:read", fn: s.getService})
@@ -100,20 +113,20 @@ func (s *Server) Public() fasthttp.RequestHandler {
 	get("/api/v1/appointments", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.listAppointments})
 	get("/api/v1/appointments/{id}", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.getAppointment})
 	get("/api/v1/availability/slots", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.availability})
-	r.POST("/api/v1/appointments", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.createAppointment}))
-	r.PATCH("/api/v1/appointments/{id}", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.patchAppointment}))
-	r.POST("/api/v1/appointments/{id}/status", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.setStatus}))
-	r.POST("/api/v1/customers", s.api(route{scope: "customers:write", module: catalog.ModCustomers, fn: s.createCustomer}))
+	add(fasthttp.MethodPost, "/api/v1/appointments", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.createAppointment}))
+	add(fasthttp.MethodPatch, "/api/v1/appointments/{id}", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.patchAppointment}))
+	add(fasthttp.MethodPost, "/api/v1/appointments/{id}/status", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.setStatus}))
+	add(fasthttp.MethodPost, "/api/v1/customers", s.api(route{scope: "customers:write", module: catalog.ModCustomers, fn: s.createCustomer}))
 	hook := func(fn func(*call)) fasthttp.RequestHandler {
 		return s.api(route{scope: "webhooks:manage", module: catalog.ModWebhooks, fn: fn})
 	}
-	r.GET("/api/v1/webhooks", hook(s.listWebhooks))
-	r.POST("/api/v1/webhooks", hook(s.registerWebhook))
-	r.GET("/api/v1/webhooks/{id}", hook(s.getWebhook))
-	r.PATCH("/api/v1/webhooks/{id}", hook(s.patchWebhook))
-	r.DELETE("/api/v1/webhooks/{id}", hook(s.deleteWebhook))
-	r.GET("/api/v1/webhooks/{id}/deliveries", hook(s.listDeliveries))
-	r.POST("/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay", hook(s.replayDelivery))
+	add(fasthttp.MethodGet, "/api/v1/webhooks", hook(s.listWebhooks))
+	add(fasthttp.MethodPost, "/api/v1/webhooks", hook(s.registerWebhook))
+	add(fasthttp.MethodGet, "/api/v1/webhooks/{id}", hook(s.getWebhook))
+	add(fasthttp.MethodPatch, "/api/v1/webhooks/{id}", hook(s.patchWebhook))
+	add(fasthttp.MethodDelete, "/api/v1/webhooks/{id}", hook(s.deleteWebhook))
+	add(fasthttp.MethodGet, "/api/v1/webhooks/{id}/deliveries", hook(s.listDeliveries))
+	add(fasthttp.MethodPost, "/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay", hook(s.replayDelivery))
 	return s.observe(r.Handler, publicEdge)
 }
 
@@ -166,12 +179,19 @@ func dropOptionsFromAllow(ctx *fasthttp.RequestCtx) {
 
 // observe is the front door of a listener's routes (e is the listener):
 // it stamps a request id on every response, reads the body within the
-// listener's limit (readBody) and counts the answer. A body it could not
-// read is answered here, as a request fasthttp could not parse is
-// (refuseUnread); a body over the limit is not kept (readBody drains it)
-// and left for the route to refuse once it has authenticated the request.
+// listener's limit (readBody), then counts and times the answer and logs
+// it to the access log (finish). A body it could not read is answered
+// here, as a request fasthttp could not parse is (refuseUnread); a body
+// over the limit is not kept (readBody drains it) and left for the route
+// to refuse once it has authenticated the request.
 func (s *Server) observe(next fasthttp.RequestHandler, e edge) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
+		// fasthttp read the clock as it called the handler; a handler
+		// called directly (tests, benchmarks) has no such time.
+		start := ctx.Time()
+		if start.IsZero() {
+			start = time.Now()
+		}
 		s.stamp(ctx)
 		switch readBody(ctx, e.maxBody) {
 		case bodyTimedOut:
@@ -181,7 +201,7 @@ func (s *Server) observe(next fasthttp.RequestHandler, e edge) fasthttp.RequestH
 		default:
 			next(ctx)
 		}
-		s.metrics.count(ctx.Response.StatusCode())
+		s.finish(ctx, e, start)
 	}
 }
 
@@ -253,16 +273,24 @@ const MaxHeader = 16 << 10
 
 // edge is what a listener answers before any route: the largest body its
 // routes take and the 400 for a larger one, and whether it meters its
-// answers (the public API does; the admin listener does not).
+// answers (the public API does; the admin listener does not); listener
+// says which one it is, for the metrics.
 type edge struct {
 	maxBody  int
 	tooLarge *problem.Error
 	metered  bool
+	listener int
 }
 
+// Listeners, edge.listener.
+const (
+	publicListener = 0
+	adminListener  = 1
+)
+
 var (
-	publicEdge = edge{maxBody: MaxBody, tooLarge: errBodyTooLarge, metered: true}
-	adminEdge  = edge{maxBody: MaxAdminBody, tooLarge: errAdminBodyTooLarge}
+	publicEdge = edge{maxBody: MaxBody, tooLarge: errBodyTooLarge, metered: true, listener: publicListener}
+	adminEdge  = edge{maxBody: MaxAdminBody, tooLarge: errAdminBodyTooLarge, listener: adminListener}
 )
 
 // PublicServer returns the fasthttp server of the public API with lim's
@@ -324,6 +352,7 @@ func (s *Server) httpServer(h fasthttp.RequestHandler, name string, e edge, lim 
 // timeout.
 func (s *Server) parseError(e edge) func(*fasthttp.RequestCtx, error) {
 	return func(ctx *fasthttp.RequestCtx, err error) {
+		start := time.Now()
 		s.stamp(ctx)
 		var small *fasthttp.ErrSmallBuffer
 		var nerr net.Error
@@ -337,7 +366,7 @@ func (s *Server) parseError(e edge) func(*fasthttp.RequestCtx, error) {
 		default:
 			s.refuseUnread(ctx, e, errBadRequest)
 		}
-		s.metrics.count(ctx.Response.StatusCode())
+		s.finish(ctx, e, start)
 	}
 }
 

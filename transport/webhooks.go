@@ -3,6 +3,9 @@ package transport
 import (
 	"context"
 	"crypto/rand"
+	neturl "net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -20,7 +23,11 @@ import (
 // and a URL change are refused before their test ping when they can never
 // succeed (validation, a duplicate URL, a sixth endpoint), so those spend
 // nothing from the ping bucket; otherwise the signed webhook.test ping must
-// be answered with 2xx before anything is stored.
+// be answered with 2xx before anything is stored. A ping the destination
+// guard refused (the URL leads to a loopback, private or otherwise
+// non-public address) is answered as such, invalid_url on url, not as a
+// consumer that failed to answer; every failed ping is logged with its
+// cause.
 
 const (
 	maxURL         = 2000
@@ -29,6 +36,7 @@ const (
 
 var (
 	errPingFailed   = problem.FieldError("url", problem.Invalid, "The endpoint did not answer the signed webhook.test ping with a 2xx status.")
+	errDestination  = problem.FieldError("url", problem.InvalidURL, "The destination is not allowed: webhooks are only sent to public internet addresses on port 443.")
 	errIdemNotTaken = problem.FieldError("Idempotency-Key", problem.UnknownField, "This endpoint does not accept an Idempotency-Key; a URL can be registered once.")
 )
 
@@ -143,10 +151,47 @@ func (s *Server) ping(c *call, url, secret string) *problem.Error {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	res := s.Webhooks.Send(ctx, deliver.Request{URL: url, ID: id, Timestamp: now, Body: body, Secret: secret})
-	if res.Status < 200 || res.Status > 299 {
-		return errPingFailed
+	if res.Status >= 200 && res.Status <= 299 {
+		s.metrics.pingOK.Inc()
+		return nil
 	}
-	return nil
+	cause := res.ErrMessage
+	if res.Status != 0 {
+		cause = "HTTP " + strconv.Itoa(res.Status)
+		if res.ErrMessage != "" {
+			cause += ", " + res.ErrMessage
+		}
+	}
+	log := s.Log.With("request_id", requestID(c.ctx), "business", c.st.Business.ID, "host", hostOf(url), "cause", cause)
+	if reason, refused := deliver.Refusal(res.Err); refused {
+		s.metrics.pingRefd.Inc()
+		log.Info("webhook ping refused by the destination guard")
+		return destinationRefused(reason)
+	}
+	s.metrics.pingFail.Inc()
+	log.Info("webhook ping failed")
+	return errPingFailed
+}
+
+// destinationRefused is the 400 of a URL the destination guard refused to
+// connect to, naming the class of the address (never the address, which
+// would echo input): "a loopback address", "a private address", ...
+func destinationRefused(reason string) *problem.Error {
+	if !strings.HasPrefix(reason, "a ") && !strings.HasPrefix(reason, "an ") {
+		return errDestination
+	}
+	return problem.FieldError("url", problem.InvalidURL,
+		"The destination is not allowed: the URL's host is "+reason+", and webhooks are only sent to public internet addresses.")
+}
+
+// hostOf is the host of a URL, for the log: the rest of a webhook URL may
+// carry the consumer's own secrets.
+func hostOf(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 func (s *Server) patchWebhook(c *call) {

@@ -42,6 +42,10 @@ type courier struct {
 	queue    []*entry
 	inFlight int
 	sweep    clock.Timer
+	// counted is this courier's share of the open-deliveries gauge: the
+	// size of open when last counted, 0 once stopped.
+	counted int
+	stopped bool
 
 	root   *actor.RootContext
 	self   *actor.PID
@@ -63,6 +67,7 @@ type (
 
 // Receive implements actor.Actor.
 func (c *courier) Receive(ctx actor.Context) {
+	defer c.countOpen()
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		c.root, c.self, c.parent = ctx.ActorSystem().Root, ctx.Self(), ctx.Parent()
@@ -143,7 +148,18 @@ func (c *courier) load() {
 	}
 }
 
+// countOpen brings the open-deliveries gauge up to date with open.
+func (c *courier) countOpen() {
+	n := len(c.open)
+	if c.stopped {
+		n = 0
+	}
+	c.env.Metrics.addOpen(n - c.counted)
+	c.counted = n
+}
+
 func (c *courier) stop() {
+	c.stopped = true
 	if c.cancel != nil {
 		c.cancel()
 	}

@@ -55,6 +55,8 @@ type Env struct {
 	// MaxInFlight bounds the attempts one endpoint has in flight at once;
 	// 0 means DefaultMaxInFlight.
 	MaxInFlight int
+	// Metrics counts deliveries; nil counts nothing.
+	Metrics *Metrics
 }
 
 // DefaultMaxInFlight is how many attempts an endpoint has in flight at once

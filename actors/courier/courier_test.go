@@ -87,7 +87,7 @@ func newRig(t *testing.T, dir string, answers ...deliver.Result) *rig {
 		outcomes: make(chan *Outcome, 100), biz: uuid.MustParse("11111111-1111-4111-8111-111111111111"),
 		ep: catalog.Endpoint{ID: uuid.MustParse("22222222-2222-4222-8222-222222222222"), URL: "https://hooks.example/x",
 			IsActive: true, Status: catalog.EndpointActive, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}}
-	r.env = &Env{Store: st, Clock: fc, Sender: r.send, Scale: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	r.env = &Env{Store: st, Clock: fc, Sender: r.send, Scale: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: NewMetrics()}
 	r.start()
 	t.Cleanup(func() {
 		r.stop()

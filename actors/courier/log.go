@@ -132,6 +132,14 @@ func (c *courier) finish(m *sent) {
 		c.arm(e, now.Add(retry.Scale(retry.Ladder[1], c.env.Scale)))
 		return
 	}
+	switch {
+	case dec.Delivered:
+		c.env.Metrics.written(e.replay(), outDelivered)
+	case dec.Retry:
+		c.env.Metrics.written(e.replay(), outFailed)
+	default:
+		c.env.Metrics.written(e.replay(), outExhausted)
+	}
 	delete(c.open, e.d.ID)
 	if dec.Retry {
 		e.d = d

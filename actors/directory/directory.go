@@ -22,6 +22,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/courier"
@@ -36,8 +37,9 @@ type Directory struct {
 	env     *business.Env
 	timeout time.Duration
 
-	mu      sync.Mutex // serializes spawning; handles is read without it
-	handles sync.Map   // uuid.UUID -> *business.Handle
+	mu      sync.Mutex   // serializes spawning; handles is read without it
+	handles sync.Map     // uuid.UUID -> *business.Handle
+	live    atomic.Int64 // business actors running: one per id in handles
 
 	keys  atomic.Pointer[map[catalog.KeyHash]uuid.UUID] // copy-on-write; changes are rare
 	keyMu sync.Mutex                                    // serializes key-changing writes
@@ -123,6 +125,8 @@ func (d *Directory) handle(id uuid.UUID) *business.Handle {
 			return h
 		}
 		d.sys.Root.Stop(v.(*business.Handle).PID)
+	} else {
+		d.live.Add(1)
 	}
 	h := business.NewHandle(id)
 	h.PID = d.sys.Root.Spawn(business.Props(d.env, h))
@@ -177,8 +181,20 @@ func (d *Directory) Close() {
 		_ = d.sys.Root.PoisonFuture(v.(*business.Handle).PID).Wait()
 		return true
 	})
+	d.live.Store(0)
 	d.env.Wait()
 	d.sys.Shutdown()
+}
+
+// Collector returns the collector of the directory's metrics: the number
+// of business actors running (slotd_business_actors). Actors are spawned
+// on first use and run until shutdown, so it counts the businesses touched
+// since start (a failed actor is replaced, not added).
+func (d *Directory) Collector() prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "slotd_business_actors",
+		Help: "Business actors running: the businesses touched since start, each with its state in memory.",
+	}, func() float64 { return float64(d.live.Load()) })
 }
 
 // keyIndex adapts the directory to business.KeyIndex.

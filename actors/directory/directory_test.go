@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/business"
@@ -260,4 +261,24 @@ func TestSnapshotIntervalGrowsWithTheBusiness(t *testing.T) {
 	require.Equal(t, 21, journal(), "21 records < a quarter of 120: no snapshot yet (the fixed minimum is 5)")
 	issue(20) // a quarter of ~135 is passed at the 34th record
 	require.Less(t, journal(), 10, "a snapshot covered the journal")
+}
+
+// TestLiveActorsGauge: slotd_business_actors counts each business actor
+// once, however often it is asked for, and drops to 0 at Close.
+func TestLiveActorsGauge(t *testing.T) {
+	d, st := open(t, t.TempDir())
+	defer st.Close()
+	ctx := context.Background()
+	g := d.Collector()
+	require.Zero(t, testutil.ToFloat64(g))
+	a, b := uuid.New(), uuid.New()
+	_, err := d.Put(ctx, []catalog.Spec{spec(a, "sk_a"), spec(b, "sk_b")})
+	require.NoError(t, err)
+	for range 3 {
+		_, err = d.Business(ctx, a)
+		require.NoError(t, err)
+	}
+	require.Equal(t, 2.0, testutil.ToFloat64(g))
+	d.Close()
+	require.Zero(t, testutil.ToFloat64(g))
 }

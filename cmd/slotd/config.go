@@ -33,12 +33,27 @@ type config struct {
 	WebhookRetryScale     float64
 	// PublicURL is where payment providers reach slotd (decisions §1, §5);
 	// empty means http://127.0.0.1:<port of --listen>.
-	PublicURL string
-	DisableModules        moduleList
-	Conn                  transport.ConnLimits
+	PublicURL      string
+	DisableModules moduleList
+	Conn           transport.ConnLimits
+	AccessLog      accessLogFormat
 
 	// clock is the server's clock: the real one, or a fake in tests.
 	clock clock.Clock
+}
+
+// accessLogFormat is the --access-log flag: compact, json or off.
+type accessLogFormat string
+
+func (f *accessLogFormat) String() string { return string(*f) }
+
+func (f *accessLogFormat) Set(v string) error {
+	switch v {
+	case transport.AccessLogCompact, transport.AccessLogJSON, transport.AccessLogOff:
+		*f = accessLogFormat(v)
+		return nil
+	}
+	return fmt.Errorf("want compact, json or off")
 }
 
 // moduleList is the repeatable --disable-module flag.
@@ -83,6 +98,8 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&c.Conn.WriteTimeout, "write-timeout", transport.DefaultConnLimits.WriteTimeout, "longest time to send one response")
 	fs.DurationVar(&c.Conn.IdleTimeout, "idle-timeout", transport.DefaultConnLimits.IdleTimeout, "longest wait for the next request on a kept-alive connection")
 	fs.Var(&c.DisableModules, "disable-module", "switch a module off platform-wide: 503 MODULE_UNAVAILABLE (repeatable)")
+	c.AccessLog = transport.AccessLogCompact
+	fs.Var(&c.AccessLog, "access-log", "access log of every request on stderr, in `format` compact, json or off")
 	fs.Usage = func() {
 		fmt.Fprintln(out, "usage: slotd serve [flags]")
 		fmt.Fprintln(out, "Every flag may also be set as SLOTD_<FLAG>, e.g. SLOTD_LISTEN=:9090.")

@@ -114,7 +114,8 @@ func TestAdminAPI(t *testing.T) {
 	require.NotContains(t, string(r.Raw), "sk_example", "plaintext keys are never stored or shown")
 	require.Equal(t, 200, do(t, "GET", s.admin+"/healthz", "", nil).Status)
 	require.Equal(t, 200, do(t, "GET", s.admin+"/readyz", "", nil).Status)
-	require.Contains(t, string(do(t, "GET", s.admin+"/metrics", "", nil).Raw), "slotd_journal_commits_total")
+	requireError(t, do(t, "GET", s.admin+"/metrics", "", nil), 401, "UNAUTHORIZED")
+	require.Contains(t, string(s.adminDo("GET", "/metrics", nil).Raw), "slotd_journal_commits_total")
 
 	// A business put in the world file format, then a bad one.
 	biz := `{"id":"11111111-2222-4333-8444-555555555555","name":"Put Test","timezone":"Europe/Amsterdam","currency":"EUR","plan":"groei","apiKeys":[{"key":"sk_put_test_key_1","scopes":["services:read"]}],"categories":[],"services":[],"staff":[]}`
@@ -140,6 +141,7 @@ func TestAdminWithoutTokenRefusesWrites(t *testing.T) {
 	s := startConfig(t, c)
 	requireError(t, do(t, "POST", s.admin+"/admin/v1/businesses/"+salonID+"/keys", "", []byte(`{"scopes":[]}`)), 403, "FORBIDDEN")
 	require.Equal(t, 200, do(t, "GET", s.admin+"/admin/v1/businesses", "", nil).Status)
+	require.Contains(t, string(do(t, "GET", s.admin+"/metrics", "", nil).Raw), "slotd_journal_commits_total", "reads, /metrics included, are open")
 }
 
 func TestCommandLine(t *testing.T) {

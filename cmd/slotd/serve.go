@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/courier"
@@ -56,11 +58,12 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if err != nil {
 		return err
 	}
+	mailMetrics, courierMetrics := mail.NewMetrics(), courier.NewMetrics()
 	mailer := &mail.Drainer{Outbox: mail.StoreOutbox{S: store}, Sender: mail.NewSender(c.SMTP, c.SMTPUser, c.SMTPPassword, c.Data),
-		From: c.SMTPFrom, Log: log, Clock: c.clock}
+		From: c.SMTPFrom, Log: log, Clock: c.clock, Metrics: mailMetrics}
 	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure, Clock: c.clock})
 	defer hooks.CloseIdleConnections()
-	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log}
+	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log, Metrics: courierMetrics}
 	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick, Couriers: couriers,
 		Encoder: wire.Encoder{}})
 	if err != nil {
@@ -77,12 +80,36 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if err := wakeCouriers(ctx, store, dir); err != nil {
 		return err
 	}
+	var access *slog.Logger
+	if c.AccessLog != transport.AccessLogOff {
+		// Lines are batched off the request path; what is queued is
+		// written when serve returns, after the listeners have drained.
+		out := transport.NewAsyncWriter(stderr)
+		defer out.Close()
+		if access, err = transport.NewAccessLog(out, string(c.AccessLog)); err != nil {
+			return err
+		}
+	}
+	// One registry, served on the admin listener's /metrics: every package
+	// owns its metrics and hands them over as a collector.
+	reg := prometheus.NewRegistry()
 	srv := transport.New(transport.Config{
 		Dir: dir, Store: store, Clock: c.clock, Cursors: cursor.New(secret), Log: log,
 		AdminToken: c.AdminToken, Disabled: disabled(c.DisableModules),
 		Webhooks:              hooks,
 		WebhooksAllowInsecure: c.WebhooksAllowInsecure,
+		Metrics:               reg,
+		AccessLog:             access,
 	})
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		store.Collector(),
+		dir.Collector(),
+		courierMetrics,
+		mailMetrics,
+		srv.Collector(),
+	)
 	return listen(ctx, c, pubLn, admLn, srv, log, stdout, ready)
 }
 

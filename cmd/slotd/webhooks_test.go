@@ -161,10 +161,40 @@ func TestWebhookSSRFAtRegistration(t *testing.T) {
 	s := startWorld(t)
 	rcv := newReceiver(t)
 	// Without --webhooks-allow-insecure: plain http and other ports are
-	// refused outright; an https URL to a loopback name fails its ping.
+	// refused outright; an https URL to a loopback or private address is
+	// refused by the destination guard when its ping dials, and the answer
+	// says so rather than blaming the consumer.
 	requireField(t, s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":%q,"eventTypes":["appointment.created"]}`, rcv.URL)), "url", "invalid_url")
 	requireField(t, s.hook("POST", "/api/v1/webhooks", `{"url":"https://localhost:8443/x","eventTypes":["appointment.created"]}`), "url", "invalid_url")
-	requireField(t, s.hook("POST", "/api/v1/webhooks", `{"url":"https://localhost/x","eventTypes":["appointment.created"]}`), "url", "invalid")
+	for url, class := range map[string]string{"https://localhost/x?token=t0ps3cret": "a loopback address", "https://10.1.2.3/x": "a private address"} {
+		r := s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":%q,"eventTypes":["appointment.created"]}`, url))
+		f := requireField(t, r, "url", "invalid_url")
+		require.Equal(t, "The destination is not allowed: the URL's host is "+class+", and webhooks are only sent to public internet addresses.", f["message"])
+		require.NotContains(t, string(r.Raw), "10.1.2.3", "the message does not echo the address")
+	}
+	require.Empty(t, s.hook("GET", "/api/v1/webhooks", "").Body["data"], "nothing stored")
+	log := s.log.String()
+	require.Contains(t, log, `msg="webhook ping refused by the destination guard"`)
+	require.Regexp(t, `host=localhost cause="destination refused: (127\.0\.0\.1|::1) is a loopback address \(localhost\)"`, log)
+	require.Contains(t, log, `host=10.1.2.3 cause="destination refused: 10.1.2.3 is a private address"`)
+	require.NotContains(t, log, "t0ps3cret", "only the host of a URL is logged")
+}
+
+// TestWebhookPingFailureIsLogged: a ping the consumer answers with an
+// error, or does not answer, is 400 invalid on url, and the log says why.
+func TestWebhookPingFailureIsLogged(t *testing.T) {
+	s := startWorld(t, "--webhooks-allow-insecure")
+	rcv := newReceiver(t)
+	rcv.answer(503)
+	r := s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":%q,"eventTypes":["appointment.created"]}`, rcv.URL+"/down"))
+	requireField(t, r, "url", "invalid")
+	require.Regexp(t, `msg="webhook ping failed" request_id=`+r.Header.Get("X-Request-Id")+` business=`+salonID+` host=127\.0\.0\.1 cause="HTTP 503"`, s.log.String())
+
+	closed := newReceiver(t)
+	url := closed.URL
+	closed.Close()
+	requireField(t, s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":%q,"eventTypes":["appointment.created"]}`, url+"/gone")), "url", "invalid")
+	require.Contains(t, s.log.String(), `cause="connection refused"`)
 }
 
 // TestConfirmationMailIsWritten books without --smtp: the confirmation

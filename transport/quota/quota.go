@@ -73,7 +73,11 @@ func or(v, def int) int {
 // Verdict is the state of the most constrained limiter a request consulted,
 // as the X-RateLimit-* headers report it.
 type Verdict struct {
-	Allowed    bool
+	Allowed bool
+	// Refused is the Kind of the check that refused the request (Take),
+	// or that it would refuse (Peek); 0 when allowed. (It sits in
+	// Allowed's padding: a Verdict is copied into every request's call.)
+	Refused    byte
 	Limit      int
 	Remaining  int
 	Reset      time.Time     // when the limiter is back to its full allowance
@@ -187,6 +191,7 @@ func (l *Limiter) Take(subject string, checks ...Check) Verdict {
 			for j := range i {
 				l.store.restore(keys[j], before[j])
 			}
+			v.Refused = c.Kind
 			return v
 		}
 		if i == 0 || v.Remaining < worst.Remaining {
@@ -210,6 +215,9 @@ func (l *Limiter) Peek(subject string, c Check) Verdict {
 	}
 	v := run(&st.at, l.limiter(limitID{c.Kind, c.Window}), string(c.Kind)+subject, c, 0)
 	v.Allowed = v.Remaining > 0
+	if !v.Allowed {
+		v.Refused = c.Kind
+	}
 	return v
 }
 

@@ -73,6 +73,7 @@ func TestHourWindowAndMutationCeiling(t *testing.T) {
 	require.Zero(t, v.Remaining)
 	v = l.Take("k", write...)
 	require.False(t, v.Allowed, "third mutation in the minute")
+	require.Equal(t, byte('w'), v.Refused, "the check that refused")
 	require.Equal(t, 2, v.Limit)
 	require.Equal(t, 30*time.Second, v.RetryAfter)
 	for i := 0; i < 3; i++ {
@@ -80,6 +81,7 @@ func TestHourWindowAndMutationCeiling(t *testing.T) {
 	}
 	v = l.Take("k", read...)
 	require.False(t, v.Allowed)
+	require.Equal(t, byte('m'), v.Refused)
 	require.Equal(t, 5, v.Limit, "the minute is spent")
 
 	fc.Advance(time.Minute)
@@ -90,6 +92,7 @@ func TestHourWindowAndMutationCeiling(t *testing.T) {
 	require.True(t, l.Take("k", read...).Allowed)
 	v = l.Take("k", read...)
 	require.False(t, v.Allowed)
+	require.Equal(t, byte('h'), v.Refused)
 	require.Equal(t, 7, v.Limit)
 	require.Equal(t, t0.Add(time.Hour/7), t0.Add(v.RetryAfter+time.Minute), "one of seven an hour")
 

@@ -70,6 +70,18 @@ func (e *refusedError) Error() string {
 
 func (e *refusedError) Unwrap() []error { return []error{ErrDestinationRefused, e.err} }
 
+// Refusal reports whether the guard refused the connection err is about,
+// and why in a few fixed words that never name the address: "a loopback
+// address", "a private address", "port 8443 is not allowed", "not
+// reachable over TCP", ... (an address's class starts with "a" or "an").
+func Refusal(err error) (reason string, refused bool) {
+	var r *refusedError
+	if errors.As(err, &r) {
+		return r.reason, true
+	}
+	return "", false
+}
+
 var (
 	uniqueLocal = netip.MustParsePrefix("fc00::/7")
 	nat64       = []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48")}

@@ -67,7 +67,18 @@ func TestSendRefusesNonPublicDestinations(t *testing.T) {
 			if res.Status != 0 || !errors.Is(res.Err, ErrDestinationRefused) || res.ErrMessage != want {
 				t.Errorf("Send(%s) = %+v\nwant ErrMessage %q", url, res, want)
 			}
+			if reason, ok := Refusal(res.Err); !ok || !strings.HasSuffix(tt.kind, " is "+reason) {
+				t.Errorf("Refusal(%v) = %q, %v; want the class of %q", res.Err, reason, ok, tt.kind)
+			}
 		})
+	}
+}
+
+func TestRefusalOfOtherErrors(t *testing.T) {
+	for _, err := range []error{nil, errors.New("connection refused"), ErrDestinationRefused} {
+		if reason, ok := Refusal(err); ok || reason != "" {
+			t.Errorf("Refusal(%v) = %q, %v; want nothing", err, reason, ok)
+		}
 	}
 }
 

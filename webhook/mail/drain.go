@@ -84,6 +84,8 @@ type Drainer struct {
 	Sender Sender
 	From   string       // sender address for Render (--smtp-from)
 	Log    *slog.Logger // nil: slog.Default()
+	// Metrics counts sends and keeps the backlog gauge; nil counts nothing.
+	Metrics *Metrics
 
 	// Backoff is the wait after a message's attempt-th consecutive failure;
 	// nil means DefaultBackoff. It also spaces retries of a failing List.
@@ -192,6 +194,7 @@ func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
 	if err != nil && !full {
 		return 0, err
 	}
+	d.Metrics.listed(len(seen))
 	if !full {
 		// Forget rows that are gone (deleted by someone else, or by a
 		// Done whose error was a lie).
@@ -231,6 +234,7 @@ func (d *Drainer) deliver(ctx context.Context, p pending) {
 		switch {
 		case errors.Is(err, ErrBadRow):
 			log.Error("mail: dropping an outbox row that cannot be rendered", "err", err, "row", string(p.row))
+			d.Metrics.countDropped()
 		case err != nil:
 			d.fail(log, st, "mail: cannot render", err)
 			return
@@ -242,9 +246,12 @@ func (d *Drainer) deliver(ctx context.Context, p pending) {
 				if ctx.Err() != nil {
 					return // shutting down; the row stays for the next start
 				}
-				d.fail(log, st, "mail: send failed", err)
+				cause := FailureCause(err)
+				d.Metrics.countFailed(cause)
+				d.fail(log.With(causeAttrs(cause, err)...), st, "mail: send failed", err)
 				return
 			}
+			d.Metrics.countSent()
 			log.Debug("mail: sent")
 		}
 		st.settled = true
@@ -257,6 +264,7 @@ func (d *Drainer) deliver(ctx context.Context, p pending) {
 		d.fail(log, st, "mail: cannot delete a delivered outbox row", err)
 		return
 	}
+	d.Metrics.deleted()
 	delete(d.state, p.key)
 }
 

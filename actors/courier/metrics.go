@@ -1,0 +1,69 @@
+package courier
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics are the couriers' metrics, shared by every courier of a server
+// (Env.Metrics): delivery records by the outcome they were written with,
+// and the deliveries open. A nil *Metrics counts nothing.
+type Metrics struct {
+	deliveries *prometheus.CounterVec
+	open       prometheus.Gauge
+	// the children of deliveries, by kind (ladder, replay) and outcome
+	byOutcome [2][3]prometheus.Counter
+}
+
+// Outcome indexes of Metrics.byOutcome.
+const (
+	outDelivered = iota
+	outFailed
+	outExhausted
+)
+
+// NewMetrics returns the couriers' metrics; register them once.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_webhook_deliveries_total",
+			Help: "Webhook delivery attempts by the outcome their record was written with (delivered, failed: a retry is scheduled, exhausted: none follows), for ladder attempts and replays (kind).",
+		}, []string{"kind", "outcome"}),
+		open: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "slotd_webhook_deliveries_open",
+			Help: "Webhook deliveries open in the couriers: pending, in flight, or failed with a retry still to come.",
+		}),
+	}
+	for k, kind := range []string{"ladder", "replay"} {
+		for o, outcome := range []string{"delivered", "failed", "exhausted"} {
+			m.byOutcome[k][o] = m.deliveries.WithLabelValues(kind, outcome)
+		}
+	}
+	return m
+}
+
+// Describe implements prometheus.Collector.
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	m.deliveries.Describe(ch)
+	m.open.Describe(ch)
+}
+
+// Collect implements prometheus.Collector.
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+	m.deliveries.Collect(ch)
+	m.open.Collect(ch)
+}
+
+func (m *Metrics) written(replay bool, outcome int) {
+	if m == nil {
+		return
+	}
+	k := 0
+	if replay {
+		k = 1
+	}
+	m.byOutcome[k][outcome].Inc()
+}
+
+func (m *Metrics) addOpen(n int) {
+	if m != nil && n != 0 {
+		m.open.Add(float64(n))
+	}
+}

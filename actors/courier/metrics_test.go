@@ -1,0 +1,54 @@
+package courier
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/catalog"
+)
+
+// TestMetrics: every delivery record written with an outcome is counted by
+// kind and outcome, and the open gauge follows the deliveries the courier
+// holds, back to 0 when it stops.
+func TestMetrics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, "", down503, ok200)
+		m := r.env.Metrics
+		count := func(kind, outcome string) float64 {
+			return testutil.ToFloat64(m.deliveries.WithLabelValues(kind, outcome))
+		}
+		settle := func(kind, outcome string, want, open float64) {
+			t.Helper()
+			require.Eventually(t, func() bool {
+				return count(kind, outcome) == want && testutil.ToFloat64(m.open) == open
+			}, 5*time.Second, time.Millisecond, "%s %s: %v, open %v", kind, outcome, count(kind, outcome), testutil.ToFloat64(m.open))
+		}
+
+		r.fresh("evt_01")
+		r.awaitSend()
+		first := r.awaitLog(1, catalog.DeliveryFailed)[0]
+		settle("ladder", "failed", 1, 1)
+		r.clock.Advance(time.Minute)
+		r.awaitSend()
+		r.awaitLog(2, catalog.DeliveryDelivered)
+		settle("ladder", "delivered", 1, 0)
+
+		r.replay(first.ID)
+		r.awaitSend()
+		r.awaitLog(3, catalog.DeliveryDelivered)
+		settle("replay", "delivered", 1, 0)
+		require.Zero(t, count("ladder", "exhausted"))
+
+		// An open delivery leaves the gauge when its courier stops.
+		r.send.answer(down503)
+		r.fresh("evt_02")
+		r.awaitSend()
+		settle("ladder", "failed", 2, 1)
+		r.stop()
+		require.Zero(t, testutil.ToFloat64(m.open))
+	})
+}
