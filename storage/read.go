@@ -136,6 +136,18 @@ func (s *Store) Businesses(fn func(id [16]byte, val []byte) error) error {
 	})
 }
 
+// HasBusiness reports whether business id has a registry row: whether it
+// was ever put.
+func (s *Store) HasBusiness(id [16]byte) (bool, error) {
+	if err := s.enter(); err != nil {
+		return false, err
+	}
+	defer s.exit()
+	k := businessKey(id)
+	_, ok, err := s.get(k[:])
+	return ok, err
+}
+
 // scan iterates one whole table whose keys all have length keyLen.
 func (s *Store) scan(prefix byte, keyLen int, what string, fn func(k, v []byte) error) error {
 	if err := s.enter(); err != nil {

@@ -200,8 +200,8 @@ func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) *tenant.State {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	h, err := s.Dir.Business(rctx, id)
-	if err != nil {
+	h, err := s.Dir.Existing(rctx, id)
+	if err != nil || h == nil {
 		return nil
 	}
 	return h.State()

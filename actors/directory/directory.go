@@ -102,6 +102,20 @@ func (d *Directory) Business(ctx context.Context, id uuid.UUID) (*business.Handl
 	return h, nil
 }
 
+// Existing is Business for a business that may not exist: it returns nil,
+// and starts no actor, when business id was never put. Reads by id from
+// outside (the admin API) use it, so that asking about unknown ids cannot
+// fill the server with idle actors.
+func (d *Directory) Existing(ctx context.Context, id uuid.UUID) (*business.Handle, error) {
+	if _, running := d.handles.Load(id); !running {
+		ok, err := d.env.Store.HasBusiness(id)
+		if err != nil || !ok {
+			return nil, err
+		}
+	}
+	return d.Business(ctx, id)
+}
+
 // Loaded returns the handle of business id when its actor runs and its
 // state is loaded, without waiting or allocating: the hot path of every
 // authenticated request.

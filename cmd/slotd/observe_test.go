@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -226,4 +227,22 @@ func waitLog(t *testing.T, s *server, n int) string {
 	require.Eventually(t, func() bool { log = s.log.String(); return len(accessLines(log)) >= n }, 5*time.Second, 5*time.Millisecond,
 		"the access log never had %d lines", n)
 	return log
+}
+
+// TestAdminReadsOfUnknownBusinessesStartNoActor: asking the admin API about
+// ids that were never put answers 404 and leaves no business actor behind.
+func TestAdminReadsOfUnknownBusinessesStartNoActor(t *testing.T) {
+	s := startWorld(t)
+	actors := func() float64 {
+		v, ok := value(s.scrape(), "slotd_business_actors")
+		require.True(t, ok)
+		return v
+	}
+	before := actors()
+	for range 5 {
+		r := s.adminDo("GET", "/admin/v1/businesses/"+uuid.NewString()+"/keys", nil)
+		require.Equal(t, 404, r.Status, "%s", r.Raw)
+	}
+	require.Equal(t, before, actors())
+	require.Equal(t, 200, s.adminDo("GET", "/admin/v1/businesses/"+salonID+"/keys", nil).Status)
 }
