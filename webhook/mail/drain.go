@@ -71,7 +71,7 @@ func DefaultBackoff(attempt int) time.Duration {
 // row whose send failed, or whose deletion failed, stays in the table. A
 // message whose send fails waits Backoff(attempts) before its next try
 // while the others go on; a row that cannot be rendered (ErrBadRow) is
-// logged with its content and deleted.
+// logged (its id, size and the reason, never its content) and deleted.
 //
 // Retry counts live in memory: after a restart every pending row is tried
 // at once. A failure is never final; a message keeps being retried, at
@@ -233,7 +233,8 @@ func (d *Drainer) deliver(ctx context.Context, p pending) {
 		m, err := Render(p.row, d.From)
 		switch {
 		case errors.Is(err, ErrBadRow):
-			log.Error("mail: dropping an outbox row that cannot be rendered", "err", err, "row", string(p.row))
+			// The row is not logged: it holds a customer's address and name.
+			log.Error("mail: dropping an outbox row that cannot be rendered", "err", err, "bytes", len(p.row))
 			d.Metrics.countDropped()
 		case err != nil:
 			d.fail(log, st, "mail: cannot render", err)

@@ -84,7 +84,7 @@ func Render(rowJSON []byte, from string) (Message, error) {
 	}
 	to, err := mail.ParseAddress(r.To)
 	if err != nil {
-		return Message{}, fmt.Errorf("%w: recipient %q: %v", ErrBadRow, r.To, err)
+		return Message{}, fmt.Errorf("%w: the recipient is not an address", ErrBadRow)
 	}
 	if needsAppointment(r.Kind) {
 		if r.Appointment == nil {
