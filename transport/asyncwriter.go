@@ -13,8 +13,8 @@ import (
 // behind stderr; batched, a busy server makes one write per couple of
 // milliseconds (linger), and an idle one writes each line within that.
 //
-// At most maxPending bytes wait; a writer beyond that waits for the next
-// write to finish (a stalled stderr slows requests down rather than
+// At most maxPending bytes wait besides the batch being written; a writer
+// beyond that waits for that write to finish (a stalled stderr slows requests down rather than
 // filling memory). Close writes what is left and stops the goroutine;
 // lines written after Close go straight to w. A crash loses the lines not
 // written yet: those of the last couple of milliseconds.
@@ -79,6 +79,9 @@ func (a *AsyncWriter) flush() {
 	a.mu.Lock()
 	b := a.buf
 	a.buf = a.spare[:0]
+	// Room again: writers may fill the next batch while this one is
+	// written (so at most twice maxPending is held, never more).
+	a.drained.Broadcast()
 	a.mu.Unlock()
 	if len(b) > 0 {
 		_, _ = a.w.Write(b)
@@ -88,7 +91,6 @@ func (a *AsyncWriter) flush() {
 	}
 	a.mu.Lock()
 	a.spare = b[:0]
-	a.drained.Broadcast()
 	a.mu.Unlock()
 }
 

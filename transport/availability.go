@@ -1,10 +1,13 @@
 package transport
 
 import (
+	"bytes"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/wire"
 )
@@ -17,7 +20,16 @@ import (
 // maxSlotRange is the widest window a client may ask for.
 const maxSlotRange = 31 * 24 * time.Hour
 
-var slotPool = sync.Pool{New: func() any { s := make([]calendar.Slot, 0, 1024); return &s }}
+// slotWork is the reusable working memory of one availability answer: the
+// calendar's scratch, the slots and the encoded body. Pooled, an uncached
+// answer allocates nothing once these have grown to the usual answer.
+type slotWork struct {
+	scratch calendar.Scratch
+	slots   []calendar.Slot
+	body    []byte
+}
+
+var slotPool = sync.Pool{New: func() any { return new(slotWork) }}
 
 func (s *Server) availability(c *call) {
 	q := parseQuery(c.ctx, "serviceId", "from", "to", "staffMemberId")
@@ -58,20 +70,36 @@ func (s *Server) availability(c *call) {
 		writeJSON(c.ctx, 200, body)
 		return
 	}
+	w := slotPool.Get().(*slotWork)
+	defer slotPool.Put(w)
 	query := calendar.Query{Business: &c.st.Business, Loc: c.st.Loc, Now: now, Service: svc,
-		Staff: c.st.Staff, Index: c.st.Index(), From: from, To: to}
+		Staff: c.st.Staff, Index: c.st.Index(), From: from, To: to, Scratch: &w.scratch}
 	if byStaff {
 		query.Only = &staffID
 	}
-	slots := slotPool.Get().(*[]calendar.Slot)
-	defer slotPool.Put(slots)
-	*slots = calendar.Slots(&query, (*slots)[:0])
-	body := appendSlots(make([]byte, 0, 64+len(*slots)*120), *slots)
-	writeJSON(c.ctx, 200, body)
-	s.slots.put(key, body)
+	w.slots = calendar.Slots(&query, w.slots[:0])
+	w.body = appendSlots(w.body[:0], w.slots, c.st)
+	writeJSON(c.ctx, 200, w.body) // copied into the response's own pooled buffer
+	if s.slots.askedBefore(key) {
+		s.slots.put(key, bytes.Clone(w.body))
+	}
 }
 
-func appendSlots(b []byte, slots []calendar.Slot) []byte {
+// Per-slot fixed text: {"startTime":"…","endTime":"…","staffMemberIds":[…]}
+// with two 24-byte timestamps, and per staff member an id and a comma.
+const (
+	slotFixedLen = len(`{"startTime":,"endTime":,"staffMemberIds":[]},`) + 2*len(`"2006-01-02T15:04:05.000Z"`)
+	slotStaffLen = tenant.StaffIDTextLen + 1
+)
+
+// appendSlots appends the answer to b, growing b once to the exact size.
+// Staff ids come from the state's preformatted text.
+func appendSlots(b []byte, slots []calendar.Slot, st *tenant.State) []byte {
+	n := len(`{"data":[]}`)
+	for i := range slots {
+		n += slotFixedLen + slotStaffLen*len(slots[i].Staff)
+	}
+	b = slices.Grow(b, n)
 	b = append(b, `{"data":[`...)
 	for i := range slots {
 		sl := &slots[i]
@@ -83,11 +111,11 @@ func appendSlots(b []byte, slots []calendar.Slot) []byte {
 		b = append(b, `,"endTime":`...)
 		b = wire.AppendTime(b, sl.End)
 		b = append(b, `,"staffMemberIds":[`...)
-		for j, id := range sl.Staff {
+		for j, x := range sl.Staff {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = wire.AppendUUID(b, id)
+			b = append(b, st.StaffIDText(int(x))...)
 		}
 		b = append(b, "]}"...)
 	}

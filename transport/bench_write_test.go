@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/storage/catalog"
@@ -24,7 +26,7 @@ var benchBiz = uuid.MustParse("0f9f4a8e-7a61-4c1e-9d53-6b3b7f1e2a10")
 
 // benchSalon puts a business with staff staff members working every day,
 // 08:00–20:00, and one 30-minute service; it returns the service id.
-func benchSalon(b *testing.B, s *Server, staff int) (svc uuid.UUID, ids []uuid.UUID) {
+func benchSalon(b testing.TB, s *Server, staff int) (svc uuid.UUID, ids []uuid.UUID) {
 	svc, cat := uuid.New(), uuid.New()
 	var week catalog.WeekHours
 	for d := range week {
@@ -128,7 +130,7 @@ func BenchmarkAvailabilityUncached(b *testing.B) {
 	n := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		from := base.Add(time.Duration(n%5000) * time.Minute)
+		from := base.Add(time.Duration(n%60000) * time.Minute) // 60,000 distinct questions: none repeats
 		n++
 		ctx.Request.Reset()
 		ctx.Response.Reset()
@@ -142,4 +144,34 @@ func BenchmarkAvailabilityUncached(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(ctx.Response.Body())), "bytes/answer")
+}
+
+// An availability answer is kept only when its question is asked again;
+// kept or not, every answer is the same bytes, in the §3 shape.
+func TestAvailabilityIsCachedFromTheSecondAsk(t *testing.T) {
+	s := newServer(t, catalog.Pro, 1)
+	svc, staff := benchSalon(t, s, 3)
+	from := time.Now().UTC().Add(48 * time.Hour).Truncate(24 * time.Hour)
+	uri := "/api/v1/availability/slots?serviceId=" + svc.String() + "&from=" + from.Format(time.RFC3339) +
+		"&to=" + from.Add(24*time.Hour).Format(time.RFC3339)
+	ask := func() []byte {
+		ctx := request(s.Public(), "GET", uri, "sk_bench")
+		require.Equal(t, 200, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
+		return append([]byte(nil), ctx.Response.Body()...)
+	}
+	first := ask()
+	require.Zero(t, s.slots.bytes, "a question asked once is not kept")
+	require.Equal(t, first, ask())
+	require.Equal(t, len(first), s.slots.bytes, "asked again: kept")
+	require.Equal(t, first, ask())
+
+	var ans struct {
+		Data []struct {
+			StartTime, EndTime string
+			StaffMemberIDs     []uuid.UUID `json:"staffMemberIds"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(first, &ans))
+	require.NotEmpty(t, ans.Data)
+	require.ElementsMatch(t, staff, ans.Data[0].StaffMemberIDs, "every staff member")
 }

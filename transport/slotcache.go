@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"encoding/binary"
+	"hash/maphash"
 	"sync"
 	"time"
 
@@ -19,13 +21,26 @@ import (
 // Booking platforms ask the same questions over and over; with this, a
 // repeated question costs a map lookup and a copy, like a static file.
 // Memory is bounded by a byte budget; entries leave in insertion order.
+//
+// Only answers asked for a second time are kept: a first ask only leaves
+// the key's hash in a bounded ring (askedBefore). Widget traffic repeats
+// and is cached from its second ask; a crawl over many windows never
+// repeats and no longer fills the budget with answers nobody asks again.
 type slotCache struct {
 	mu     sync.Mutex
 	m      map[slotKey][]byte
 	order  []slotKey
 	bytes  int
 	budget int
+
+	seed  maphash.Seed
+	asked map[uint64]struct{} // hashes of keys asked once
+	ring  []uint64            // the same hashes, oldest first once full
+	next  int
 }
+
+// askedRing bounds the keys remembered as asked once (8 bytes each, twice).
+const askedRing = 1 << 16
 
 type slotKey struct {
 	biz    uuid.UUID
@@ -35,7 +50,36 @@ type slotKey struct {
 }
 
 func newSlotCache(budget int) *slotCache {
-	return &slotCache{m: map[slotKey][]byte{}, budget: budget}
+	return &slotCache{m: map[slotKey][]byte{}, budget: budget, seed: maphash.MakeSeed(),
+		asked: make(map[uint64]struct{}, askedRing), ring: make([]uint64, 0, askedRing)}
+}
+
+// askedBefore reports whether k was asked (and missed) before, remembering
+// it otherwise. A hash collision only caches an answer early.
+func (c *slotCache) askedBefore(k slotKey) bool {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	h.Write(k.biz[:])
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], k.seq)
+	binary.LittleEndian.PutUint64(b[8:], uint64(k.minute))
+	h.Write(b[:])
+	h.WriteString(k.query)
+	x := h.Sum64()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.asked[x]; ok {
+		return true
+	}
+	if len(c.ring) < askedRing {
+		c.ring = append(c.ring, x)
+	} else {
+		delete(c.asked, c.ring[c.next])
+		c.ring[c.next] = x
+		c.next = (c.next + 1) % askedRing
+	}
+	c.asked[x] = struct{}{}
+	return false
 }
 
 // minuteBucket returns the bucket of now: answers are equal within

@@ -198,7 +198,7 @@ func (w *world) check(t *testing.T, rng *rand.Rand) {
 		if s.End.Sub(s.Start) != time.Duration(w.svc.DurationMinutes)*time.Minute {
 			t.Fatalf("slot %s ends at %s", s.Start, s.End)
 		}
-		offered[s.Start.UnixMilli()] = s.Staff
+		offered[s.Start.UnixMilli()] = s.StaffIDs(w.staff)
 	}
 	last := uuid.Nil
 	if rng.IntN(3) > 0 {

@@ -62,7 +62,7 @@ func (sc *scenario) slotText(slots []Slot) string {
 			j++
 		}
 		var names []string
-		for _, id := range slots[i].Staff {
+		for _, id := range slots[i].StaffIDs(sc.staff) {
 			names = append(names, sc.nameOf(id))
 		}
 		last := slots[j].Start.In(sc.loc)

@@ -21,14 +21,49 @@ type Query struct {
 	Only     *uuid.UUID      // staffMemberId: only this staff member
 	Index    interval.Index
 	From, To time.Time // both inclusive, on start times
+	// Scratch, if set, lends Slots its working buffers and the staff lists
+	// of its answer; reusing one Scratch (from a pool) across calls makes
+	// Slots allocate nothing once the buffers have grown. The answer's
+	// staff lists then live in the Scratch until its next use.
+	Scratch *Scratch
+}
+
+// Scratch holds the buffers of one Slots call for the next one to reuse.
+// It is not safe for concurrent use.
+type Scratch struct {
+	ticks []tick
+	days  []day
+	spans []interval.Span
+	mask  []uint64
+	staff []int32
 }
 
 // Slot is one start time on offer. End is Start plus the service's
 // durationMinutes; Staff lists, in list order, every eligible staff member
-// who could be booked at Start.
+// who could be booked at Start, as indexes into Query.Staff (so an encoder
+// can keep each member's id text once per state instead of formatting it
+// per slot).
 type Slot struct {
 	Start, End time.Time
-	Staff      []uuid.UUID
+	Staff      []int32
+}
+
+// StaffIDs returns the ids of s's staff, from the query's staff list.
+func (s *Slot) StaffIDs(staff []catalog.Staff) []uuid.UUID {
+	ids := make([]uuid.UUID, len(s.Staff))
+	for i, x := range s.Staff {
+		ids[i] = staff[x].ID
+	}
+	return ids
+}
+
+// grow returns buf emptied, with room for n elements, reusing it when it
+// is big enough.
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, 0, n)
+	}
+	return buf[:0]
 }
 
 // Slots appends to out, in ascending order, every start time on the
@@ -56,7 +91,11 @@ func Slots(q *Query, out []Slot) []Slot {
 			cands = append(cands, i)
 		}
 	}
-	var sw sweep
+	sc := q.Scratch
+	if sc == nil {
+		sc = new(Scratch)
+	}
+	sw := sweep{sc: sc}
 	if len(cands) == 0 || !sw.grid(q) {
 		return out
 	}
@@ -65,13 +104,16 @@ func Slots(q *Query, out []Slot) []Slot {
 	for c, i := range cands {
 		sw.staff(c, sh.acts, &q.Staff[i], q.Index.Tree(q.Staff[i].ID))
 	}
-	return sw.emit(q, cands, out)
+	out = sw.emit(q, cands, out)
+	sc.ticks, sc.days, sc.mask = sw.ticks, sw.ds.list, sw.mask
+	return out
 }
 
 // sweep is the working state of one Slots call. Candidates are handled one
 // after the other, reusing the same buffers, and mark in mask which grid
 // starts they could take.
 type sweep struct {
+	sc     *Scratch
 	ticks  []tick // grid starts passing the start-only rules, ascending
 	minGap int64
 	pad    int64
@@ -104,7 +146,7 @@ func (sw *sweep) grid(q *Query) bool {
 	}
 	step := int64(gridStep(br.SlotIntervalMinutes)) * 60
 	perDay := (secDay+3*3600)/step + 2 // a fall-back day repeats up to a few hours
-	sw.ticks = make([]tick, 0, (floorDiv(hi-lo, msDay)+2)*perDay)
+	sw.ticks = grow(sw.sc.ticks, int((floorDiv(hi-lo, msDay)+2)*perDay))
 	for c := lo; c <= hi; {
 		t := time.UnixMilli(c).In(q.Loc)
 		_, o := t.Zone()
@@ -151,15 +193,17 @@ func (sw *sweep) prepare(q *Query, footprint int64, cands int) {
 	sw.pad = padOf(sw.minGap)
 	a, b := sw.ticks[0].day, sw.ticks[len(sw.ticks)-1].day
 	first, last := dayRange(a, b, footprint, sw.pad)
-	sw.ds = loadDays(make([]day, 0, last-first+1), q.Business, q.Loc, first, last)
+	sw.ds = loadDays(grow(sw.sc.days, int(last-first+1)), q.Business, q.Loc, first, last)
 	for n := a; n <= b; n++ {
 		sw.ds.get(n).win = sw.ds.window(n, footprint, sw.pad)
 	}
 	sw.rng = clip{sw.ds.get(a).win.lo, sw.ds.get(b).win.hi}
-	spans := make([]interval.Span, 20*len(sw.ds.list))
+	sw.sc.spans = grow(sw.sc.spans, 20*len(sw.ds.list))
+	spans := sw.sc.spans[:20*len(sw.ds.list)]
 	sw.work, sw.free = spans[:0:4*len(sw.ds.list)], spans[4*len(sw.ds.list):4*len(sw.ds.list)]
 	sw.words = (cands + 63) / 64
-	sw.mask = make([]uint64, len(sw.ticks)*sw.words)
+	sw.mask = grow(sw.sc.mask, len(sw.ticks)*sw.words)[:len(sw.ticks)*sw.words]
+	clear(sw.mask)
 }
 
 // staff marks the starts candidate c (staff member st, items t) can take a
@@ -226,14 +270,15 @@ func (sw *sweep) emit(q *Query, cands []int, out []Slot) []Slot {
 		return out
 	}
 	out = slices.Grow(out, rows)
-	all := make([]uuid.UUID, ids)
+	sw.sc.staff = grow(sw.sc.staff, ids)
+	all := sw.sc.staff[:ids]
 	at := 0
 	dur := int64(q.Service.DurationMinutes) * msMinute
 	for g, tk := range sw.ticks {
 		s, from := tk.at, at
 		for i, w := range sw.mask[g*sw.words : (g+1)*sw.words] {
 			for ; w != 0; w &= w - 1 {
-				all[at] = q.Staff[cands[i*64+bits.TrailingZeros64(w)]].ID
+				all[at] = int32(cands[i*64+bits.TrailingZeros64(w)])
 				at++
 			}
 		}
