@@ -19,8 +19,14 @@ type Outbox interface {
 	// returns an error, which List returns. row is valid only during the
 	// call. Rows listed by a List that returns nil are durable.
 	List(fn func(biz [16]byte, id string, row []byte) error) error
-	// Done deletes a row for good.
-	Done(biz [16]byte, id string) error
+	// Done deletes rows for good, all of them or (on an error) none.
+	Done(keys []OutboxKey) error
+}
+
+// OutboxKey names one outbox row.
+type OutboxKey struct {
+	Biz [16]byte
+	ID  string
 }
 
 // StoreOutbox is the Outbox of the mail rows of a storage.Store.
@@ -37,10 +43,13 @@ func (o StoreOutbox) List(fn func(biz [16]byte, id string, row []byte) error) er
 	return o.S.SyncWAL()
 }
 
-// Done deletes a mail row in a synced batch of its own.
-func (o StoreOutbox) Done(biz [16]byte, id string) error {
+// Done deletes mail rows in one synced batch: the rows a pass sent cost
+// one commit, not one each.
+func (o StoreOutbox) Done(keys []OutboxKey) error {
 	b := o.S.NewBatch()
-	b.DeleteOutbox(biz, storage.OutboxMail, id)
+	for _, k := range keys {
+		b.DeleteOutbox(k.Biz, storage.OutboxMail, k.ID)
+	}
 	return b.Commit()
 }
 
@@ -98,12 +107,7 @@ type Drainer struct {
 
 	once  sync.Once
 	kick  chan struct{}
-	state map[rowKey]*rowState // owned by Run's goroutine
-}
-
-type rowKey struct {
-	biz [16]byte
-	id  string
+	state map[OutboxKey]*rowState // owned by Run's goroutine
 }
 
 type rowState struct {
@@ -113,7 +117,7 @@ type rowState struct {
 }
 
 type pending struct {
-	key rowKey
+	key OutboxKey
 	row []byte
 }
 
@@ -122,7 +126,7 @@ var errBatchFull = errors.New("batch full")
 func (d *Drainer) init() {
 	d.once.Do(func() {
 		d.kick = make(chan struct{}, 1)
-		d.state = map[rowKey]*rowState{}
+		d.state = map[OutboxKey]*rowState{}
 	})
 }
 
@@ -177,9 +181,9 @@ func (d *Drainer) Run(ctx context.Context) error {
 func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
 	now := d.now()
 	var due []pending
-	seen := make(map[rowKey]bool, len(d.state))
+	seen := make(map[OutboxKey]bool, len(d.state))
 	err := d.Outbox.List(func(biz [16]byte, id string, row []byte) error {
-		k := rowKey{biz, id}
+		k := OutboxKey{Biz: biz, ID: id}
 		seen[k] = true
 		if st := d.state[k]; st != nil && now.Before(st.next) {
 			return nil
@@ -204,11 +208,9 @@ func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
 			}
 		}
 	}
-	for _, p := range due {
-		if ctx.Err() != nil {
-			return 0, nil
-		}
-		d.deliver(ctx, p)
+	d.deliverAll(ctx, due)
+	if ctx.Err() != nil {
+		return 0, nil
 	}
 	if full {
 		return 0, nil
@@ -221,52 +223,108 @@ func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
 	return max(wait, 0), nil
 }
 
-// deliver renders, sends and deletes one row, recording a failure.
-func (d *Drainer) deliver(ctx context.Context, p pending) {
-	log := d.log().With("business", formatUUID(p.key.biz), "mail", p.key.id)
-	st := d.state[p.key]
-	if st == nil {
-		st = &rowState{}
-		d.state[p.key] = st
-	}
-	if !st.settled {
+// deliverAll renders and sends the due rows (in one batch when the
+// Sender can take one), then deletes every row that is done in one
+// Outbox.Done, recording each failure on its own row.
+func (d *Drainer) deliverAll(ctx context.Context, due []pending) {
+	states := make([]*rowState, len(due))
+	var msgs []Message
+	var sent []int // index in due of each of msgs
+	for i, p := range due {
+		st := d.stateOf(p.key)
+		states[i] = st
+		if st.settled {
+			continue
+		}
 		m, err := Render(p.row, d.From)
 		switch {
 		case errors.Is(err, ErrBadRow):
 			// The row is not logged: it holds a customer's address and name.
-			log.Error("mail: dropping an outbox row that cannot be rendered", "err", err, "bytes", len(p.row))
+			d.rowLog(p.key).Error("mail: dropping an outbox row that cannot be rendered", "err", err, "bytes", len(p.row))
 			d.Metrics.countDropped()
+			st.settled, st.attempts = true, 0
 		case err != nil:
-			d.fail(log, st, "mail: cannot render", err)
-			return
+			d.fail(d.rowLog(p.key), st, "mail: cannot render", err)
 		default:
 			if m.Date.IsZero() {
 				m.Date = d.now()
 			}
-			if err := d.Sender.Send(ctx, m); err != nil {
-				if ctx.Err() != nil {
-					return // shutting down; the row stays for the next start
-				}
-				cause := FailureCause(err)
-				d.Metrics.countFailed(cause)
-				d.fail(log.With(causeAttrs(cause, err)...), st, "mail: send failed", err)
-				return
-			}
+			msgs, sent = append(msgs, m), append(sent, i)
+		}
+	}
+	for j, err := range d.send(ctx, msgs) {
+		st, log := states[sent[j]], d.rowLog(due[sent[j]].key)
+		switch {
+		case err == nil:
 			d.Metrics.countSent()
 			log.Debug("mail: sent")
+			st.settled, st.attempts = true, 0
+		case ctx.Err() != nil: // shutting down; the row stays for the next start
+		default:
+			cause := FailureCause(err)
+			d.Metrics.countFailed(cause)
+			d.fail(log.With(causeAttrs(cause, err)...), st, "mail: send failed", err)
 		}
-		st.settled = true
-		st.attempts = 0
 	}
-	if err := d.Outbox.Done(p.key.biz, p.key.id); err != nil {
+	d.deleteSettled(ctx, due, states)
+}
+
+// send hands msgs to the Sender and returns an error per message.
+func (d *Drainer) send(ctx context.Context, msgs []Message) []error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	if b, ok := d.Sender.(BatchSender); ok {
+		return b.SendBatch(ctx, msgs)
+	}
+	errs := make([]error, len(msgs))
+	for i, m := range msgs {
+		if errs[i] = ctx.Err(); errs[i] == nil {
+			errs[i] = d.Sender.Send(ctx, m)
+		}
+	}
+	return errs
+}
+
+// deleteSettled deletes the rows that were sent or dropped, in one go.
+func (d *Drainer) deleteSettled(ctx context.Context, due []pending, states []*rowState) {
+	var keys []OutboxKey
+	for i, st := range states {
+		if st.settled {
+			keys = append(keys, due[i].key)
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	if err := d.Outbox.Done(keys); err != nil {
 		if ctx.Err() != nil {
 			return
 		}
-		d.fail(log, st, "mail: cannot delete a delivered outbox row", err)
+		for i, st := range states {
+			if st.settled {
+				d.fail(d.rowLog(due[i].key), st, "mail: cannot delete a delivered outbox row", err)
+			}
+		}
 		return
 	}
-	d.Metrics.deleted()
-	delete(d.state, p.key)
+	for _, k := range keys {
+		d.Metrics.deleted()
+		delete(d.state, k)
+	}
+}
+
+func (d *Drainer) stateOf(k OutboxKey) *rowState {
+	st := d.state[k]
+	if st == nil {
+		st = &rowState{}
+		d.state[k] = st
+	}
+	return st
+}
+
+func (d *Drainer) rowLog(k OutboxKey) *slog.Logger {
+	return d.log().With("business", formatUUID(k.Biz), "mail", k.ID)
 }
 
 func (d *Drainer) fail(log *slog.Logger, st *rowState, msg string, err error) {

@@ -25,24 +25,25 @@ import (
 
 // fakeOutbox is an in-memory Outbox in the store's order.
 type fakeOutbox struct {
-	mu       sync.Mutex
-	rows     map[rowKey][]byte
-	listErrs int            // List fails this many more times
-	doneErrs map[string]int // Done of id fails this many more times
-	dones    []string
+	mu        sync.Mutex
+	rows      map[OutboxKey][]byte
+	doneCalls int
+	listErrs  int            // List fails this many more times
+	doneErrs  map[string]int // Done of id fails this many more times
+	dones     []string
 }
 
 // otherKind is an outbox kind other than mail, to show kinds are kept apart.
 const otherKind byte = 'x'
 
 func newFakeOutbox() *fakeOutbox {
-	return &fakeOutbox{rows: map[rowKey][]byte{}, doneErrs: map[string]int{}}
+	return &fakeOutbox{rows: map[OutboxKey][]byte{}, doneErrs: map[string]int{}}
 }
 
 func (o *fakeOutbox) put(biz byte, id string, row []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.rows[rowKey{[16]byte{biz}, id}] = row
+	o.rows[OutboxKey{[16]byte{biz}, id}] = row
 }
 
 func (o *fakeOutbox) List(fn func(biz [16]byte, id string, row []byte) error) error {
@@ -52,15 +53,15 @@ func (o *fakeOutbox) List(fn func(biz [16]byte, id string, row []byte) error) er
 		o.mu.Unlock()
 		return errors.New("disk on fire")
 	}
-	keys := make([]rowKey, 0, len(o.rows))
+	keys := make([]OutboxKey, 0, len(o.rows))
 	for k := range o.rows {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b rowKey) int {
-		if c := bytes.Compare(a.biz[:], b.biz[:]); c != 0 {
+	slices.SortFunc(keys, func(a, b OutboxKey) int {
+		if c := bytes.Compare(a.Biz[:], b.Biz[:]); c != 0 {
 			return c
 		}
-		return strings.Compare(a.id, b.id)
+		return strings.Compare(a.ID, b.ID)
 	})
 	rows := make([][]byte, len(keys))
 	for i, k := range keys {
@@ -68,7 +69,7 @@ func (o *fakeOutbox) List(fn func(biz [16]byte, id string, row []byte) error) er
 	}
 	o.mu.Unlock()
 	for i, k := range keys {
-		if err := fn(k.biz, k.id, rows[i]); err != nil {
+		if err := fn(k.Biz, k.ID, rows[i]); err != nil {
 			return err
 		}
 		clear(rows[i]) // "valid only during the call"
@@ -76,15 +77,21 @@ func (o *fakeOutbox) List(fn func(biz [16]byte, id string, row []byte) error) er
 	return nil
 }
 
-func (o *fakeOutbox) Done(biz [16]byte, id string) error {
+// Done deletes keys, or none of them when one of them is set to fail.
+func (o *fakeOutbox) Done(keys []OutboxKey) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.doneErrs[id] > 0 {
-		o.doneErrs[id]--
-		return errors.New("cannot delete")
+	for _, k := range keys {
+		if o.doneErrs[k.ID] > 0 {
+			o.doneErrs[k.ID]--
+			return errors.New("cannot delete")
+		}
 	}
-	delete(o.rows, rowKey{biz, id})
-	o.dones = append(o.dones, id)
+	o.doneCalls++
+	for _, k := range keys {
+		delete(o.rows, k)
+		o.dones = append(o.dones, k.ID)
+	}
 	return nil
 }
 
@@ -99,7 +106,7 @@ func (o *fakeOutbox) ids() []string {
 	defer o.mu.Unlock()
 	var ids []string
 	for k := range o.rows {
-		ids = append(ids, k.id)
+		ids = append(ids, k.ID)
 	}
 	slices.Sort(ids)
 	return ids
@@ -519,5 +526,47 @@ func TestStoreOutbox(t *testing.T) {
 		st, err = storage.Open(data, storage.Options{})
 		require.NoError(t, err)
 		require.NoError(t, st.Close())
+	})
+}
+
+// batchSender counts the batches it is handed.
+type batchSender struct {
+	*fakeSender
+	batches [][]string
+}
+
+func (b *batchSender) SendBatch(ctx context.Context, ms []Message) []error {
+	var ids []string
+	errs := make([]error, len(ms))
+	for i, m := range ms {
+		ids = append(ids, m.ID)
+		errs[i] = b.Send(ctx, m)
+	}
+	b.batches = append(b.batches, ids)
+	return errs
+}
+
+// A pass hands everything due to a batch-capable sender at once and
+// deletes what was sent in one go, failures excepted.
+func TestDrainerSendsAndDeletesAPassInOneGo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		var ids []string
+		for i := range 40 {
+			id := fmt.Sprintf("01A%02d", i)
+			ids = append(ids, id)
+			ob.put(1, id, mailRow(id))
+		}
+		snd := &batchSender{fakeSender: newFakeSender()}
+		snd.fails["01A07"] = 1
+		h := startDrainer(t, ob, snd)
+		assert.Equal(t, time.Second, h.idle(), "the failed one is retried after its backoff")
+		require.Len(t, snd.batches, 1)
+		assert.Equal(t, ids, snd.batches[0])
+		assert.Equal(t, 1, ob.doneCalls, "one delete for the whole pass")
+		assert.Equal(t, []string{"01A07"}, ob.ids())
+		h.advance(time.Second)
+		assert.Empty(t, ob.ids())
+		assert.Equal(t, 2, ob.doneCalls)
 	})
 }

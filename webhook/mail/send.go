@@ -20,6 +20,14 @@ type Sender interface {
 	Send(ctx context.Context, m Message) error
 }
 
+// BatchSender is a Sender that hands over many messages for less than it
+// costs one by one; the Drainer uses it when its Sender has it. SendBatch
+// returns one error per message, nil for each that was sent.
+type BatchSender interface {
+	Sender
+	SendBatch(ctx context.Context, ms []Message) []error
+}
+
 // NewSender returns the sender the serve flags ask for (decisions §1):
 // SMTP to smtpAddr when it is set, else a Dir writing dataDir/outbox.
 func NewSender(smtpAddr, user, password, dataDir string) Sender {
@@ -164,14 +172,46 @@ type Dir struct {
 
 // Send writes m to Path/<m.ID>.eml, creating Path when needed.
 func (d Dir) Send(ctx context.Context, m Message) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	return d.SendBatch(ctx, []Message{m})[0]
+}
+
+// SendBatch writes each message to Path/<ID>.eml: its own file is synced
+// and renamed into place, and one sync of the directory then makes every
+// rename durable, so a pass over many rows costs one directory sync, not
+// one per message (their rows are deleted next, so the renames must be
+// durable first).
+func (d Dir) SendBatch(ctx context.Context, ms []Message) []error {
+	errs := make([]error, len(ms))
+	if err := os.MkdirAll(d.Path, 0o750); err != nil {
+		for i := range errs {
+			errs[i] = fmt.Errorf("mail: %w", err)
+		}
+		return errs
 	}
+	written := false
+	for i := range ms {
+		if errs[i] = ctx.Err(); errs[i] == nil {
+			errs[i] = d.write(ms[i])
+			written = written || errs[i] == nil
+		}
+	}
+	if !written {
+		return errs
+	}
+	if err := syncDir(d.Path); err != nil {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = fmt.Errorf("mail: sync %s: %w", d.Path, err)
+			}
+		}
+	}
+	return errs
+}
+
+// write puts m in its file, synced, by way of a temporary file.
+func (d Dir) write(m Message) error {
 	if !validID(m.ID) {
 		return fmt.Errorf("mail: message id %q cannot name a file", m.ID)
-	}
-	if err := os.MkdirAll(d.Path, 0o750); err != nil {
-		return fmt.Errorf("mail: %w", err)
 	}
 	final := filepath.Join(d.Path, m.ID+".eml")
 	f, err := os.CreateTemp(d.Path, "."+m.ID+".*.tmp")
@@ -186,10 +226,6 @@ func (d Dir) Send(ctx context.Context, m Message) error {
 	if err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("mail: write %s: %w", final, err)
-	}
-	// The outbox row is deleted next; make the rename durable first.
-	if err := syncDir(d.Path); err != nil {
-		return fmt.Errorf("mail: sync %s: %w", d.Path, err)
 	}
 	return nil
 }
