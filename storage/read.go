@@ -50,6 +50,18 @@ func (s *Store) Replay(biz [16]byte, after uint64, fn func(seq uint64, rec []byt
 	return it.Close()
 }
 
+// JournalRecord returns journal record seq of biz, if the journal still
+// holds it. The business actor reads one back to render the answer of an
+// idempotent request again (record.Idem); val is a copy.
+func (s *Store) JournalRecord(biz [16]byte, seq uint64) (val []byte, ok bool, err error) {
+	if err := s.enter(); err != nil {
+		return nil, false, err
+	}
+	defer s.exit()
+	k := journalKey(biz, seq)
+	return s.get(k[:])
+}
+
 // LastSeq returns the highest sequence number recorded for biz: the larger
 // of its snapshot's seq and its last journal row's seq, or 0 if it has
 // neither. The next record to append is LastSeq+1.

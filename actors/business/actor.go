@@ -50,9 +50,9 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		k, err := a.revoke(m)
 		respondNow(ctx, k, err)
 	case *Book:
-		a.idempotent(ctx, m.Idem, func() (*record.Change, int, []byte, error) { return a.book(&m.In) })
+		a.idempotent(ctx, m.Idem, record.AnswerBooked, func() (*record.Change, int, []byte, error) { return a.book(&m.In) })
 	case *AddCustomer:
-		a.idempotent(ctx, m.Idem, func() (*record.Change, int, []byte, error) { return a.addCustomer(m.In) })
+		a.idempotent(ctx, m.Idem, record.AnswerCustomer, func() (*record.Change, int, []byte, error) { return a.addCustomer(m.In) })
 	case *Patch:
 		ch, appt, err := tenant.DecidePatch(a.state, m.ID, &m.In, a.now(), a.ids)
 		apply(a, ctx, ch, a.view(ch, appt), err)

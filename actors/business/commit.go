@@ -232,6 +232,13 @@ func (a *businessActor) maybeSnapshot(st *tenant.State) {
 		a.state = st
 	}
 	a.snapSeq = st.Seq
+	// The journal keeps the records idempotent answers are rendered from
+	// (record.Idem), even where the snapshot covers them; replay starts
+	// after the snapshot all the same.
+	through := st.Seq
+	if oldest := st.OldestAnswerRecord(); oldest != 0 && oldest <= through {
+		through = oldest - 1
+	}
 	store, log, id := a.env.Store, a.env.Log, a.h.ID
 	a.env.bg.Add(1)
 	go func() {
@@ -241,7 +248,7 @@ func (a *businessActor) maybeSnapshot(st *tenant.State) {
 		if err == nil {
 			b := store.NewBatch()
 			b.PutSnapshot(id, st.Seq, raw)
-			b.TruncateJournal(id, st.Seq)
+			b.TruncateJournal(id, through)
 			err = b.Commit()
 		}
 		if err != nil {

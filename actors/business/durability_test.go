@@ -164,3 +164,31 @@ func TestSnapshotAndReplayEqualTheLiveState(t *testing.T) {
 		require.JSONEq(t, string(want[1:]), string(have[1:]))
 	})
 }
+
+// An idempotent answer is journalled as facts and rendered again on a
+// replay from the record that made it; snapshots that cover that record
+// leave it in the journal while the answer may be replayed.
+func TestReplayRendersFromARecordASnapshotCovers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fs := vfs.NewMem()
+		r := openRig(t, fs, 3)
+		first, err := r.book("k-first", 0, "first@example.com")
+		require.NoError(t, err)
+		for i := 1; i < 12; i++ {
+			_, err := r.book(fmt.Sprint("k", i), i, fmt.Sprintf("c%d@example.com", i))
+			require.NoError(t, err)
+		}
+		synctest.Wait()
+		snap, _, ok, err := r.store.Snapshot(r.biz)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Greater(t, snap, uint64(2), "a snapshot covers the first booking's record")
+		r.close()
+
+		r = openRig(t, fs, 3)
+		again, err := r.book("k-first", 0, "first@example.com")
+		require.NoError(t, err)
+		require.True(t, again.Replayed)
+		require.Equal(t, first.Body, again.Body)
+	})
+}

@@ -2,6 +2,8 @@ package business
 
 import (
 	"crypto/rand"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -33,7 +35,7 @@ var (
 // validation — is journalled under the key with the write, and sent once
 // that is durable. Validation failures and internal errors are not stored:
 // the key stays free (decisions §4).
-func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, decide func() (*record.Change, int, []byte, error)) {
+func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, kind record.AnswerKind, decide func() (*record.Change, int, []byte, error)) {
 	if a.state == nil {
 		respondNow(ctx, (*Answer)(nil), errNoBusiness)
 		return
@@ -46,6 +48,7 @@ func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, decide func(
 		return
 	}
 	ch, status, body, err := decide()
+	var refused *problem.Error
 	if err != nil {
 		pe := problem.As(err)
 		if pe.Code == problem.Validation || pe.Code == problem.Internal {
@@ -54,9 +57,14 @@ func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, decide func(
 		}
 		ch = &record.Change{At: now}
 		status, body = a.env.Encoder.Refused(pe)
+		kind, refused = record.AnswerRefused, &problem.Error{Code: pe.Code, Message: pe.Message, Fields: pe.Fields,
+			Scope: pe.Scope, RequiredPlan: pe.RequiredPlan}
 	}
+	// The answer is journalled as the facts it is rendered from, not as
+	// its bytes (record.Idem): the record stays small, and so does the
+	// state that keeps the key for 24 hours.
 	ch.Idempotency = &record.Idem{Key: idem.Key, Method: idem.Method, Path: idem.Path, BodyHash: idem.BodyHash,
-		Status: status, Body: body, At: now}
+		Status: status, At: now, Answer: kind, Refused: refused}
 	a.unsynced[idem.Key] = true
 	commitChange(a, ctx, ch, &Answer{Status: status, Body: body})
 }
@@ -74,7 +82,52 @@ func (a *businessActor) known(idem *IdemKey, now time.Time) (*Answer, error) {
 	case a.unsynced[idem.Key]:
 		return nil, errInProgress
 	}
-	return &Answer{Status: e.Status, Body: e.Body, Replayed: true}, nil
+	body, err := a.render(e)
+	if err != nil {
+		return nil, problem.Wrap(fmt.Errorf("replaying the answer to idempotency key at record %d: %w", e.Seq, err))
+	}
+	return &Answer{Status: e.Status, Body: body, Replayed: true}, nil
+}
+
+// render renders a stored idempotent answer again, byte for byte as it
+// was first sent: from the facts of the journal record that made it, or
+// from the stored refusal. The Encoder is a pure function of them, so
+// the bytes are those of the first answer.
+func (a *businessActor) render(e *record.Idem) ([]byte, error) {
+	switch e.Answer {
+	case record.AnswerBody:
+		return e.Body, nil
+	case record.AnswerRefused:
+		if e.Refused == nil {
+			return nil, errors.New("refusal missing")
+		}
+		_, body := a.env.Encoder.Refused(e.Refused)
+		return body, nil
+	}
+	raw, ok, err := a.env.Store.JournalRecord(a.h.ID, e.Seq)
+	if err == nil && !ok {
+		err = errors.New("the journal no longer holds the record")
+	}
+	var rec *record.Record
+	if err == nil {
+		rec, err = record.Decode(raw)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ch := rec.Change
+	switch {
+	case ch == nil:
+		return nil, errors.New("not a change record")
+	case e.Answer == record.AnswerBooked && len(ch.Appointments) > 0:
+		appt := &ch.Appointments[0]
+		_, body := a.env.Encoder.Booked(appt, customerOf(a.state, ch, appt.CustomerID))
+		return body, nil
+	case e.Answer == record.AnswerCustomer && len(ch.Customers) > 0:
+		_, body := a.env.Encoder.CustomerCreated(&ch.Customers[0])
+		return body, nil
+	}
+	return nil, fmt.Errorf("record has no subject for answer kind %d", e.Answer)
 }
 
 // book decides a booking and renders its answer.

@@ -52,7 +52,7 @@ func applyCatalog(s *State, seq uint64, c *record.Catalog) (*State, error) {
 func applyChange(s *State, seq uint64, c *record.Change) *State {
 	n := *s
 	n.Seq = seq
-	n.book = s.book.applyChange(c)
+	n.book = s.book.applyChange(seq, c)
 	return &n
 }
 

@@ -130,8 +130,8 @@ func (b book) addCustomers(cs []catalog.Customer) book {
 	return b
 }
 
-// applyChange returns b after c.
-func (b book) applyChange(c *record.Change) book {
+// applyChange returns b after c, the record at seq.
+func (b book) applyChange(seq uint64, c *record.Change) book {
 	b = b.addCustomers(c.Customers)
 	for i := range c.Appointments {
 		a := c.Appointments[i]
@@ -139,6 +139,7 @@ func (b book) applyChange(c *record.Change) book {
 	}
 	if c.Idempotency != nil {
 		e := *c.Idempotency
+		e.Seq = seq
 		b.idem = b.idem.Set(e.Key, &e)
 	}
 	if c.LastAssigned != nil {
@@ -181,6 +182,21 @@ func (s *State) Endpoint(id uuid.UUID) *catalog.Endpoint {
 		}
 	}
 	return nil
+}
+
+// OldestAnswerRecord returns the lowest journal position whose record an
+// idempotent answer is rendered from (record.Idem), 0 when none is: the
+// journal must keep that record and those after it while such answers may
+// be replayed, even where a snapshot covers them.
+func (s *State) OldestAnswerRecord() uint64 {
+	var oldest uint64
+	s.idem.Ascend(nil, func(_ string, e *record.Idem) bool {
+		if (e.Answer == record.AnswerBooked || e.Answer == record.AnswerCustomer) && (oldest == 0 || e.Seq < oldest) {
+			oldest = e.Seq
+		}
+		return true
+	})
+	return oldest
 }
 
 // PruneIdempotency returns s without the idempotent answers stored before

@@ -19,10 +19,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 )
 
-// Version is the format version written by this build.
+// Version is the format version of the JSON records: catalogue, key and
+// customer records, snapshots and delivery records, and every record
+// written before VersionBinary.
 const Version = 1
+
+// VersionBinary is the format version of the binary records (bin.go):
+// today the Change, the record of every booking-side write.
+const VersionBinary = 2
 
 // Kind says what a record's payload is.
 type Kind uint8
@@ -75,8 +82,17 @@ type Customers struct {
 // ErrCorrupt is wrapped by every decoding failure.
 var ErrCorrupt = errors.New("record: corrupt")
 
-// Encode appends the encoding of r to dst.
+// Encode appends the encoding of r to dst: a Change in the binary form,
+// the rest as JSON.
 func Encode(dst []byte, r *Record) ([]byte, error) {
+	if r.Kind == KindChange {
+		if r.Change == nil {
+			return nil, fmt.Errorf("record: change record without a change")
+		}
+		e := w{b: append(dst, VersionBinary, byte(KindChange))}
+		encodeChange(&e, r.Change)
+		return e.b, nil
+	}
 	var payload any
 	switch r.Kind {
 	case KindCatalog:
@@ -102,6 +118,9 @@ func Encode(dst []byte, r *Record) ([]byte, error) {
 func Decode(b []byte) (*Record, error) {
 	if len(b) < 2 {
 		return nil, fmt.Errorf("%w: %d bytes", ErrCorrupt, len(b))
+	}
+	if b[0] == VersionBinary {
+		return decodeBinary(b)
 	}
 	if b[0] != Version {
 		return nil, fmt.Errorf("%w: unknown format version %d", ErrCorrupt, b[0])
@@ -130,6 +149,22 @@ func Decode(b []byte) (*Record, error) {
 	return r, nil
 }
 
+// decodeBinary decodes a record of format version 2.
+func decodeBinary(b []byte) (*Record, error) {
+	if Kind(b[1]) != KindChange {
+		return nil, fmt.Errorf("%w: binary record of kind %d", ErrCorrupt, b[1])
+	}
+	d := r{b: b[2:]}
+	c := decodeChange(&d)
+	if d.err == nil && len(d.b) != 0 {
+		d.err = fmt.Errorf("%d bytes after the record", len(d.b))
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, d.err)
+	}
+	return &Record{Kind: KindChange, Change: c}, nil
+}
+
 // Change is one write of the booking side, everything it causes in one
 // record: the new whole state of each appointment it created or changed,
 // customers it created, the idempotent answer it stored, the events it
@@ -154,15 +189,40 @@ type Change struct {
 
 // Idem is a stored answer to an idempotent request (api-v1 §4.1): the key
 // covers the method, the path and the exact body bytes (by hash).
+//
+// The answer itself is not kept: it is rendered again, byte for byte, from
+// facts (Answer says which). A booking's answer comes from the appointment
+// and customer in the journal record at Seq, which the journal keeps while
+// the answer may be replayed (24 hours); a stored refusal from Refused.
+// Records written before version 2 kept the rendered Body instead.
 type Idem struct {
 	Key      string    `json:"key"`
 	Method   string    `json:"method"`
 	Path     string    `json:"path"`
 	BodyHash [32]byte  `json:"bodyHash"`
 	Status   int       `json:"status"`
-	Body     []byte    `json:"body"`
+	Body     []byte    `json:"body,omitempty"`
 	At       time.Time `json:"at"`
+	// Answer says what the answer is rendered from.
+	Answer AnswerKind `json:"answer,omitempty"`
+	// Refused is the refusal of an AnswerRefused answer.
+	Refused *problem.Error `json:"refused,omitempty"`
+	// Seq is the journal position of the record that made the answer. It
+	// is not part of that record (the record's own position); the state
+	// sets it, and snapshots keep it.
+	Seq uint64 `json:"seq,omitempty"`
 }
+
+// AnswerKind says what an idempotent answer is rendered from.
+type AnswerKind byte
+
+// The answer kinds. Numbers are part of the format.
+const (
+	AnswerBody     AnswerKind = iota // Body holds it (records before version 2)
+	AnswerBooked                     // the appointment (and customer) of the record at Seq
+	AnswerCustomer                   // the customer created by the record at Seq
+	AnswerRefused                    // Refused
+)
 
 // Event is one entry of the business's event log (api-v1 §6). Its data is
 // the state of Subject (an appointment or a customer) in the same record.

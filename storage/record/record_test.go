@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 )
 
 func sample() []*Record {
@@ -23,14 +25,52 @@ func sample() []*Record {
 		}},
 		{Kind: KindKey, Key: &KeyState{At: at, Key: catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("k"), Scopes: []string{"staff:read"}}}},
 		{Kind: KindCustomers, Customers: &Customers{At: at, Customers: []catalog.Customer{{ID: uuid.New(), Email: "a@b.nl"}}}},
+		{Kind: KindChange, Change: sampleChange(at)},
+		{Kind: KindChange, Change: &Change{At: at, Idempotency: &Idem{Key: "k2", Method: "POST", Path: "/api/v1/other", Status: 409, At: at,
+			Answer: AnswerRefused, Refused: &problem.Error{Code: problem.Validation, Message: "m",
+				Fields: []problem.Field{problem.Bound("x", problem.TooLarge, 5, "too big")}}}}},
+		{Kind: KindChange, Change: &Change{At: at, Endpoints: []catalog.Endpoint{{ID: uuid.New(), URL: "https://h/", EventTypes: []string{"appointment.created"},
+			IsActive: true, Status: catalog.EndpointActive, PayloadStyle: "full", Secret: "whsec_x", CreatedAt: at, UpdatedAt: at}},
+			Removed: []uuid.UUID{uuid.New()}}},
 	}
+}
+
+// sampleChange is a booking's record: an appointment with two segments,
+// a new customer, its idempotent request, two events and an e-mail.
+func sampleChange(at time.Time) *Change {
+	staff, appt, cust := uuid.New(), uuid.New(), uuid.New()
+	notes, label, price := "Allergic to lavender", "rinse", 4500
+	start := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
+	return &Change{At: at,
+		Appointments: []catalog.Appointment{{ID: appt, Status: catalog.Confirmed, StartTime: start, EndTime: start.Add(time.Hour),
+			Notes: &notes, CustomerID: cust, Service: catalog.ServiceRef{ID: uuid.New(), Name: "Colour", DurationMinutes: 60, PriceCents: price},
+			Staff: &catalog.StaffRef{ID: staff, Name: "Anna"}, BasePriceCents: &price, TotalPriceCents: &price, Currency: "EUR",
+			Segments: []catalog.Segment{
+				{ID: uuid.New(), Position: 0, Kind: catalog.Active, StartTime: start, EndTime: start.Add(20 * time.Minute), StaffMemberID: &staff},
+				{ID: uuid.New(), Position: 1, Kind: catalog.Gap, StartTime: start.Add(20 * time.Minute), EndTime: start.Add(time.Hour), StaffMemberID: &staff, Label: &label}},
+			CreatedAt: at, UpdatedAt: at}},
+		Customers:   []catalog.Customer{{ID: cust, FirstName: "Noor", Email: "noor@example.com", CreatedAt: at, UpdatedAt: at}},
+		Idempotency: &Idem{Key: "3f1c", Method: "POST", Path: "/api/v1/appointments", BodyHash: [32]byte{1, 2, 3}, Status: 201, At: at, Answer: AnswerBooked},
+		Events: []Event{{ID: "evt_01JGXK4Z3V8N2Q5R7T9W1Y3A5C", Type: "customer.created", CreatedAt: at, Subject: cust},
+			{ID: "evt_not-a-ulid", Type: "appointment.created", CreatedAt: at, Subject: appt}},
+		Mails:        []Mail{{ID: "01JGXK4Z3V8N2Q5R7T9W1Y3A5D", Kind: "booking_confirmation", To: "noor@example.com", Appointment: appt, At: at}},
+		LastAssigned: &staff,
+	}
+}
+
+// A booking's record holds facts, not rendered JSON: a few hundred bytes.
+func TestBookingRecordIsCompact(t *testing.T) {
+	b, err := Encode(nil, &Record{Kind: KindChange, Change: sampleChange(time.Now().UTC().Truncate(time.Millisecond))})
+	require.NoError(t, err)
+	require.Equal(t, byte(VersionBinary), b[0])
+	require.Less(t, len(b), 700, "a booking's record")
+	t.Logf("a booking's record: %d bytes", len(b))
 }
 
 func TestRoundTrip(t *testing.T) {
 	for _, r := range sample() {
 		b, err := Encode(nil, r)
 		require.NoError(t, err)
-		require.Equal(t, byte(Version), b[0])
 		got, err := Decode(b)
 		require.NoError(t, err)
 		require.Equal(t, r, got)
@@ -95,4 +135,31 @@ func FuzzDecode(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, r2, r3)
 	})
+}
+
+func TestBinaryRecordRefusesDamage(t *testing.T) {
+	good, err := Encode(nil, &Record{Kind: KindChange, Change: sampleChange(time.Now().UTC())})
+	require.NoError(t, err)
+	for name, b := range map[string][]byte{
+		"truncated":      good[:len(good)-1],
+		"half":           good[:len(good)/2],
+		"trailing bytes": append(append([]byte(nil), good...), 0),
+		"wrong kind":     append([]byte{VersionBinary, byte(KindKey)}, good[2:]...),
+		"huge count":     {VersionBinary, byte(KindChange), 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f},
+	} {
+		_, err := Decode(b)
+		require.ErrorIs(t, err, ErrCorrupt, name)
+	}
+}
+
+// Change records written as JSON (format version 1, before the binary
+// form) still decode.
+func TestJSONChangeRecordsStillDecode(t *testing.T) {
+	c := sampleChange(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))
+	c.Idempotency.Answer, c.Idempotency.Body = AnswerBody, []byte(`{"appointment":{}}`)
+	js, err := json.Marshal(c)
+	require.NoError(t, err)
+	got, err := Decode(append([]byte{Version, byte(KindChange)}, js...))
+	require.NoError(t, err)
+	require.Equal(t, c, got.Change)
 }

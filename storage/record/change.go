@@ -1,0 +1,321 @@
+package record
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+)
+
+// The binary form of a Change (format version 2), the record of every
+// booking-side write. A booking's record was 3.3 KB of JSON holding the
+// stored 201 answer in base64; here it holds facts only, about 500 bytes:
+// the answer is rendered again from them on the rare replay (Idem).
+//
+// Layout, in order: At; the appointments; the customers; the idempotent
+// request (optional); the events; the e-mails; the last auto-assigned
+// staff member (optional); the endpoints; the removed endpoints. Lists are
+// a uvarint count and their items. Values drawn from a small known set
+// (statuses, segment kinds, event and mail kinds, methods and paths) are
+// one byte, with the text itself as the fallback for anything else.
+
+// The known values of each enumerated field. Order is part of the format:
+// append, never reorder.
+var (
+	statuses   = []string{"pending_payment", "confirmed", "cancelled", "completed", "no_show", "payment_expired"}
+	segKinds   = []string{"active", "gap"}
+	eventTypes = []string{"appointment.created", "appointment.updated", "appointment.confirmed", "appointment.cancelled",
+		"appointment.completed", "appointment.no_show", "customer.created", "payment.succeeded", "payment.refunded"}
+	mailKinds = []string{"booking_confirmation", "status_changed", "endpoint_disabled"}
+	methods   = []string{"POST", "PATCH", "PUT", "DELETE", "GET"}
+	paths     = []string{"/api/v1/appointments", "/api/v1/customers"}
+	epStatus  = []string{"active", "auto_disabled"}
+)
+
+func (e *w) enum(s string, known []string) {
+	for i, k := range known {
+		if k == s {
+			e.u(uint64(i + 1))
+			return
+		}
+	}
+	e.u(0)
+	e.str(s)
+}
+
+func (d *r) enum(known []string) string {
+	x := d.u()
+	switch {
+	case x == 0:
+		return d.str()
+	case x <= uint64(len(known)):
+		return known[x-1]
+	}
+	d.fail()
+	return ""
+}
+
+func encodeChange(e *w, c *Change) {
+	e.time(c.At)
+	e.u(uint64(len(c.Appointments)))
+	for i := range c.Appointments {
+		e.appointment(&c.Appointments[i])
+	}
+	e.u(uint64(len(c.Customers)))
+	for i := range c.Customers {
+		e.customer(&c.Customers[i])
+	}
+	e.bool(c.Idempotency != nil)
+	if c.Idempotency != nil {
+		e.idem(c.Idempotency)
+	}
+	e.u(uint64(len(c.Events)))
+	for _, ev := range c.Events {
+		e.ulidText(ev.ID, "evt_")
+		e.enum(ev.Type, eventTypes)
+		e.time(ev.CreatedAt)
+		e.id(ev.Subject)
+	}
+	e.u(uint64(len(c.Mails)))
+	for _, m := range c.Mails {
+		e.ulidText(m.ID, "")
+		e.enum(m.Kind, mailKinds)
+		e.str(m.To)
+		e.id(m.Appointment)
+		e.time(m.At)
+		e.optID(m.Endpoint)
+	}
+	e.optID(c.LastAssigned)
+	e.u(uint64(len(c.Endpoints)))
+	for i := range c.Endpoints {
+		e.endpoint(&c.Endpoints[i])
+	}
+	e.u(uint64(len(c.Removed)))
+	for _, id := range c.Removed {
+		e.id(id)
+	}
+}
+
+func decodeChange(d *r) *Change {
+	c := &Change{At: d.time()}
+	if n := d.n(40); n > 0 {
+		c.Appointments = make([]catalog.Appointment, n)
+		for i := range c.Appointments {
+			d.appointment(&c.Appointments[i])
+		}
+	}
+	if n := d.n(20); n > 0 {
+		c.Customers = make([]catalog.Customer, n)
+		for i := range c.Customers {
+			d.customer(&c.Customers[i])
+		}
+	}
+	if d.bool() {
+		c.Idempotency = d.idem()
+	}
+	if n := d.n(20); n > 0 {
+		c.Events = make([]Event, n)
+		for i := range c.Events {
+			c.Events[i] = Event{ID: d.ulidText("evt_"), Type: d.enum(eventTypes), CreatedAt: d.time(), Subject: d.id()}
+		}
+	}
+	if n := d.n(20); n > 0 {
+		c.Mails = make([]Mail, n)
+		for i := range c.Mails {
+			c.Mails[i] = Mail{ID: d.ulidText(""), Kind: d.enum(mailKinds), To: d.str(), Appointment: d.id(),
+				At: d.time(), Endpoint: d.optID()}
+		}
+	}
+	c.LastAssigned = d.optID()
+	if n := d.n(20); n > 0 {
+		c.Endpoints = make([]catalog.Endpoint, n)
+		for i := range c.Endpoints {
+			d.endpoint(&c.Endpoints[i])
+		}
+	}
+	if n := d.n(16); n > 0 {
+		c.Removed = make([]uuid.UUID, n)
+		for i := range c.Removed {
+			c.Removed[i] = d.id()
+		}
+	}
+	return c
+}
+
+func (e *w) appointment(a *catalog.Appointment) {
+	e.id(a.ID)
+	e.enum(string(a.Status), statuses)
+	e.time(a.StartTime)
+	e.time(a.EndTime)
+	e.optStr(a.Notes)
+	e.optStr(a.BookingReference)
+	e.id(a.CustomerID)
+	e.id(a.Service.ID)
+	e.str(a.Service.Name)
+	e.i(int64(a.Service.DurationMinutes))
+	e.i(int64(a.Service.PriceCents))
+	e.bool(a.Staff != nil)
+	if a.Staff != nil {
+		e.id(a.Staff.ID)
+		e.str(a.Staff.Name)
+	}
+	e.bool(a.StaffLocked)
+	e.optInt(a.BasePriceCents)
+	e.optInt(a.TotalPriceCents)
+	e.optInt(a.DepositCents)
+	e.str(a.Currency)
+	e.optID(a.RecurringSeriesID)
+	e.bool(a.IsRecurringOccurrence)
+	e.u(uint64(len(a.Segments)))
+	for i := range a.Segments {
+		s := &a.Segments[i]
+		e.id(s.ID)
+		e.i(int64(s.Position))
+		e.enum(string(s.Kind), segKinds)
+		e.time(s.StartTime)
+		e.time(s.EndTime)
+		e.optID(s.StaffMemberID)
+		e.optStr(s.Label)
+	}
+	e.time(a.CreatedAt)
+	e.time(a.UpdatedAt)
+}
+
+func (d *r) appointment(a *catalog.Appointment) {
+	a.ID = d.id()
+	a.Status = catalog.Status(d.enum(statuses))
+	a.StartTime, a.EndTime = d.time(), d.time()
+	a.Notes, a.BookingReference = d.optStr(), d.optStr()
+	a.CustomerID = d.id()
+	a.Service = catalog.ServiceRef{ID: d.id(), Name: d.str(), DurationMinutes: d.int(), PriceCents: d.int()}
+	if d.bool() {
+		a.Staff = &catalog.StaffRef{ID: d.id(), Name: d.str()}
+	}
+	a.StaffLocked = d.bool()
+	a.BasePriceCents, a.TotalPriceCents, a.DepositCents = d.optInt(), d.optInt(), d.optInt()
+	a.Currency = d.str()
+	a.RecurringSeriesID = d.optID()
+	a.IsRecurringOccurrence = d.bool()
+	if n := d.n(20); n > 0 {
+		a.Segments = make([]catalog.Segment, n)
+	}
+	for i := range a.Segments {
+		a.Segments[i] = catalog.Segment{ID: d.id(), Position: d.int(), Kind: catalog.SegmentKind(d.enum(segKinds)),
+			StartTime: d.time(), EndTime: d.time(), StaffMemberID: d.optID(), Label: d.optStr()}
+	}
+	a.CreatedAt, a.UpdatedAt = d.time(), d.time()
+}
+
+func (e *w) customer(c *catalog.Customer) {
+	e.id(c.ID)
+	e.str(c.FirstName)
+	e.str(c.LastName)
+	e.str(c.Email)
+	e.str(c.Phone)
+	e.time(c.CreatedAt)
+	e.time(c.UpdatedAt)
+}
+
+func (d *r) customer(c *catalog.Customer) {
+	*c = catalog.Customer{ID: d.id(), FirstName: d.str(), LastName: d.str(), Email: d.str(), Phone: d.str(),
+		CreatedAt: d.time(), UpdatedAt: d.time()}
+}
+
+func (e *w) idem(x *Idem) {
+	e.str(x.Key)
+	e.enum(x.Method, methods)
+	e.enum(x.Path, paths)
+	e.id16(x.BodyHash[:16])
+	e.id16(x.BodyHash[16:])
+	e.i(int64(x.Status))
+	e.time(x.At)
+	e.byte1(byte(x.Answer))
+	e.bytes(x.Body)
+	e.bool(x.Refused != nil)
+	if x.Refused != nil {
+		e.problem(x.Refused)
+	}
+}
+
+func (e *w) id16(p []byte) { e.b = append(e.b, p...) }
+
+func (d *r) idem() *Idem {
+	x := &Idem{Key: d.str(), Method: d.enum(methods), Path: d.enum(paths)}
+	copy(x.BodyHash[:], d.take(32))
+	x.Status, x.At = d.int(), d.time()
+	x.Answer = AnswerKind(d.byte1())
+	if x.Answer > AnswerRefused {
+		d.fail()
+	}
+	if b := d.bytes(); len(b) > 0 {
+		x.Body = b
+	}
+	if d.bool() {
+		x.Refused = d.problem()
+	}
+	return x
+}
+
+func (e *w) problem(p *problem.Error) {
+	e.str(string(p.Code))
+	e.str(p.Message)
+	e.u(uint64(len(p.Fields)))
+	for _, f := range p.Fields {
+		e.str(f.Path)
+		e.str(string(f.Reason))
+		e.str(f.Message)
+		e.bool(f.Limit != nil)
+		if f.Limit != nil {
+			e.i(*f.Limit)
+		}
+	}
+	e.str(p.Scope)
+	e.str(p.RequiredPlan)
+}
+
+func (d *r) problem() *problem.Error {
+	p := &problem.Error{Code: problem.Code(d.str()), Message: d.str()}
+	if n := d.n(4); n > 0 {
+		p.Fields = make([]problem.Field, n)
+		for i := range p.Fields {
+			f := problem.Field{Path: d.str(), Reason: problem.Reason(d.str()), Message: d.str()}
+			if d.bool() {
+				lim := d.i()
+				f.Limit = &lim
+			}
+			p.Fields[i] = f
+		}
+	}
+	p.Scope, p.RequiredPlan = d.str(), d.str()
+	return p
+}
+
+func (e *w) endpoint(x *catalog.Endpoint) {
+	e.id(x.ID)
+	e.str(x.URL)
+	e.u(uint64(len(x.EventTypes)))
+	for _, t := range x.EventTypes {
+		e.str(t)
+	}
+	e.str(x.Description)
+	e.bool(x.IsActive)
+	e.enum(x.Status, epStatus)
+	e.str(x.PayloadStyle)
+	e.i(int64(x.ConsecutiveFailures))
+	e.str(x.Secret)
+	e.time(x.CreatedAt)
+	e.time(x.UpdatedAt)
+}
+
+func (d *r) endpoint(x *catalog.Endpoint) {
+	x.ID, x.URL = d.id(), d.str()
+	if n := d.n(1); n > 0 {
+		x.EventTypes = make([]string, n)
+	}
+	for i := range x.EventTypes {
+		x.EventTypes[i] = d.str()
+	}
+	x.Description, x.IsActive, x.Status, x.PayloadStyle = d.str(), d.bool(), d.enum(epStatus), d.str()
+	x.ConsecutiveFailures, x.Secret = d.int(), d.str()
+	x.CreatedAt, x.UpdatedAt = d.time(), d.time()
+}
