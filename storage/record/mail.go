@@ -13,10 +13,11 @@ import (
 // deletes it once sent. Writer and sender share this one type, so they
 // cannot disagree about the format.
 //
-// Rows are JSON. The member names are those of the API's resources (an
-// appointment row reads like a trimmed GET /appointments/{id}), which is
-// also what rows written before this type existed hold, so those still
-// decode. Unknown members are ignored.
+// Rows are written in the binary form of the journal (a VersionBinary
+// byte, then the fields in order: about 200 bytes for a confirmation).
+// Rows written before were JSON, with the member names of the API's
+// resources (an appointment row read like a trimmed GET
+// /appointments/{id}); those still decode, unknown members ignored.
 type MailRow struct {
 	ID   string    `json:"id"` // ULID: a file name and the Message-ID
 	Kind string    `json:"kind"`
@@ -82,13 +83,93 @@ type MailEndpoint struct {
 }
 
 // EncodeMailRow returns the stored form of m.
-func EncodeMailRow(m *MailRow) ([]byte, error) { return json.Marshal(m) }
+func EncodeMailRow(m *MailRow) ([]byte, error) {
+	if m.Appointment != nil && len(m.Appointment.BookingReference) > 0 && !json.Valid(m.Appointment.BookingReference) {
+		return nil, fmt.Errorf("record: mail row %s: bookingReference is not JSON", m.ID)
+	}
+	e := w{b: make([]byte, 0, 256)}
+	e.byte1(VersionBinary)
+	e.ulidText(m.ID, "")
+	e.enum(m.Kind, mailKinds)
+	e.str(m.To)
+	e.time(m.At)
+	e.str(m.Locale)
+	e.str(m.Business.ID)
+	e.str(m.Business.Name)
+	e.str(m.Business.Timezone)
+	e.bool(m.Appointment != nil)
+	if a := m.Appointment; a != nil {
+		e.str(a.ID)
+		e.enum(a.Status, statuses)
+		e.time(a.StartTime)
+		e.time(a.EndTime)
+		e.bytes(a.BookingReference)
+		e.str(a.Customer.FirstName)
+		e.str(a.Customer.LastName)
+		e.str(a.Service.Name)
+		e.i(int64(a.Service.DurationMinutes))
+		e.i(int64(a.Service.PriceCents))
+		e.bool(a.StaffMember != nil)
+		if a.StaffMember != nil {
+			e.str(a.StaffMember.Name)
+		}
+		e.optInt(a.BasePriceCents)
+		e.optInt(a.TotalPriceCents)
+		e.optInt(a.DepositCents)
+		e.str(a.Currency)
+	}
+	e.bool(m.Endpoint != nil)
+	if ep := m.Endpoint; ep != nil {
+		e.str(ep.ID)
+		e.str(ep.URL)
+		e.i(int64(ep.ConsecutiveFailures))
+	}
+	return e.b, nil
+}
 
-// DecodeMailRow decodes an outbox mail row. It never panics on bad input.
+// DecodeMailRow decodes an outbox mail row, binary or (written before the
+// binary form) JSON. It never panics on bad input.
 func DecodeMailRow(b []byte) (*MailRow, error) {
+	if len(b) > 0 && b[0] == VersionBinary {
+		d := r{b: b[1:]}
+		m := decodeMailRow(&d)
+		if d.err == nil && len(d.b) != 0 {
+			d.err = errShort
+		}
+		if d.err != nil {
+			return nil, fmt.Errorf("%w: mail row: %v", ErrCorrupt, d.err)
+		}
+		return m, nil
+	}
 	m := new(MailRow)
 	if err := json.Unmarshal(b, m); err != nil {
 		return nil, fmt.Errorf("%w: mail row: %v", ErrCorrupt, err)
 	}
 	return m, nil
+}
+
+func decodeMailRow(d *r) *MailRow {
+	m := &MailRow{ID: d.ulidText(""), Kind: d.enum(mailKinds), To: d.str(), At: d.time(), Locale: d.str(),
+		Business: MailBusiness{ID: d.str(), Name: d.str(), Timezone: d.str()}}
+	if d.bool() {
+		a := &MailAppointment{ID: d.str(), Status: d.enum(statuses), StartTime: d.time(), EndTime: d.time()}
+		if ref := d.bytes(); len(ref) > 0 {
+			if !json.Valid(ref) {
+				d.fail()
+			}
+			a.BookingReference = ref
+		}
+		a.Customer = MailPerson{FirstName: d.str(), LastName: d.str()}
+		a.Service = MailService{Name: d.str(), DurationMinutes: d.int(), PriceCents: d.int()}
+		if d.bool() {
+			a.StaffMember = &MailStaff{Name: d.str()}
+		}
+		a.BasePriceCents, a.TotalPriceCents, a.DepositCents = d.optInt(), d.optInt(), d.optInt()
+		a.Currency = d.str()
+		m.Appointment = a
+	}
+	if d.bool() {
+		m.Endpoint = &MailEndpoint{ID: d.str(), URL: d.str(), ConsecutiveFailures: d.int()}
+	}
+	return m
 }

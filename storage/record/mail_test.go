@@ -26,8 +26,18 @@ func TestMailRowRoundTrip(t *testing.T) {
 	got, err := DecodeMailRow(b)
 	require.NoError(t, err)
 	require.Equal(t, sampleMail(), got)
+	require.Less(t, len(b), 260, "a confirmation's row")
 	_, err = DecodeMailRow([]byte(`{"appointment":[]}`))
 	require.ErrorIs(t, err, ErrCorrupt)
+	_, err = DecodeMailRow(b[:len(b)-1])
+	require.ErrorIs(t, err, ErrCorrupt)
+
+	// A row written as JSON, before the binary form, still decodes.
+	js, err := json.Marshal(sampleMail())
+	require.NoError(t, err)
+	got, err = DecodeMailRow(js)
+	require.NoError(t, err)
+	require.Equal(t, sampleMail(), got)
 }
 
 // FuzzDecodeMailRow checks that no outbox row makes the decoder panic, and
