@@ -2,9 +2,11 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
+	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/transport/quota"
 )
@@ -227,4 +230,39 @@ func TestCompactTimeAndDuration(t *testing.T) {
 	}
 	at := time.Date(2026, 3, 4, 5, 6, 7, 890_123_456, time.FixedZone("x", 3600))
 	require.Equal(t, at.UTC().Format("2006-01-02T15:04:05.000Z"), string(appendTime(nil, at)))
+}
+
+// The compact access log's fast path writes exactly the line the slog
+// handler writes for the same record.
+func TestCompactAccessLineMatchesTheHandler(t *testing.T) {
+	biz := business.NewHandle(bizID)
+	end := time.Date(2026, 11, 24, 9, 30, 1, 234567891, time.UTC)
+	for _, c := range []struct {
+		ro     routeObs
+		status int
+		took   time.Duration
+		biz    *business.Handle
+		id     string
+	}{
+		{routeObs{listener: "public", method: "GET", pattern: "/api/v1/services/{id}"}, 200, 412 * time.Microsecond, biz, "ab12-7"},
+		{routeObs{listener: "admin", method: "POST", pattern: "unmatched"}, 404, 3 * time.Second, nil, ""},
+		{routeObs{listener: "public", method: "other", pattern: "/a b"}, 500, 12*time.Millisecond + 345*time.Microsecond, nil, `x"y`},
+	} {
+		var fast, slow bytes.Buffer
+		var ctx fasthttp.RequestCtx
+		ctx.Response.Header.Set(requestIDHeader, c.id)
+		(&compactHandler{mu: &sync.Mutex{}, w: &fast}).access(&ctx, &c.ro, c.biz, c.status, end, c.took)
+		s := &Server{}
+		s.AccessLog = slog.New(&compactHandler{mu: &sync.Mutex{}, w: &slow})
+		// The handler path, as logAccess takes it for any other handler.
+		h := s.AccessLog.Handler()
+		r := slog.NewRecord(end, slog.LevelInfo, "access", 0)
+		r.AddAttrs(slog.String("listener", c.ro.listener), slog.String("method", c.ro.method), slog.String("route", c.ro.pattern),
+			slog.Int("status", c.status), slog.Duration("duration", c.took), slog.String("request_id", c.id))
+		if c.biz != nil {
+			r.AddAttrs(slog.String("business", c.biz.ID.String()))
+		}
+		require.NoError(t, h.Handle(context.Background(), r))
+		require.Equal(t, slow.String(), fast.String())
+	}
 }
