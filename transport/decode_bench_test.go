@@ -20,3 +20,13 @@ func BenchmarkDecodeCreate(b *testing.B) {
 		}
 	}
 }
+
+// TestDecodeCreateAllocs: decoding a full booking body costs the parse (1),
+// the CreateInput and its two pointers (3), and one copy per string kept
+// out of the request buffer: startTime on its way to time.Parse, the four
+// customer strings and the notes (6).
+func TestDecodeCreateAllocs(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { _, _ = decodeCreate(benchCreateBody) }); n > 10 {
+		t.Errorf("decodeCreate: %v allocations, want at most 10", n)
+	}
+}
