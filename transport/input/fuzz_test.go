@@ -41,7 +41,7 @@ func FuzzParseObject(f *testing.F) {
 // exercise reads every member of o with a reader picked from the key, so
 // the fuzzer drives each reader with arbitrary values, then calls Done.
 func exercise(o Object, depth int) {
-	keys := append([]string(nil), o.n.keys...)
+	keys := o.keys()
 	for i, k := range keys {
 		p := Presence(i % 2)
 		switch len(k) % 13 {

@@ -65,3 +65,16 @@ func runReaderCases[T any](t *testing.T, cases []readerCase[T]) {
 		})
 	}
 }
+
+// keys are the object's member keys in document order (the first of a
+// duplicate), decoded.
+func (o Object) keys() []string {
+	if o.d == nil {
+		return nil
+	}
+	var keys []string
+	for _, v := range o.d.children(o.i) {
+		keys = append(keys, string(o.d.key(v)))
+	}
+	return keys
+}

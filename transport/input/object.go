@@ -1,8 +1,8 @@
 package input
 
 import (
+	"bytes"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,73 +31,78 @@ const (
 // On false a problem has been recorded, unless the member was optional and
 // absent (or the Object is the zero value).
 type Object struct {
-	n    *node
-	path string
+	d    *doc // nil for the zero Object
+	i    int32
 	errs *Errors
 }
 
 // Path is the object's dotted path; "" for the document's top level.
-func (o Object) Path() string { return o.path }
+func (o Object) Path() string {
+	if o.d == nil {
+		return ""
+	}
+	return o.d.path(o.i)
+}
 
 // PathOf is the dotted path of member key, for problems a caller finds
 // itself (cross-field rules, references).
-func (o Object) PathOf(key string) string { return join(o.path, key) }
+func (o Object) PathOf(key string) string { return join(o.Path(), key) }
 
 // Has reports whether key is present, even if null. It does not count as
 // reading the member.
 func (o Object) Has(key string) bool {
-	if o.n == nil {
+	if o.d == nil {
 		return false
 	}
-	_, ok := o.n.member(key)
+	_, ok := o.d.member(o.i, key)
 	return ok
 }
 
-// take marks key as read and returns its value, nil when absent.
-func (o Object) take(key string) *node {
-	if o.n == nil {
-		return nil
+// take marks key as read and returns its value, none when absent.
+func (o Object) take(key string) value {
+	if o.d == nil {
+		return value{}
 	}
-	i, ok := o.n.member(key)
+	i, ok := o.d.member(o.i, key)
 	if !ok {
-		return nil
+		return value{}
 	}
-	o.n.read[i] = true
-	return o.n.vals[i]
+	o.d.nodes[i].flags |= flagRead
+	return value{o.d, i}
 }
 
 // present applies the Presence rules and returns a non-null value to check.
-func (o Object) present(key string, p Presence) (*node, bool) {
+// Paths are built only for the problems recorded.
+func (o Object) present(key string, p Presence) (value, bool) {
 	v := o.take(key)
-	path := o.PathOf(key)
 	switch {
-	case v == nil:
-		if p == Required && o.n != nil {
-			o.errs.Add(path, problem.Required, msgRequired)
+	case v.none():
+		if p == Required && o.d != nil {
+			o.errs.Add(o.PathOf(key), problem.Required, msgRequired)
 		}
-		return nil, false
-	case v.kind == kindNull && p == Required:
-		o.errs.Add(path, problem.Required, msgRequired)
-		return nil, false
-	case v.kind == kindNull:
-		o.errs.Add(path, problem.Invalid, msgNotNull)
-		return nil, false
-	case p == Required && v.kind == kindString && strings.TrimSpace(v.text) == "":
-		o.errs.Add(path, problem.Required, msgEmptyStr)
-		return nil, false
+		return value{}, false
+	case v.kind() == kindNull && p == Required:
+		o.errs.Add(v.path(), problem.Required, msgRequired)
+		return value{}, false
+	case v.kind() == kindNull:
+		o.errs.Add(v.path(), problem.Invalid, msgNotNull)
+		return value{}, false
+	case p == Required && v.kind() == kindString && len(bytes.TrimSpace(v.text())) == 0:
+		o.errs.Add(v.path(), problem.Required, msgEmptyStr)
+		return value{}, false
 	}
 	return v, true
 }
 
 // nullable fetches a member that may be null: present reports whether it
-// is there at all, and v is nil when it is null.
-func (o Object) nullable(key string) (v *node, present bool) {
+// is there at all, and v is none when it is null.
+func (o Object) nullable(key string) (v value, present bool) {
 	v = o.take(key)
-	if v == nil {
-		return nil, false
+	if v.none() {
+		return value{}, false
 	}
-	if v.kind == kindNull {
-		return nil, true
+	if v.kind() == kindNull {
+		return value{}, true
 	}
 	return v, true
 }
@@ -108,16 +113,16 @@ func (o Object) String(key string, p Presence, maxLen int) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return checkString(o.errs, o.PathOf(key), v, maxLen)
+	return checkString(o.errs, v, maxLen)
 }
 
 // NullableString reads a string or null (nil, true). Absent is (nil, false).
 func (o Object) NullableString(key string, maxLen int) (*string, bool) {
 	v, present := o.nullable(key)
-	if v == nil {
+	if v.none() {
 		return nil, present
 	}
-	s, ok := checkString(o.errs, o.PathOf(key), v, maxLen)
+	s, ok := checkString(o.errs, v, maxLen)
 	if !ok {
 		return nil, false
 	}
@@ -130,16 +135,16 @@ func (o Object) Int(key string, p Presence, min, max int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	return checkInt(o.errs, o.PathOf(key), v, min, max)
+	return checkInt(o.errs, v, min, max)
 }
 
 // NullableInt reads a whole number in [min, max] or null (nil, true).
 func (o Object) NullableInt(key string, min, max int) (*int, bool) {
 	v, present := o.nullable(key)
-	if v == nil {
+	if v.none() {
 		return nil, present
 	}
-	n, ok := checkInt(o.errs, o.PathOf(key), v, min, max)
+	n, ok := checkInt(o.errs, v, min, max)
 	if !ok {
 		return nil, false
 	}
@@ -152,7 +157,7 @@ func (o Object) Bool(key string, p Presence) (bool, bool) {
 	if !ok {
 		return false, false
 	}
-	return checkBool(o.errs, o.PathOf(key), v)
+	return checkBool(o.errs, v)
 }
 
 // UUID reads a UUID in canonical 8-4-4-4-12 form, either case.
@@ -161,16 +166,16 @@ func (o Object) UUID(key string, p Presence) (uuid.UUID, bool) {
 	if !ok {
 		return uuid.UUID{}, false
 	}
-	return checkUUID(o.errs, o.PathOf(key), v)
+	return checkUUID(o.errs, v)
 }
 
 // NullableUUID reads a UUID or null (nil, true).
 func (o Object) NullableUUID(key string) (*uuid.UUID, bool) {
 	v, present := o.nullable(key)
-	if v == nil {
+	if v.none() {
 		return nil, present
 	}
-	u, ok := checkUUID(o.errs, o.PathOf(key), v)
+	u, ok := checkUUID(o.errs, v)
 	if !ok {
 		return nil, false
 	}
@@ -183,16 +188,16 @@ func (o Object) Time(key string, p Presence) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	return checkTime(o.errs, o.PathOf(key), v)
+	return checkTime(o.errs, v)
 }
 
 // NullableTime reads a timestamp or null (nil, true).
 func (o Object) NullableTime(key string) (*time.Time, bool) {
 	v, present := o.nullable(key)
-	if v == nil {
+	if v.none() {
 		return nil, present
 	}
-	t, ok := checkTime(o.errs, o.PathOf(key), v)
+	t, ok := checkTime(o.errs, v)
 	if !ok {
 		return nil, false
 	}
@@ -206,7 +211,7 @@ func (o Object) Email(key string, p Presence) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return checkEmail(o.errs, o.PathOf(key), v)
+	return checkEmail(o.errs, v)
 }
 
 // Option reads a string that must be one of allowed (exact match).
@@ -215,7 +220,7 @@ func (o Object) Option(key string, p Presence, allowed ...string) (string, bool)
 	if !ok {
 		return "", false
 	}
-	return checkOption(o.errs, o.PathOf(key), v, allowed)
+	return checkOption(o.errs, v, allowed)
 }
 
 // Object reads a nested object. Call Done on it when finished.
@@ -224,7 +229,7 @@ func (o Object) Object(key string, p Presence) (Object, bool) {
 	if !ok {
 		return Object{}, false
 	}
-	return checkObject(o.errs, o.PathOf(key), v)
+	return checkObject(o.errs, v)
 }
 
 // Array reads an array.
@@ -233,25 +238,29 @@ func (o Object) Array(key string, p Presence) (Array, bool) {
 	if !ok {
 		return Array{}, false
 	}
-	return checkArray(o.errs, o.PathOf(key), v)
+	return checkArray(o.errs, v)
 }
 
 // Done reports every member no reader asked for as unknown_field, sorted
 // by key so the output is stable whatever the document's key order. It
 // marks them read, so calling Done twice reports them once.
 func (o Object) Done() {
-	if o.n == nil {
+	if o.d == nil {
 		return
 	}
 	var unknown []string
-	for i, k := range o.n.keys {
-		if !o.n.read[i] {
-			o.n.read[i] = true
-			unknown = append(unknown, k)
+	for _, v := range o.d.children(o.i) {
+		if n := &o.d.nodes[v]; n.flags&flagRead == 0 {
+			n.flags |= flagRead
+			unknown = append(unknown, string(o.d.key(v)))
 		}
 	}
+	if len(unknown) == 0 {
+		return
+	}
 	sort.Strings(unknown)
+	path := o.Path()
 	for _, k := range unknown {
-		o.errs.Add(o.PathOf(k), problem.UnknownField, msgUnknown)
+		o.errs.Add(join(path, k), problem.UnknownField, msgUnknown)
 	}
 }

@@ -189,7 +189,7 @@ func TestOption(t *testing.T) {
 	})
 	_, _, _ = readDoc(t, `{"k":"x"}`, func(o Object) (string, bool) {
 		var errs Errors
-		checkOption(&errs, "k", &node{kind: kindString, text: "x"}, []string{"a", "b"})
+		checkOption(&errs, o.take("k"), []string{"a", "b"})
 		require.Equal(t, "Must be one of: a, b.", errs.List()[0].Message)
 		return o.String("k", Required, 1)
 	})

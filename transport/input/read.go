@@ -1,6 +1,7 @@
 package input
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -31,110 +32,132 @@ const (
 	msgEmailLong = "Must be at most 254 characters."
 )
 
-func checkString(errs *Errors, path string, v *node, maxLen int) (string, bool) {
-	if v.kind != kindString {
-		errs.Add(path, problem.Invalid, msgString)
-		return "", false
-	}
-	if utf8.RuneCountInString(v.text) > maxLen {
-		errs.AddBound(path, problem.TooLong, int64(maxLen), fmt.Sprintf("Must be at most %d characters.", maxLen))
-		return "", false
-	}
-	return v.text, true
+// value is one parsed value being read: a node of a document. The zero
+// value is none (absent, or null where a reader was told to skip it).
+type value struct {
+	d *doc
+	i int32
 }
 
-func checkInt(errs *Errors, path string, v *node, min, max int) (int, bool) {
-	if v.kind != kindNumber {
-		errs.Add(path, problem.Invalid, msgWhole)
+func (v value) none() bool { return v.d == nil }
+
+func (v value) kind() kind { return v.d.nodes[v.i].kind }
+
+// text is a string's decoded content or a number's literal, still in the
+// document: copy it (string(...)) before it leaves the package.
+func (v value) text() []byte { return v.d.text(v.i) }
+
+// path is the value's dotted path, built now: call it only to record a
+// problem.
+func (v value) path() string { return v.d.path(v.i) }
+
+func checkString(errs *Errors, v value, maxLen int) (string, bool) {
+	if v.kind() != kindString {
+		errs.Add(v.path(), problem.Invalid, msgString)
+		return "", false
+	}
+	text := v.text()
+	if utf8.RuneCount(text) > maxLen {
+		errs.AddBound(v.path(), problem.TooLong, int64(maxLen), fmt.Sprintf("Must be at most %d characters.", maxLen))
+		return "", false
+	}
+	return string(text), true
+}
+
+func checkInt(errs *Errors, v value, min, max int) (int, bool) {
+	if v.kind() != kindNumber {
+		errs.Add(v.path(), problem.Invalid, msgWhole)
 		return 0, false
 	}
-	n, res := parseInt(v.text)
+	n, res := parseInt(v.text())
 	switch {
 	case res == intNotWhole:
-		errs.Add(path, problem.Invalid, msgWhole)
+		errs.Add(v.path(), problem.Invalid, msgWhole)
 	case res == intTooSmall || res == intOK && n < min:
-		errs.AddBound(path, problem.TooSmall, int64(min), fmt.Sprintf("Must be at least %d.", min))
+		errs.AddBound(v.path(), problem.TooSmall, int64(min), fmt.Sprintf("Must be at least %d.", min))
 	case res == intTooLarge || n > max:
-		errs.AddBound(path, problem.TooLarge, int64(max), fmt.Sprintf("Must be at most %d.", max))
+		errs.AddBound(v.path(), problem.TooLarge, int64(max), fmt.Sprintf("Must be at most %d.", max))
 	default:
 		return n, true
 	}
 	return 0, false
 }
 
-func checkBool(errs *Errors, path string, v *node) (bool, bool) {
-	if v.kind != kindBool {
-		errs.Add(path, problem.Invalid, msgBool)
+func checkBool(errs *Errors, v value) (bool, bool) {
+	if v.kind() != kindBool {
+		errs.Add(v.path(), problem.Invalid, msgBool)
 		return false, false
 	}
-	return v.b, true
+	return v.d.nodes[v.i].flags&flagTrue != 0, true
 }
 
-func checkUUID(errs *Errors, path string, v *node) (uuid.UUID, bool) {
-	if v.kind == kindString {
-		if u, ok := parseUUID(v.text); ok {
+func checkUUID(errs *Errors, v value) (uuid.UUID, bool) {
+	if v.kind() == kindString {
+		if u, ok := parseUUID(v.text()); ok {
 			return u, true
 		}
 	}
-	errs.Add(path, problem.InvalidFormat, msgUUID)
+	errs.Add(v.path(), problem.InvalidFormat, msgUUID)
 	return uuid.UUID{}, false
 }
 
-func checkTime(errs *Errors, path string, v *node) (time.Time, bool) {
-	if v.kind == kindString {
-		if t, err := ParseTime(v.text); err == nil {
+func checkTime(errs *Errors, v value) (time.Time, bool) {
+	if v.kind() == kindString {
+		if t, err := parseTime(v.text()); err == nil {
 			return t, true
 		}
 	}
-	errs.Add(path, problem.InvalidDate, msgTime)
+	errs.Add(v.path(), problem.InvalidDate, msgTime)
 	return time.Time{}, false
 }
 
-func checkOption(errs *Errors, path string, v *node, allowed []string) (string, bool) {
-	if v.kind == kindString {
+func checkOption(errs *Errors, v value, allowed []string) (string, bool) {
+	if v.kind() == kindString {
+		text := v.text()
 		for _, a := range allowed {
-			if v.text == a {
+			if string(text) == a {
 				return a, true
 			}
 		}
 	}
-	errs.Add(path, problem.InvalidOption, "Must be one of: "+strings.Join(allowed, ", ")+".")
+	errs.Add(v.path(), problem.InvalidOption, "Must be one of: "+strings.Join(allowed, ", ")+".")
 	return "", false
 }
 
 // checkEmail trims the address: clients paste addresses with stray spaces,
 // and the trimmed form is what is stored and compared.
-func checkEmail(errs *Errors, path string, v *node) (string, bool) {
-	if v.kind != kindString {
-		errs.Add(path, problem.InvalidEmail, msgEmail)
+func checkEmail(errs *Errors, v value) (string, bool) {
+	if v.kind() != kindString {
+		errs.Add(v.path(), problem.InvalidEmail, msgEmail)
 		return "", false
 	}
-	s := strings.TrimSpace(v.text)
+	text := bytes.TrimSpace(v.text())
 	switch {
-	case s == "":
+	case len(text) == 0:
 		return "", true // only optional fields get here; Required catches ""
-	case utf8.RuneCountInString(s) > MaxEmailLen:
-		errs.AddBound(path, problem.TooLong, MaxEmailLen, msgEmailLong)
-	case !ValidEmail(s):
-		errs.Add(path, problem.InvalidEmail, msgEmail)
+	case utf8.RuneCount(text) > MaxEmailLen:
+		errs.AddBound(v.path(), problem.TooLong, MaxEmailLen, msgEmailLong)
 	default:
-		return s, true
+		if s := string(text); ValidEmail(s) {
+			return s, true
+		}
+		errs.Add(v.path(), problem.InvalidEmail, msgEmail)
 	}
 	return "", false
 }
 
-func checkObject(errs *Errors, path string, v *node) (Object, bool) {
-	if v.kind != kindObject {
-		errs.Add(path, problem.Invalid, msgObject)
+func checkObject(errs *Errors, v value) (Object, bool) {
+	if v.kind() != kindObject {
+		errs.Add(v.path(), problem.Invalid, msgObject)
 		return Object{}, false
 	}
-	return Object{n: v, path: path, errs: errs}, true
+	return Object{d: v.d, i: v.i, errs: errs}, true
 }
 
-func checkArray(errs *Errors, path string, v *node) (Array, bool) {
-	if v.kind != kindArray {
-		errs.Add(path, problem.Invalid, msgArray)
+func checkArray(errs *Errors, v value) (Array, bool) {
+	if v.kind() != kindArray {
+		errs.Add(v.path(), problem.Invalid, msgArray)
 		return Array{}, false
 	}
-	return Array{n: v, path: path, errs: errs}, true
+	return Array{d: v.d, i: v.i, errs: errs}, true
 }

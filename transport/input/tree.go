@@ -2,10 +2,9 @@ package input
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"math"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/slotd/slotd/storage/problem"
@@ -27,7 +26,30 @@ const (
 
 var msgTooDeep = fmt.Sprintf("The body nests deeper than %d levels.", MaxDepth)
 
-var errTooDeep = errors.New("input: nesting too deep")
+// A parsed document is a flat slice of nodes, not a tree of pointers.
+//
+// The scanner (scan.go) appends one node per value in document order, so
+// the root is node 0. A container's direct children are contiguous in
+// doc.kids (kids[off : off+n], in document order), which gives arrays
+// random access and objects a short slice to search. Every node knows its
+// parent and its key (or, in an array, its index): that is all a dotted
+// path needs, so paths are built only when a problem is recorded, by
+// walking up (doc.path), never while parsing or reading.
+//
+// Strings and numbers are spans. A string without escapes, and every number
+// literal, is a span of the input itself; a string with escapes is decoded
+// once, while scanning, into doc.buf and is a span of that. Nothing is
+// copied into a Go string until a reader returns one, so a value nobody
+// reads costs no allocation, and what a reader returns never aliases the
+// input (which may be a fasthttp buffer reused for the next request).
+//
+// Objects are searched by a linear scan over their members: request
+// bodies have a handful, and comparing a few short keys is cheaper than
+// hashing. An object with more than linearMax members also gets an index
+// (doc.big), built while scanning because duplicate keys are found then.
+//
+// A small document (the usual request body) fits in arrays inside the doc,
+// so parsing it is one allocation; a larger one grows the slices.
 
 type kind uint8
 
@@ -40,25 +62,130 @@ const (
 	kindArray
 )
 
-// node is one parsed JSON value. Numbers keep their literal text so that
-// integers are checked exactly instead of through float64.
+const (
+	flagRead   uint8 = 1 << iota // a reader (or Done) has taken this member
+	flagTrue                     // the value of a bool
+	flagValBuf                   // the string's span is in doc.buf (it had escapes)
+	flagKeyBuf                   // the member's key is in doc.buf (it had escapes)
+)
+
+// node is one value. Spans are int32 offsets: a document is at most
+// maxDocLen bytes.
 type node struct {
 	kind  kind
-	b     bool
-	text  string // string value or number literal
-	items []*node
-
-	// Object members in document order; read marks the ones a reader asked
-	// for, so Done can report the rest.
-	keys  []string
-	vals  []*node
-	read  []bool
-	index map[string]int
+	flags uint8
+	// parent is the container holding this value, -1 for the root.
+	parent int32
+	// key is the member's key span; in an array keyOff is the index and
+	// keyLen is 0.
+	keyOff, keyLen int32
+	// off, n: a string's or number literal's span, or a container's
+	// children kids[off : off+n].
+	off, n int32
 }
 
-func (n *node) member(key string) (int, bool) {
-	i, ok := n.index[key]
-	return i, ok
+// linearMax is the member count up to which an object is searched by a
+// linear scan; larger objects are indexed in doc.big.
+const linearMax = 16
+
+// inlineNodes is how many values a document may have before its slices
+// leave the arrays inside doc. A full POST /appointments body has 12.
+const inlineNodes = 24
+
+// maxDocLen is the longest document ParseObject reads: spans are int32.
+// Request bodies are limited far below it; a world file that size would
+// not fit the process anyway.
+const maxDocLen = math.MaxInt32
+
+// doc is one parsed document, shared by every Object and Array read from
+// it. Readers mark members read (flagRead); nothing else changes after
+// ParseObject returns.
+type doc struct {
+	data  []byte  // the input, never written
+	buf   []byte  // decoded strings that had escapes
+	nodes []node  // every value, in document order; the root is 0
+	kids  []int32 // children of containers, each container's contiguous
+	// big indexes objects with more than linearMax members: key to value
+	// node. Nil when there are none.
+	big map[int32]map[string]int32
+
+	inline struct {
+		nodes [inlineNodes]node
+		kids  [inlineNodes]int32
+		stack [inlineNodes]int32 // the parser's scratch (parser.stack)
+	}
+}
+
+func newDoc(data []byte) *doc {
+	d := &doc{data: data}
+	d.nodes = d.inline.nodes[:0]
+	d.kids = d.inline.kids[:0]
+	return d
+}
+
+// text is the content of a string, or the literal of a number.
+func (d *doc) text(i int32) []byte {
+	n := &d.nodes[i]
+	if n.flags&flagValBuf != 0 {
+		return d.buf[n.off : n.off+n.n]
+	}
+	return d.data[n.off : n.off+n.n]
+}
+
+// key is the decoded key of member i.
+func (d *doc) key(i int32) []byte {
+	n := &d.nodes[i]
+	if n.flags&flagKeyBuf != 0 {
+		return d.buf[n.keyOff : n.keyOff+n.keyLen]
+	}
+	return d.data[n.keyOff : n.keyOff+n.keyLen]
+}
+
+// children are the members or elements of container i, in document order.
+func (d *doc) children(i int32) []int32 {
+	n := &d.nodes[i]
+	return d.kids[n.off : n.off+n.n]
+}
+
+// member finds key in object obj: the value's node, or false.
+func (d *doc) member(obj int32, key string) (int32, bool) {
+	if d.nodes[obj].n > linearMax {
+		v, ok := d.big[obj][key]
+		return v, ok
+	}
+	for _, v := range d.children(obj) {
+		if string(d.key(v)) == key {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// path is the dotted path of node i ("" for the root): its ancestors' keys
+// and indexes, outermost first, as join and indexPath would have built them.
+func (d *doc) path(i int32) string {
+	var chain [MaxDepth + 1]int32 // a scalar can sit one level below the deepest container
+	depth := 0
+	for ; d.nodes[i].parent >= 0; i = d.nodes[i].parent {
+		chain[depth] = i
+		depth++
+	}
+	var b []byte
+	for k := depth - 1; k >= 0; k-- {
+		if k != depth-1 {
+			b = append(b, '.')
+		}
+		n := &d.nodes[chain[k]]
+		switch {
+		case d.nodes[n.parent].kind == kindArray:
+			b = strconv.AppendInt(b, int64(n.keyOff), 10)
+		case n.keyLen == 0:
+			b = append(b, emptyKey...)
+		default:
+			b = append(b, d.key(chain[k])...)
+		}
+	}
+	return string(b)
 }
 
 // ParseObject parses data, whose top-level value must be a JSON object, and
@@ -67,143 +194,46 @@ func (n *node) member(key string) (int, bool) {
 // false. Duplicate keys are recorded at their path but leave ok true, so the
 // caller still reports everything else wrong; the first occurrence is kept.
 // errs must not be nil; every Object read from the result reports into it.
+//
+// The document is read in place: data must not change while the result is
+// being read. Values a reader returns are copies.
+//
+// JSON is read as RFC 8259 defines it and encoding/json accepts it, with
+// three rules of our own: the whole document must be valid UTF-8 (encoding/json
+// would quietly replace invalid bytes with U+FFFD, storing text the client
+// never sent), it may nest at most MaxDepth levels, and it may be at most
+// 2 GiB − 1 bytes. A \u escape of a lone UTF-16 surrogate (\ud800 not followed
+// by a low surrogate escape, or a low one on its own) reads as U+FFFD, as
+// encoding/json has it; the text the client wrote was not a character.
 func ParseObject(data []byte, errs *Errors) (obj Object, ok bool) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		errs.Add(problem.PathBody, problem.Required, msgEmpty)
 		return Object{}, false
 	}
-	// encoding/json would quietly replace invalid UTF-8 with U+FFFD, storing
-	// text the client never sent.
-	if !utf8.Valid(data) {
+	if !utf8.Valid(data) || len(data) > maxDocLen {
 		errs.Add(problem.PathBody, problem.Invalid, msgNotJSON)
 		return Object{}, false
 	}
-	p := parser{dec: json.NewDecoder(bytes.NewReader(data))}
-	p.dec.UseNumber()
-	root, err := p.document()
-	switch {
-	case errors.Is(err, errTooDeep):
+	d := newDoc(data)
+	var p parser
+	p.start(d)
+	switch p.parse() {
+	case tooDeep:
 		errs.Add(problem.PathBody, problem.Invalid, msgTooDeep)
 		return Object{}, false
-	case errors.Is(err, errTrailing):
+	case trailing:
 		errs.Add(problem.PathBody, problem.Invalid, msgTrailing)
 		return Object{}, false
-	case err != nil:
+	case notJSON:
 		errs.Add(problem.PathBody, problem.Invalid, msgNotJSON)
 		return Object{}, false
-	case root.kind != kindObject:
+	}
+	if d.nodes[0].kind != kindObject {
 		errs.Add(problem.PathBody, problem.Invalid, msgNotObj)
 		return Object{}, false
 	}
-	for _, path := range p.dups {
-		errs.Add(path, problem.Invalid, msgDup)
+	for _, v := range p.dups {
+		errs.Add(d.path(v), problem.Invalid, msgDup)
 	}
-	return Object{n: root, errs: errs}, true
-}
-
-var errTrailing = errors.New("input: data after the top-level value")
-
-// parser builds the tree from the decoder's token stream. Using tokens
-// rather than Unmarshal into any is what lets it see duplicate keys and stop
-// at MaxDepth before recursing further.
-type parser struct {
-	dec  *json.Decoder
-	dups []string
-}
-
-func (p *parser) document() (*node, error) {
-	tok, err := p.dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	root, err := p.value(tok, "", 1)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := p.dec.Token(); err != io.EOF {
-		return nil, errTrailing
-	}
-	return root, nil
-}
-
-func (p *parser) value(tok json.Token, path string, depth int) (*node, error) {
-	switch v := tok.(type) {
-	case nil:
-		return &node{kind: kindNull}, nil
-	case bool:
-		return &node{kind: kindBool, b: v}, nil
-	case json.Number:
-		return &node{kind: kindNumber, text: string(v)}, nil
-	case string:
-		return &node{kind: kindString, text: v}, nil
-	case json.Delim:
-		if depth > MaxDepth {
-			return nil, errTooDeep
-		}
-		if v == '{' {
-			return p.object(path, depth)
-		}
-		if v == '[' {
-			return p.array(path, depth)
-		}
-	}
-	return nil, errors.New("input: unexpected token")
-}
-
-func (p *parser) object(path string, depth int) (*node, error) {
-	n := &node{kind: kindObject, index: map[string]int{}}
-	for p.dec.More() {
-		tok, err := p.dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, errors.New("input: object key is not a string")
-		}
-		v, err := p.next(join(path, key), depth+1)
-		if err != nil {
-			return nil, err
-		}
-		if _, dup := n.index[key]; dup {
-			p.dups = append(p.dups, join(path, key))
-			continue
-		}
-		n.index[key] = len(n.keys)
-		n.keys = append(n.keys, key)
-		n.vals = append(n.vals, v)
-	}
-	n.read = make([]bool, len(n.keys))
-	return n, p.closing('}')
-}
-
-func (p *parser) array(path string, depth int) (*node, error) {
-	n := &node{kind: kindArray}
-	for p.dec.More() {
-		v, err := p.next(indexPath(path, len(n.items)), depth+1)
-		if err != nil {
-			return nil, err
-		}
-		n.items = append(n.items, v)
-	}
-	return n, p.closing(']')
-}
-
-func (p *parser) next(path string, depth int) (*node, error) {
-	tok, err := p.dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	return p.value(tok, path, depth)
-}
-
-func (p *parser) closing(want json.Delim) error {
-	tok, err := p.dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok != want {
-		return errors.New("input: unbalanced delimiter")
-	}
-	return nil
+	return Object{d: d, i: 0, errs: errs}, true
 }

@@ -1,6 +1,7 @@
 package input
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,4 +157,105 @@ func TestEmptyKeyHasAPath(t *testing.T) {
 	a.Done()
 	o.Done()
 	require.Equal(t, []string{`a."" unknown_field`, `"" unknown_field`}, summary(errs.List()))
+}
+
+// TestGrammar: the scanner's verdicts on the corners of RFC 8259, the same
+// as encoding/json's (FuzzParseDifferential holds it to them for any input).
+func TestGrammar(t *testing.T) {
+	bad := []string{
+		`{"a":tru}`, `{"a":True}`, `{"a":nul}`, `{"a":NaN}`, `{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":-}`,
+		`{"a":+1}`, `{"a":1e}`, `{"a":1e+}`, `{"a":0x1}`, `{"a":"\x"}`, `{"a":"\'"}`, `{"a":"\u12"}`,
+		`{"a":"\u12g4"}`, "{\"a\":\"\t\"}", "{\"a\":\"\x1f\"}", `{"a" 1}`, `{"a":1 "b":2}`, `{1:2}`,
+		`{"a":[1,]}`, `{"a":[,1]}`, `{"a":[1 2]}`, `{"a":[}`, `{"a":1]`, `{"a`, `{"a":"\`, "\ufeff{}", "\v{}",
+	}
+	for _, doc := range bad {
+		var errs Errors
+		_, ok := ParseObject([]byte(doc), &errs)
+		require.False(t, ok, doc)
+		require.Equal(t, []string{"(body) invalid"}, summary(errs.List()), doc)
+		require.Equal(t, msgNotJSON, errs.List()[0].Message, doc)
+	}
+	good := []string{
+		`{"a":-0,"b":0.5,"c":1e10,"d":1E-3,"e":-1.25e+7}`, `{"a":"\"\\\/\b\f\n\r\t\u00e9"}`,
+		"{\"a\":\"\x7f\u2028\"}", " \t\r\n{ \"a\" : [ 1 , { } , [ ] ] } \t\r\n",
+	}
+	for _, doc := range good {
+		var errs Errors
+		_, ok := ParseObject([]byte(doc), &errs)
+		require.True(t, ok, doc)
+	}
+	var errs Errors
+	ParseObject([]byte("{}\u00a0"), &errs) // Unicode space is not JSON whitespace
+	require.Equal(t, msgTrailing, errs.List()[0].Message)
+}
+
+// TestSurrogates: a \u escape pair of a high and a low surrogate is one
+// character; a lone surrogate reads as U+FFFD (as encoding/json has it) and
+// the escape after it is read on its own. Keys follow the same rule, so two
+// different lone surrogates are the same key.
+func TestSurrogates(t *testing.T) {
+	cases := map[string]string{
+		`\ud83d\ude00`:       "😀",
+		`\uD83D\uDE00`:       "😀",
+		`\ud83d`:             "\uFFFD",
+		`\ude00`:             "\uFFFD",
+		`\ud83dx`:            "\uFFFDx",
+		`\ud83d\u0041`:       "\uFFFDA",
+		`\ud83d\ud83d\ude00`: "\uFFFD😀",
+		`\ude00\ud83d`:       "\uFFFD\uFFFD",
+		`\ud83d\n`:           "\uFFFD\n",
+		`\u0000`:             "\x00",
+	}
+	for esc, want := range cases {
+		got, ok, fields := readDoc(t, `{"s":"`+esc+`"}`, func(o Object) (string, bool) { return o.String("s", Optional, 10) })
+		require.True(t, ok, esc)
+		require.Equal(t, want, got, esc)
+		require.Empty(t, fields)
+	}
+	var errs Errors
+	ParseObject([]byte(`{"\ud800":1,"\udc00":2}`), &errs)
+	require.Equal(t, []string{"\uFFFD invalid"}, summary(errs.List()))
+}
+
+// TestLargeObject: past linearMax members an object is indexed; lookups,
+// duplicates and Done behave as for a small one.
+func TestLargeObject(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"x":{`)
+	for i := range 3 * linearMax {
+		b.WriteString(`"k` + strconv.Itoa(i) + `":` + strconv.Itoa(i) + `,`)
+	}
+	b.WriteString(`"k3":-1,"k\u0034":-2,"k40":-3}}`)
+	var errs Errors
+	o, ok := ParseObject([]byte(b.String()), &errs)
+	require.True(t, ok)
+	x, _ := o.Object("x", Required)
+	for i := range 3 * linearMax {
+		if i == 20 {
+			continue
+		}
+		n, ok := x.Int("k"+strconv.Itoa(i), Required, 0, 1000)
+		require.True(t, ok)
+		require.Equal(t, i, n)
+	}
+	require.False(t, x.Has("k48"))
+	x.Done()
+	o.Done()
+	require.Equal(t, []string{"x.k3 invalid", "x.k4 invalid", "x.k40 invalid", "x.k20 unknown_field"}, summary(errs.List()))
+}
+
+// TestPathsAreBuiltFromTheTree: a problem deep in the document names every
+// level, keys and indexes, the way join and indexPath spell them.
+func TestPathsAreBuiltFromTheTree(t *testing.T) {
+	var errs Errors
+	o, _ := ParseObject([]byte(`{"a":[{"":{"b":[null,[{"c":"x"}]]}}]}`), &errs)
+	a, _ := o.Array("a", Required)
+	e, _ := a.Object(0)
+	m, _ := e.Object("", Required)
+	l, _ := m.Array("b", Required)
+	inner, _ := l.Array(1)
+	c, _ := inner.Object(0)
+	require.Equal(t, `a.0."".b.1.0`, c.Path())
+	c.Int("c", Required, 0, 1)
+	require.Equal(t, []string{`a.0."".b.1.0.c invalid`}, summary(errs.List()))
 }

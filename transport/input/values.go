@@ -2,6 +2,7 @@ package input
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,15 @@ func ParseTime(s string) (time.Time, error) {
 		return time.Time{}, errTime
 	}
 	return t.UTC(), nil
+}
+
+// parseTime is ParseTime of a string's text in a document; an overlong one
+// is refused before it is copied.
+func parseTime(text []byte) (time.Time, error) {
+	if len(text) > maxTimeLen {
+		return time.Time{}, errTime
+	}
+	return ParseTime(string(text))
 }
 
 // ValidEmail is a pragmatic address check: one '@', a non-empty local part
@@ -71,7 +81,7 @@ func validDomain(d string) bool {
 // parseUUID accepts only the canonical 8-4-4-4-12 form. uuid.Parse also
 // takes braces, "urn:uuid:" and 32 bare digits; accepting those would give
 // one id several spellings in URLs, logs and idempotency hashes.
-func parseUUID(s string) (uuid.UUID, bool) {
+func parseUUID(s []byte) (uuid.UUID, bool) {
 	if len(s) != 36 {
 		return uuid.UUID{}, false
 	}
@@ -87,7 +97,7 @@ func parseUUID(s string) (uuid.UUID, bool) {
 			return uuid.UUID{}, false
 		}
 	}
-	u, err := uuid.Parse(s)
+	u, err := uuid.ParseBytes(s)
 	return u, err == nil
 }
 
@@ -107,17 +117,37 @@ const (
 
 // parseInt reads a JSON number literal as an int. Only plain integer
 // literals count: 1.0 and 1e2 are refused rather than converted through
-// float64, which would silently round large values.
-func parseInt(lit string) (int, intResult) {
-	if strings.ContainsAny(lit, ".eE") {
-		return 0, intNotWhole
-	}
-	v, err := strconv.ParseInt(lit, 10, strconv.IntSize)
-	if err != nil { // the decoder validated the syntax, so this is range
-		if strings.HasPrefix(lit, "-") {
-			return 0, intTooSmall
+// float64, which would silently round large values. The scanner validated
+// the syntax, so a literal without '.', 'e' or 'E' is -?digits.
+func parseInt[T string | []byte](lit T) (int, intResult) {
+	for i := 0; i < len(lit); i++ {
+		if c := lit[i]; c == '.' || c == 'e' || c == 'E' {
+			return 0, intNotWhole
 		}
-		return 0, intTooLarge
+	}
+	neg := len(lit) > 0 && lit[0] == '-'
+	limit := uint64(math.MaxInt) // the magnitude allowed
+	start := 0
+	if neg {
+		limit++
+		start = 1
+	}
+	var v uint64
+	for i := start; i < len(lit); i++ {
+		d := uint64(lit[i] - '0')
+		if d > 9 {
+			return 0, intNotWhole // not a literal the scanner passes
+		}
+		if v > (limit-d)/10 {
+			if neg {
+				return 0, intTooSmall
+			}
+			return 0, intTooLarge
+		}
+		v = v*10 + d
+	}
+	if neg {
+		return -int(v), intOK
 	}
 	return int(v), intOK
 }
