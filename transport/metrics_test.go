@@ -238,20 +238,20 @@ func TestCompactAccessLineMatchesTheHandler(t *testing.T) {
 	biz := business.NewHandle(bizID)
 	end := time.Date(2026, 11, 24, 9, 30, 1, 234567891, time.UTC)
 	for _, c := range []struct {
-		ro     routeObs
+		ro     *routeObs
 		status int
 		took   time.Duration
 		biz    *business.Handle
 		id     string
 	}{
-		{routeObs{listener: "public", method: "GET", pattern: "/api/v1/services/{id}"}, 200, 412 * time.Microsecond, biz, "ab12-7"},
-		{routeObs{listener: "admin", method: "POST", pattern: "unmatched"}, 404, 3 * time.Second, nil, ""},
-		{routeObs{listener: "public", method: "other", pattern: "/a b"}, 500, 12*time.Millisecond + 345*time.Microsecond, nil, `x"y`},
+		{&routeObs{listener: "public", method: "GET", pattern: "/api/v1/services/{id}"}, 200, 412 * time.Microsecond, biz, "ab12-7"},
+		{&routeObs{listener: "admin", method: "POST", pattern: "unmatched"}, 404, 3 * time.Second, nil, ""},
+		{&routeObs{listener: "public", method: "other", pattern: "/a b"}, 500, 12*time.Millisecond + 345*time.Microsecond, nil, `x"y`},
 	} {
 		var fast, slow bytes.Buffer
 		var ctx fasthttp.RequestCtx
 		ctx.Response.Header.Set(requestIDHeader, c.id)
-		(&compactHandler{mu: &sync.Mutex{}, w: &fast}).access(&ctx, &c.ro, c.biz, c.status, end, c.took)
+		(&compactHandler{mu: &sync.Mutex{}, w: &fast}).access(&ctx, c.ro, c.biz, c.status, end, c.took)
 		s := &Server{}
 		s.AccessLog = slog.New(&compactHandler{mu: &sync.Mutex{}, w: &slow})
 		// The handler path, as logAccess takes it for any other handler.
