@@ -19,7 +19,7 @@ import (
 // operator's and stay; decisions §4, "World reload"). A key that stops
 // working is a surprise to whoever holds it, so each one is logged with
 // its id and business, never the key itself (slotd only has its hash).
-func PutWorld(ctx context.Context, dir *directory.Directory, specs []catalog.Spec, now time.Time, log *slog.Logger) ([]directory.PutResult, error) {
+func PutWorld(ctx context.Context, dir *directory.Directory, specs []catalog.Spec, now time.Time, log *slog.Logger, alsoInLoad ...uuid.UUID) ([]directory.PutResult, error) {
 	before := make([]*tenant.State, len(specs))
 	for i := range specs {
 		h, err := dir.Business(ctx, specs[i].Business.ID)
@@ -28,7 +28,7 @@ func PutWorld(ctx context.Context, dir *directory.Directory, specs []catalog.Spe
 		}
 		before[i] = h.State()
 	}
-	rs, err := dir.Put(ctx, specs)
+	rs, err := dir.Put(ctx, specs, alsoInLoad...)
 	for i, r := range rs { // the businesses put, also when a later one failed
 		if !r.Changed || before[i] == nil {
 			continue

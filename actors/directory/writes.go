@@ -28,12 +28,14 @@ type PutResult struct {
 
 // Put makes each business match its spec, in order. Callers validate the
 // specs first (package world); Put refuses a key that another business
-// outside the specs already holds before writing anything, so a refused
-// load writes nothing.
-func (d *Directory) Put(ctx context.Context, specs []catalog.Spec) ([]PutResult, error) {
+// outside the load already holds before writing anything, so a refused
+// put writes nothing. A load put a business at a time (a large world
+// file) names the other businesses of the load in alsoInLoad, so that a
+// key moving between two of them is not refused.
+func (d *Directory) Put(ctx context.Context, specs []catalog.Spec, alsoInLoad ...uuid.UUID) ([]PutResult, error) {
 	d.keyMu.Lock()
 	defer d.keyMu.Unlock()
-	if err := d.checkKeys(specs); err != nil {
+	if err := d.checkKeys(specs, alsoInLoad); err != nil {
 		return nil, err
 	}
 	out := make([]PutResult, 0, len(specs))
@@ -47,11 +49,23 @@ func (d *Directory) Put(ctx context.Context, specs []catalog.Spec) ([]PutResult,
 	return out, nil
 }
 
-// checkKeys refuses specs whose keys belong to a business not among them.
-func (d *Directory) checkKeys(specs []catalog.Spec) error {
-	inLoad := make(map[uuid.UUID]bool, len(specs))
+// CheckKeys refuses a load whose keys belong to a business outside it,
+// as Put does, without writing: a load put a business at a time checks
+// the whole of it first (only the businesses' ids and keys are needed).
+func (d *Directory) CheckKeys(load []catalog.Spec) error {
+	d.keyMu.Lock()
+	defer d.keyMu.Unlock()
+	return d.checkKeys(load, nil)
+}
+
+// checkKeys refuses specs whose keys belong to a business not in the load.
+func (d *Directory) checkKeys(specs []catalog.Spec, also []uuid.UUID) error {
+	inLoad := make(map[uuid.UUID]bool, len(specs)+len(also))
 	for i := range specs {
 		inLoad[specs[i].Business.ID] = true
+	}
+	for _, id := range also {
+		inLoad[id] = true
 	}
 	for i := range specs {
 		for _, k := range specs[i].Keys {

@@ -278,3 +278,34 @@ func startBinary(t *testing.T, bin, data string, args ...string) (*server, *exec
 		}
 	}
 }
+
+// A world file given with --world is read business by business; a key it
+// gives to a business that another business outside the file holds is
+// refused with the path of that business in the file, and nothing of the
+// file is loaded.
+func TestWorldFileKeyOfAnotherBusinessIsRefusedAtItsPath(t *testing.T) {
+	s := startWorld(t)
+	s.stop()
+	var w map[string][]map[string]any
+	raw, err := os.ReadFile("testdata/world.json")
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &w))
+	studio := w["businesses"][1]
+	name := studio["name"]
+	studio["name"] = "Renamed before the thief"
+	thief := map[string]any{"id": "0e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b", "name": "Thief", "timezone": "UTC", "currency": "EUR",
+		"plan": "pro", "apiKeys": []any{map[string]any{"key": keyFull, "scopes": []any{"services:read"}}}}
+	file := filepath.Join(t.TempDir(), "world.json")
+	data, err := json.Marshal(map[string]any{"businesses": []any{studio, thief}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(file, data, 0o644))
+	var out, errb bytes.Buffer
+	code := run([]string{"serve", "--data", s.data, "--world", file, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"},
+		func(string) string { return "" }, &out, &errb)
+	require.Equal(t, 1, code)
+	require.Contains(t, errb.String(), "businesses.1.apiKeys", errb.String())
+
+	s2 := start(t, s.data)
+	require.Equal(t, 200, s2.get("/api/v1/me", keyFull).Status, "the salon keeps its key")
+	require.Equal(t, name, s2.get("/api/v1/me", keyStudio).Body["name"], "nothing of the file was put")
+}

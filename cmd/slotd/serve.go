@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	_ "embed"
@@ -10,6 +11,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +25,7 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/wire"
@@ -151,20 +155,68 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 }
 
 // loadWorld loads --world as the admin API loads a world (transport.PutWorld).
+// loadWorld reads the world file twice, business by business, never
+// whole: first to check all of it (so a bad file loads nothing), then to
+// put each business as it is read. Memory holds one business's document
+// at a time however large the file.
 func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *slog.Logger) error {
 	path := c.World
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("world file %s: %w", path, err)
-	}
-	specs, err := world.Parse(data)
+	fail := func(err error) error { return fmt.Errorf("world file %s:\n%s", path, indent(err.Error())) }
+	var outline []catalog.Spec
+	err := readFile(path, func(r io.Reader) (err error) {
+		outline, err = world.Check(r)
+		return err
+	})
 	if err == nil {
-		_, err = transport.PutWorld(ctx, dir, specs, c.clock.Now(), log)
+		err = dir.CheckKeys(outline)
 	}
 	if err != nil {
-		return fmt.Errorf("world file %s:\n%s", path, indent(err.Error()))
+		return fail(err)
+	}
+	ids := make([]uuid.UUID, len(outline))
+	for i := range outline {
+		ids[i] = outline[i].Business.ID
+	}
+	now := c.clock.Now()
+	err = readFile(path, func(r io.Reader) error {
+		i := 0
+		return world.Each(r, func(spec catalog.Spec) error {
+			_, err := transport.PutWorld(ctx, dir, []catalog.Spec{spec}, now, log, ids...)
+			i++
+			return renumber(err, i-1)
+		})
+	})
+	if err != nil {
+		return fail(err)
 	}
 	return nil
+}
+
+// renumber makes the paths of a put's problem name business i of the
+// file: each business is put alone, as the only one of its put.
+func renumber(err error, i int) error {
+	var pe *problem.Error
+	if !errors.As(err, &pe) {
+		return err
+	}
+	out := *pe
+	out.Fields = slices.Clone(pe.Fields)
+	for j := range out.Fields {
+		if rest, ok := strings.CutPrefix(out.Fields[j].Path, "businesses.0"); ok {
+			out.Fields[j].Path = "businesses." + strconv.Itoa(i) + rest
+		}
+	}
+	return &out
+}
+
+// readFile hands fn the open file at path, buffered.
+func readFile(path string, fn func(io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return fn(bufio.NewReaderSize(f, 1<<20))
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ") }

@@ -101,6 +101,7 @@ const maxDocLen = math.MaxInt32
 // it. Readers mark members read (flagRead); nothing else changes after
 // ParseObject returns.
 type doc struct {
+	base  string  // the path of the root in a larger document (ParseObjectAt); "" for a whole one
 	data  []byte  // the input, never written
 	buf   []byte  // decoded strings that had escapes
 	nodes []node  // every value, in document order; the root is 0
@@ -171,6 +172,13 @@ func (d *doc) path(i int32) string {
 		depth++
 	}
 	var b []byte
+	if d.base != "" {
+		if depth == 0 {
+			return d.base
+		}
+		b = append(b, d.base...)
+		b = append(b, '.')
+	}
 	for k := depth - 1; k >= 0; k-- {
 		if k != depth-1 {
 			b = append(b, '.')
@@ -186,6 +194,30 @@ func (d *doc) path(i int32) string {
 		}
 	}
 	return string(b)
+}
+
+// ParseObjectAt parses data, the value at path base of a larger document
+// that is read piece by piece (a world file, business by business), as
+// ParseObject parses a whole one: problems are recorded under base, and a
+// value that is not an object is reported at base as an object member
+// would be. Depth counts from data's own top level.
+func ParseObjectAt(data []byte, base string, errs *Errors) (Object, bool) {
+	var own Errors
+	obj, ok := parseObject(data, base, &own)
+	errs.total += own.total - len(own.fields) // those beyond MaxFields
+	for _, f := range own.fields {
+		if f.Path == problem.PathBody {
+			f.Path = base
+			if f.Message == msgNotObj {
+				f.Message = msgObject
+			}
+		}
+		errs.add(f)
+	}
+	if ok {
+		obj.errs = errs
+	}
+	return obj, ok
 }
 
 // ParseObject parses data, whose top-level value must be a JSON object, and
@@ -206,6 +238,10 @@ func (d *doc) path(i int32) string {
 // by a low surrogate escape, or a low one on its own) reads as U+FFFD, as
 // encoding/json has it; the text the client wrote was not a character.
 func ParseObject(data []byte, errs *Errors) (obj Object, ok bool) {
+	return parseObject(data, "", errs)
+}
+
+func parseObject(data []byte, base string, errs *Errors) (obj Object, ok bool) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		errs.Add(problem.PathBody, problem.Required, msgEmpty)
 		return Object{}, false
@@ -215,6 +251,7 @@ func ParseObject(data []byte, errs *Errors) (obj Object, ok bool) {
 		return Object{}, false
 	}
 	d := newDoc(data)
+	d.base = base
 	var p parser
 	p.start(d)
 	switch p.parse() {

@@ -259,3 +259,27 @@ func TestPathsAreBuiltFromTheTree(t *testing.T) {
 	c.Int("c", Required, 0, 1)
 	require.Equal(t, []string{`a.0."".b.1.0.c invalid`}, summary(errs.List()))
 }
+
+func TestParseObjectAtReportsUnderItsPath(t *testing.T) {
+	var errs Errors
+	o, ok := ParseObjectAt([]byte(`{"a": {"b": 1}, "a": 2}`), "businesses.3", &errs)
+	require.True(t, ok)
+	in, _ := o.Object("a", Required)
+	in.String("b", Required, 10)
+	in.Done()
+	o.Done()
+	require.Equal(t, []string{"businesses.3.a invalid", "businesses.3.a.b invalid"}, pathsAndReasons(errs.List()))
+
+	errs = Errors{}
+	_, ok = ParseObjectAt([]byte(`7`), "businesses.0", &errs)
+	require.False(t, ok)
+	require.Equal(t, []problem.Field{{Path: "businesses.0", Reason: problem.Invalid, Message: "Must be an object."}}, errs.List())
+}
+
+func pathsAndReasons(fs []problem.Field) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Path+" "+string(f.Reason))
+	}
+	return out
+}

@@ -1,0 +1,232 @@
+package world
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/input"
+)
+
+// Reading a world file business by business. Parse holds the whole
+// document's values at once, which for a file of a million appointments is
+// gigabytes; Check and Each read the businesses array one element at a
+// time, so memory holds the largest business, never the file. They report
+// the problems Parse reports (the same paths, reasons and messages; the
+// whole-document ones come after those of the businesses).
+//
+// The document is walked with encoding/json's token stream; each business
+// element is handed whole to input.ParseObjectAt and read by the same code
+// as Parse's. What remains of the document — its members, with each
+// business element replaced by {} — is then read by input as Parse reads
+// the whole, so the rules on the top level (unknown members, a missing or
+// mistyped businesses array, elements that are not objects) are one
+// implementation, not two.
+
+// Check reads the world file in r and returns nil, or an *Error listing
+// every problem, and an outline of its businesses in file order: each
+// spec with only its profile and keys, so a caller can check across the
+// whole file what needs no more (key ownership) before putting any of it.
+func Check(r io.Reader) ([]catalog.Spec, error) {
+	var outline []catalog.Spec
+	err := walkFile(r, func(spec catalog.Spec) error {
+		outline = append(outline, catalog.Spec{Business: spec.Business, Keys: spec.Keys})
+		return nil
+	}, true)
+	return outline, err
+}
+
+// Each reads the world file in r, as Check does, and calls fn with each
+// business in file order, stopping at fn's first error. Run it on a file
+// Check accepted: should it find a problem after all (the file changed
+// between the two readings), the businesses before it have been handed
+// to fn already.
+func Each(r io.Reader, fn func(catalog.Spec) error) error { return walkFile(r, fn, false) }
+
+// errStop ends a walk whose problems are reported in errs.
+var errStop = errors.New("world: stop")
+
+// walker is one walk over a document.
+type walker struct {
+	dec      *json.Decoder
+	errs     input.Errors
+	skel     bytes.Buffer // the document, business elements replaced by {}
+	seenKeys map[catalog.KeyHash]bool
+	seenIDs  map[uuid.UUID]bool
+	fn       func(catalog.Spec) error
+	all      bool // hand fn every business, even after a problem (Check)
+}
+
+func walkFile(r io.Reader, fn func(catalog.Spec) error, all bool) error {
+	w := &walker{dec: json.NewDecoder(r), seenKeys: map[catalog.KeyHash]bool{}, seenIDs: map[uuid.UUID]bool{}, fn: fn, all: all}
+	w.dec.UseNumber()
+	if err := w.document(); err != nil {
+		if errors.Is(err, errStop) {
+			return newError(&w.errs)
+		}
+		return err
+	}
+	// The top level, with the businesses elided, read as Parse reads it.
+	root, ok := input.ParseObject(w.skel.Bytes(), &w.errs)
+	if ok {
+		list, _ := root.Array("businesses", input.Required)
+		for i := 0; i < list.Len(); i++ {
+			list.Object(i) // a {} stand-in reads clean; anything else is reported
+		}
+		root.Done()
+	}
+	if !w.errs.Empty() {
+		return newError(&w.errs)
+	}
+	return nil
+}
+
+// document walks the top-level object. A malformed document is reported
+// as Parse reports it, alone.
+func (w *walker) document() error {
+	tok, err := w.dec.Token()
+	switch {
+	case errors.Is(err, io.EOF):
+		return w.whole("")
+	case err != nil:
+		return w.whole("{")
+	case tok != json.Delim('{'):
+		if d, ok := tok.(json.Delim); ok && d != '[' {
+			return w.whole("{")
+		}
+		return w.whole("[]")
+	}
+	w.skel.WriteByte('{')
+	for n := 0; w.dec.More(); n++ {
+		if err := w.member(n); err != nil {
+			return err
+		}
+	}
+	if tok, err := w.dec.Token(); err != nil || tok != json.Delim('}') {
+		return w.whole("{")
+	}
+	w.skel.WriteByte('}')
+	if _, err := w.dec.Token(); !errors.Is(err, io.EOF) {
+		return w.whole("{} {}") // anything after the object is trailing data
+	}
+	return nil
+}
+
+// whole reports a problem of the whole document: the one input reports for
+// a document like like.
+func (w *walker) whole(like string) error {
+	w.errs = input.Errors{}
+	input.ParseObject([]byte(like), &w.errs)
+	return errStop
+}
+
+// member walks the n-th top-level member: the businesses array element by
+// element, anything else copied whole into the skeleton.
+func (w *walker) member(n int) error {
+	tok, err := w.dec.Token()
+	key, ok := tok.(string)
+	if err != nil || !ok {
+		return w.whole("{")
+	}
+	if n > 0 {
+		w.skel.WriteByte(',')
+	}
+	k, _ := json.Marshal(key)
+	w.skel.Write(k)
+	w.skel.WriteByte(':')
+	if key == "businesses" {
+		return w.businesses()
+	}
+	var raw json.RawMessage
+	if err := w.dec.Decode(&raw); err != nil {
+		return w.whole("{")
+	}
+	w.skel.Write(raw)
+	return nil
+}
+
+// businesses walks the value of "businesses": an array is read element by
+// element; anything else goes to the skeleton (where input reports it),
+// an object as {} so that its contents are not held.
+func (w *walker) businesses() error {
+	tok, err := w.dec.Token()
+	if err != nil {
+		return w.whole("{")
+	}
+	switch tok {
+	case json.Delim('['):
+	case json.Delim('{'):
+		w.skel.WriteString("{}")
+		return w.skip()
+	default:
+		v, _ := json.Marshal(tok)
+		w.skel.Write(v)
+		return nil
+	}
+	w.skel.WriteByte('[')
+	for i := 0; w.dec.More(); i++ {
+		if i > 0 {
+			w.skel.WriteByte(',')
+		}
+		if err := w.element(i); err != nil {
+			return err
+		}
+	}
+	if tok, err := w.dec.Token(); err != nil || tok != json.Delim(']') {
+		return w.whole("{")
+	}
+	w.skel.WriteByte(']')
+	return nil
+}
+
+// element reads business i and hands it on.
+func (w *walker) element(i int) error {
+	var raw json.RawMessage
+	if err := w.dec.Decode(&raw); err != nil {
+		return w.whole("{")
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		w.skel.Write(raw) // not an object: the skeleton's reading says so
+		return nil
+	}
+	w.skel.WriteString("{}")
+	o, ok := input.ParseObjectAt(raw, "businesses."+strconv.Itoa(i), &w.errs)
+	if !ok {
+		return nil
+	}
+	spec, idOK := readBusiness(o, &w.errs, w.seenKeys)
+	if idOK && w.seenIDs[spec.Business.ID] {
+		w.errs.Add(o.PathOf("id"), problem.Invalid, "Another business in the file has this id.")
+	}
+	if idOK {
+		w.seenIDs[spec.Business.ID] = true
+	}
+	o.Done()
+	if !w.all && !w.errs.Empty() {
+		return errStop
+	}
+	return w.fn(spec)
+}
+
+// skip consumes the rest of an object or array whose opening delimiter was
+// read.
+func (w *walker) skip() error {
+	for depth := 1; depth > 0; {
+		tok, err := w.dec.Token()
+		if err != nil {
+			return w.whole("{")
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
+}
