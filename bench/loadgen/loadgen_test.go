@@ -257,9 +257,9 @@ func TestPercentile(t *testing.T) {
 	for i := range samples {
 		samples[len(samples)-1-i] = time.Duration(i + 1) // reversed: latencyOf must sort
 	}
-	assert.Equal(t, Latency{P50: 500, P90: 900, P99: 990, P999: 999, Max: 1000}, latencyOf(samples))
-	assert.Equal(t, Latency{P50: 7, P90: 7, P99: 7, P999: 7, Max: 7}, latencyOf([]time.Duration{7}))
-	assert.Equal(t, Latency{}, latencyOf(nil))
+	assert.Equal(t, Latency{P50: 500, P90: 900, P99: 990, P999: 999, Max: 1000}, LatencyOf(samples))
+	assert.Equal(t, Latency{P50: 7, P90: 7, P99: 7, P999: 7, Max: 7}, LatencyOf([]time.Duration{7}))
+	assert.Equal(t, Latency{}, LatencyOf(nil))
 }
 
 func TestOutput(t *testing.T) {
