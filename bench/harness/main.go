@@ -142,6 +142,9 @@ func Run(ctx context.Context, opt Options, progress io.Writer) (*Report, error) 
 // cleanup stops every child by PID and removes the run's directory.
 func (h *harness) cleanup() {
 	h.procs.stopAll(30 * time.Second)
+	if err := h.pgRemove(); err != nil {
+		h.progress("removing the PostgreSQL cluster: %v", err)
+	}
 	if h.opt.Keep {
 		h.progress("kept %s", h.tmp)
 		return

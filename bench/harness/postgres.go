@@ -72,11 +72,23 @@ func (h *harness) postgres(ctx context.Context, l *layout, name string) error {
 	}
 	pg.Best = max(pg.Best, phase.RPS)
 	if name == "pg-after" {
-		if err := os.RemoveAll(c.dir); err != nil {
-			return err
-		}
-		h.progress("PostgreSQL: removed %s", c.dir)
+		return h.pgRemove()
 	}
+	return nil
+}
+
+// pgRemove removes the cluster's directory, once its postmaster has
+// stopped.
+func (h *harness) pgRemove() error {
+	if h.pg == nil || h.pg.dir == "" {
+		return nil
+	}
+	dir := h.pg.dir
+	h.pg.dir = ""
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	h.progress("PostgreSQL: removed %s", dir)
 	return nil
 }
 
@@ -118,15 +130,15 @@ func (h *harness) pgSetup(ctx context.Context, l *layout) (*pgCluster, string, e
 			return unavailable(err.Error())
 		}
 	}
-	// The cluster's user must reach its directory inside the run's.
-	if err := os.Chmod(h.tmp, 0o711); err != nil {
+	// The cluster's user must reach its directory, so it is made in the
+	// system's temporary directory rather than in the run's (private, and
+	// perhaps below other private directories); cleanup removes it.
+	dir, err := os.MkdirTemp("", "slotd-harness-pg-")
+	if err != nil {
 		return nil, "", err
 	}
-	c.dir = filepath.Join(h.tmp, "postgres")
-	c.data = filepath.Join(c.dir, "data")
-	if err := os.Mkdir(c.dir, 0o700); err != nil {
-		return nil, "", err
-	}
+	c.dir, c.data = dir, filepath.Join(dir, "data")
+	h.pg = c
 	if c.cred != nil {
 		if err := os.Chown(c.dir, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
 			return nil, "", err

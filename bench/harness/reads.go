@@ -124,6 +124,9 @@ func (h *harness) measure(ctx context.Context, name, title, server string, cfg l
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: cut short: %w", name, err) // not a measurement
+	}
 	p := phaseOf(name, title, server, sum)
 	p.HarnessCPUSeconds = (selfCPU() - self).Seconds()
 	if s != nil {
