@@ -44,6 +44,7 @@ type Options struct {
 	PostgresDur     time.Duration
 
 	// Output and housekeeping.
+	Profile bool   // CPU profiles of slotd during the storm and the 7-day availability phase
 	JSON    string // write every figure here
 	SVG     string // write the latency chart here
 	Slotd   string // use this slotd binary instead of building ./cmd/slotd
@@ -60,6 +61,7 @@ func defaults() Options {
 		Connections: 64, StormConnections: 64, RaceClients: 64, RaceSlots: 50,
 		Timeout: 10 * time.Second, DrainTimeout: 5 * time.Minute, ReadyTimeout: 10 * time.Minute,
 		Postgres: "auto", PostgresClients: 16, PostgresDur: 15 * time.Second,
+		Profile: true,
 	}
 }
 
@@ -95,6 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Postgres, "pg", o.Postgres, "PostgreSQL baseline: auto (when initdb and pgbench are on PATH), on, off")
 	fs.IntVar(&o.PostgresClients, "pg-clients", o.PostgresClients, "pgbench clients")
 	fs.DurationVar(&o.PostgresDur, "pg-d", o.PostgresDur, "duration of each pgbench run")
+	fs.BoolVar(&o.Profile, "profile", o.Profile, "profile slotd's CPU during the storm and the 7-day availability phase and report the shares")
 	fs.StringVar(&o.JSON, "json", "", "write every figure to this `file`")
 	fs.StringVar(&o.SVG, "svg", "", "write the latency chart to this `file`")
 	fs.StringVar(&o.Slotd, "slotd", "", "use this slotd `binary` instead of building ./cmd/slotd")

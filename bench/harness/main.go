@@ -33,8 +33,10 @@
 //     into a fresh slotd: time to ready and RSS; then kill -9 and a restart:
 //     time to the first answer.
 //
-// Progress goes to stderr; the table, one line per figure with its target,
-// and the summary line to stdout. Every process it starts is stopped by its
+// During the storm and the 7-day availability phase it takes CPU profiles
+// of slotd from its admin listener and reports their shares (-profile).
+// Progress goes to stderr; the table (Markdown, one line per figure with
+// its baseline, ratio, target and result) and the summary line to stdout. Every process it starts is stopped by its
 // PID, also on Ctrl-C or failure; it talks to loopback only.
 // docs/PERFORMANCE.md keeps the latest full-size table.
 package main

@@ -104,7 +104,7 @@ func (h *harness) slotdReadPhase(ctx context.Context, s *slotd, l *layout, name,
 			req.Header.Set("Authorization", l.bearer[b])
 		},
 	}
-	p, err := h.measure(ctx, name, title, "slotd", cfg, s)
+	p, err := h.measure(ctx, name, title, "slotd", cfg, s, name == "availability-week")
 	if err != nil {
 		return err
 	}
@@ -114,10 +114,14 @@ func (h *harness) slotdReadPhase(ctx context.Context, s *slotd, l *layout, name,
 
 // measure runs one load and records it as a phase, with slotd's CPU and
 // GC CPU over the same interval when s is not nil.
-func (h *harness) measure(ctx context.Context, name, title, server string, cfg loadgen.Config, s *slotd) (*Phase, error) {
+func (h *harness) measure(ctx context.Context, name, title, server string, cfg loadgen.Config, s *slotd, profile bool) (*Phase, error) {
 	var before usage
+	var profiled func() *Profile
 	if s != nil {
 		before = s.usage()
+		if profile {
+			profiled = h.startProfile(ctx, s, name, cfg.Duration)
+		}
 	}
 	self := selfCPU()
 	sum, err := loadgen.Run(ctx, cfg)
@@ -141,9 +145,15 @@ func (h *harness) measure(ctx context.Context, name, title, server string, cfg l
 			}
 		}
 	}
+	if profiled != nil {
+		p.Profile = profiled()
+	}
 	h.rep.Phases = append(h.rep.Phases, p)
 	h.progress("%s: %.0f req/s, p50 %s p99 %s p99.9 %s max %s, errors %d%s", name, p.RPS,
 		msText(p.Latency.P50), msText(p.Latency.P99), msText(p.Latency.P999), msText(p.Latency.Max), p.Errors, cpuText(&p))
+	if p.Profile != nil {
+		h.progress("%s: CPU profile shares: %s", name, profileText(p.Profile))
+	}
 	return &h.rep.Phases[len(h.rep.Phases)-1], nil
 }
 
@@ -151,7 +161,7 @@ func cpuText(p *Phase) string {
 	if p.ServerCPUPerReqUS < 0 {
 		return ""
 	}
-	return fmt.Sprintf("; slotd CPU %.0f µs/request, GC %.0f%% of it", p.ServerCPUPerReqUS, p.GCSharePercent)
+	return fmt.Sprintf("; slotd CPU %.0f µs/request, GC about %.0f%% of it (gctrace)", p.ServerCPUPerReqUS, p.GCSharePercent)
 }
 
 func msText(v float64) string {
@@ -207,6 +217,6 @@ func (h *harness) staticPhase(ctx context.Context, name, title, bodyFile string)
 	_, err = h.measure(ctx, name, title, "static", loadgen.Config{
 		URL: base + "/", Method: "GET", Connections: h.opt.Connections, Duration: h.opt.Duration,
 		Expect: 200, Timeout: h.opt.Timeout,
-	}, nil)
+	}, nil, false)
 	return err
 }

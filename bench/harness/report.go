@@ -69,12 +69,13 @@ type Phase struct {
 	BodyBytes   int              `json:"body_bytes,omitempty"`
 	// slotd's CPU during the phase, and the GC's part of it (percent);
 	// -1 when not measured (another server, or /proc unreadable).
-	ServerCPUSeconds   float64 `json:"server_cpu_seconds"`
-	ServerCPUPerReqUS  float64 `json:"server_cpu_per_request_us"`
-	GCSharePercent     float64 `json:"gc_share_percent"`
-	GCCycles           int64   `json:"gc_cycles"`
-	HarnessCPUSeconds  float64 `json:"harness_cpu_seconds"`
-	UncachedGuaranteed bool    `json:"uncached_guaranteed,omitempty"` // every query distinct
+	ServerCPUSeconds   float64  `json:"server_cpu_seconds"`
+	ServerCPUPerReqUS  float64  `json:"server_cpu_per_request_us"`
+	GCSharePercent     float64  `json:"gc_share_percent"`
+	GCCycles           int64    `json:"gc_cycles"`
+	HarnessCPUSeconds  float64  `json:"harness_cpu_seconds"`
+	UncachedGuaranteed bool     `json:"uncached_guaranteed,omitempty"` // every query distinct
+	Profile            *Profile `json:"profile,omitempty"`             // slotd's CPU profile of the phase
 }
 
 // LatencyMS are nearest-rank percentiles in milliseconds.

@@ -96,10 +96,10 @@ func (h *harness) stormRows(add func(Row), judge func(bool) string) {
 	add(row)
 	add(Row{Workload: "Booking storm, p99 latency", Slotd: msText(storm.Latency.P99) + fmt.Sprintf(" (p99.9 %s, max %s)", msText(storm.Latency.P999), msText(storm.Latency.Max)),
 		Target: fmt.Sprintf("≤ %.0f ms", targetStormP99MS), Result: judge(storm.Latency.P99 <= targetStormP99MS)})
-	if storm.GCSharePercent >= 0 {
-		add(Row{Workload: "Booking storm, GC share of slotd's CPU (gctrace; sweeping not counted)",
-			Slotd:  fmt.Sprintf("%.0f %% (slotd CPU %.0f µs per booking)", storm.GCSharePercent, storm.ServerCPUPerReqUS),
-			Target: fmt.Sprintf("≤ %.0f %%", targetGCShare), Result: judge(storm.GCSharePercent <= targetGCShare)})
+	if gc, how, ok := gcShare(storm); ok {
+		add(Row{Workload: "Booking storm, GC share of slotd's CPU (" + how + ")",
+			Slotd:  fmt.Sprintf("%.0f %% (slotd CPU %.0f µs per booking)", gc, storm.ServerCPUPerReqUS),
+			Target: fmt.Sprintf("≤ %.0f %%", targetGCShare), Result: judge(gc <= targetGCShare)})
 	}
 	if st.Acknowledged > 0 {
 		add(Row{Workload: "Booking storm, data directory growth per booking (file sizes, outbox e-mails excluded)",
@@ -157,6 +157,23 @@ func (h *harness) memoryRows(add func(Row), judge func(bool) string) {
 		add(Row{Workload: "Restart after kill -9 on that data directory: first answer", Slotd: fmt.Sprintf("%.2f s (ready %.2f s)", ld.RestartFirstAnswer, ld.RestartReadySeconds),
 			Target: fmt.Sprintf("≤ %.0f s (lazy loading: keep)", targetFirstAnswerS), Result: judge(ld.RestartFirstAnswer <= targetFirstAnswerS)})
 	}
+}
+
+// gcShare is GC's share of slotd's CPU in a phase. The CPU profile says
+// it best (background marking plus assists, from samples of CPU actually
+// spent); the runtime's gctrace figures are its own estimates from the
+// time its workers ran, which overstate GC when the machine is
+// oversubscribed, as it is with the load generator on the same cores, so
+// they stand in only when there is no profile. Sweeping is in neither.
+func gcShare(p *Phase) (share float64, how string, ok bool) {
+	if pr := p.Profile; pr != nil && pr.Error == "" && pr.Seconds > 0 {
+		gc := pr.Shares["GC background marking"] + pr.Shares["GC assists"]
+		return gc, fmt.Sprintf("CPU profile: background marking and assists; gctrace estimates %.0f %%", p.GCSharePercent), true
+	}
+	if p.GCSharePercent >= 0 {
+		return p.GCSharePercent, "gctrace's estimate, no profile", true
+	}
+	return 0, "", false
 }
 
 // summaryLine is the run in one line.
