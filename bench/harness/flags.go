@@ -46,6 +46,7 @@ type Options struct {
 	// Output and housekeeping.
 	Profile bool   // CPU profiles of slotd during the storm and the 7-day availability phase
 	JSON    string // write every figure here
+	From    string // redraw the outputs of this -json report instead of running
 	SVG     string // write the latency chart here
 	Slotd   string // use this slotd binary instead of building ./cmd/slotd
 	TempDir string // parent of the run's temporary directory (default: the system's)
@@ -100,6 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Profile, "profile", o.Profile, "profile slotd's CPU during the storm and the 7-day availability phase and report the shares")
 	fs.StringVar(&o.JSON, "json", "", "write every figure to this `file`")
 	fs.StringVar(&o.SVG, "svg", "", "write the latency chart to this `file`")
+	fs.StringVar(&o.From, "from", "", "run nothing: print the table and write -svg from this -json `report`")
 	fs.StringVar(&o.Slotd, "slotd", "", "use this slotd `binary` instead of building ./cmd/slotd")
 	fs.StringVar(&o.TempDir, "tmp", "", "parent `dir` of the run's temporary directory")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (worlds, data directories, logs)")

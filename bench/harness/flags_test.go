@@ -40,6 +40,7 @@ func TestParseFlags(t *testing.T) {
 		"-load=false", "-d", "1s", "-storm-d", "2s", "-c", "8", "-storm-c", "9", "-race-clients", "10", "-race-slots", "11",
 		"-pg", "off", "-pg-clients", "4", "-pg-d", "3s", "-json", "out.json", "-svg", "out.svg", "-keep",
 		"-drain-timeout", "1m", "-ready-timeout", "2m", "-timeout", "3s", "-slotd", "/bin/slotd", "-tmp", "/var/tmp",
+		"-profile=false", "-from", "r.json",
 	}, &bytes.Buffer{})
 	require.NoError(t, err)
 	want := defaults()
@@ -51,6 +52,7 @@ func TestParseFlags(t *testing.T) {
 	want.JSON, want.SVG, want.Keep = "out.json", "out.svg", true
 	want.DrainTimeout, want.ReadyTimeout, want.Timeout = time.Minute, 2*time.Minute, 3*time.Second
 	want.Slotd, want.TempDir = "/bin/slotd", "/var/tmp"
+	want.Profile, want.From = false, "r.json"
 	assert.Equal(t, want, o)
 }
 

@@ -119,6 +119,14 @@ func TestHarnessEndToEnd(t *testing.T) {
 		assert.Contains(t, string(svg), ">"+name+"<", "the chart has a line for %s", name)
 	}
 
+	// -from draws the same table and chart again from the report.
+	var again bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"-from", filepath.Join(dir, "report.json"), "-svg", filepath.Join(dir, "again.svg")}, &again, &stderr))
+	assert.Equal(t, out, again.String())
+	svg2, err := os.ReadFile(filepath.Join(dir, "again.svg"))
+	require.NoError(t, err)
+	assert.Equal(t, svg, svg2)
+
 	// Nothing is left behind: no process started from or working on the
 	// run's directory, and the directory itself is gone.
 	assert.Empty(t, processesMentioning(t, dir))

@@ -76,7 +76,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "harness:", err)
 		return 2
 	}
-	rep, err := Run(ctx, opt, stderr)
+	var rep *Report
+	if opt.From != "" {
+		rep, err = readReport(opt.From)
+	} else {
+		rep, err = Run(ctx, opt, stderr)
+	}
 	if rep != nil {
 		writeTable(stdout, rep)
 		if werr := writeOutputs(opt, rep); werr != nil {
@@ -90,10 +95,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// readReport reads a -json report, to draw its table and chart again.
+func readReport(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	h := &harness{}
+	if err := json.Unmarshal(b, &h.rep); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	h.evaluate() // with this build's rows and targets
+	return &h.rep, nil
+}
+
 // writeOutputs writes -json and -svg.
 func writeOutputs(opt Options, rep *Report) error {
 	var errs []error
-	if opt.JSON != "" {
+	if opt.JSON != "" && opt.From == "" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err == nil {
 			err = os.WriteFile(opt.JSON, append(b, '\n'), 0o644)
@@ -151,6 +170,7 @@ func (h *harness) cleanup() {
 		h.progress("kept %s", h.tmp)
 		return
 	}
+	h.progress("removing %s", h.tmp)
 	if err := os.RemoveAll(h.tmp); err != nil {
 		h.progress("removing %s: %v", h.tmp, err)
 	}

@@ -18,7 +18,7 @@ func chartSVG(r *Report) []byte {
 		plotW, plotH  = 520, 400
 		legendX       = left + plotW + 30
 	)
-	palette := []string{"#7f7f7f", "#bcbd22", "#1f77b4", "#17becf", "#d62728", "#ff7f0e", "#9467bd", "#2ca02c", "#8c564b", "#e377c2"}
+	palette := []string{"#2ca02c", "#e377c2", "#8c564b", "#9467bd"}
 	labels := []string{"p50", "p90", "p99", "p99.9", "max"}
 
 	var phases []Phase
@@ -69,24 +69,41 @@ func chartSVG(r *Report) []byte {
 	fmt.Fprintf(&b, `<text transform="translate(18,%d) rotate(-90)" text-anchor="middle" fill="#555">milliseconds</text>`+"\n", top+plotH/2)
 
 	for k, p := range phases {
-		color := palette[k%len(palette)]
+		color, ok := phaseColors[p.Name]
+		if !ok {
+			color = palette[k%len(palette)]
+		}
+		// Baselines are dashed, slotd's phases solid.
+		dash := ""
+		if p.Server != "slotd" {
+			dash = ` stroke-dasharray="6 4"`
+		}
 		v := percentiles(p)
 		var pts bytes.Buffer
 		for i, val := range v {
 			fmt.Fprintf(&pts, "%.1f,%.1f ", x(i), y(val))
 		}
-		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", bytes.TrimSpace(pts.Bytes()), color)
+		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", bytes.TrimSpace(pts.Bytes()), color, dash)
 		for i, val := range v {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s %s: %s</title></circle>`+"\n",
 				x(i), y(val), color, html.EscapeString(p.Name), labels[i], msText(val))
 		}
 		ly := top + 8 + k*38
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>`+"\n", legendX, ly, legendX+22, ly, color)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"%s/>`+"\n", legendX, ly, legendX+22, ly, color, dash)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", legendX+30, ly+4, html.EscapeString(p.Name))
-		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555" font-size="11">%s rps · p99 %s</text>`+"\n", legendX+30, ly+18, kText(p.RPS), msText(p.Latency.P99))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555" font-size="11">%s · %s/s · p99 %s</text>`+"\n", legendX+30, ly+18, p.Server, kText(p.RPS), msText(p.Latency.P99))
 	}
 	b.WriteString("</svg>\n")
 	return b.Bytes()
+}
+
+// phaseColors keep a phase's colour from run to run: a baseline and the
+// slotd phase it is the denominator of in neighbouring hues.
+var phaseColors = map[string]string{
+	"static-hello": "#7f7f7f", "availability-day": "#17becf",
+	"static-week": "#bcbd22", "availability-week": "#1f77b4",
+	"pg-before": "#ff7f0e", "pg-after": "#ffbb78", "storm": "#d62728",
+	"race": "#9467bd",
 }
 
 func percentiles(p Phase) []float64 {

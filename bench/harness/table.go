@@ -32,7 +32,7 @@ const (
 // measured; a figure the run did not reach is "skipped".
 func (h *harness) evaluate() {
 	r := &h.rep
-	r.Rows = nil
+	r.Rows, r.Passed, r.Failed = nil, 0, 0
 	add := func(row Row) { r.Rows = append(r.Rows, row) }
 	judge := func(ok bool) string {
 		if ok {
