@@ -37,7 +37,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 		"-businesses", "3", "-staff", "4", "-appointments", "60", "-customers", "5", "-queries", "90",
 		"-d", "500ms", "-storm-d", "1s", "-c", "4", "-storm-c", "8", "-race-clients", "6", "-race-slots", "4",
 		"-load-businesses", "10", "-load-staff", "3", "-load-appointments", "300",
-		"-pg", pg, "-pg-d", "2s", "-pg-clients", "4", "-drain-timeout", "30s", "-ready-timeout", "1m",
+		"-pg", pg, "-pg-d", "2s", "-pg-clients", "4", "-drain-timeout", "2m", "-ready-timeout", "1m",
 		"-json", filepath.Join(dir, "report.json"), "-svg", filepath.Join(dir, "chart.svg"), "-tmp", dir,
 	}
 	var stdout, stderr bytes.Buffer
