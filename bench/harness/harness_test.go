@@ -66,6 +66,10 @@ func TestHarnessEndToEnd(t *testing.T) {
 		if name != "race" {
 			assert.Zero(t, p.Errors, "%s: %+v", name, p)
 		}
+		if strings.HasPrefix(name, "static") || strings.HasPrefix(name, "availability") || name == "storm" {
+			assert.Positive(t, p.ServerCPUSeconds, "%s: the server's CPU is measured", name)
+			assert.GreaterOrEqual(t, p.OtherCPUCores, 0.0, "%s: the rest of the machine is measured", name)
+		}
 	}
 	assert.Len(t, rep.Phases, len(want))
 	assert.Positive(t, rep.phase("storm").ServerCPUPerReqUS, "slotd's CPU is measured")

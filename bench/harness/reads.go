@@ -104,75 +104,12 @@ func (h *harness) slotdReadPhase(ctx context.Context, s *slotd, l *layout, name,
 			req.Header.Set("Authorization", l.bearer[b])
 		},
 	}
-	p, err := h.measure(ctx, name, title, "slotd", cfg, s, name == "availability-week")
+	p, err := h.measure(ctx, phaseSpec{name: name, title: title, cfg: cfg, slotd: s, profile: name == "availability-week"})
 	if err != nil {
 		return err
 	}
 	p.UncachedGuaranteed = p.Requests <= int64(distinct)
 	return nil
-}
-
-// measure runs one load and records it as a phase, with slotd's CPU and
-// GC CPU over the same interval when s is not nil.
-func (h *harness) measure(ctx context.Context, name, title, server string, cfg loadgen.Config, s *slotd, profile bool) (*Phase, error) {
-	var before usage
-	var profiled func() *Profile
-	if s != nil {
-		before = s.usage()
-		if profile {
-			profiled = h.startProfile(ctx, s, name, cfg.Duration)
-		}
-	}
-	self := selfCPU()
-	sum, err := loadgen.Run(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: cut short: %w", name, err) // not a measurement
-	}
-	p := phaseOf(name, title, server, sum)
-	p.HarnessCPUSeconds = (selfCPU() - self).Seconds()
-	if s != nil {
-		if after := s.usage(); before.ok && after.ok {
-			p.ServerCPUSeconds = (after.cpu - before.cpu).Seconds()
-			p.GCCycles = after.cycles - before.cycles
-			if p.Requests > 0 {
-				p.ServerCPUPerReqUS = p.ServerCPUSeconds * 1e6 / float64(p.Requests)
-			}
-			if cpu := after.cpu - before.cpu; cpu > 0 {
-				p.GCSharePercent = 100 * float64(after.gc-before.gc) / float64(cpu)
-			}
-		}
-	}
-	if profiled != nil {
-		p.Profile = profiled()
-	}
-	h.rep.Phases = append(h.rep.Phases, p)
-	h.progress("%s: %.0f req/s, p50 %s p99 %s p99.9 %s max %s, errors %d%s", name, p.RPS,
-		msText(p.Latency.P50), msText(p.Latency.P99), msText(p.Latency.P999), msText(p.Latency.Max), p.Errors, cpuText(&p))
-	if p.Profile != nil {
-		h.progress("%s: CPU profile shares: %s", name, profileText(p.Profile))
-	}
-	return &h.rep.Phases[len(h.rep.Phases)-1], nil
-}
-
-func cpuText(p *Phase) string {
-	if p.ServerCPUPerReqUS < 0 {
-		return ""
-	}
-	return fmt.Sprintf("; slotd CPU %.0f µs/request, GC about %.0f%% of it (gctrace)", p.ServerCPUPerReqUS, p.GCSharePercent)
-}
-
-func msText(v float64) string {
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0fms", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1fms", v)
-	default:
-		return fmt.Sprintf("%.2fms", v)
-	}
 }
 
 // staticPhase starts bench/static (hello world, or the bytes of
@@ -214,9 +151,9 @@ func (h *harness) staticPhase(ctx context.Context, name, title, bodyFile string)
 		return ctx.Err()
 	}
 	h.progress("%s: %s, %d connections, %s", name, title, h.opt.Connections, h.opt.Duration)
-	_, err = h.measure(ctx, name, title, "static", loadgen.Config{
+	_, err = h.measure(ctx, phaseSpec{name: name, title: title, server: p, cfg: loadgen.Config{
 		URL: base + "/", Method: "GET", Connections: h.opt.Connections, Duration: h.opt.Duration,
 		Expect: 200, Timeout: h.opt.Timeout,
-	}, nil, false)
+	}})
 	return err
 }

@@ -69,11 +69,15 @@ type Phase struct {
 	BodyBytes   int              `json:"body_bytes,omitempty"`
 	// slotd's CPU during the phase, and the GC's part of it (percent);
 	// -1 when not measured (another server, or /proc unreadable).
-	ServerCPUSeconds   float64  `json:"server_cpu_seconds"`
-	ServerCPUPerReqUS  float64  `json:"server_cpu_per_request_us"`
-	GCSharePercent     float64  `json:"gc_share_percent"`
-	GCCycles           int64    `json:"gc_cycles"`
-	HarnessCPUSeconds  float64  `json:"harness_cpu_seconds"`
+	ServerCPUSeconds  float64 `json:"server_cpu_seconds"`
+	ServerCPUPerReqUS float64 `json:"server_cpu_per_request_us"`
+	GCSharePercent    float64 `json:"gc_share_percent"`
+	GCCycles          int64   `json:"gc_cycles"`
+	HarnessCPUSeconds float64 `json:"harness_cpu_seconds"`
+	// What the rest of the machine did meanwhile, in cores on average:
+	// other processes' CPU, and time the hypervisor gave to other guests.
+	OtherCPUCores      float64  `json:"other_processes_cpu_cores"`
+	StealCores         float64  `json:"steal_cores"`
 	UncachedGuaranteed bool     `json:"uncached_guaranteed,omitempty"` // every query distinct
 	Profile            *Profile `json:"profile,omitempty"`             // slotd's CPU profile of the phase
 }
@@ -98,7 +102,8 @@ func phaseOf(name, title, server string, sum loadgen.Summary) Phase {
 	p := Phase{Name: name, Title: title, Server: server, Connections: sum.Connections,
 		Seconds: sum.Elapsed.Seconds(), Requests: sum.Requests, Errors: sum.Errors, RPS: sum.RPS(),
 		Statuses: map[string]int64{}, Failures: sum.Failures, FirstError: sum.FirstErr,
-		Latency: latencyMS(sum.Latency), ServerCPUSeconds: -1, ServerCPUPerReqUS: -1, GCSharePercent: -1}
+		Latency: latencyMS(sum.Latency), ServerCPUSeconds: -1, ServerCPUPerReqUS: -1, GCSharePercent: -1,
+		OtherCPUCores: -1, StealCores: -1}
 	for code, n := range sum.Statuses {
 		p.Statuses[strconv.Itoa(code)] = n
 	}

@@ -124,7 +124,7 @@ func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 	}
 	title := fmt.Sprintf("durable booking storm, %d connections", h.opt.StormConnections)
 	h.progress("storm: %s, %s", title, h.opt.StormDuration)
-	p, err := h.measure(ctx, "storm", title, "slotd", cfg, s, true)
+	p, err := h.measure(ctx, phaseSpec{name: "storm", title: title, cfg: cfg, slotd: s, profile: true})
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,9 @@ func (h *harness) evaluate() {
 	h.stormRows(add, judge)
 	h.integrityRows(add, judge)
 	h.memoryRows(add, judge)
+	if row, ok := h.disturbedRow(); ok {
+		add(row)
+	}
 
 	for _, row := range r.Rows {
 		switch row.Result {
@@ -159,6 +162,42 @@ func (h *harness) memoryRows(add func(Row), judge func(bool) string) {
 	}
 }
 
+// disturbedRow names the phases during which other processes (someone
+// else's build, say) or other guests of the host took CPU: their figures,
+// and the ratios built on them, are less trustworthy than the others.
+func (h *harness) disturbedRow() (Row, bool) {
+	var parts []string
+	measured := false
+	for _, p := range h.rep.Phases {
+		if p.OtherCPUCores < 0 {
+			continue
+		}
+		measured = true
+		if p.OtherCPUCores >= busyCores || p.StealCores >= busyCores {
+			parts = append(parts, fmt.Sprintf("%s %.2f (steal %.2f)", p.Name, p.OtherCPUCores, p.StealCores))
+		}
+	}
+	if !measured {
+		return Row{}, false
+	}
+	text := fmt.Sprintf("none above %.2f cores", busyCores)
+	if len(parts) > 0 {
+		text = strings.Join(parts, ", ")
+	}
+	return Row{Workload: "Other processes' CPU on the machine during the load phases (cores, on average)", Slotd: text, Result: resultInfo}, true
+}
+
+// disturbed lists the phases other processes disturbed.
+func (h *harness) disturbed() []string {
+	var names []string
+	for _, p := range h.rep.Phases {
+		if p.OtherCPUCores >= busyCores || p.StealCores >= busyCores {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
+
 // gcShare is GC's share of slotd's CPU in a phase. The CPU profile says
 // it best (background marking plus assists, from samples of CPU actually
 // spent); the runtime's gctrace figures are its own estimates from the
@@ -203,6 +242,9 @@ func (h *harness) summaryLine() string {
 	}
 	if ld := r.Load; ld != nil && ld.ReadySeconds > 0 {
 		parts = append(parts, fmt.Sprintf("load %d appts %.0f s, peak %s", ld.Appointments, ld.ReadySeconds, bytesText(ld.HWM)))
+	}
+	if d := h.disturbed(); len(d) > 0 {
+		parts = append(parts, "other processes took CPU during "+strings.Join(d, ", "))
 	}
 	parts = append(parts, "run "+(time.Duration(r.Seconds)*time.Second).String())
 	return strings.Join(parts, "; ")
