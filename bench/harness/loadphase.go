@@ -36,6 +36,8 @@ func (h *harness) loadPhase(ctx context.Context) error {
 	h.progress("load: world %s in %.1fs", bytesText(ld.FileBytes), ld.WriteSeconds)
 
 	data := filepath.Join(h.tmp, "data-load")
+	machine0, merr := machineCPU()
+	self := selfCPU()
 	s, err := h.startSlotd("slotd-load", data, path)
 	if err != nil {
 		return err
@@ -49,7 +51,14 @@ func (h *harness) loadPhase(ctx context.Context) error {
 		return err
 	}
 	ld.ReadySeconds, ld.RSS, ld.HWM = ready.Seconds(), st.RSS, st.HWM
-	h.progress("load: ready in %.1fs, RSS %s (peak %s)", ld.ReadySeconds, bytesText(ld.RSS), bytesText(ld.HWM))
+	ld.OtherCPUCores = -1
+	if machine1, err := machineCPU(); err == nil && merr == nil {
+		other := (machine1.busy - machine0.busy - st.CPU - (selfCPU() - self)).Seconds()
+		ld.OtherCPUCores = max(0, other) / ready.Seconds()
+	}
+	h.progress("load: ready in %.1fs, RSS %s (peak %s); slotd used %.1fs of CPU%s", ld.ReadySeconds, bytesText(ld.RSS), bytesText(ld.HWM),
+		st.CPU.Seconds(), otherLoadText(ld.OtherCPUCores))
+	ld.CPUSeconds = st.CPU.Seconds()
 	// The world file has served its purpose; half a gigabyte less on disk.
 	if !h.opt.Keep {
 		_ = os.Remove(path)
@@ -77,4 +86,11 @@ func (h *harness) loadPhase(ctx context.Context) error {
 	h.progress("load: after kill -9, ready in %.2fs, first answer after %.2fs, RSS %s",
 		ld.RestartReadySeconds, ld.RestartFirstAnswer, bytesText(ld.RestartRSS))
 	return h.stopSlotd(s, "restart")
+}
+
+func otherLoadText(cores float64) string {
+	if cores < busyCores {
+		return ""
+	}
+	return fmt.Sprintf("; other processes used %.2f cores meanwhile: this figure is disturbed", cores)
 }

@@ -166,6 +166,8 @@ type Load struct {
 	FileBytes           int64   `json:"file_bytes"`
 	WriteSeconds        float64 `json:"write_seconds"`
 	ReadySeconds        float64 `json:"ready_seconds"`
+	CPUSeconds          float64 `json:"cpu_seconds"`               // slotd's CPU until ready
+	OtherCPUCores       float64 `json:"other_processes_cpu_cores"` // the rest of the machine meanwhile, on average
 	RSS                 int64   `json:"rss_bytes"`
 	HWM                 int64   `json:"hwm_bytes"`
 	RestartReadySeconds float64 `json:"restart_ready_seconds"`

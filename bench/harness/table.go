@@ -177,6 +177,12 @@ func (h *harness) disturbedRow() (Row, bool) {
 			parts = append(parts, fmt.Sprintf("%s %.2f (steal %.2f)", p.Name, p.OtherCPUCores, p.StealCores))
 		}
 	}
+	if ld := h.rep.Load; ld != nil && ld.OtherCPUCores >= 0 {
+		measured = true
+		if ld.OtherCPUCores >= busyCores {
+			parts = append(parts, fmt.Sprintf("load %.2f", ld.OtherCPUCores))
+		}
+	}
 	if !measured {
 		return Row{}, false
 	}
@@ -184,7 +190,7 @@ func (h *harness) disturbedRow() (Row, bool) {
 	if len(parts) > 0 {
 		text = strings.Join(parts, ", ")
 	}
-	return Row{Workload: "Other processes' CPU on the machine during the load phases (cores, on average)", Slotd: text, Result: resultInfo}, true
+	return Row{Workload: "Other processes' CPU on the machine during the measured phases (cores, on average)", Slotd: text, Result: resultInfo}, true
 }
 
 // disturbed lists the phases other processes disturbed.
@@ -194,6 +200,9 @@ func (h *harness) disturbed() []string {
 		if p.OtherCPUCores >= busyCores || p.StealCores >= busyCores {
 			names = append(names, p.Name)
 		}
+	}
+	if ld := h.rep.Load; ld != nil && ld.OtherCPUCores >= busyCores {
+		names = append(names, "load")
 	}
 	return names
 }
