@@ -1,7 +1,8 @@
 // Command load is slotd's HTTP load generator for end-to-end benchmarks. It
 // owns nothing but the measurement: it drives a running slotd with a fixed
 // number of keep-alive connections and reports throughput, errors and
-// latency percentiles.
+// latency percentiles. The engine is package bench/loadgen, which
+// bench/harness drives too.
 //
 // # Usage
 //
@@ -70,6 +71,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/bench/loadgen"
 )
 
 func main() {
@@ -85,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err == nil {
-		err = cfg.validate()
+		err = cfg.Validate()
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "load:", err)
@@ -97,7 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	sum, err := Run(ctx, cfg)
+	sum, err := loadgen.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "load:", err)
 		return 1
@@ -115,7 +118,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // headerFlags collects repeated -H flags.
-type headerFlags []Header
+type headerFlags []loadgen.Header
 
 func (h *headerFlags) String() string {
 	var parts []string
@@ -134,20 +137,20 @@ func (h *headerFlags) Set(s string) error {
 	return nil
 }
 
-func parseHeader(s string) (Header, error) {
+func parseHeader(s string) (loadgen.Header, error) {
 	name, value, ok := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" {
-		return Header{}, fmt.Errorf("header %q: want \"Name: value\"", s)
+		return loadgen.Header{}, fmt.Errorf("header %q: want \"Name: value\"", s)
 	}
-	return Header{Name: name, Value: strings.TrimSpace(value)}, nil
+	return loadgen.Header{Name: name, Value: strings.TrimSpace(value)}, nil
 }
 
-func parseFlags(args []string, stderr io.Writer) (Config, bool, error) {
+func parseFlags(args []string, stderr io.Writer) (loadgen.Config, bool, error) {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		cfg      Config
+		cfg      loadgen.Config
 		headers  headerFlags
 		bodyFile string
 		asJSON   bool
@@ -165,20 +168,20 @@ func parseFlags(args []string, stderr io.Writer) (Config, bool, error) {
 	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "permit a non-loopback target")
 	fs.BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 	if err := fs.Parse(args); err != nil {
-		return Config{}, false, err
+		return loadgen.Config{}, false, err
 	}
 	switch {
 	case fs.NArg() > 0:
-		return Config{}, false, fmt.Errorf("unexpected arguments %q", fs.Args())
+		return loadgen.Config{}, false, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case cfg.URL == "":
-		return Config{}, false, errors.New("-url is required")
+		return loadgen.Config{}, false, errors.New("-url is required")
 	case bodyFile != "" && cfg.Body != "":
-		return Config{}, false, errors.New("-body and -body-file are exclusive")
+		return loadgen.Config{}, false, errors.New("-body and -body-file are exclusive")
 	}
 	if bodyFile != "" {
 		b, err := os.ReadFile(bodyFile)
 		if err != nil {
-			return Config{}, false, err
+			return loadgen.Config{}, false, err
 		}
 		cfg.Body = string(b)
 	}

@@ -2,267 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/bench/loadgen"
 )
-
-// recordingServer is an in-process target that answers 500 for every fifth
-// sequence number (body "seq=N") and 200 otherwise, and remembers what it
-// saw so the generator's counts can be checked exactly.
-type recordingServer struct {
-	url string
-
-	mu       sync.Mutex
-	statuses map[int]int64
-	seqs     map[uint64]int
-	keys     map[string]int
-	badReqs  int
-}
-
-func startServer(t *testing.T) *recordingServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	rs := &recordingServer{
-		url:      "http://" + ln.Addr().String() + "/v1/bookings?x=1",
-		statuses: make(map[int]int64),
-		seqs:     make(map[uint64]int),
-		keys:     make(map[string]int),
-	}
-	srv := &fasthttp.Server{Handler: rs.handle}
-	go srv.Serve(ln) //nolint:errcheck // returns when the listener closes
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	return rs
-}
-
-func (rs *recordingServer) handle(ctx *fasthttp.RequestCtx) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	body := string(ctx.PostBody())
-	seq, err := strconv.ParseUint(strings.TrimPrefix(body, "seq="), 10, 64)
-	key := string(ctx.Request.Header.Peek("Idempotency-Key"))
-	if err != nil || !ctx.IsPost() || string(ctx.RequestURI()) != "/v1/bookings?x=1" ||
-		string(ctx.Request.Header.Peek("X-Seq")) != strconv.FormatUint(seq, 10) {
-		rs.badReqs++
-	}
-	rs.seqs[seq]++
-	rs.keys[key]++
-	status := fasthttp.StatusOK
-	if seq%5 == 0 {
-		status = fasthttp.StatusInternalServerError
-	}
-	rs.statuses[status]++
-	ctx.SetStatusCode(status)
-}
-
-func testConfig(url string) Config {
-	return Config{
-		URL:    url,
-		Method: "POST",
-		Headers: []Header{
-			{Name: "Content-Type", Value: "text/plain"},
-			{Name: "Idempotency-Key", Value: "{{uuid}}"},
-			{Name: "X-Seq", Value: "{{seq}}"},
-		},
-		Body:        "seq={{seq}}",
-		Connections: 8,
-		Duration:    200 * time.Millisecond,
-		Expect:      200,
-		Timeout:     2 * time.Second,
-	}
-}
-
-// checkAgainstServer asserts the generator's summary matches exactly what
-// the server observed: in-flight requests finish before Run returns, so
-// nothing may be lost or double counted.
-func checkAgainstServer(t *testing.T, rs *recordingServer, sum Summary) {
-	t.Helper()
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	assert.Zero(t, rs.badReqs, "requests with wrong method, path, headers or body")
-	assert.Equal(t, rs.statuses, sum.Statuses)
-	assert.Empty(t, sum.Failures)
-	assert.Equal(t, sum.Statuses[500], sum.Errors)
-	assert.Equal(t, map[int]int64{500: sum.Statuses[500]}, sum.ErrorStatuses())
-
-	// Sequence numbers are distinct and dense; every UUID is fresh.
-	// Plain loops: tens of thousands of testify calls would dominate the test.
-	assert.Len(t, rs.seqs, int(sum.Requests))
-	for seq, n := range rs.seqs {
-		if n != 1 || seq >= uint64(sum.Requests) {
-			t.Fatalf("seq %d sent %d times (requests: %d)", seq, n, sum.Requests)
-		}
-	}
-	assert.Len(t, rs.keys, int(sum.Requests))
-	for key := range rs.keys {
-		if _, err := uuid.Parse(key); err != nil {
-			t.Fatalf("Idempotency-Key %q: %v", key, err)
-		}
-	}
-
-	l := sum.Latency
-	assert.Positive(t, l.P50)
-	assert.True(t, l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.P999 && l.P999 <= l.Max, "%+v", l)
-}
-
-func TestRunForDuration(t *testing.T) {
-	rs := startServer(t)
-	cfg := testConfig(rs.url)
-
-	start := time.Now()
-	sum, err := Run(context.Background(), cfg)
-	require.NoError(t, err)
-	took := time.Since(start)
-
-	assert.GreaterOrEqual(t, took, cfg.Duration)
-	assert.Less(t, took, cfg.Duration+cfg.Timeout, "run must stop by itself")
-	assert.Greater(t, sum.Requests, int64(10))
-	assert.Positive(t, sum.RPS())
-	checkAgainstServer(t, rs, sum)
-}
-
-func TestRunStopsAfterMaxRequests(t *testing.T) {
-	rs := startServer(t)
-	cfg := testConfig(rs.url)
-	cfg.Duration = 5 * time.Second // must not be what ends the run
-	cfg.MaxRequests = 100
-	cfg.Connections = 3
-
-	start := time.Now()
-	sum, err := Run(context.Background(), cfg)
-	require.NoError(t, err)
-
-	assert.Less(t, time.Since(start), cfg.Duration)
-	assert.Equal(t, int64(100), sum.Requests)
-	assert.Equal(t, map[int]int64{200: 80, 500: 20}, sum.Statuses)
-	assert.Equal(t, int64(20), sum.Errors)
-	checkAgainstServer(t, rs, sum)
-}
-
-func TestRunStopsOnCancel(t *testing.T) {
-	rs := startServer(t)
-	cfg := testConfig(rs.url)
-	cfg.Duration = time.Minute
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-
-	start := time.Now()
-	sum, err := Run(ctx, cfg)
-	require.NoError(t, err)
-	assert.Less(t, time.Since(start), 5*time.Second)
-	checkAgainstServer(t, rs, sum)
-}
-
-func TestRunCountsTransportFailures(t *testing.T) {
-	// A port nobody listens on: every request fails to connect.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-
-	cfg := testConfig("http://" + addr + "/")
-	cfg.Duration = 50 * time.Millisecond
-	cfg.Connections = 2
-	sum, err := Run(context.Background(), cfg)
-	require.NoError(t, err)
-
-	assert.Positive(t, sum.Requests)
-	assert.Equal(t, sum.Requests, sum.Errors)
-	assert.Empty(t, sum.Statuses)
-	assert.NotEmpty(t, sum.Failures)
-	assert.NotEmpty(t, sum.FirstErr)
-	assert.Zero(t, sum.Latency)
-}
-
-func TestResolveTarget(t *testing.T) {
-	ctx := context.Background()
-	for _, u := range []string{"http://127.0.0.1:8080/", "http://127.3.4.5/", "http://[::1]:9/x", "https://127.0.0.1/"} {
-		_, err := resolveTarget(ctx, u, false)
-		assert.NoError(t, err, u)
-	}
-	for _, u := range []string{"http://192.0.2.1/", "http://10.0.0.1:8080/", "http://[2001:db8::1]/", "http://0.0.0.0:80/"} {
-		_, err := resolveTarget(ctx, u, false)
-		assert.ErrorIs(t, err, errRemoteTarget, u)
-		tgt, err := resolveTarget(ctx, u, true)
-		assert.NoError(t, err, u)
-		assert.NotEmpty(t, tgt.addr)
-	}
-	for _, u := range []string{"ftp://127.0.0.1/", "http:///path", "://bad"} {
-		_, err := resolveTarget(ctx, u, false)
-		assert.Error(t, err, u)
-	}
-
-	tgt, err := resolveTarget(ctx, "http://127.0.0.1/", false)
-	require.NoError(t, err)
-	assert.Equal(t, "127.0.0.1:80", tgt.addr)
-}
-
-func TestValidate(t *testing.T) {
-	for name, mutate := range map[string]func(*Config){
-		"zero connections": func(c *Config) { c.Connections = 0 },
-		"zero duration":    func(c *Config) { c.Duration = 0 },
-		"negative n":       func(c *Config) { c.MaxRequests = -1 },
-		"bad expect":       func(c *Config) { c.Expect = 42 },
-		"zero timeout":     func(c *Config) { c.Timeout = 0 },
-		"bad method":       func(c *Config) { c.Method = "GE T" },
-		"header injection": func(c *Config) { c.Headers = []Header{{Name: "X", Value: "a\r\nEvil: 1"}} },
-	} {
-		cfg := testConfig("http://127.0.0.1:1/")
-		mutate(&cfg)
-		_, err := Run(context.Background(), cfg)
-		assert.Error(t, err, name)
-	}
-}
-
-func TestTemplate(t *testing.T) {
-	vars := requestVars{seq: 42}
-	copy(vars.uuid[:], "0f8fad5b-d9cb-469f-a165-70867728950e")
-	for in, want := range map[string]string{
-		"":                            "",
-		"plain":                       "plain",
-		"{{seq}}":                     "42",
-		"k-{{uuid}}":                  "k-0f8fad5b-d9cb-469f-a165-70867728950e",
-		`{"a":{{seq}},"b":"{{seq}}"}`: `{"a":42,"b":"42"}`,
-		"{{nope}} {{ {{seq":           "{{nope}} {{ {{seq",
-		"{{{{seq}}}}":                 "{{42}}",
-	} {
-		tmpl := parseTemplate(in)
-		assert.Equal(t, want, string(tmpl.appendTo(nil, &vars)), in)
-		assert.Equal(t, in == want, tmpl.isStatic(), in)
-	}
-}
-
-func TestFormatUUID(t *testing.T) {
-	for range 10 {
-		id := uuid.New()
-		var got [36]byte
-		formatUUID(&got, id)
-		assert.Equal(t, id.String(), string(got[:]))
-	}
-}
-
-func TestPercentile(t *testing.T) {
-	samples := make([]time.Duration, 1000)
-	for i := range samples {
-		samples[len(samples)-1-i] = time.Duration(i + 1) // reversed: latencyOf must sort
-	}
-	assert.Equal(t, Latency{P50: 500, P90: 900, P99: 990, P999: 999, Max: 1000}, latencyOf(samples))
-	assert.Equal(t, Latency{P50: 7, P90: 7, P99: 7, P999: 7, Max: 7}, latencyOf([]time.Duration{7}))
-	assert.Equal(t, Latency{}, latencyOf(nil))
-}
 
 func TestParseFlags(t *testing.T) {
 	var stderr bytes.Buffer
@@ -272,10 +21,10 @@ func TestParseFlags(t *testing.T) {
 	}, &stderr)
 	require.NoError(t, err)
 	assert.True(t, asJSON)
-	assert.Equal(t, Config{
+	assert.Equal(t, loadgen.Config{
 		URL: "http://127.0.0.1:8080/x", Method: "POST", Connections: 4, Duration: 3 * time.Second,
 		MaxRequests: 9, Expect: 201, Timeout: 5 * time.Second, Body: "{}",
-		Headers: []Header{{"Idempotency-Key", "{{uuid}}"}, {"X-A", "b:c"}},
+		Headers: []loadgen.Header{{Name: "Idempotency-Key", Value: "{{uuid}}"}, {Name: "X-A", Value: "b:c"}},
 	}, cfg)
 
 	bodyFile := filepath.Join(t.TempDir(), "body.json")
@@ -293,28 +42,6 @@ func TestParseFlags(t *testing.T) {
 		_, _, err := parseFlags(args, &stderr)
 		assert.Error(t, err, args)
 	}
-}
-
-func TestOutput(t *testing.T) {
-	sum := Summary{
-		Method: "POST", URL: "http://127.0.0.1/", Connections: 2, Elapsed: 2 * time.Second,
-		Requests: 10, Errors: 3, Expected: 200,
-		Statuses: map[int]int64{200: 8, 409: 1}, Failures: map[string]int64{"timeout": 1},
-		Latency: Latency{P50: time.Millisecond, Max: 3 * time.Millisecond},
-	}
-	var text bytes.Buffer
-	require.NoError(t, sum.WriteText(&text))
-	assert.Contains(t, text.String(), "requests:    10 in 2s (4.5 req/s)")
-	assert.Contains(t, text.String(), "errors:      3 (status 409: 1, timeout: 1)")
-
-	var js bytes.Buffer
-	require.NoError(t, sum.WriteJSON(&js))
-	assert.Equal(t, 1, strings.Count(js.String(), "\n"), "one JSON object on one line")
-	var got map[string]any
-	require.NoError(t, json.Unmarshal(js.Bytes(), &got))
-	assert.Equal(t, 10.0, got["requests"])
-	assert.Equal(t, map[string]any{"409": 1.0}, got["error_statuses"])
-	assert.Equal(t, 1.0, got["latency_ms"].(map[string]any)["p50"])
 }
 
 func TestMainExitCodes(t *testing.T) {

@@ -1,4 +1,10 @@
-package main
+// Package loadgen is the engine of slotd's loopback load tools (bench/load
+// and bench/harness): a fixed number of keep-alive connections, each with
+// one request in flight, closed loop, for a duration or a number of
+// requests, reporting throughput, statuses, transport failures and latency
+// percentiles. It measures from outside: it speaks HTTP and knows nothing
+// of slotd's packages.
+package loadgen
 
 import (
 	"context"
@@ -28,6 +34,19 @@ type Config struct {
 	Expect      int   // any other status counts as an error
 	Timeout     time.Duration
 	AllowRemote bool
+
+	// Prepare, when set, is called before every request, after the
+	// templates are rendered, with the request's sequence number: it may
+	// change the URI (path and query; the host stays the target's), the
+	// headers and the body, for workloads a template cannot express, such
+	// as rotating over a table of queries. It is called from every
+	// connection's goroutine at once.
+	Prepare func(seq uint64, req *fasthttp.Request)
+	// Observe, when set, is called with every response (any status) before
+	// the next request of that connection, e.g. to record what a write
+	// acknowledged. It is called from every connection's goroutine at once;
+	// resp is only valid during the call.
+	Observe func(seq uint64, resp *fasthttp.Response)
 }
 
 // Header is one request header; Value is a template.
@@ -49,9 +68,11 @@ const (
 	maxLatencyPrealloc = 1 << 20 // samples per worker (8 MiB)
 )
 
-var errRemoteTarget = errors.New("target is not a loopback address (pass -allow-remote to load a remote server)")
+// ErrRemoteTarget refuses a target off loopback unless AllowRemote is set.
+var ErrRemoteTarget = errors.New("target is not a loopback address (pass -allow-remote to load a remote server)")
 
-func (c *Config) validate() error {
+// Validate checks the configuration; Run calls it too.
+func (c *Config) Validate() error {
 	switch {
 	case c.Connections < 1 || c.Connections > maxConnections:
 		return fmt.Errorf("-c must be in [1, %d], got %d", maxConnections, c.Connections)
@@ -108,12 +129,12 @@ func resolveTarget(ctx context.Context, rawURL string, allowRemote bool) (target
 	return target{url: u, addr: net.JoinHostPort(ip.String(), port)}, nil
 }
 
-// loopbackIP returns a loopback address for host, or errRemoteTarget if the
+// loopbackIP returns a loopback address for host, or ErrRemoteTarget if the
 // host is, or resolves to anything, not on loopback.
 func loopbackIP(ctx context.Context, host string) (net.IP, error) {
 	if ip := net.ParseIP(host); ip != nil {
 		if !ip.IsLoopback() {
-			return nil, errRemoteTarget
+			return nil, ErrRemoteTarget
 		}
 		return ip, nil
 	}
@@ -123,7 +144,7 @@ func loopbackIP(ctx context.Context, host string) (net.IP, error) {
 	}
 	for _, a := range addrs {
 		if !a.IP.IsLoopback() {
-			return nil, errRemoteTarget
+			return nil, ErrRemoteTarget
 		}
 	}
 	if len(addrs) == 0 {
@@ -137,7 +158,7 @@ func loopbackIP(ctx context.Context, host string) (net.IP, error) {
 // cancelled; requests already in flight then finish (each bounded by
 // Timeout), so every request that reached the server is counted.
 func Run(ctx context.Context, cfg Config) (Summary, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return Summary{}, err
 	}
 	tgt, err := resolveTarget(ctx, cfg.URL, cfg.AllowRemote)

@@ -1,4 +1,4 @@
-package main
+package loadgen
 
 import (
 	"encoding/json"
@@ -90,7 +90,7 @@ func summarize(cfg Config, workers []*worker, elapsed time.Duration) Summary {
 		s.Requests += n
 		s.Errors += n
 	}
-	s.Latency = latencyOf(all)
+	s.Latency = LatencyOf(all)
 	return s
 }
 
@@ -100,8 +100,8 @@ func mergeCounts[K comparable](dst, src map[K]int64) {
 	}
 }
 
-// latencyOf sorts samples in place and returns their percentiles.
-func latencyOf(samples []time.Duration) Latency {
+// LatencyOf sorts samples in place and returns their percentiles.
+func LatencyOf(samples []time.Duration) Latency {
 	if len(samples) == 0 {
 		return Latency{}
 	}

@@ -1,4 +1,4 @@
-package main
+package loadgen
 
 import (
 	"errors"
@@ -17,6 +17,8 @@ type worker struct {
 	client  *fasthttp.HostClient
 	sched   *schedule
 	timeout time.Duration
+	prepare func(uint64, *fasthttp.Request)
+	observe func(uint64, *fasthttp.Response)
 
 	req  *fasthttp.Request
 	resp *fasthttp.Response
@@ -49,6 +51,8 @@ func newWorker(cfg Config, tgt target, client *fasthttp.HostClient, sched *sched
 		client:  client,
 		sched:   sched,
 		timeout: cfg.Timeout,
+		prepare: cfg.Prepare,
+		observe: cfg.Observe,
 		req:     fasthttp.AcquireRequest(),
 		resp:    fasthttp.AcquireResponse(),
 		body:    parseTemplate(cfg.Body),
@@ -85,11 +89,11 @@ func (w *worker) run() {
 		if !ok {
 			return
 		}
-		if err := w.prepare(seq); err != nil {
+		if err := w.render(seq); err != nil {
 			w.fail(err)
 			continue
 		}
-		if !w.send() {
+		if !w.send(seq) {
 			// Without a pause a refused connection turns this loop into a
 			// busy spin that inflates the failure count and, on a shared
 			// machine, steals the CPU the server under test needs.
@@ -98,8 +102,9 @@ func (w *worker) run() {
 	}
 }
 
-// prepare renders the per-request headers and body for request seq.
-func (w *worker) prepare(seq uint64) error {
+// render makes request seq: the templated headers and body, then the
+// Prepare hook.
+func (w *worker) render(seq uint64) error {
 	w.vars.seq = seq
 	if w.needUUID {
 		if err := newUUID(&w.vars.uuid); err != nil {
@@ -114,12 +119,15 @@ func (w *worker) prepare(seq uint64) error {
 		w.buf = w.body.appendTo(w.buf[:0], &w.vars)
 		w.req.SetBody(w.buf) // copies, so buf can be reused
 	}
+	if w.prepare != nil {
+		w.prepare(seq, w.req)
+	}
 	return nil
 }
 
 // send performs one request and records its outcome. It reports whether a
 // response (of any status) arrived.
-func (w *worker) send() bool {
+func (w *worker) send(seq uint64) bool {
 	start := time.Now()
 	err := w.client.DoDeadline(w.req, w.resp, start.Add(w.timeout))
 	elapsed := time.Since(start)
@@ -129,6 +137,9 @@ func (w *worker) send() bool {
 	}
 	w.stats.latencies = append(w.stats.latencies, elapsed)
 	w.stats.statuses[w.resp.StatusCode()]++
+	if w.observe != nil {
+		w.observe(seq, w.resp)
+	}
 	return true
 }
 

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Options are the harness's flags. The defaults are the sizes of issue 11,
+// so that `go run ./bench/harness` reproduces its table; tests and quick
+// looks shrink them.
+type Options struct {
+	// The world of the main run.
+	Businesses   int    // businesses in the world
+	Staff        int    // staff members per business
+	Appointments int    // booked appointments per business
+	Customers    int    // customers per business (bookings reuse them by e-mail)
+	Queries      int    // distinct 7-day availability queries the rotating workload cycles through
+	Seed         uint64 // ids, keys and e-mail addresses derive from it
+
+	// The world of the load phase.
+	LoadPhase        bool
+	LoadBusinesses   int
+	LoadStaff        int
+	LoadAppointments int // in total, spread evenly over LoadBusinesses
+
+	// Workloads.
+	Duration         time.Duration // each read phase
+	StormDuration    time.Duration
+	Connections      int // read phases
+	StormConnections int
+	RaceClients      int
+	RaceSlots        int
+	Timeout          time.Duration // per request
+	DrainTimeout     time.Duration // how long the outbox may take to fill after the storm
+	ReadyTimeout     time.Duration // how long slotd may take to become ready
+
+	// The PostgreSQL baseline: "auto" (when initdb and pgbench are on
+	// PATH), "on" (fail without them) or "off".
+	Postgres        string
+	PostgresClients int
+	PostgresDur     time.Duration
+
+	// Output and housekeeping.
+	Profile bool   // CPU profiles of slotd during the storm and the 7-day availability phase
+	JSON    string // write every figure here
+	From    string // redraw the outputs of this -json report instead of running
+	SVG     string // write the latency chart here
+	Slotd   string // use this slotd binary instead of building ./cmd/slotd
+	TempDir string // parent of the run's temporary directory (default: the system's)
+	Keep    bool   // keep the temporary directory (worlds, data, logs)
+}
+
+// defaults are issue 11's sizes.
+func defaults() Options {
+	return Options{
+		Businesses: 200, Staff: 20, Appointments: 2000, Customers: 100, Queries: 60_000, Seed: 11,
+		LoadPhase: true, LoadBusinesses: 10_000, LoadStaff: 10, LoadAppointments: 1_000_000,
+		Duration: 10 * time.Second, StormDuration: 20 * time.Second,
+		Connections: 64, StormConnections: 64, RaceClients: 64, RaceSlots: 50,
+		Timeout: 10 * time.Second, DrainTimeout: 5 * time.Minute, ReadyTimeout: 10 * time.Minute,
+		Postgres: "auto", PostgresClients: 16, PostgresDur: 15 * time.Second,
+		Profile: true,
+	}
+}
+
+// parseFlags reads args over the defaults. Usage and errors go to stderr;
+// -h returns flag.ErrHelp.
+func parseFlags(args []string, stderr io.Writer) (Options, error) {
+	o := defaults()
+	fs := flag.NewFlagSet("harness", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: go run ./bench/harness [flags]\n\nBuilds slotd, writes a world, starts slotd and measures it against its baselines (docs/PERFORMANCE.md).\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&o.Businesses, "businesses", o.Businesses, "businesses in the world")
+	fs.IntVar(&o.Staff, "staff", o.Staff, "staff members per business")
+	fs.IntVar(&o.Appointments, "appointments", o.Appointments, "booked appointments per business")
+	fs.IntVar(&o.Customers, "customers", o.Customers, "customers per business")
+	fs.IntVar(&o.Queries, "queries", o.Queries, "distinct 7-day availability queries to rotate over")
+	fs.Uint64Var(&o.Seed, "seed", o.Seed, "seed of every id, key and address in the worlds")
+	fs.BoolVar(&o.LoadPhase, "load", o.LoadPhase, "run the load phase (a large world: time to ready, RSS, restart after kill -9)")
+	fs.IntVar(&o.LoadBusinesses, "load-businesses", o.LoadBusinesses, "businesses in the load-phase world")
+	fs.IntVar(&o.LoadStaff, "load-staff", o.LoadStaff, "staff members per business in the load-phase world")
+	fs.IntVar(&o.LoadAppointments, "load-appointments", o.LoadAppointments, "appointments in the load-phase world, in total")
+	fs.DurationVar(&o.Duration, "d", o.Duration, "duration of each read phase")
+	fs.DurationVar(&o.StormDuration, "storm-d", o.StormDuration, "duration of the booking storm")
+	fs.IntVar(&o.Connections, "c", o.Connections, "connections of the read phases")
+	fs.IntVar(&o.StormConnections, "storm-c", o.StormConnections, "connections of the booking storm")
+	fs.IntVar(&o.RaceClients, "race-clients", o.RaceClients, "clients racing for each slot")
+	fs.IntVar(&o.RaceSlots, "race-slots", o.RaceSlots, "slots raced for")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "per-request timeout")
+	fs.DurationVar(&o.DrainTimeout, "drain-timeout", o.DrainTimeout, "how long to wait for the outbox to hold every e-mail of the storm")
+	fs.DurationVar(&o.ReadyTimeout, "ready-timeout", o.ReadyTimeout, "how long slotd may take to answer /readyz")
+	fs.StringVar(&o.Postgres, "pg", o.Postgres, "PostgreSQL baseline: auto (when initdb and pgbench are on PATH), on, off")
+	fs.IntVar(&o.PostgresClients, "pg-clients", o.PostgresClients, "pgbench clients")
+	fs.DurationVar(&o.PostgresDur, "pg-d", o.PostgresDur, "duration of each pgbench run")
+	fs.BoolVar(&o.Profile, "profile", o.Profile, "profile slotd's CPU during the storm and the 7-day availability phase and report the shares")
+	fs.StringVar(&o.JSON, "json", "", "write every figure to this `file`")
+	fs.StringVar(&o.SVG, "svg", "", "write the latency chart to this `file`")
+	fs.StringVar(&o.From, "from", "", "run nothing: print the table and write -svg from this -json `report`")
+	fs.StringVar(&o.Slotd, "slotd", "", "use this slotd `binary` instead of building ./cmd/slotd")
+	fs.StringVar(&o.TempDir, "tmp", "", "parent `dir` of the run's temporary directory")
+	fs.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (worlds, data directories, logs)")
+	if err := fs.Parse(args); err != nil {
+		return Options{}, err
+	}
+	if fs.NArg() > 0 {
+		return Options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return o, o.validate()
+}
+
+// validate catches sizes the layout cannot honour and typos that would
+// hurt a shared machine, before anything is built or written.
+func (o Options) validate() error {
+	var errs []error
+	positive := func(name string, v int) {
+		if v < 1 {
+			errs = append(errs, fmt.Errorf("-%s must be at least 1, got %d", name, v))
+		}
+	}
+	positive("businesses", o.Businesses)
+	positive("staff", o.Staff)
+	positive("customers", o.Customers)
+	positive("queries", o.Queries)
+	positive("c", o.Connections)
+	positive("storm-c", o.StormConnections)
+	positive("race-clients", o.RaceClients)
+	positive("race-slots", o.RaceSlots)
+	positive("pg-clients", o.PostgresClients)
+	if o.Appointments < 0 {
+		errs = append(errs, fmt.Errorf("-appointments must not be negative, got %d", o.Appointments))
+	}
+	if o.LoadPhase {
+		positive("load-businesses", o.LoadBusinesses)
+		positive("load-staff", o.LoadStaff)
+		if o.LoadAppointments < 0 {
+			errs = append(errs, fmt.Errorf("-load-appointments must not be negative, got %d", o.LoadAppointments))
+		}
+	}
+	for name, d := range map[string]time.Duration{
+		"d": o.Duration, "storm-d": o.StormDuration, "timeout": o.Timeout, "drain-timeout": o.DrainTimeout,
+		"ready-timeout": o.ReadyTimeout, "pg-d": o.PostgresDur,
+	} {
+		if d <= 0 || d > 24*time.Hour {
+			errs = append(errs, fmt.Errorf("-%s must be in (0, 24h], got %s", name, d))
+		}
+	}
+	for name, v := range map[string]int{"c": o.Connections, "storm-c": o.StormConnections, "race-clients": o.RaceClients} {
+		if v > 10_000 {
+			errs = append(errs, fmt.Errorf("-%s must be at most 10000, got %d", name, v))
+		}
+	}
+	switch o.Postgres {
+	case "auto", "on", "off":
+	default:
+		errs = append(errs, fmt.Errorf("-pg must be auto, on or off, got %q", o.Postgres))
+	}
+	if len(errs) == 0 {
+		if _, err := newLayout(o.mainWorld()); err != nil {
+			errs = append(errs, err)
+		}
+		if o.LoadPhase {
+			if _, err := newLayout(o.loadWorld()); err != nil {
+				errs = append(errs, fmt.Errorf("load world: %w", err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

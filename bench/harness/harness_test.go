@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var withPostgres = flag.Bool("harness.pg", false, "run the PostgreSQL baseline in the end-to-end test too (needs initdb and pgbench)")
+
+// TestHarnessEndToEnd runs the whole harness as `go run ./bench/harness`
+// would, at toy sizes: it builds slotd, writes both worlds, runs every
+// phase against the real binary and checks the report has every phase,
+// no double booking and no lost acknowledged booking, and that the table,
+// the JSON and the chart come out.
+func TestHarnessEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds slotd and runs it: not in -short")
+	}
+	dir := t.TempDir()
+	pg := "off"
+	if *withPostgres {
+		pg = "on"
+	}
+	args := []string{
+		"-businesses", "3", "-staff", "4", "-appointments", "60", "-customers", "5", "-queries", "90",
+		"-d", "500ms", "-storm-d", "1s", "-c", "4", "-storm-c", "8", "-race-clients", "6", "-race-slots", "4",
+		"-load-businesses", "10", "-load-staff", "3", "-load-appointments", "300",
+		"-pg", pg, "-pg-d", "2s", "-pg-clients", "4", "-drain-timeout", "2m", "-ready-timeout", "1m",
+		"-json", filepath.Join(dir, "report.json"), "-svg", filepath.Join(dir, "chart.svg"), "-tmp", dir,
+	}
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(context.Background(), args, &stdout, &stderr)
+	t.Logf("harness took %s; progress:\n%s", time.Since(start).Round(time.Millisecond), stderr.String())
+	require.Equal(t, 0, code, "stdout:\n%s", stdout.String())
+
+	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	require.NoError(t, err)
+	var rep Report
+	require.NoError(t, json.Unmarshal(raw, &rep))
+
+	want := []string{"static-hello", "static-week", "availability-week", "availability-day", "storm", "race"}
+	if *withPostgres {
+		want = append(want, "pg-before", "pg-after")
+	}
+	for _, name := range want {
+		p := rep.phase(name)
+		if !assert.NotNil(t, p, "phase %s", name) {
+			continue
+		}
+		assert.Positive(t, p.Requests, name)
+		assert.Positive(t, p.RPS, name)
+		assert.Positive(t, p.Latency.Max, name)
+		if name != "race" {
+			assert.Zero(t, p.Errors, "%s: %+v", name, p)
+		}
+		if strings.HasPrefix(name, "static") || strings.HasPrefix(name, "availability") || name == "storm" {
+			assert.Positive(t, p.ServerCPUSeconds, "%s: the server's CPU is measured", name)
+			assert.GreaterOrEqual(t, p.OtherCPUCores, 0.0, "%s: the rest of the machine is measured", name)
+		}
+	}
+	assert.Len(t, rep.Phases, len(want))
+	assert.Positive(t, rep.phase("storm").ServerCPUPerReqUS, "slotd's CPU is measured")
+	assert.GreaterOrEqual(t, rep.phase("storm").GCSharePercent, 0.0)
+
+	require.NotNil(t, rep.Storm)
+	assert.Positive(t, rep.Storm.Acknowledged)
+	assert.Empty(t, rep.Storm.UnexpectedAnswers, "every storm request is a free slot")
+	assert.GreaterOrEqual(t, rep.Storm.DrainSeconds, 0.0, "the outbox drained")
+	assert.Equal(t, rep.Storm.MailsExpected, rep.Storm.MailsFound)
+	assert.Positive(t, rep.Storm.RSSAfter)
+
+	require.NotNil(t, rep.Race)
+	assert.Equal(t, 4, rep.Race.OneWinner, "%+v", rep.Race)
+
+	require.NotNil(t, rep.Walk)
+	assert.Zero(t, rep.Walk.Overlaps, "%v", rep.Walk.OverlapExamples)
+	assert.Zero(t, rep.Walk.Missing, "%v", rep.Walk.MissingExamples)
+	assert.Equal(t, int(rep.Storm.Acknowledged)+4, rep.Walk.Acknowledged)
+	assert.GreaterOrEqual(t, rep.Walk.Appointments, rep.Walk.Acknowledged)
+
+	assert.Positive(t, rep.World.ReadySeconds)
+	assert.Positive(t, rep.World.WeekAnswerBytes)
+	require.NotNil(t, rep.Load)
+	assert.Equal(t, 300, rep.Load.Appointments)
+	assert.Positive(t, rep.Load.ReadySeconds)
+	assert.Positive(t, rep.Load.HWM)
+	assert.Positive(t, rep.Load.RestartFirstAnswer)
+
+	if *withPostgres {
+		assert.Positive(t, rep.Postgres.Best)
+	} else {
+		assert.Equal(t, "-pg off", rep.Postgres.Skipped)
+		assert.Contains(t, stderr.String(), "PostgreSQL baseline skipped: -pg off")
+	}
+
+	// The table and the summary line; every target row judged or skipped.
+	out := stdout.String()
+	assert.Contains(t, out, "| Workload | slotd | Baseline (same run) | Ratio | Target | Result |")
+	assert.True(t, strings.HasSuffix(out, rep.Summary+"\n"), "the summary line ends the output")
+	assert.Contains(t, rep.Summary, "0 overlaps, 0 missing")
+	assert.Positive(t, rep.Passed+rep.Failed)
+	for _, row := range rep.Rows {
+		assert.Contains(t, []string{resultPass, resultFail, resultInfo, resultSkipped}, row.Result, row.Workload)
+	}
+
+	svg, err := os.ReadFile(filepath.Join(dir, "chart.svg"))
+	require.NoError(t, err)
+	assertWellFormedXML(t, svg)
+	for _, name := range want {
+		assert.Contains(t, string(svg), ">"+name+"<", "the chart has a line for %s", name)
+	}
+
+	// -from draws the same table and chart again from the report.
+	var again bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"-from", filepath.Join(dir, "report.json"), "-svg", filepath.Join(dir, "again.svg")}, &again, &stderr))
+	assert.Equal(t, out, again.String())
+	svg2, err := os.ReadFile(filepath.Join(dir, "again.svg"))
+	require.NoError(t, err)
+	assert.Equal(t, svg, svg2)
+
+	// Nothing is left behind: no process started from or working on the
+	// run's directory, and the directory itself is gone.
+	assert.Empty(t, processesMentioning(t, dir))
+	left, err := filepath.Glob(filepath.Join(dir, "slotd-harness-*"))
+	require.NoError(t, err)
+	assert.Empty(t, left)
+}
+
+// processesMentioning lists the running processes whose command line
+// names dir.
+func processesMentioning(t *testing.T, dir string) []string {
+	t.Helper()
+	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	require.NoError(t, err)
+	var out []string
+	for _, path := range cmdlines {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // ended meanwhile
+		}
+		if cmd := strings.ReplaceAll(string(b), "\x00", " "); strings.Contains(cmd, dir) {
+			out = append(out, path+": "+cmd)
+		}
+	}
+	return out
+}
+
+func assertWellFormedXML(t *testing.T, b []byte) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		_, err := dec.Token()
+		if err == io.EOF {
+			return
+		}
+		require.NoError(t, err)
+	}
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/bench/loadgen"
+)
+
+// The read phases: two static denominators and the two availability
+// workloads, all closed loops of -c connections for -d each.
+
+func (h *harness) readPhases(ctx context.Context, s *slotd, l *layout) error {
+	body, err := h.sampleWeekAnswer(ctx, s, l)
+	if err != nil {
+		return err
+	}
+	bodyFile := filepath.Join(h.tmp, "week-answer.json")
+	if err := os.WriteFile(bodyFile, body, 0o644); err != nil {
+		return err
+	}
+	h.rep.World.WeekAnswerBytes = len(body)
+	if err := h.staticPhase(ctx, "static-hello", "static hello world (bench/static)", ""); err != nil {
+		return err
+	}
+	if err := h.staticPhase(ctx, "static-week", fmt.Sprintf("static, same bytes as a 7-day answer (%s)", bytesText(int64(len(body)))), bodyFile); err != nil {
+		return err
+	}
+	week := func(seq uint64) (string, int) {
+		b, svc, from := l.weekQuery(int(seq % uint64(h.opt.Queries)))
+		return slotsPath(l, b, svc, -1, from, 7*24*time.Hour), b
+	}
+	title := fmt.Sprintf("availability 7 d × %d staff, rotating over %d queries", l.Staff, h.opt.Queries)
+	if err := h.slotdReadPhase(ctx, s, l, "availability-week", title, week, h.opt.Queries); err != nil {
+		return err
+	}
+	day := func(seq uint64) (string, int) {
+		b, st, svc, from := l.dayQuery(int(seq % uint64(l.dayQueries())))
+		return slotsPath(l, b, svc, st, from, 24*time.Hour), b
+	}
+	return h.slotdReadPhase(ctx, s, l, "availability-day", "availability 1 d, one staff member, uncached", day, l.dayQueries())
+}
+
+// slotsPath is the availability query of business b's service svc for
+// [from, from+span) (the end is inclusive on start times, so one second
+// less), for staff member staff or, when negative, everyone.
+func slotsPath(l *layout, b, svc, staff int, from time.Time, span time.Duration) string {
+	var sb strings.Builder
+	sb.Grow(200)
+	sb.WriteString("/api/v1/availability/slots?serviceId=")
+	sb.WriteString(l.serviceID(b, svc).String())
+	sb.WriteString("&from=")
+	sb.WriteString(from.Format(time.RFC3339))
+	sb.WriteString("&to=")
+	sb.WriteString(from.Add(span - time.Second).Format(time.RFC3339))
+	if staff >= 0 {
+		sb.WriteString("&staffMemberId=")
+		sb.WriteString(l.staffID(b, staff).String())
+	}
+	return sb.String()
+}
+
+// sampleWeekAnswer fetches a few 7-day answers from outside the rotation
+// and returns the median-sized one: the static baseline sends its bytes.
+func (h *harness) sampleWeekAnswer(ctx context.Context, s *slotd, l *layout) ([]byte, error) {
+	var bodies [][]byte
+	for k := range 9 {
+		b, svc, from := l.sampleWeek(k)
+		status, body, err := get(ctx, s.base+slotsPath(l, b, svc, -1, from, 7*24*time.Hour), l.bearer[b])
+		if err != nil {
+			return nil, err
+		}
+		if status != 200 {
+			return nil, fmt.Errorf("sample availability answer: status %d: %.300s", status, body)
+		}
+		bodies = append(bodies, body)
+	}
+	slices.SortFunc(bodies, func(a, b []byte) int { return len(a) - len(b) })
+	return bodies[len(bodies)/2], nil
+}
+
+// slotdReadPhase runs a GET workload against slotd whose n-th request asks
+// what query(n) returns: a path and query, with the key of the business
+// it names. distinct is how many different
+// queries path makes: when the phase asks fewer, no answer is asked twice.
+func (h *harness) slotdReadPhase(ctx context.Context, s *slotd, l *layout, name, title string, query func(uint64) (string, int), distinct int) error {
+	h.progress("%s: %s, %d connections, %s", name, title, h.opt.Connections, h.opt.Duration)
+	cfg := loadgen.Config{
+		URL: s.base + "/", Method: "GET", Connections: h.opt.Connections, Duration: h.opt.Duration,
+		Expect: 200, Timeout: h.opt.Timeout,
+		Prepare: func(seq uint64, req *fasthttp.Request) {
+			path, b := query(seq)
+			req.SetRequestURI(s.base + path)
+			req.Header.Set("Authorization", l.bearer[b])
+		},
+	}
+	p, err := h.measure(ctx, phaseSpec{name: name, title: title, cfg: cfg, slotd: s, profile: name == "availability-week"})
+	if err != nil {
+		return err
+	}
+	p.UncachedGuaranteed = p.Requests <= int64(distinct)
+	return nil
+}
+
+// staticPhase starts bench/static (hello world, or the bytes of
+// bodyFile) on a free loopback port, loads it like slotd and stops it.
+func (h *harness) staticPhase(ctx context.Context, name, title, bodyFile string) error {
+	args := []string{"-listen", "127.0.0.1:0"}
+	if bodyFile != "" {
+		args = append(args, "-body-file", bodyFile)
+	}
+	logFile, err := os.Create(filepath.Join(h.tmp, name+".log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	// static prints "static: serving N bytes on http://ADDR/" once it listens.
+	addr := make(chan string, 1)
+	var once sync.Once
+	cmd := exec.Command(h.bin.static, args...)
+	cmd.Stderr = logFile
+	cmd.Stdout = &lineWriter{out: logFile, line: func(line []byte) {
+		if _, a, ok := strings.Cut(string(line), " on http://"); ok {
+			once.Do(func() { addr <- strings.TrimSuffix(a, "/") })
+		}
+	}}
+	p, err := h.procs.start(name, cmd, syscall.SIGTERM)
+	if err != nil {
+		return err
+	}
+	defer p.terminate(5 * time.Second)
+	var base string
+	select {
+	case a := <-addr:
+		base = "http://" + a
+	case <-p.done:
+		return fmt.Errorf("%s: bench/static exited: %v: %s", name, p.err, logTail(logFile.Name(), 500))
+	case <-time.After(30 * time.Second):
+		return fmt.Errorf("%s: bench/static did not listen within 30 s", name)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	h.progress("%s: %s, %d connections, %s", name, title, h.opt.Connections, h.opt.Duration)
+	_, err = h.measure(ctx, phaseSpec{name: name, title: title, server: p, cfg: loadgen.Config{
+		URL: base + "/", Method: "GET", Connections: h.opt.Connections, Duration: h.opt.Duration,
+		Expect: 200, Timeout: h.opt.Timeout,
+	}})
+	return err
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/slotd/slotd/bench/loadgen"
+)
+
+// Report holds every figure of a run; -json writes it as it is.
+type Report struct {
+	Started  time.Time `json:"started"`
+	Seconds  float64   `json:"seconds"`
+	Machine  Machine   `json:"machine"`
+	Options  Options   `json:"options"`
+	World    WorldInfo `json:"world"`
+	Phases   []Phase   `json:"phases"`
+	Storm    *Storm    `json:"storm,omitempty"`
+	Race     *Race     `json:"race,omitempty"`
+	Walk     *Walk     `json:"walk,omitempty"`
+	Postgres Postgres  `json:"postgres"`
+	Load     *Load     `json:"load,omitempty"`
+	Rows     []Row     `json:"table"`
+	Passed   int       `json:"passed"`
+	Failed   int       `json:"failed"`
+	Summary  string    `json:"summary"`
+}
+
+// Machine is where the run happened: figures are only comparable within
+// one run on one machine.
+type Machine struct {
+	CPUs      int    `json:"cpus"`
+	MemTotal  int64  `json:"mem_total_bytes"`
+	Kernel    string `json:"kernel"`
+	GoVersion string `json:"go_version"`
+}
+
+// WorldInfo is the main world and slotd's start on it.
+type WorldInfo struct {
+	Businesses      int     `json:"businesses"`
+	Staff           int     `json:"staff_per_business"`
+	Appointments    int     `json:"appointments"`
+	Customers       int     `json:"customers_per_business"`
+	WindowDays      int     `json:"window_days"`
+	BaseDay         string  `json:"base_day"`
+	FileBytes       int64   `json:"file_bytes"`
+	WriteSeconds    float64 `json:"write_seconds"`
+	ReadySeconds    float64 `json:"ready_seconds"`
+	RSSAfterLoad    int64   `json:"rss_after_load_bytes"`
+	HWMAfterLoad    int64   `json:"hwm_after_load_bytes"`
+	WeekAnswerBytes int     `json:"week_answer_bytes"` // the typical 7-day answer the static baseline sends
+}
+
+// Phase is one measured workload: a closed loop of requests, or a
+// pgbench run.
+type Phase struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title"`
+	Server      string           `json:"server"` // slotd, static, postgres
+	Connections int              `json:"connections"`
+	Seconds     float64          `json:"seconds"`
+	Requests    int64            `json:"requests"`
+	Errors      int64            `json:"errors"`
+	RPS         float64          `json:"rps"`
+	Statuses    map[string]int64 `json:"statuses,omitempty"`
+	Failures    map[string]int64 `json:"failures,omitempty"`
+	FirstError  string           `json:"first_error,omitempty"`
+	Latency     LatencyMS        `json:"latency_ms"`
+	BodyBytes   int              `json:"body_bytes,omitempty"`
+	// slotd's CPU during the phase, and the GC's part of it (percent);
+	// -1 when not measured (another server, or /proc unreadable).
+	ServerCPUSeconds  float64 `json:"server_cpu_seconds"`
+	ServerCPUPerReqUS float64 `json:"server_cpu_per_request_us"`
+	GCSharePercent    float64 `json:"gc_share_percent"`
+	GCCycles          int64   `json:"gc_cycles"`
+	HarnessCPUSeconds float64 `json:"harness_cpu_seconds"`
+	// What the rest of the machine did meanwhile, in cores on average:
+	// other processes' CPU, and time the hypervisor gave to other guests.
+	OtherCPUCores      float64  `json:"other_processes_cpu_cores"`
+	StealCores         float64  `json:"steal_cores"`
+	UncachedGuaranteed bool     `json:"uncached_guaranteed,omitempty"` // every query distinct
+	Profile            *Profile `json:"profile,omitempty"`             // slotd's CPU profile of the phase
+}
+
+// LatencyMS are nearest-rank percentiles in milliseconds.
+type LatencyMS struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p99_9"`
+	Max  float64 `json:"max"`
+}
+
+func latencyMS(l loadgen.Latency) LatencyMS {
+	return LatencyMS{P50: ms(l.P50), P90: ms(l.P90), P99: ms(l.P99), P999: ms(l.P999), Max: ms(l.Max)}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// phaseOf copies a load run's summary into a phase.
+func phaseOf(name, title, server string, sum loadgen.Summary) Phase {
+	p := Phase{Name: name, Title: title, Server: server, Connections: sum.Connections,
+		Seconds: sum.Elapsed.Seconds(), Requests: sum.Requests, Errors: sum.Errors, RPS: sum.RPS(),
+		Statuses: map[string]int64{}, Failures: sum.Failures, FirstError: sum.FirstErr,
+		Latency: latencyMS(sum.Latency), ServerCPUSeconds: -1, ServerCPUPerReqUS: -1, GCSharePercent: -1,
+		OtherCPUCores: -1, StealCores: -1}
+	for code, n := range sum.Statuses {
+		p.Statuses[strconv.Itoa(code)] = n
+	}
+	return p
+}
+
+// Storm is the durable booking storm and what followed it.
+type Storm struct {
+	Acknowledged         int64    `json:"acknowledged"`
+	DataDirGrowthBytes   int64    `json:"data_dir_growth_bytes"` // file sizes under --data, outbox e-mails excluded
+	GrowthPerBooking     float64  `json:"growth_per_booking_bytes"`
+	WriteBytes           int64    `json:"write_bytes"` // /proc/PID/io write_bytes during the storm
+	WriteBytesPerBooking float64  `json:"write_bytes_per_booking"`
+	RSSAfter             int64    `json:"rss_after_bytes"`
+	HWMAfter             int64    `json:"hwm_after_bytes"`
+	MailsExpected        int      `json:"mails_expected"`
+	MailsFound           int      `json:"mails_found"`
+	DrainSeconds         float64  `json:"drain_seconds"` // from the storm's end until the outbox held them all; -1: not within -drain-timeout
+	UnexpectedAnswers    []string `json:"unexpected_answers,omitempty"`
+}
+
+// Race is the contention race: many clients, one slot, again and again.
+type Race struct {
+	Slots      int              `json:"slots"`
+	Clients    int              `json:"clients"`
+	OneWinner  int              `json:"slots_with_exactly_one_201"`
+	Statuses   map[string]int64 `json:"statuses"`
+	Failures   int64            `json:"failures"`
+	BadSlots   []string         `json:"bad_slots,omitempty"`
+	FirstError string           `json:"first_error,omitempty"`
+}
+
+// Walk is the check after the writes: every touched staff member's
+// appointments read back through the API.
+type Walk struct {
+	StaffMembers    int      `json:"staff_members"`
+	Pages           int      `json:"pages"`
+	Appointments    int      `json:"appointments"`
+	Overlaps        int      `json:"overlapping_pairs"`
+	OverlapExamples []string `json:"overlap_examples,omitempty"`
+	Acknowledged    int      `json:"acknowledged"`
+	Missing         int      `json:"acknowledged_missing"`
+	MissingExamples []string `json:"missing_examples,omitempty"`
+	Seconds         float64  `json:"seconds"`
+}
+
+// Postgres is the PostgreSQL baseline, run before and after the storm.
+type Postgres struct {
+	Skipped   string  `json:"skipped,omitempty"` // why, when it did not run
+	Version   string  `json:"version,omitempty"`
+	Prebooked int     `json:"prebooked_rows"`
+	Best      float64 `json:"best_tps"`
+}
+
+// Load is the load phase: a large world from a fresh data directory, then
+// a restart after kill -9.
+type Load struct {
+	Businesses          int     `json:"businesses"`
+	Appointments        int     `json:"appointments"`
+	FileBytes           int64   `json:"file_bytes"`
+	WriteSeconds        float64 `json:"write_seconds"`
+	ReadySeconds        float64 `json:"ready_seconds"`
+	CPUSeconds          float64 `json:"cpu_seconds"`               // slotd's CPU until ready
+	OtherCPUCores       float64 `json:"other_processes_cpu_cores"` // the rest of the machine meanwhile, on average
+	RSS                 int64   `json:"rss_bytes"`
+	HWM                 int64   `json:"hwm_bytes"`
+	RestartReadySeconds float64 `json:"restart_ready_seconds"`
+	RestartFirstAnswer  float64 `json:"restart_first_answer_seconds"`
+	RestartRSS          int64   `json:"restart_rss_bytes"`
+}
+
+// Row is one line of the table.
+type Row struct {
+	Workload string `json:"workload"`
+	Slotd    string `json:"slotd"`
+	Baseline string `json:"baseline"`
+	Ratio    string `json:"ratio"`
+	Target   string `json:"target"`
+	Result   string `json:"result"` // PASS, FAIL, info, skipped
+}
+
+func (r *Report) phase(name string) *Phase {
+	for i := range r.Phases {
+		if r.Phases[i].Name == name {
+			return &r.Phases[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/bench/loadgen"
+)
+
+// The durable booking storm: -storm-c connections, every request a POST
+// /api/v1/appointments of a free slot (layout.stormSlot) with its own
+// Idempotency-Key, the staff member pinned and enforceBookingRules false,
+// so every request can be booked and each 201 is one durable booking.
+// What each 201 acknowledged is kept for the walk.
+
+// ack is one acknowledged booking.
+type ack struct {
+	b, s int
+	id   string
+}
+
+// acks collects the storm's and the race's acknowledgements.
+type acks struct {
+	mu   sync.Mutex
+	list []ack
+	odd  []string // a few unexpected answers, for the report
+}
+
+func (a *acks) add(k ack) {
+	a.mu.Lock()
+	a.list = append(a.list, k)
+	a.mu.Unlock()
+}
+
+func (a *acks) unexpected(status int, body []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.odd) < 5 {
+		a.odd = append(a.odd, fmt.Sprintf("%d %.300s", status, body))
+	}
+}
+
+// appointmentID finds the appointment id in a 201 answer,
+// {"appointment":{"id":"…", …}, …}, without decoding the whole answer on
+// the load generator's share of the CPU.
+func appointmentID(body []byte) (string, bool) {
+	const prefix = `{"appointment":{"id":"`
+	i := bytes.Index(body, []byte(prefix))
+	if i < 0 || len(body) < i+len(prefix)+36 {
+		return "", false
+	}
+	return string(body[i+len(prefix) : i+len(prefix)+36]), true
+}
+
+// bookingBody is the POST /api/v1/appointments body of a booking of the
+// Cut service at start, pinned to staff member s, for customer c of
+// business b (reused by e-mail: the customer is the world's).
+func bookingBody(dst []byte, l *layout, b, s, c int, start time.Time) []byte {
+	dst = append(dst, `{"serviceId":"`...)
+	dst = appendUUID(dst, l.serviceID(b, 0))
+	dst = append(dst, `","staffMemberId":"`...)
+	dst = appendUUID(dst, l.staffID(b, s))
+	dst = append(dst, `","startTime":"`...)
+	dst = start.UTC().AppendFormat(dst, time.RFC3339)
+	dst = append(dst, `","enforceBookingRules":false,"customer":{"firstName":"Customer","lastName":"`...)
+	dst = strconv.AppendInt(dst, int64(c), 10)
+	dst = append(dst, `","email":"`...)
+	dst = append(dst, l.customerEmail(b, c)...)
+	dst = append(dst, `"}}`...)
+	return dst
+}
+
+func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
+	st := &Storm{DrainSeconds: -1}
+	h.rep.Storm = st
+	outbox := filepath.Join(s.data, "outbox")
+	mailsBefore, err := countMails(outbox)
+	if err != nil {
+		return err
+	}
+	sizeBefore, err := dataSize(s.data)
+	if err != nil {
+		return err
+	}
+	writesBefore, werr := procWriteBytes(s.p.pid())
+
+	got := h.stormAcks
+	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+	cfg := loadgen.Config{
+		URL: s.base + "/api/v1/appointments", Method: "POST", Connections: h.opt.StormConnections,
+		Duration: h.opt.StormDuration, Expect: 201, Timeout: h.opt.Timeout,
+		Headers: []loadgen.Header{{Name: "Content-Type", Value: "application/json"}},
+		Prepare: func(seq uint64, req *fasthttp.Request) {
+			b, sm, start := l.stormSlot(int(seq))
+			buf := bufs.Get().(*[]byte)
+			*buf = bookingBody((*buf)[:0], l, b, sm, l.stormCustomer(int(seq)), start)
+			req.SetBody(*buf)
+			bufs.Put(buf)
+			req.Header.Set("Authorization", l.bearer[b])
+			req.Header.Set("Idempotency-Key", "storm-"+strconv.FormatUint(h.opt.Seed, 10)+"-"+strconv.FormatUint(seq, 10))
+		},
+		Observe: func(seq uint64, resp *fasthttp.Response) {
+			if resp.StatusCode() != 201 {
+				got.unexpected(resp.StatusCode(), resp.Body())
+				return
+			}
+			b, sm, _ := l.stormSlot(int(seq))
+			if id, ok := appointmentID(resp.Body()); ok {
+				got.add(ack{b: b, s: sm, id: id})
+			} else {
+				got.unexpected(201, resp.Body())
+			}
+		},
+	}
+	title := fmt.Sprintf("durable booking storm, %d connections", h.opt.StormConnections)
+	h.progress("storm: %s, %s", title, h.opt.StormDuration)
+	p, err := h.measure(ctx, phaseSpec{name: "storm", title: title, cfg: cfg, slotd: s, profile: true})
+	if err != nil {
+		return err
+	}
+	stormEnd := time.Now()
+	st.Acknowledged = int64(len(got.list))
+	st.UnexpectedAnswers = got.odd
+	if ps, err := readProc(s.p.pid()); err == nil {
+		st.RSSAfter, st.HWMAfter = ps.RSS, ps.HWM
+	}
+	if sizeAfter, err := dataSize(s.data); err == nil {
+		st.DataDirGrowthBytes = sizeAfter - sizeBefore
+	}
+	if writesAfter, err := procWriteBytes(s.p.pid()); err == nil && werr == nil {
+		st.WriteBytes = writesAfter - writesBefore
+	}
+	if st.Acknowledged > 0 {
+		st.GrowthPerBooking = float64(st.DataDirGrowthBytes) / float64(st.Acknowledged)
+		st.WriteBytesPerBooking = float64(st.WriteBytes) / float64(st.Acknowledged)
+	}
+	h.progress("storm: %d bookings acknowledged (%.0f/s); data directory +%s (%.0f B/booking), %s written (%.0f B/booking); RSS %s (peak %s)",
+		st.Acknowledged, p.RPS, bytesText(st.DataDirGrowthBytes), st.GrowthPerBooking, bytesText(st.WriteBytes),
+		st.WriteBytesPerBooking, bytesText(st.RSSAfter), bytesText(st.HWMAfter))
+	if len(got.odd) > 0 {
+		h.progress("storm: unexpected answers, e.g. %s", got.odd[0])
+	}
+	return h.drain(ctx, outbox, mailsBefore+len(got.list), stormEnd)
+}
+
+// drain waits until the outbox directory holds every e-mail the storm
+// caused (one confirmation per booking), polling it; it reports the time
+// from the storm's end, or how far it got by -drain-timeout. Listing tens
+// of thousands of names costs CPU that slotd's mailer needs, so the
+// directory is looked at five times a second: the figure is good to
+// 0.2 s.
+func (h *harness) drain(ctx context.Context, outbox string, want int, since time.Time) error {
+	st := h.rep.Storm
+	st.MailsExpected = want
+	h.progress("outbox: waiting for %d e-mails in %s", want, outbox)
+	deadline := time.NewTimer(h.opt.DrainTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		n, err := countMails(outbox)
+		if err != nil {
+			return err
+		}
+		st.MailsFound = n
+		if n >= want {
+			st.DrainSeconds = time.Since(since).Seconds()
+			h.progress("outbox: drained %.1fs after the storm", st.DrainSeconds)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			h.progress("outbox: not drained %s after the storm: %d of %d e-mails", h.opt.DrainTimeout, n, want)
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// countMails counts DATA/outbox/*.eml, the e-mails slotd has sent to its
+// file sender; an outbox not yet made holds none.
+func countMails(dir string) (int, error) {
+	f, err := os.Open(dir)
+	if os.IsNotExist(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n := 0
+	for {
+		names, err := f.Readdirnames(4096)
+		for _, name := range names {
+			if strings.HasSuffix(name, ".eml") {
+				n++
+			}
+		}
+		if err != nil || len(names) == 0 {
+			return n, nil
+		}
+	}
+}
+
+// dataSize sums the sizes of the files under the data directory, the
+// outbox's e-mails excluded: what the journal, snapshots and tables hold.
+func dataSize(data string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) { // Pebble removes files as it compacts
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			if path == filepath.Join(data, "outbox") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			total += info.Size()
+		}
+		return nil
+	})
+	return total, err
+}

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The table: one row per figure of issue 11, with the baseline measured
+// in the same run, the ratio, the target and whether it was met. Rows
+// without a target are information. The table is Markdown, so a run's
+// output can go into docs/PERFORMANCE.md as it is.
+
+// Targets of issue 11.
+const (
+	targetWeekRatio                                   = 0.5
+	targetDayRatio                                    = 0.6
+	targetStormRatio                                  = 2.0
+	targetStormP99MS                                  = 25.0
+	targetGCShare                                     = 10.0
+	targetBytesPerBook                                = 1024.0
+	targetDrainSeconds                                = 5.0
+	targetLoadSeconds                                 = 15.0
+	targetLoadRSS                                     = 1.5 * (1 << 30)
+	targetFirstAnswerS                                = 1.0
+	resultPass, resultFail, resultInfo, resultSkipped = "PASS", "FAIL", "info", "skipped"
+)
+
+// evaluate fills the table, the counts and the summary line from what was
+// measured; a figure the run did not reach is "skipped".
+func (h *harness) evaluate() {
+	r := &h.rep
+	r.Rows, r.Passed, r.Failed = nil, 0, 0
+	add := func(row Row) { r.Rows = append(r.Rows, row) }
+	judge := func(ok bool) string {
+		if ok {
+			return resultPass
+		}
+		return resultFail
+	}
+
+	hello, static := r.phase("static-hello"), r.phase("static-week")
+	if week := r.phase("availability-week"); week != nil && static != nil {
+		ratio := week.RPS / static.RPS
+		add(Row{Workload: fmt.Sprintf("Availability, 7-day windows × %d staff (%s answers), rotating over %d queries%s",
+			r.World.Staff, bytesText(int64(r.World.WeekAnswerBytes)), r.Options.Queries, uncachedNote(week)),
+			Slotd: rpsText(week) + errText(week), Baseline: "static, same bytes: " + rpsText(static),
+			Ratio: ratioText(ratio), Target: fmt.Sprintf("≥ %.1f×", targetWeekRatio), Result: judge(ratio >= targetWeekRatio && week.Errors == 0)})
+	} else {
+		add(Row{Workload: "Availability, 7-day windows, rotating", Target: fmt.Sprintf("≥ %.1f×", targetWeekRatio), Result: resultSkipped})
+	}
+	if day := r.phase("availability-day"); day != nil && hello != nil {
+		ratio := day.RPS / hello.RPS
+		add(Row{Workload: "Availability, 1 day, one staff member, uncached" + uncachedNote(day),
+			Slotd: rpsText(day) + errText(day), Baseline: "static hello world: " + rpsText(hello),
+			Ratio: ratioText(ratio), Target: fmt.Sprintf("≥ %.1f×", targetDayRatio), Result: judge(ratio >= targetDayRatio && day.Errors == 0)})
+	} else {
+		add(Row{Workload: "Availability, 1 day, one staff member", Target: fmt.Sprintf("≥ %.1f×", targetDayRatio), Result: resultSkipped})
+	}
+	h.stormRows(add, judge)
+	h.integrityRows(add, judge)
+	h.memoryRows(add, judge)
+	if row, ok := h.disturbedRow(); ok {
+		add(row)
+	}
+
+	for _, row := range r.Rows {
+		switch row.Result {
+		case resultPass:
+			r.Passed++
+		case resultFail:
+			r.Failed++
+		}
+	}
+	r.Summary = h.summaryLine()
+}
+
+func (h *harness) stormRows(add func(Row), judge func(bool) string) {
+	r := &h.rep
+	storm, st := r.phase("storm"), r.Storm
+	if storm == nil || st == nil {
+		add(Row{Workload: "Durable booking storm", Target: fmt.Sprintf("≥ %.0f× PostgreSQL", targetStormRatio), Result: resultSkipped})
+		return
+	}
+	workload := fmt.Sprintf("Durable booking storm: %d businesses × %d staff × %d booked, %d connections, own Idempotency-Key each, e-mails to DATA/outbox",
+		r.World.Businesses, r.World.Staff, r.World.Appointments/max(r.World.Businesses, 1), storm.Connections)
+	slotdText := fmt.Sprintf("%s bookings/s, p50 %s, p99 %s", kText(storm.RPS), msText(storm.Latency.P50), msText(storm.Latency.P99)) + errText(storm)
+	row := Row{Workload: workload, Slotd: slotdText, Target: fmt.Sprintf("≥ %.0f× (aim 5×)", targetStormRatio)}
+	if pg := r.Postgres; pg.Best > 0 {
+		row.Baseline = fmt.Sprintf("PostgreSQL exclusion constraint, pgbench %d clients: %s inserts/s (better of %s)", r.Options.PostgresClients, kText(pg.Best), h.pgRunsText())
+		ratio := storm.RPS / pg.Best
+		row.Ratio, row.Result = ratioText(ratio), judge(ratio >= targetStormRatio && storm.Errors == 0)
+	} else {
+		row.Baseline = "PostgreSQL skipped: " + orText(pg.Skipped, "not run")
+		row.Result = resultSkipped
+	}
+	add(row)
+	add(Row{Workload: "Booking storm, p99 latency", Slotd: msText(storm.Latency.P99) + fmt.Sprintf(" (p99.9 %s, max %s)", msText(storm.Latency.P999), msText(storm.Latency.Max)),
+		Target: fmt.Sprintf("≤ %.0f ms", targetStormP99MS), Result: judge(storm.Latency.P99 <= targetStormP99MS)})
+	if gc, how, ok := gcShare(storm); ok {
+		add(Row{Workload: "Booking storm, GC share of slotd's CPU (" + how + ")",
+			Slotd:  fmt.Sprintf("%.0f %% (slotd CPU %.0f µs per booking)", gc, storm.ServerCPUPerReqUS),
+			Target: fmt.Sprintf("≤ %.0f %%", targetGCShare), Result: judge(gc <= targetGCShare)})
+	}
+	if st.Acknowledged > 0 {
+		add(Row{Workload: "Booking storm, data directory growth per booking (file sizes, outbox e-mails excluded)",
+			Slotd:  fmt.Sprintf("%s (%s written to disk per booking, compactions and e-mails included)", bytesText(int64(st.GrowthPerBooking)), bytesText(int64(st.WriteBytesPerBooking))),
+			Target: "≤ 1 KiB", Result: judge(st.GrowthPerBooking <= targetBytesPerBook)})
+	}
+	drain := Row{Workload: fmt.Sprintf("E-mail outbox drained after the storm (%d e-mails)", st.MailsExpected), Target: fmt.Sprintf("≤ %.0f s", targetDrainSeconds)}
+	if st.DrainSeconds >= 0 {
+		drain.Slotd, drain.Result = fmt.Sprintf("%.1f s", st.DrainSeconds), judge(st.DrainSeconds <= targetDrainSeconds)
+	} else {
+		drain.Slotd, drain.Result = fmt.Sprintf("not within %s: %d of %d e-mails", r.Options.DrainTimeout, st.MailsFound, st.MailsExpected), resultFail
+	}
+	add(drain)
+	add(Row{Workload: "slotd RSS after the storm", Slotd: fmt.Sprintf("%s (peak %s)", bytesText(st.RSSAfter), bytesText(st.HWMAfter)), Result: resultInfo})
+}
+
+func (h *harness) integrityRows(add func(Row), judge func(bool) string) {
+	r := &h.rep
+	if rc := r.Race; rc != nil {
+		add(Row{Workload: fmt.Sprintf("Contention race: %d clients on one slot, %d slots", rc.Clients, rc.Slots),
+			Slotd:  fmt.Sprintf("%d of %d slots: one 201, %d × 409 (statuses %s, failures %d)", rc.OneWinner, rc.Slots, rc.Clients-1, countsText(rc.Statuses), rc.Failures),
+			Target: "exactly one 201 each", Result: judge(rc.OneWinner == rc.Slots)})
+	} else {
+		add(Row{Workload: "Contention race", Target: "exactly one 201 each", Result: resultSkipped})
+	}
+	if w := r.Walk; w != nil {
+		add(Row{Workload: fmt.Sprintf("Double bookings: overlapping pairs among %d staff members' %d appointments, read through the API", w.StaffMembers, w.Appointments),
+			Slotd: fmt.Sprint(w.Overlaps), Target: "0", Result: judge(w.Overlaps == 0)})
+		add(Row{Workload: "Acknowledged (201) bookings missing from the walk",
+			Slotd: fmt.Sprintf("%d of %d", w.Missing, w.Acknowledged), Target: "0", Result: judge(w.Missing == 0 && w.Acknowledged > 0)})
+	} else {
+		add(Row{Workload: "Double bookings (walk)", Target: "0", Result: resultSkipped})
+		add(Row{Workload: "Acknowledged bookings missing (walk)", Target: "0", Result: resultSkipped})
+	}
+}
+
+func (h *harness) memoryRows(add func(Row), judge func(bool) string) {
+	r := &h.rep
+	if w := r.World; w.ReadySeconds > 0 {
+		add(Row{Workload: fmt.Sprintf("Start on the world file (%s, %d appointments)", bytesText(w.FileBytes), w.Appointments),
+			Slotd: fmt.Sprintf("ready in %.1f s, RSS %s (peak %s)", w.ReadySeconds, bytesText(w.RSSAfterLoad), bytesText(w.HWMAfterLoad)), Result: resultInfo})
+	}
+	ld := r.Load
+	if ld == nil || ld.ReadySeconds == 0 {
+		why := resultSkipped
+		add(Row{Workload: "Load a large world", Target: fmt.Sprintf("≤ %.0f s, RSS ≤ 1.5 GiB", targetLoadSeconds), Result: why})
+		return
+	}
+	name := fmt.Sprintf("Load %d appointments over %d businesses (%s world file)", ld.Appointments, ld.Businesses, bytesText(ld.FileBytes))
+	add(Row{Workload: name + ": time to ready", Slotd: fmt.Sprintf("%.1f s", ld.ReadySeconds),
+		Target: fmt.Sprintf("≤ %.0f s", targetLoadSeconds), Result: judge(ld.ReadySeconds <= targetLoadSeconds)})
+	add(Row{Workload: name + ": RSS, peak included", Slotd: fmt.Sprintf("%s (peak %s)", bytesText(ld.RSS), bytesText(ld.HWM)),
+		Target: "≤ 1.5 GiB", Result: judge(float64(max(ld.RSS, ld.HWM)) <= targetLoadRSS)})
+	if ld.RestartFirstAnswer > 0 {
+		add(Row{Workload: "Restart after kill -9 on that data directory: first answer", Slotd: fmt.Sprintf("%.2f s (ready %.2f s)", ld.RestartFirstAnswer, ld.RestartReadySeconds),
+			Target: fmt.Sprintf("≤ %.0f s (lazy loading: keep)", targetFirstAnswerS), Result: judge(ld.RestartFirstAnswer <= targetFirstAnswerS)})
+	}
+}
+
+// disturbedRow names the phases during which other processes (someone
+// else's build, say) or other guests of the host took CPU: their figures,
+// and the ratios built on them, are less trustworthy than the others.
+func (h *harness) disturbedRow() (Row, bool) {
+	var parts []string
+	measured := false
+	for _, p := range h.rep.Phases {
+		if p.OtherCPUCores < 0 {
+			continue
+		}
+		measured = true
+		if p.OtherCPUCores >= busyCores || p.StealCores >= busyCores {
+			parts = append(parts, fmt.Sprintf("%s %.2f (steal %.2f)", p.Name, p.OtherCPUCores, p.StealCores))
+		}
+	}
+	if ld := h.rep.Load; ld != nil && ld.OtherCPUCores >= 0 {
+		measured = true
+		if ld.OtherCPUCores >= busyCores {
+			parts = append(parts, fmt.Sprintf("load %.2f", ld.OtherCPUCores))
+		}
+	}
+	if !measured {
+		return Row{}, false
+	}
+	text := fmt.Sprintf("none above %.2f cores", busyCores)
+	if len(parts) > 0 {
+		text = strings.Join(parts, ", ")
+	}
+	return Row{Workload: "Other processes' CPU on the machine during the measured phases (cores, on average)", Slotd: text, Result: resultInfo}, true
+}
+
+// disturbed lists the phases other processes disturbed.
+func (h *harness) disturbed() []string {
+	var names []string
+	for _, p := range h.rep.Phases {
+		if p.OtherCPUCores >= busyCores || p.StealCores >= busyCores {
+			names = append(names, p.Name)
+		}
+	}
+	if ld := h.rep.Load; ld != nil && ld.OtherCPUCores >= busyCores {
+		names = append(names, "load")
+	}
+	return names
+}
+
+// gcShare is GC's share of slotd's CPU in a phase. The CPU profile says
+// it best (background marking plus assists, from samples of CPU actually
+// spent); the runtime's gctrace figures are its own estimates from the
+// time its workers ran, which overstate GC when the machine is
+// oversubscribed, as it is with the load generator on the same cores, so
+// they stand in only when there is no profile. Sweeping is in neither.
+func gcShare(p *Phase) (share float64, how string, ok bool) {
+	if pr := p.Profile; pr != nil && pr.Error == "" && pr.Seconds > 0 {
+		gc := pr.Shares["GC background marking"] + pr.Shares["GC assists"]
+		return gc, fmt.Sprintf("CPU profile: background marking and assists; gctrace estimates %.0f %%", p.GCSharePercent), true
+	}
+	if p.GCSharePercent >= 0 {
+		return p.GCSharePercent, "gctrace's estimate, no profile", true
+	}
+	return 0, "", false
+}
+
+// summaryLine is the run in one line.
+func (h *harness) summaryLine() string {
+	r := &h.rep
+	parts := []string{fmt.Sprintf("slotd harness: %d of %d targets met", r.Passed, r.Passed+r.Failed)}
+	if storm := r.phase("storm"); storm != nil {
+		s := fmt.Sprintf("storm %s/s", kText(storm.RPS))
+		if r.Postgres.Best > 0 {
+			s += fmt.Sprintf(" = %s PostgreSQL", ratioText(storm.RPS/r.Postgres.Best))
+		} else {
+			s += " (PostgreSQL skipped)"
+		}
+		parts = append(parts, s)
+	}
+	if week, static := r.phase("availability-week"), r.phase("static-week"); week != nil && static != nil {
+		parts = append(parts, "availability "+ratioText(week.RPS/static.RPS)+" static")
+	}
+	if day, hello := r.phase("availability-day"), r.phase("static-hello"); day != nil && hello != nil {
+		parts = append(parts, "1-day "+ratioText(day.RPS/hello.RPS)+" hello world")
+	}
+	if w := r.Walk; w != nil {
+		parts = append(parts, fmt.Sprintf("%d overlaps, %d missing", w.Overlaps, w.Missing))
+	}
+	if rc := r.Race; rc != nil {
+		parts = append(parts, fmt.Sprintf("race %d/%d", rc.OneWinner, rc.Slots))
+	}
+	if ld := r.Load; ld != nil && ld.ReadySeconds > 0 {
+		parts = append(parts, fmt.Sprintf("load %d appts %.0f s, peak %s", ld.Appointments, ld.ReadySeconds, bytesText(ld.HWM)))
+	}
+	if d := h.disturbed(); len(d) > 0 {
+		parts = append(parts, "other processes took CPU during "+strings.Join(d, ", "))
+	}
+	parts = append(parts, "run "+(time.Duration(r.Seconds)*time.Second).String())
+	return strings.Join(parts, "; ")
+}
+
+func (h *harness) pgRunsText() string {
+	var runs []string
+	for _, name := range []string{"pg-before", "pg-after"} {
+		if p := h.rep.phase(name); p != nil {
+			runs = append(runs, fmt.Sprintf("%s %s", strings.TrimPrefix(name, "pg-"), kText(p.RPS)))
+		}
+	}
+	return strings.Join(runs, ", ")
+}
+
+// writeTable prints the table and the summary line.
+func writeTable(w io.Writer, r *Report) {
+	fmt.Fprintln(w, "| Workload | slotd | Baseline (same run) | Ratio | Target | Result |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, row := range r.Rows {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", row.Workload, dash(row.Slotd), dash(row.Baseline), dash(row.Ratio), dash(row.Target), strongFail(row.Result))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, r.Summary)
+}
+
+func strongFail(s string) string {
+	if s == resultFail {
+		return "**FAIL**"
+	}
+	return s
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func orText(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+func rpsText(p *Phase) string {
+	return fmt.Sprintf("%s rps, p99 %s", kText(p.RPS), msText(p.Latency.P99))
+}
+
+// kText renders a rate like 3.2k or 860.
+func kText(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.1fk", v/1000)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func ratioText(r float64) string { return fmt.Sprintf("%.2f×", r) }
+
+func errText(p *Phase) string {
+	if p.Errors == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d errors (%s%s)", p.Errors, countsText(p.Statuses), failuresText(p.Failures))
+}
+
+func failuresText(m map[string]int64) string {
+	if len(m) == 0 {
+		return ""
+	}
+	return "; " + countsText(m)
+}
+
+func uncachedNote(p *Phase) string {
+	if p.UncachedGuaranteed {
+		return ""
+	}
+	return " (more requests than distinct queries: some may have hit the memo)"
+}
+
+// countsText renders a count map in key order.
+func countsText(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s: %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var testNow = time.Date(2026, 11, 24, 15, 4, 5, 0, time.UTC) // a Tuesday
+
+func testLayout(t *testing.T, spec WorldSpec) *layout {
+	t.Helper()
+	if spec.Now.IsZero() {
+		spec.Now = testNow
+	}
+	l, err := newLayout(spec)
+	require.NoError(t, err)
+	return l
+}
+
+func smallSpec() WorldSpec {
+	return WorldSpec{Tag: "main", Businesses: 3, Staff: 4, Appointments: 90, Customers: 5, WindowDays: 10, Seed: 1}
+}
+
+// decoded is the part of a world file the tests look at.
+type decoded struct {
+	Businesses []struct {
+		ID      string `json:"id"`
+		APIKeys []struct {
+			Key    string         `json:"key"`
+			Limits map[string]int `json:"limits"`
+		} `json:"apiKeys"`
+		Services []struct {
+			ID              string `json:"id"`
+			DurationMinutes int    `json:"durationMinutes"`
+		} `json:"services"`
+		Staff []struct {
+			ID                 string                `json:"id"`
+			AssignedServiceIDs []string              `json:"assignedServiceIds"`
+			Hours              map[string][][]string `json:"hours"`
+		} `json:"staff"`
+		Customers []struct {
+			ID    string `json:"id"`
+			Email string `json:"email"`
+		} `json:"customers"`
+		Appointments []struct {
+			ID            string    `json:"id"`
+			CustomerID    string    `json:"customerId"`
+			ServiceID     string    `json:"serviceId"`
+			StaffMemberID string    `json:"staffMemberId"`
+			StartTime     time.Time `json:"startTime"`
+			Status        string    `json:"status"`
+		} `json:"appointments"`
+	} `json:"businesses"`
+}
+
+func writeAndDecode(t *testing.T, l *layout) ([]byte, decoded) {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, writeWorld(&buf, l))
+	var w decoded
+	dec := json.NewDecoder(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, dec.Decode(&w), "the world file is JSON")
+	return buf.Bytes(), w
+}
+
+func TestWorldFile(t *testing.T) {
+	l := testLayout(t, smallSpec())
+	_, w := writeAndDecode(t, l)
+	require.Len(t, w.Businesses, 3)
+	ids := map[string]bool{}
+	unique := func(id string) {
+		t.Helper()
+		require.Len(t, id, 36)
+		require.False(t, ids[id], "id %s used twice", id)
+		ids[id] = true
+	}
+	for b, biz := range w.Businesses {
+		unique(biz.ID)
+		assert.Equal(t, l.businesses[b].String(), biz.ID)
+		require.Len(t, biz.APIKeys, 1)
+		assert.Equal(t, l.keys[b], biz.APIKeys[0].Key)
+		assert.Equal(t, map[string]int{"perMinute": maxLimit, "perHour": maxLimit, "mutationsPerMinute": maxLimit}, biz.APIKeys[0].Limits)
+		require.Len(t, biz.Services, len(services))
+		for v, svc := range biz.Services {
+			unique(svc.ID)
+			assert.Equal(t, l.serviceID(b, v).String(), svc.ID)
+		}
+		require.Len(t, biz.Staff, 4)
+		for s, st := range biz.Staff {
+			unique(st.ID)
+			assert.Equal(t, l.staffID(b, s).String(), st.ID)
+			assert.Len(t, st.AssignedServiceIDs, len(services))
+			assert.Equal(t, [][]string{{"09:00", "18:00"}}, st.Hours["mon"])
+			assert.Empty(t, st.Hours["sun"])
+		}
+		require.Len(t, biz.Customers, 5)
+		for c, cu := range biz.Customers {
+			unique(cu.ID)
+			assert.Equal(t, l.customerEmail(b, c), cu.Email)
+		}
+		require.Len(t, biz.Appointments, 90)
+		type slot struct {
+			staff string
+			at    time.Time
+		}
+		taken := map[slot]bool{}
+		for _, a := range biz.Appointments {
+			unique(a.ID)
+			assert.Equal(t, "confirmed", a.Status)
+			assert.Equal(t, biz.Services[1].ID, a.ServiceID, "booked appointments are the one-hour service")
+			// One-hour blocks on whole hours within opening hours, on a
+			// working day, after the base day: no two of one staff member
+			// share an hour.
+			at := a.StartTime
+			assert.True(t, !at.Before(l.base) && at.Weekday() != time.Sunday, "%s", at)
+			assert.True(t, at.Hour() >= openHour && at.Hour() < openHour+openHours && at.Minute() == 0, "%s", at)
+			k := slot{a.StaffMemberID, at}
+			require.False(t, taken[k], "two appointments of %s at %s", a.StaffMemberID, at)
+			taken[k] = true
+		}
+	}
+}
+
+// The same spec and day give the same bytes; another seed gives other ids.
+func TestWorldIsDeterministic(t *testing.T) {
+	a, _ := writeAndDecode(t, testLayout(t, smallSpec()))
+	b, _ := writeAndDecode(t, testLayout(t, smallSpec()))
+	assert.Equal(t, a, b)
+	other := smallSpec()
+	other.Seed = 2
+	c, _ := writeAndDecode(t, testLayout(t, other))
+	assert.NotEqual(t, a, c)
+	assert.Equal(t, len(a), len(c), "only ids and keys change")
+}
+
+func TestBaseDay(t *testing.T) {
+	for _, now := range []time.Time{testNow, time.Date(2026, 11, 28, 23, 59, 0, 0, time.UTC), time.Date(2027, 3, 28, 1, 0, 0, 0, time.UTC)} {
+		d := baseDay(now)
+		assert.Equal(t, time.Monday, d.Weekday())
+		assert.True(t, d.Sub(now) >= 24*time.Hour && d.Sub(now) < 9*24*time.Hour, "%s from %s", d, now)
+		assert.Equal(t, d, d.Truncate(24*time.Hour))
+	}
+	assert.Equal(t, 0, dayOf(0))
+	assert.Equal(t, 5, dayOf(5))
+	assert.Equal(t, 7, dayOf(6), "Sunday is skipped")
+	assert.Equal(t, 6, workingDaysBefore(7))
+	assert.Equal(t, 12, workingDaysBefore(14))
+}
+
+// The storm's and the race's slots are free: they never meet a booked
+// appointment or each other, also past the booked horizon.
+func TestStormAndRaceSlotsAreFree(t *testing.T) {
+	for _, spec := range []WorldSpec{
+		smallSpec(),
+		{Tag: "main", Businesses: 2, Staff: 3, Appointments: 1000, Customers: 2, WindowDays: 1, Seed: 3}, // dense
+		{Tag: "main", Businesses: 2, Staff: 3, Appointments: 0, Customers: 2, WindowDays: 1, Seed: 3},    // empty
+	} {
+		l := testLayout(t, spec)
+		type key struct{ b, s int }
+		busy := map[key][][2]time.Time{}
+		for b := range l.Businesses {
+			for k := range l.Appointments {
+				s, at := l.booked(k)
+				busy[key{b, s}] = append(busy[key{b, s}], [2]time.Time{at, at.Add(time.Hour)})
+			}
+		}
+		clash := func(k key, at time.Time, minutes int) bool {
+			end := at.Add(time.Duration(minutes) * time.Minute)
+			for _, iv := range busy[k] {
+				if at.Before(iv[1]) && iv[0].Before(end) {
+					return true
+				}
+			}
+			return false
+		}
+		n := 2 * l.Businesses * l.Staff * (len(l.free[0]) + halfHours*8) // well past the horizon
+		for i := range n {
+			b, s, at := l.stormSlot(i)
+			require.False(t, clash(key{b, s}, at, 30), "storm booking %d (%d, %d, %s) clashes", i, b, s, at)
+			busy[key{b, s}] = append(busy[key{b, s}], [2]time.Time{at, at.Add(30 * time.Minute)})
+		}
+		for k := range 50 {
+			b, s, at := l.raceSlot(k)
+			require.False(t, clash(key{b, s}, at, 30), "race slot %d clashes", k)
+			busy[key{b, s}] = append(busy[key{b, s}], [2]time.Time{at, at.Add(30 * time.Minute)})
+		}
+	}
+}
+
+// Every query of a rotation is distinct, so none is answered from the
+// memo; and each asks a real window.
+func TestQueriesAreDistinct(t *testing.T) {
+	o := defaults()
+	o.Businesses, o.Staff, o.Queries = 4, 3, 120
+	l := testLayout(t, o.mainWorld())
+	seen := map[string]bool{}
+	for q := range o.Queries {
+		b, svc, from := l.weekQuery(q)
+		p := slotsPath(l, b, svc, -1, from, 7*24*time.Hour)
+		require.False(t, seen[p], "query %d repeats %s", q, p)
+		seen[p] = true
+		assert.True(t, from.Before(l.base.AddDate(0, 0, l.days-6)), "the window is inside the horizon")
+	}
+	b, svc, from := l.sampleWeek(0)
+	assert.False(t, seen[slotsPath(l, b, svc, -1, from, 7*24*time.Hour)], "the sample is outside the rotation")
+
+	seen = map[string]bool{}
+	for n := range l.dayQueries() {
+		b, s, svc, from := l.dayQuery(n)
+		p := slotsPath(l, b, svc, s, from, 24*time.Hour)
+		require.False(t, seen[p], "query %d repeats %s", n, p)
+		seen[p] = true
+		assert.NotEqual(t, time.Sunday, from.Weekday())
+		assert.True(t, strings.Contains(p, "&staffMemberId="))
+	}
+}
+
+func TestLayoutRefuses(t *testing.T) {
+	for name, spec := range map[string]WorldSpec{
+		"no staff":        {Tag: "x", Businesses: 1, Staff: 0, Customers: 1, WindowDays: 1},
+		"too many days":   {Tag: "x", Businesses: 1, Staff: 1, Customers: 1, WindowDays: 4000},
+		"too many booked": {Tag: "x", Businesses: 1, Staff: 1, Customers: 1, WindowDays: 1, Appointments: 30_000},
+	} {
+		_, err := newLayout(spec)
+		assert.Error(t, err, name)
+	}
+}
