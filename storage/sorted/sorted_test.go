@@ -20,16 +20,17 @@ func TestAgainstModel(t *testing.T) {
 		model map[int]int
 	}
 	var versions []version
-	for i := 0; i < 3000; i++ {
-		k := r.IntN(300)
-		if r.IntN(3) == 0 {
+	for i := 0; i < 60000; i++ {
+		k := r.IntN(3000)
+		if i > 40000 && r.IntN(2) == 0 || r.IntN(3) == 0 { // grow three levels deep, then shrink
 			m = m.Delete(k)
 			delete(model, k)
 		} else {
 			m = m.Set(k, i)
 			model[k] = i
 		}
-		if i%100 == 0 {
+		if i%2000 == 0 {
+			require.NoError(t, m.check())
 			cp := map[int]int{}
 			for k, v := range model {
 				cp[k] = v
@@ -56,7 +57,7 @@ func check(t *testing.T, m Map[int, int], model map[int]int, r *rand.Rand) {
 	slices.Sort(keys)
 	_, ok := m.Get(-1)
 	require.False(t, ok)
-	from := r.IntN(320) - 10
+	from := r.IntN(3200) - 10
 	var asc []int
 	m.Ascend(&from, func(k, _ int) bool { asc = append(asc, k); return true })
 	want := slices.DeleteFunc(slices.Clone(keys), func(k int) bool { return k < from })
@@ -89,4 +90,45 @@ func BenchmarkSet(b *testing.B) {
 		_ = m.Set(i%10000, i)
 		i++
 	}
+}
+
+// TestAscendingInsertsFillLeaves checks the rightmost split: keys set in
+// ascending order leave every leaf but the last full.
+func TestAscendingInsertsFillLeaves(t *testing.T) {
+	m := New[int, int](cmp.Compare[int])
+	for i := range 100000 {
+		m = m.Set(i, i)
+	}
+	require.NoError(t, m.check())
+	leaves, ents := m.leaves()
+	require.Equal(t, 100000, ents)
+	require.Equal(t, (100000+maxEntries-1)/maxEntries, leaves)
+}
+
+// TestDeleteEverything empties a three-level map in random order, checking
+// its shape on the way.
+func TestDeleteEverything(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	m := New[int, int](cmp.Compare[int])
+	keys := r.Perm(40000)
+	for _, k := range keys {
+		m = m.Set(k, k)
+	}
+	old := m
+	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	for i, k := range keys {
+		m = m.Delete(k)
+		if i%997 == 0 {
+			require.NoError(t, m.check())
+			_, ok := m.Get(k)
+			require.False(t, ok)
+		}
+	}
+	require.Equal(t, 0, m.Len())
+	require.Nil(t, m.root)
+	require.Equal(t, 40000, old.Len())
+	v, ok := old.Get(keys[0])
+	require.True(t, ok, "an old version is untouched")
+	require.Equal(t, keys[0], v)
+	require.NoError(t, old.check())
 }
