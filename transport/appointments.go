@@ -109,7 +109,7 @@ func (s *Server) listAppointments(c *call) {
 	defer putBuf(b)
 	*b = append((*b)[:0], `{"data":[`...)
 	n, more := 0, false
-	var last *catalog.Appointment
+	var last tenant.StartKey // a is rebuilt in place for each call: keep its key, not a
 	c.st.Appointments(below, func(a *catalog.Appointment) bool {
 		if f.from != nil && a.StartTime.Before(*f.from) {
 			return false
@@ -126,15 +126,14 @@ func (s *Server) listAppointments(c *call) {
 		}
 		*b = wire.AppendAppointment(*b, a, c.st.Customer(a.CustomerID))
 		n++
-		last = a
+		last = tenant.KeyOf(a)
 		return true
 	})
 	*b = append(*b, `],"hasMore":`...)
 	*b = wire.AppendBool(*b, more)
 	*b = append(*b, `,"nextCursor":`...)
 	if more {
-		k := tenant.KeyOf(last)
-		*b = wire.AppendString(*b, c.s.Cursors.Encode(c.cursorScope(ls), cursor.Position{Sort: k.Start, ID: k.ID}))
+		*b = wire.AppendString(*b, c.s.Cursors.Encode(c.cursorScope(ls), cursor.Position{Sort: last.Start, ID: last.ID}))
 	} else {
 		*b = append(*b, "null"...)
 	}

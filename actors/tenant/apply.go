@@ -41,11 +41,7 @@ func applyCatalog(s *State, seq uint64, c *record.Catalog) (*State, error) {
 	if s != nil {
 		bk = s.book
 	}
-	bk = bk.addCustomers(c.Customers)
-	for i := range c.Appointments {
-		a := c.Appointments[i]
-		bk = bk.putAppointment(&a)
-	}
+	bk = bk.addCustomers(c.Customers).putAppointments(c.Appointments)
 	return fromCatalog(seq, c, bk)
 }
 
@@ -89,12 +85,16 @@ func Snapshot(s *State) *record.Snapshot {
 		snap.Customers = append(snap.Customers, *c)
 		return true
 	})
-	s.appts.Ascend(nil, func(_ uuid.UUID, a *catalog.Appointment) bool {
+	snap.Appointments = make([]catalog.Appointment, 0, s.appts.Len())
+	s.appts.Ascend(nil, func(id uuid.UUID, c appt) bool {
+		var v view
+		a := s.refs.materialize(id, &c, &v)
+		a.Segments = slices.Clone(a.Segments)
 		snap.Appointments = append(snap.Appointments, *a)
 		return true
 	})
-	s.idem.Ascend(nil, func(_ string, e *record.Idem) bool {
-		snap.Idempotency = append(snap.Idempotency, *e)
+	s.idem.Ascend(nil, func(k string, e idem) bool {
+		snap.Idempotency = append(snap.Idempotency, *e.materialize(k))
 		return true
 	})
 	snap.Endpoints = s.endpoints
@@ -115,8 +115,8 @@ func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
 		return nil, err
 	}
 	for i := range snap.Idempotency {
-		e := snap.Idempotency[i]
-		st.idem = st.idem.Set(e.Key, &e)
+		e := &snap.Idempotency[i]
+		st.idem = st.idem.Set(e.Key, compactIdem(e, e.Seq))
 	}
 	if snap.LastAssigned != nil {
 		st.lastAssigned = *snap.LastAssigned

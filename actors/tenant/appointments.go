@@ -17,14 +17,16 @@ import (
 
 // book is the booking side of a State: customers, appointments, the occupancy index
 // built from them, and stored idempotent answers. All of it is persistent,
-// so a new State shares everything a write did not touch.
+// so a new State shares everything a write did not touch. Appointments and
+// answers are held in compact form (appt, idem) and materialized on read.
 type book struct {
 	customers    sorted.Map[uuid.UUID, *catalog.Customer]
 	emails       sorted.Map[string, uuid.UUID] // lower-cased e-mail -> customer id
-	appts        sorted.Map[uuid.UUID, *catalog.Appointment]
-	byStart      sorted.Map[StartKey, *catalog.Appointment]
+	appts        sorted.Map[uuid.UUID, appt]
+	byStart      sorted.Map[StartKey, struct{}]
+	refs         *refs
 	index        interval.Index
-	idem         sorted.Map[string, *record.Idem]
+	idem         sorted.Map[string, idem]
 	lastAssigned uuid.UUID
 	endpoints    []catalog.Endpoint // at most five: copied on write
 }
@@ -49,23 +51,33 @@ func newBook() book {
 	return book{
 		customers: sorted.New[uuid.UUID, *catalog.Customer](compareID),
 		emails:    sorted.New[string, uuid.UUID](strings.Compare),
-		appts:     sorted.New[uuid.UUID, *catalog.Appointment](compareID),
-		byStart:   sorted.New[StartKey, *catalog.Appointment](compareStart),
-		idem:      sorted.New[string, *record.Idem](strings.Compare),
+		appts:     sorted.New[uuid.UUID, appt](compareID),
+		byStart:   sorted.New[StartKey, struct{}](compareStart),
+		refs:      &refs{},
+		idem:      sorted.New[string, idem](strings.Compare),
 	}
 }
 
-// Appointment returns the appointment with id, or nil.
+// Appointment returns the appointment with id, or nil. The appointment is
+// built for the caller, who may keep it.
 func (s *State) Appointment(id uuid.UUID) *catalog.Appointment {
-	a, _ := s.appts.Get(id)
-	return a
+	c, ok := s.appts.Get(id)
+	if !ok {
+		return nil
+	}
+	return s.refs.materialize(id, &c, new(view))
 }
 
 // Appointments calls fn for appointments in (startTime, id) descending
 // order, starting strictly below from (from nil: the latest), until fn
-// returns false.
+// returns false. The appointment fn gets is valid only during the call:
+// the next one is built in the same place.
 func (s *State) Appointments(from *StartKey, fn func(*catalog.Appointment) bool) {
-	s.byStart.Descend(from, func(_ StartKey, a *catalog.Appointment) bool { return fn(a) })
+	var v view
+	s.byStart.Descend(from, func(k StartKey, _ struct{}) bool {
+		c, _ := s.appts.Get(k.ID)
+		return fn(s.refs.materialize(k.ID, &c, &v))
+	})
 }
 
 // Index is the occupancy of every staff member.
@@ -76,8 +88,11 @@ func (s *State) LastAssigned() uuid.UUID { return s.lastAssigned }
 
 // Idempotency returns the stored answer under key, or nil.
 func (s *State) Idempotency(key string) *record.Idem {
-	e, _ := s.idem.Get(key)
-	return e
+	e, ok := s.idem.Get(key)
+	if !ok {
+		return nil
+	}
+	return e.materialize(key)
 }
 
 // KeyOf returns the list key of a.
@@ -106,16 +121,62 @@ func Items(a *catalog.Appointment) (uuid.UUID, []interval.Item) {
 
 // putAppointment returns b with a stored, replacing any older version.
 func (b book) putAppointment(a *catalog.Appointment) book {
-	if old, ok := b.appts.Get(a.ID); ok {
+	if c, ok := b.appts.Get(a.ID); ok {
+		var v view
+		old := b.refs.materialize(a.ID, &c, &v)
 		b.byStart = b.byStart.Delete(KeyOf(old))
 		if staff, items := Items(old); len(items) > 0 {
 			b.index = b.index.Delete(staff, items...)
 		}
 	}
-	b.appts = b.appts.Set(a.ID, a)
-	b.byStart = b.byStart.Set(KeyOf(a), a)
+	var c appt
+	c, b.refs = compact(b.refs, a)
+	b.appts = b.appts.Set(a.ID, c)
+	b.byStart = b.byStart.Set(KeyOf(a), struct{}{})
 	if staff, items := Items(a); len(items) > 0 {
 		b.index = b.index.Add(staff, items...)
+	}
+	return b
+}
+
+// putAppointments returns b with as stored. The new ones go into each
+// map in that map's key order: a map's rightmost leaf splits off only what
+// overflows it, so keys added in ascending order leave full leaves behind,
+// and a world's appointments take a third less memory than in file order.
+func (b book) putAppointments(as []catalog.Appointment) book {
+	var fresh []int
+	for i := range as {
+		if _, ok := b.appts.Get(as[i].ID); ok {
+			b = b.putAppointment(&as[i])
+		} else {
+			fresh = append(fresh, i)
+		}
+	}
+	if len(fresh) == 0 {
+		return b
+	}
+	slices.SortFunc(fresh, func(i, j int) int { return compareID(as[i].ID, as[j].ID) })
+	for k := 1; k < len(fresh); k++ {
+		if as[fresh[k]].ID == as[fresh[k-1]].ID { // one id twice: put them in order
+			for i := range as {
+				b = b.putAppointment(&as[i])
+			}
+			return b
+		}
+	}
+	cs := make([]appt, len(as))
+	for _, i := range fresh {
+		cs[i], b.refs = compact(b.refs, &as[i])
+		if staff, items := Items(&as[i]); len(items) > 0 {
+			b.index = b.index.Add(staff, items...)
+		}
+	}
+	for _, i := range fresh {
+		b.appts = b.appts.Set(as[i].ID, cs[i])
+	}
+	slices.SortFunc(fresh, func(i, j int) int { return compareStart(KeyOf(&as[i]), KeyOf(&as[j])) })
+	for _, i := range fresh {
+		b.byStart = b.byStart.Set(KeyOf(&as[i]), struct{}{})
 	}
 	return b
 }
@@ -138,9 +199,7 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 		b = b.putAppointment(&a)
 	}
 	if c.Idempotency != nil {
-		e := *c.Idempotency
-		e.Seq = seq
-		b.idem = b.idem.Set(e.Key, &e)
+		b.idem = b.idem.Set(c.Idempotency.Key, compactIdem(c.Idempotency, seq))
 	}
 	if c.LastAssigned != nil {
 		b.lastAssigned = *c.LastAssigned
@@ -190,9 +249,9 @@ func (s *State) Endpoint(id uuid.UUID) *catalog.Endpoint {
 // be replayed, even where a snapshot covers them.
 func (s *State) OldestAnswerRecord() uint64 {
 	var oldest uint64
-	s.idem.Ascend(nil, func(_ string, e *record.Idem) bool {
-		if (e.Answer == record.AnswerBooked || e.Answer == record.AnswerCustomer) && (oldest == 0 || e.Seq < oldest) {
-			oldest = e.Seq
+	s.idem.Ascend(nil, func(_ string, e idem) bool {
+		if e.whole == nil && (e.answer == record.AnswerBooked || e.answer == record.AnswerCustomer) && (oldest == 0 || e.seq < oldest) {
+			oldest = e.seq
 		}
 		return true
 	})
@@ -205,8 +264,8 @@ func (s *State) OldestAnswerRecord() uint64 {
 // expired answers back, and the next prune drops them again.
 func PruneIdempotency(s *State, cutoff time.Time) *State {
 	var old []string
-	s.idem.Ascend(nil, func(k string, e *record.Idem) bool {
-		if e.At.Before(cutoff) {
+	s.idem.Ascend(nil, func(k string, e idem) bool {
+		if e.time().Before(cutoff) {
 			old = append(old, k)
 		}
 		return true

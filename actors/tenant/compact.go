@@ -1,0 +1,269 @@
+package tenant
+
+import (
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/storage/catalog"
+)
+
+// appt is an appointment as a State holds it: 64 bytes of integers and
+// indexes, its id being the key it is stored under. A business holds
+// millions of appointments that are written once and rarely read whole, so
+// the state keeps only what tells one from another, and builds the
+// catalog.Appointment the API renders when one is read (materialize).
+//
+// What many appointments share lives once per business in its refs: the
+// service and staff member as they were booked, the price snapshot, and
+// the shape of the footprint relative to the start (segment kinds, offsets
+// and labels). Segment ids are not stored: they are derived from the
+// appointment id (Appointment), as every segment slotd makes is. Rare
+// fields (notes, a booking reference, a recurring series) sit behind one
+// pointer; an appointment the compact form cannot hold exactly (segment ids
+// from elsewhere, times finer than the form keeps, a full refs table) is
+// kept whole behind it instead, so nothing is ever approximated.
+type appt struct {
+	customer uuid.UUID
+	start    int64  // Unix ms
+	created  int64  // Unix ns
+	updated  int64  // Unix ns
+	svc      uint16 // refs.services
+	staff    uint16 // refs.staff + 1; 0: none
+	price    uint16 // refs.prices
+	shape    uint16 // refs.shapes
+	status   uint8  // statuses
+	flags    uint8
+	extra    *apptExtra
+}
+
+const (
+	flagStaffLocked = 1 << iota
+	flagRecurring
+)
+
+// apptExtra holds an appointment's rare fields, or the whole appointment.
+type apptExtra struct {
+	notes, ref *string
+	series     *uuid.UUID
+	whole      *catalog.Appointment // when set, the only thing that counts
+}
+
+// statuses numbers the statuses for appt.status.
+var statuses = []catalog.Status{catalog.PendingPayment, catalog.Confirmed, catalog.Cancelled,
+	catalog.Completed, catalog.NoShow, catalog.PaymentExpired}
+
+// maxRefs bounds each refs table: interning searches it linearly, and an
+// appointment whose value would not fit is kept whole.
+const maxRefs = 1024
+
+// refs are the values a business's appointments share, each table
+// append-only and copied on write, so every State sees a fixed prefix.
+type refs struct {
+	services []catalog.ServiceRef
+	staff    []catalog.StaffRef
+	prices   []price
+	shapes   []shape
+}
+
+// price is an appointment's price snapshot.
+type price struct {
+	base, total, deposit int
+	has                  uint8 // 1: base, 2: total, 4: deposit
+	currency             string
+}
+
+// shape is an appointment's footprint relative to its start.
+type shape struct {
+	end  int64 // EndTime - StartTime, ms
+	segs []segShape
+}
+
+type segShape struct {
+	position int
+	kind     catalog.SegmentKind
+	from, to int64 // ms after the start
+	label    *string
+	staffed  bool // StaffMemberID is the appointment's staff member (else null)
+}
+
+func (a segShape) equal(b segShape) bool {
+	return a.position == b.position && a.kind == b.kind && a.from == b.from && a.to == b.to &&
+		a.staffed == b.staffed && equalPtr(a.label, b.label)
+}
+
+func (a *shape) equal(b *shape) bool {
+	return a.end == b.end && slices.EqualFunc(a.segs, b.segs, segShape.equal)
+}
+
+// intern returns the index of v in table (appending it to a copy when it
+// is new) and the table to keep, false when the table is full.
+func intern[T any](table []T, v T, eq func(*T, *T) bool) (uint16, []T, bool) {
+	for i := range table {
+		if eq(&table[i], &v) {
+			return uint16(i), table, true
+		}
+	}
+	if len(table) >= maxRefs {
+		return 0, table, false
+	}
+	out := make([]T, len(table), len(table)+1)
+	copy(out, table)
+	return uint16(len(table)), append(out, v), true
+}
+
+func eq[T comparable](a, b *T) bool { return *a == *b }
+
+// compact returns a in compact form and the refs to keep (r itself is never
+// modified).
+func compact(r *refs, a *catalog.Appointment) (appt, *refs) {
+	c, next, ok := tryCompact(r, a)
+	if !ok {
+		whole := *a
+		whole.Segments = slices.Clone(a.Segments)
+		return appt{start: a.StartTime.UnixMilli(), extra: &apptExtra{whole: &whole}}, r
+	}
+	return c, next
+}
+
+func tryCompact(r *refs, a *catalog.Appointment) (appt, *refs, bool) {
+	c := appt{customer: a.CustomerID, start: a.StartTime.UnixMilli(), created: a.CreatedAt.UnixNano(), updated: a.UpdatedAt.UnixNano()}
+	if !time.UnixMilli(c.start).Equal(a.StartTime) || !time.Unix(0, c.created).Equal(a.CreatedAt) ||
+		!time.Unix(0, c.updated).Equal(a.UpdatedAt) {
+		return c, r, false
+	}
+	st := slices.Index(statuses, a.Status)
+	if st < 0 {
+		return c, r, false
+	}
+	c.status = uint8(st)
+	sh, ok := shapeOf(a)
+	if !ok {
+		return c, r, false
+	}
+	n := *r
+	if c.svc, n.services, ok = intern(n.services, a.Service, eq); !ok {
+		return c, r, false
+	}
+	if a.Staff != nil {
+		if c.staff, n.staff, ok = intern(n.staff, *a.Staff, eq); !ok {
+			return c, r, false
+		}
+		c.staff++
+	}
+	if c.price, n.prices, ok = intern(n.prices, priceOf(a), eq); !ok {
+		return c, r, false
+	}
+	if c.shape, n.shapes, ok = intern(n.shapes, sh, (*shape).equal); !ok {
+		return c, r, false
+	}
+	if a.StaffLocked {
+		c.flags |= flagStaffLocked
+	}
+	if a.IsRecurringOccurrence {
+		c.flags |= flagRecurring
+	}
+	if a.Notes != nil || a.BookingReference != nil || a.RecurringSeriesID != nil {
+		c.extra = &apptExtra{notes: a.Notes, ref: a.BookingReference, series: a.RecurringSeriesID}
+	}
+	if len(n.services) == len(r.services) && len(n.staff) == len(r.staff) &&
+		len(n.prices) == len(r.prices) && len(n.shapes) == len(r.shapes) {
+		return c, r, true // nothing new: keep sharing r
+	}
+	return c, &n, true
+}
+
+func priceOf(a *catalog.Appointment) price {
+	p := price{currency: a.Currency}
+	if a.BasePriceCents != nil {
+		p.base, p.has = *a.BasePriceCents, p.has|1
+	}
+	if a.TotalPriceCents != nil {
+		p.total, p.has = *a.TotalPriceCents, p.has|2
+	}
+	if a.DepositCents != nil {
+		p.deposit, p.has = *a.DepositCents, p.has|4
+	}
+	return p
+}
+
+// shapeOf returns a's footprint relative to its start, false when it holds
+// something a shape cannot: segment ids not derived from the appointment's,
+// a segment staffed by someone else, times finer than a millisecond.
+func shapeOf(a *catalog.Appointment) (shape, bool) {
+	start := a.StartTime.UnixMilli()
+	sh := shape{end: a.EndTime.UnixMilli() - start, segs: make([]segShape, len(a.Segments))}
+	if !time.UnixMilli(start + sh.end).Equal(a.EndTime) {
+		return sh, false
+	}
+	for i := range a.Segments {
+		sg := &a.Segments[i]
+		s := segShape{position: sg.Position, kind: sg.Kind, from: sg.StartTime.UnixMilli() - start,
+			to: sg.EndTime.UnixMilli() - start, label: sg.Label, staffed: sg.StaffMemberID != nil}
+		if s.staffed && (a.Staff == nil || *sg.StaffMemberID != a.Staff.ID) ||
+			!time.UnixMilli(start+s.from).Equal(sg.StartTime) || !time.UnixMilli(start+s.to).Equal(sg.EndTime) ||
+			sg.ID != segmentID(a.ID, i) {
+			return sh, false
+		}
+		sh.segs[i] = s
+	}
+	return sh, true
+}
+
+// segmentID is the id of an appointment's i-th segment.
+func segmentID(appt uuid.UUID, i int) uuid.UUID { return uuid.NewSHA1(appt, []byte{byte(i)}) }
+
+// view is a materialized appointment with room for what its pointers point
+// to, so that building one costs one allocation, or none when reused.
+type view struct {
+	a                    catalog.Appointment
+	staff                catalog.StaffRef
+	base, total, deposit int
+	segs                 [2]catalog.Segment
+}
+
+// materialize fills v with appointment id in form c.
+func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *catalog.Appointment {
+	if c.extra != nil && c.extra.whole != nil {
+		v.a = *c.extra.whole
+		v.a.Segments = append(v.segs[:0], c.extra.whole.Segments...)
+		return &v.a
+	}
+	start := time.UnixMilli(c.start).UTC()
+	sh := &r.shapes[c.shape]
+	v.a = catalog.Appointment{ID: id, Status: statuses[c.status], StartTime: start,
+		EndTime: time.UnixMilli(c.start + sh.end).UTC(), CustomerID: c.customer, Service: r.services[c.svc],
+		StaffLocked: c.flags&flagStaffLocked != 0, IsRecurringOccurrence: c.flags&flagRecurring != 0,
+		CreatedAt: time.Unix(0, c.created).UTC(), UpdatedAt: time.Unix(0, c.updated).UTC()}
+	var staffID *uuid.UUID
+	if c.staff > 0 {
+		v.staff = r.staff[c.staff-1]
+		v.a.Staff, staffID = &v.staff, &v.staff.ID
+	}
+	p := &r.prices[c.price]
+	v.a.Currency = p.currency
+	v.base, v.total, v.deposit = p.base, p.total, p.deposit
+	if p.has&1 != 0 {
+		v.a.BasePriceCents = &v.base
+	}
+	if p.has&2 != 0 {
+		v.a.TotalPriceCents = &v.total
+	}
+	if p.has&4 != 0 {
+		v.a.DepositCents = &v.deposit
+	}
+	if x := c.extra; x != nil {
+		v.a.Notes, v.a.BookingReference, v.a.RecurringSeriesID = x.notes, x.ref, x.series
+	}
+	v.a.Segments = v.segs[:0]
+	for i, s := range sh.segs {
+		sg := catalog.Segment{ID: segmentID(id, i), Position: s.position, Kind: s.kind,
+			StartTime: time.UnixMilli(c.start + s.from).UTC(), EndTime: time.UnixMilli(c.start + s.to).UTC(), Label: s.label}
+		if s.staffed {
+			sg.StaffMemberID = staffID
+		}
+		v.a.Segments = append(v.a.Segments, sg)
+	}
+	return &v.a
+}

@@ -1,0 +1,119 @@
+package tenant
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/storage/catalog"
+)
+
+var (
+	memBusinesses   = flag.Int("tenant.businesses", 10000, "businesses BenchmarkLiveHeap loads")
+	memAppointments = flag.Int("tenant.appointments", 1000000, "appointments BenchmarkLiveHeap loads, spread evenly")
+	memProfile      = flag.String("tenant.heapprofile", "", "write a heap profile while BenchmarkLiveHeap's states are live")
+)
+
+// BenchmarkLiveHeap loads a world shaped like the harness's load phase
+// (10,000 businesses × 10 staff × 3 services × 20 customers, 1 M one-hour
+// appointments) through the path a world file takes (DecidePut, then Apply),
+// and reports the live heap it keeps, per appointment: "B/appt" counts
+// everything the states hold (catalogue, customers, keys included), and
+// "B/appt-marginal" only what the appointments add to the same businesses
+// without them. Issue 11's target is 200 B. Run it with -benchtime 1x: one
+// load is the measurement.
+func BenchmarkLiveHeap(b *testing.B) {
+	for b.Loop() {
+		empty := liveHeap(b, *memBusinesses, 0)
+		full := liveHeap(b, *memBusinesses, *memAppointments)
+		n := float64(*memAppointments)
+		b.ReportMetric(float64(full)/n, "B/appt")
+		b.ReportMetric(float64(full-empty)/n, "B/appt-marginal")
+	}
+}
+
+// liveHeap returns the live heap held by businesses states loaded with
+// appointments in total.
+func liveHeap(b *testing.B, businesses, appointments int) uint64 {
+	base := heapInUse()
+	states := make([]*State, businesses)
+	per := appointments / businesses
+	now := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	for i := range states {
+		sp := memWorld(i, per, now)
+		rec, err := DecidePut(nil, sp, now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if states[i], err = Apply(nil, 1, rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	used := heapInUse() - base
+	if *memProfile != "" && appointments > 0 {
+		f, err := os.Create(*memProfile)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.KeepAlive(states)
+	return used
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+var memNS = uuid.MustParse("5d0b0c4e-1f2a-4c1e-9f0e-2b7c2d1d8a11")
+
+// memWorld is business i of the benchmark's world with n appointments: one
+// hour each, at most one per staff member per hour, Monday to Saturday
+// 09:00–18:00 from the Monday after now.
+func memWorld(i, n int, now time.Time) *catalog.Spec {
+	id := func(kind string, j int) uuid.UUID {
+		return uuid.NewSHA1(memNS, fmt.Appendf(nil, "%d/%s/%d", i, kind, j))
+	}
+	sp := &catalog.Spec{
+		Business: catalog.Business{ID: id("business", 0), Name: fmt.Sprintf("Salon %d", i), Timezone: "UTC",
+			Currency: "EUR", Plan: catalog.Pro, Modules: catalog.AllModules, Rules: catalog.DefaultRules()},
+		Keys: []catalog.Key{{ID: id("key", 0), Hash: catalog.HashKey(fmt.Sprintf("sk_%d", i)), Scopes: []string{"appointments:write"}}},
+	}
+	sp.Business.Rules.MaxAdvanceDays = 3650
+	for j, m := range []int{30, 60, 45} {
+		sp.Services = append(sp.Services, catalog.Service{ID: id("service", j), Name: fmt.Sprintf("Service %d", j),
+			DurationMinutes: m, PriceCents: 1000 * (j + 1), IsActive: true})
+	}
+	for j := range 10 {
+		sp.Staff = append(sp.Staff, catalog.Staff{ID: id("staff", j), Name: fmt.Sprintf("Staff %d", j), IsActive: true, IsBookable: true})
+	}
+	for j := range 20 {
+		sp.Customers = append(sp.Customers, catalog.Customer{ID: id("customer", j), FirstName: "Eva", LastName: fmt.Sprint(j),
+			Email: fmt.Sprintf("c%d@b%d.example", j, i)})
+	}
+	day := now.Truncate(24*time.Hour).AddDate(0, 0, 8-int(now.Weekday()))
+	for j := range n {
+		slot := j / len(sp.Staff) // hour slots, each filled by every staff member
+		d, h := slot/9, slot%9
+		d += d / 6 // skip Sundays
+		staff := sp.Staff[j%len(sp.Staff)].ID
+		sp.Appointments = append(sp.Appointments, catalog.WorldAppointment{
+			ID: id("appointment", j), CustomerID: sp.Customers[j%20].ID, ServiceID: sp.Services[1].ID,
+			StaffMemberID: &staff, StartTime: day.AddDate(0, 0, d).Add(time.Duration(9+h) * time.Hour), Status: "confirmed",
+		})
+	}
+	return sp
+}
