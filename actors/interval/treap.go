@@ -9,19 +9,19 @@ package interval
 // Ties, which a 64-bit hash makes rare, fall back to the item order, so the
 // order is total and the shape of a tree is a function of its items alone.
 func above(a, b *node) bool {
-	if a.prio != b.prio {
-		return a.prio > b.prio
+	if pa, pb := priority(a.item), priority(b.item); pa != pb {
+		return pa > pb
 	}
 	return compare(a.item, b.item) < 0
 }
 
-func leaf(it Item, prio uint64) *node {
-	return &node{item: it, maxEnd: it.End, prio: prio}
+func leaf(it Item) *node {
+	return &node{item: it, maxEnd: it.End}
 }
 
 // with returns a copy of n with the given children.
 func (n *node) with(left, right *node) *node {
-	c := &node{item: n.item, prio: n.prio, left: left, right: right}
+	c := &node{item: n.item, left: left, right: right}
 	c.fix()
 	return c
 }
@@ -39,14 +39,14 @@ func (n *node) fix() {
 
 // insert returns the subtree n with it added and whether it was absent. When
 // it was added, the returned root is fresh, so the caller may still rotate it.
-func insert(n *node, it Item, prio uint64) (*node, bool) {
+func insert(n *node, it Item) (*node, bool) {
 	if n == nil {
-		return leaf(it, prio), true
+		return leaf(it), true
 	}
 	c := compare(it, n.item)
 	switch {
 	case c < 0:
-		l, added := insert(n.left, it, prio)
+		l, added := insert(n.left, it)
 		if !added {
 			return n, false
 		}
@@ -56,7 +56,7 @@ func insert(n *node, it Item, prio uint64) (*node, bool) {
 		}
 		return m, true
 	case c > 0:
-		r, added := insert(n.right, it, prio)
+		r, added := insert(n.right, it)
 		if !added {
 			return n, false
 		}
