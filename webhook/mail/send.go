@@ -175,73 +175,104 @@ func (d Dir) Send(ctx context.Context, m Message) error {
 	return d.SendBatch(ctx, []Message{m})[0]
 }
 
-// SendBatch writes each message to Path/<ID>.eml: its own file is synced
-// and renamed into place, and one sync of the directory then makes every
-// rename durable, so a pass over many rows costs one directory sync, not
-// one per message (their rows are deleted next, so the renames must be
-// durable first).
+// SendBatch writes each message to Path/<ID>.eml by way of a temporary
+// file, and makes the whole batch durable at once: every file is written
+// first, their contents reach the disk together (syncData: one syncfs on
+// Linux, instead of an fsync per file, which held the outbox to about a
+// thousand messages a second), then they are renamed into place and one
+// sync of the directory makes every rename durable. The Drainer deletes
+// the rows of the messages sent next, so all of this must be durable
+// first.
 func (d Dir) SendBatch(ctx context.Context, ms []Message) []error {
 	errs := make([]error, len(ms))
-	if err := os.MkdirAll(d.Path, 0o750); err != nil {
-		for i := range errs {
-			errs[i] = fmt.Errorf("mail: %w", err)
-		}
-		return errs
-	}
-	written := false
-	for i := range ms {
-		if errs[i] = ctx.Err(); errs[i] == nil {
-			errs[i] = d.write(ms[i])
-			written = written || errs[i] == nil
-		}
-	}
-	if !written {
-		return errs
-	}
-	if err := syncDir(d.Path); err != nil {
+	fail := func(err error) []error {
 		for i := range errs {
 			if errs[i] == nil {
-				errs[i] = fmt.Errorf("mail: sync %s: %w", d.Path, err)
+				errs[i] = fmt.Errorf("mail: %w", err)
 			}
 		}
+		return errs
+	}
+	if err := os.MkdirAll(d.Path, 0o750); err != nil {
+		return fail(err)
+	}
+	tmps := make([]string, len(ms))
+	var written []string
+	for i := range ms {
+		if errs[i] = ctx.Err(); errs[i] == nil {
+			tmps[i], errs[i] = d.write(ms[i])
+		}
+		if errs[i] == nil {
+			written = append(written, tmps[i])
+		}
+	}
+	if len(written) == 0 {
+		return errs
+	}
+	if err := syncData(d.Path, written); err != nil {
+		for _, tmp := range written {
+			_ = os.Remove(tmp)
+		}
+		return fail(fmt.Errorf("sync %s: %w", d.Path, err))
+	}
+	for i := range ms {
+		if errs[i] != nil {
+			continue
+		}
+		final := filepath.Join(d.Path, ms[i].ID+".eml")
+		if err := os.Rename(tmps[i], final); err != nil {
+			_ = os.Remove(tmps[i])
+			errs[i] = fmt.Errorf("mail: write %s: %w", final, err)
+		}
+	}
+	if err := syncDir(d.Path); err != nil {
+		return fail(fmt.Errorf("sync %s: %w", d.Path, err))
 	}
 	return errs
 }
 
-// write puts m in its file, synced, by way of a temporary file.
-func (d Dir) write(m Message) error {
+// write puts m in a temporary file beside its final name, not yet synced,
+// and returns the file's name.
+func (d Dir) write(m Message) (string, error) {
 	if !validID(m.ID) {
-		return fmt.Errorf("mail: message id %q cannot name a file", m.ID)
+		return "", fmt.Errorf("mail: message id %q cannot name a file", m.ID)
 	}
-	final := filepath.Join(d.Path, m.ID+".eml")
 	f, err := os.CreateTemp(d.Path, "."+m.ID+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("mail: %w", err)
+		return "", fmt.Errorf("mail: %w", err)
 	}
 	tmp := f.Name()
-	err = writeSynced(f, m.Bytes())
-	if err == nil {
-		err = os.Rename(tmp, final)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("mail: write %s: %w", final, err)
-	}
-	return nil
-}
-
-func writeSynced(f *os.File, b []byte) error {
-	_, err := f.Write(b)
+	_, err = f.Write(m.Bytes())
 	if err == nil {
 		err = f.Chmod(0o640)
-	}
-	if err == nil {
-		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	if err != nil {
+		_ = os.Remove(tmp)
+		return "", fmt.Errorf("mail: write %s: %w", tmp, err)
+	}
+	return tmp, nil
+}
+
+// syncFiles fsyncs each of files: syncData where the system has nothing
+// better.
+func syncFiles(files []string) error {
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func syncDir(path string) error {
