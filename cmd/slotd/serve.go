@@ -11,9 +11,11 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -178,18 +180,78 @@ func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *sl
 		ids[i] = outline[i].Business.ID
 	}
 	now := c.clock.Now()
+	l := newLoader(runtime.GOMAXPROCS(0) * 4)
 	err = readFile(path, func(r io.Reader) error {
 		i := 0
 		return world.Each(r, func(spec catalog.Spec) error {
-			_, err := transport.PutWorld(ctx, dir, []catalog.Spec{spec}, now, log, ids...)
 			i++
-			return renumber(err, i-1)
+			return l.put(i-1, func() error {
+				_, err := transport.PutWorld(ctx, dir, []catalog.Spec{spec}, now, log, ids...)
+				return err
+			})
 		})
 	})
+	if lerr := l.wait(); lerr != nil {
+		return fail(lerr)
+	}
 	if err != nil {
 		return fail(err)
 	}
 	return nil
+}
+
+// loader puts the businesses of a world file several at a time. Each put
+// is a journal write synced before it returns; with one at a time, the
+// load of a large file was a sequence of single-business syncs, while
+// concurrent puts share their syncs (group commit) and overlap decoding
+// with writing. A failed put stops the reading; the error reported is that
+// of the first failed business in file order, as when they were put one by
+// one (businesses after it that were already in flight may have been put:
+// a world load was never atomic across businesses).
+type loader struct {
+	slots chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	first int // the failed business's index in the file
+	err   error
+}
+
+var errLoadStopped = errors.New("world load stopped")
+
+func newLoader(n int) *loader { return &loader{slots: make(chan struct{}, n)} }
+
+// put runs the put of business i once a slot is free.
+func (l *loader) put(i int, fn func() error) error {
+	l.slots <- struct{}{}
+	if l.failed() {
+		<-l.slots
+		return errLoadStopped
+	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		defer func() { <-l.slots }()
+		if err := fn(); err != nil {
+			l.mu.Lock()
+			if l.err == nil || i < l.first {
+				l.first, l.err = i, renumber(err, i)
+			}
+			l.mu.Unlock()
+		}
+	}()
+	return nil
+}
+
+func (l *loader) failed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err != nil
+}
+
+// wait waits for the puts in flight and returns the first failure.
+func (l *loader) wait() error {
+	l.wg.Wait()
+	return l.err
 }
 
 // renumber makes the paths of a put's problem name business i of the
