@@ -96,10 +96,11 @@ func Encode(dst []byte, r *Record) ([]byte, error) {
 		encodeChange(&e, r.Change)
 		return e.b, nil
 	}
+	if r.Kind == KindCatalog && r.Catalog != nil {
+		return encodeCatalog(dst, r.Catalog)
+	}
 	var payload any
 	switch r.Kind {
-	case KindCatalog:
-		payload = r.Catalog
 	case KindKey:
 		payload = r.Key
 	case KindCustomers:
@@ -154,18 +155,74 @@ func Decode(b []byte) (*Record, error) {
 
 // decodeBinary decodes a record of format version 2.
 func decodeBinary(b []byte) (*Record, error) {
-	if Kind(b[1]) != KindChange {
+	d := r{b: b[2:]}
+	rec := &Record{Kind: Kind(b[1])}
+	switch rec.Kind {
+	case KindChange:
+		rec.Change = decodeChange(&d)
+	case KindCatalog:
+		rec.Catalog = decodeCatalog(&d)
+	default:
 		return nil, fmt.Errorf("%w: binary record of kind %d", ErrCorrupt, b[1])
 	}
-	d := r{b: b[2:]}
-	c := decodeChange(&d)
 	if d.err == nil && len(d.b) != 0 {
 		d.err = fmt.Errorf("%d bytes after the record", len(d.b))
 	}
 	if d.err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, d.err)
 	}
-	return &Record{Kind: KindChange, Change: c}, nil
+	return rec, nil
+}
+
+// encodeCatalog appends a catalogue put in the binary form: the catalogue
+// proper as JSON (small, and rarely written), then the customers and
+// appointments it adds with the journal's codecs. A world file's business
+// brings thousands of appointments in this one record; as JSON they were
+// 1.9 MB per 2,000 and most of a world load's encoding time.
+func encodeCatalog(dst []byte, c *Catalog) ([]byte, error) {
+	proper := *c
+	proper.Customers, proper.Appointments = nil, nil
+	js, err := json.Marshal(&proper)
+	if err != nil {
+		return nil, err
+	}
+	if dst == nil {
+		dst = make([]byte, 0, 16+len(js)+len(c.Customers)*80+len(c.Appointments)*220)
+	}
+	e := w{b: append(dst, VersionBinary, byte(KindCatalog))}
+	e.bytes(js)
+	e.u(uint64(len(c.Customers)))
+	for i := range c.Customers {
+		e.customer(&c.Customers[i])
+	}
+	e.u(uint64(len(c.Appointments)))
+	for i := range c.Appointments {
+		e.appointment(&c.Appointments[i])
+	}
+	return e.b, nil
+}
+
+func decodeCatalog(d *r) *Catalog {
+	c := new(Catalog)
+	if js := d.take(d.n(1)); d.err == nil {
+		if err := json.Unmarshal(js, c); err != nil {
+			d.fail()
+			return c
+		}
+	}
+	if n := d.n(20); n > 0 {
+		c.Customers = make([]catalog.Customer, n)
+		for i := range c.Customers {
+			d.customer(&c.Customers[i])
+		}
+	}
+	if n := d.n(40); n > 0 {
+		c.Appointments = make([]catalog.Appointment, n)
+		for i := range c.Appointments {
+			d.appointment(&c.Appointments[i])
+		}
+	}
+	return c
 }
 
 // Change is one write of the booking side, everything it causes in one

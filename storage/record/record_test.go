@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,6 +33,8 @@ func sample() []*Record {
 		{Kind: KindChange, Change: &Change{At: at, Endpoints: []catalog.Endpoint{{ID: uuid.New(), URL: "https://h/", EventTypes: []string{"appointment.created"},
 			IsActive: true, Status: catalog.EndpointActive, PayloadStyle: "full", Secret: "whsec_x", CreatedAt: at, UpdatedAt: at}},
 			Removed: []uuid.UUID{uuid.New()}}},
+		{Kind: KindCatalog, Catalog: &Catalog{At: at, Business: catalog.Business{ID: uuid.New(), Name: "World", Timezone: "UTC"},
+			Customers: sampleChange(at).Customers, Appointments: slices.Repeat(sampleChange(at).Appointments, 20)}},
 	}
 }
 
@@ -74,6 +77,27 @@ func TestRoundTrip(t *testing.T) {
 		got, err := Decode(b)
 		require.NoError(t, err)
 		require.Equal(t, r, got)
+	}
+}
+
+// TestJSONCatalogStillDecodes reads a catalogue put as journals before the
+// binary form hold it.
+func TestJSONCatalogStillDecodes(t *testing.T) {
+	for _, r := range sample() {
+		if r.Kind != KindCatalog {
+			continue
+		}
+		js, err := json.Marshal(r.Catalog)
+		require.NoError(t, err)
+		got, err := Decode(append([]byte{Version, byte(KindCatalog)}, js...))
+		require.NoError(t, err)
+		require.Equal(t, r, got)
+		b, err := Encode(nil, r)
+		require.NoError(t, err)
+		require.Equal(t, byte(VersionBinary), b[0])
+		if len(r.Catalog.Appointments) > 1 {
+			require.Less(t, len(b), len(js)/2, "appointments in the binary form")
+		}
 	}
 }
 
