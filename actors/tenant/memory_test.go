@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/record"
 )
 
 var (
@@ -116,4 +117,35 @@ func memWorld(i, n int, now time.Time) *catalog.Spec {
 		})
 	}
 	return sp
+}
+
+// BenchmarkIdemHeap stores 100,000 idempotent answers (a booking's kind,
+// under a UUID key as integrators send them) in one business and reports
+// the live heap each one keeps. Issue 11's target is 200 B.
+func BenchmarkIdemHeap(b *testing.B) {
+	const n = 100000
+	now := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	for b.Loop() {
+		rec, err := DecidePut(nil, memWorld(0, 0, now), now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := Apply(nil, 1, rec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		base := heapInUse()
+		for i := range n {
+			e := &record.Idem{Key: uuid.NewString(), Method: "POST", Path: "/api/v1/appointments", Status: 201,
+				At: now.Add(time.Duration(i) * time.Millisecond), Answer: record.AnswerBooked}
+			e.BodyHash[0], e.BodyHash[1] = byte(i), byte(i>>8)
+			s, err = Apply(s, uint64(i+2), &record.Record{Kind: record.KindChange, Change: &record.Change{At: e.At, Idempotency: e}})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		used := heapInUse() - base
+		runtime.KeepAlive(s)
+		b.ReportMetric(float64(used)/n, "B/answer")
+	}
 }
