@@ -57,14 +57,8 @@ func (d *r) enum(known []string) string {
 
 func encodeChange(e *w, c *Change) {
 	e.time(c.At)
-	e.u(uint64(len(c.Appointments)))
-	for i := range c.Appointments {
-		e.appointment(&c.Appointments[i])
-	}
-	e.u(uint64(len(c.Customers)))
-	for i := range c.Customers {
-		e.customer(&c.Customers[i])
-	}
+	e.appointments(c.Appointments)
+	e.customers(c.Customers)
 	e.bool(c.Idempotency != nil)
 	if c.Idempotency != nil {
 		e.idem(c.Idempotency)
@@ -98,18 +92,8 @@ func encodeChange(e *w, c *Change) {
 
 func decodeChange(d *r) *Change {
 	c := &Change{At: d.time()}
-	if n := d.n(40); n > 0 {
-		c.Appointments = make([]catalog.Appointment, n)
-		for i := range c.Appointments {
-			d.appointment(&c.Appointments[i])
-		}
-	}
-	if n := d.n(20); n > 0 {
-		c.Customers = make([]catalog.Customer, n)
-		for i := range c.Customers {
-			d.customer(&c.Customers[i])
-		}
-	}
+	c.Appointments = d.appointments()
+	c.Customers = d.customers()
 	if d.bool() {
 		c.Idempotency = d.idem()
 	}
@@ -140,6 +124,48 @@ func decodeChange(d *r) *Change {
 		}
 	}
 	return c
+}
+
+// appointments writes a list of appointments: its length, then each.
+func (e *w) appointments(as []catalog.Appointment) {
+	e.u(uint64(len(as)))
+	for i := range as {
+		e.appointment(&as[i])
+	}
+}
+
+// appointments reads a list appointments wrote; nil when it is empty.
+func (d *r) appointments() []catalog.Appointment {
+	n := d.n(40)
+	if n == 0 {
+		return nil
+	}
+	as := make([]catalog.Appointment, n)
+	for i := range as {
+		d.appointment(&as[i])
+	}
+	return as
+}
+
+// customers writes a list of customers: its length, then each.
+func (e *w) customers(cs []catalog.Customer) {
+	e.u(uint64(len(cs)))
+	for i := range cs {
+		e.customer(&cs[i])
+	}
+}
+
+// customers reads a list customers wrote; nil when it is empty.
+func (d *r) customers() []catalog.Customer {
+	n := d.n(20)
+	if n == 0 {
+		return nil
+	}
+	cs := make([]catalog.Customer, n)
+	for i := range cs {
+		d.customer(&cs[i])
+	}
+	return cs
 }
 
 func (e *w) appointment(a *catalog.Appointment) {

@@ -191,14 +191,8 @@ func encodeCatalog(dst []byte, c *Catalog) ([]byte, error) {
 	}
 	e := w{b: append(dst, VersionBinary, byte(KindCatalog))}
 	e.bytes(js)
-	e.u(uint64(len(c.Customers)))
-	for i := range c.Customers {
-		e.customer(&c.Customers[i])
-	}
-	e.u(uint64(len(c.Appointments)))
-	for i := range c.Appointments {
-		e.appointment(&c.Appointments[i])
-	}
+	e.customers(c.Customers)
+	e.appointments(c.Appointments)
 	return e.b, nil
 }
 
@@ -210,18 +204,8 @@ func decodeCatalog(d *r) *Catalog {
 			return c
 		}
 	}
-	if n := d.n(20); n > 0 {
-		c.Customers = make([]catalog.Customer, n)
-		for i := range c.Customers {
-			d.customer(&c.Customers[i])
-		}
-	}
-	if n := d.n(40); n > 0 {
-		c.Appointments = make([]catalog.Appointment, n)
-		for i := range c.Appointments {
-			d.appointment(&c.Appointments[i])
-		}
-	}
+	c.Customers = d.customers()
+	c.Appointments = d.appointments()
 	return c
 }
 
@@ -329,14 +313,8 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 	e := w{b: make([]byte, 0, 64+len(cat)+len(s.Customers)*80+len(s.Appointments)*220+len(s.Idempotency)*96)}
 	e.byte1(VersionBinary)
 	e.bytes(cat)
-	e.u(uint64(len(s.Customers)))
-	for i := range s.Customers {
-		e.customer(&s.Customers[i])
-	}
-	e.u(uint64(len(s.Appointments)))
-	for i := range s.Appointments {
-		e.appointment(&s.Appointments[i])
-	}
+	e.customers(s.Customers)
+	e.appointments(s.Appointments)
 	e.u(uint64(len(s.Idempotency)))
 	for i := range s.Idempotency {
 		e.idem(&s.Idempotency[i])
@@ -381,16 +359,8 @@ func decodeSnapshot(d *r) *Snapshot {
 			d.fail()
 		}
 	}
-	s.Customers = make([]catalog.Customer, d.n(20))
-	for i := range s.Customers {
-		d.customer(&s.Customers[i])
-	}
-	if n := d.n(40); n > 0 {
-		s.Appointments = make([]catalog.Appointment, n)
-		for i := range s.Appointments {
-			d.appointment(&s.Appointments[i])
-		}
-	}
+	s.Customers = d.customers()
+	s.Appointments = d.appointments()
 	if n := d.n(40); n > 0 {
 		s.Idempotency = make([]Idem, n)
 		for i := range s.Idempotency {
