@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/slotd/slotd/storage/catalog"
@@ -20,8 +21,8 @@ import (
 // the problems Parse reports (the same paths, reasons and messages; the
 // whole-document ones come after those of the businesses).
 //
-// The document is walked with encoding/json's token stream; each business
-// element is handed whole to input.ParseObjectAt and read by the same code
+// The document is walked with a scanner (scan.go) that hands out whole
+// values; each business element is handed whole to input.ParseObjectAt and read by the same code
 // as Parse's. What remains of the document — its members, with each
 // business element replaced by {} — is then read by input as Parse reads
 // the whole, so the rules on the top level (unknown members, a missing or
@@ -53,7 +54,8 @@ var errStop = errors.New("world: stop")
 
 // walker is one walk over a document.
 type walker struct {
-	dec      *json.Decoder
+	s        *scanner
+	raw      []byte // the value being read, reused from value to value
 	errs     input.Errors
 	skel     bytes.Buffer // the document, business elements replaced by {}
 	seenKeys map[catalog.KeyHash]bool
@@ -63,9 +65,12 @@ type walker struct {
 }
 
 func walkFile(r io.Reader, fn func(catalog.Spec) error, all bool) error {
-	w := &walker{dec: json.NewDecoder(r), seenKeys: map[catalog.KeyHash]bool{}, seenIDs: map[uuid.UUID]bool{}, fn: fn, all: all}
-	w.dec.UseNumber()
-	if err := w.document(); err != nil {
+	w := &walker{s: newScanner(r), seenKeys: map[catalog.KeyHash]bool{}, seenIDs: map[uuid.UUID]bool{}, fn: fn, all: all}
+	err := w.document()
+	if rerr := w.s.readErr(); rerr != nil {
+		return rerr // a failed read is not a malformed document
+	}
+	if err != nil {
 		if errors.Is(err, errStop) {
 			return newError(&w.errs)
 		}
@@ -89,64 +94,81 @@ func walkFile(r io.Reader, fn func(catalog.Spec) error, all bool) error {
 // document walks the top-level object. A malformed document is reported
 // as Parse reports it, alone.
 func (w *walker) document() error {
-	tok, err := w.dec.Token()
+	c, ok := w.s.peek()
 	switch {
-	case errors.Is(err, io.EOF):
-		return w.whole("")
-	case err != nil:
-		return w.whole("{")
-	case tok != json.Delim('{'):
-		if d, ok := tok.(json.Delim); ok && d != '[' {
-			return w.whole("{")
-		}
-		return w.whole("[]")
+	case !ok:
+		return w.whole([]byte(""))
+	case c != '{':
+		// Not an object: whatever it is, Parse's report on it.
+		return w.whole(w.rest())
 	}
+	w.s.pos++
 	w.skel.WriteByte('{')
-	for n := 0; w.dec.More(); n++ {
-		if err := w.member(n); err != nil {
-			return err
+	if !w.s.take('}') {
+		for n := 0; ; n++ {
+			if err := w.member(n); err != nil {
+				return err
+			}
+			if w.s.take('}') {
+				break
+			}
+			if !w.s.take(',') {
+				return w.whole([]byte("{"))
+			}
 		}
-	}
-	if tok, err := w.dec.Token(); err != nil || tok != json.Delim('}') {
-		return w.whole("{")
 	}
 	w.skel.WriteByte('}')
-	if _, err := w.dec.Token(); !errors.Is(err, io.EOF) {
-		return w.whole("{} {}") // anything after the object is trailing data
+	if _, more := w.s.peek(); more {
+		return w.trailing()
 	}
 	return nil
 }
 
+// trailing reports data after the document's value, as Parse does: as
+// trailing data, or as not JSON if it is not UTF-8 (everything before it
+// was checked value by value).
+func (w *walker) trailing() error {
+	if !utf8.Valid(w.rest()) {
+		return w.whole([]byte("{"))
+	}
+	return w.whole([]byte("{} {}"))
+}
+
+// rest reads what is left of the input; only for reporting a malformed
+// document.
+func (w *walker) rest() []byte {
+	rest, _ := io.ReadAll(io.MultiReader(bytes.NewReader(w.s.buf[w.s.pos:]), w.s.r))
+	return rest
+}
+
 // whole reports a problem of the whole document: the one input reports for
 // a document like like.
-func (w *walker) whole(like string) error {
+func (w *walker) whole(like []byte) error {
 	w.errs = input.Errors{}
-	input.ParseObject([]byte(like), &w.errs)
+	input.ParseObject(like, &w.errs)
 	return errStop
 }
 
 // member walks the n-th top-level member: the businesses array element by
 // element, anything else copied whole into the skeleton.
 func (w *walker) member(n int) error {
-	tok, err := w.dec.Token()
-	key, ok := tok.(string)
-	if err != nil || !ok {
-		return w.whole("{")
+	var ok bool
+	if w.raw, ok = w.s.value(w.raw); !ok || w.raw[0] != '"' || !w.s.take(':') {
+		return w.whole([]byte("{"))
 	}
 	if n > 0 {
 		w.skel.WriteByte(',')
 	}
-	k, _ := json.Marshal(key)
-	w.skel.Write(k)
+	w.skel.Write(w.raw)
 	w.skel.WriteByte(':')
-	if key == "businesses" {
+	var key string
+	if json.Unmarshal(w.raw, &key) == nil && key == "businesses" {
 		return w.businesses()
 	}
-	var raw json.RawMessage
-	if err := w.dec.Decode(&raw); err != nil {
-		return w.whole("{")
+	if w.raw, ok = w.s.value(w.raw); !ok {
+		return w.whole([]byte("{"))
 	}
-	w.skel.Write(raw)
+	w.skel.Write(w.raw)
 	return nil
 }
 
@@ -154,31 +176,36 @@ func (w *walker) member(n int) error {
 // element; anything else goes to the skeleton (where input reports it),
 // an object as {} so that its contents are not held.
 func (w *walker) businesses() error {
-	tok, err := w.dec.Token()
-	if err != nil {
-		return w.whole("{")
-	}
-	switch tok {
-	case json.Delim('['):
-	case json.Delim('{'):
-		w.skel.WriteString("{}")
-		return w.skip()
-	default:
-		v, _ := json.Marshal(tok)
-		w.skel.Write(v)
+	c, _ := w.s.peek()
+	if c != '[' {
+		var ok bool
+		if w.raw, ok = w.s.value(w.raw); !ok {
+			return w.whole([]byte("{"))
+		}
+		if c == '{' {
+			w.skel.WriteString("{}")
+		} else {
+			w.skel.Write(w.raw)
+		}
 		return nil
 	}
+	w.s.pos++
 	w.skel.WriteByte('[')
-	for i := 0; w.dec.More(); i++ {
-		if i > 0 {
-			w.skel.WriteByte(',')
+	if !w.s.take(']') {
+		for i := 0; ; i++ {
+			if i > 0 {
+				w.skel.WriteByte(',')
+			}
+			if err := w.element(i); err != nil {
+				return err
+			}
+			if w.s.take(']') {
+				break
+			}
+			if !w.s.take(',') {
+				return w.whole([]byte("{"))
+			}
 		}
-		if err := w.element(i); err != nil {
-			return err
-		}
-	}
-	if tok, err := w.dec.Token(); err != nil || tok != json.Delim(']') {
-		return w.whole("{")
 	}
 	w.skel.WriteByte(']')
 	return nil
@@ -186,16 +213,16 @@ func (w *walker) businesses() error {
 
 // element reads business i and hands it on.
 func (w *walker) element(i int) error {
-	var raw json.RawMessage
-	if err := w.dec.Decode(&raw); err != nil {
-		return w.whole("{")
+	var ok bool
+	if w.raw, ok = w.s.value(w.raw); !ok {
+		return w.whole([]byte("{"))
 	}
-	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
-		w.skel.Write(raw) // not an object: the skeleton's reading says so
+	if w.raw[0] != '{' {
+		w.skel.Write(w.raw) // not an object: the skeleton's reading says so
 		return nil
 	}
 	w.skel.WriteString("{}")
-	o, ok := input.ParseObjectAt(raw, "businesses."+strconv.Itoa(i), &w.errs)
+	o, ok := input.ParseObjectAt(w.raw, "businesses."+strconv.Itoa(i), &w.errs)
 	if !ok {
 		return nil
 	}
@@ -211,22 +238,4 @@ func (w *walker) element(i int) error {
 		return errStop
 	}
 	return w.fn(spec)
-}
-
-// skip consumes the rest of an object or array whose opening delimiter was
-// read.
-func (w *walker) skip() error {
-	for depth := 1; depth > 0; {
-		tok, err := w.dec.Token()
-		if err != nil {
-			return w.whole("{")
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-	return nil
 }

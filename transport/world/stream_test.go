@@ -3,10 +3,12 @@ package world
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/require"
 
@@ -110,4 +112,23 @@ func TestEachStopsAtAProblem(t *testing.T) {
 	require.Error(t, err)
 	require.Equal(t, 1, got)
 	require.True(t, strings.Contains(err.Error(), "businesses.1.currency"), err.Error())
+}
+
+// The walk reads its input in blocks; a reader that hands out one byte at
+// a time puts a block boundary everywhere, and changes nothing.
+func TestStreamingAtEveryBoundary(t *testing.T) {
+	for name, doc := range streamCorpus(t) {
+		t.Run(name, func(t *testing.T) {
+			_, want := Check(bytes.NewReader(doc))
+			_, got := Check(iotest.OneByteReader(bytes.NewReader(doc)))
+			require.Equal(t, sortedProblems(t, want), sortedProblems(t, got))
+		})
+	}
+}
+
+// A failed read is reported as itself, not as a malformed document.
+func TestStreamingReadError(t *testing.T) {
+	r := io.MultiReader(strings.NewReader(`{"businesses": [`), iotest.ErrReader(io.ErrUnexpectedEOF))
+	_, err := Check(r)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 }
