@@ -3,6 +3,7 @@ package directory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -59,17 +60,22 @@ func (d *Directory) CheckKeys(load []catalog.Spec) error {
 }
 
 // checkKeys refuses specs whose keys belong to a business not in the load.
+// A key is nearly always its own business's or new, so the load's
+// members are only searched for a key held by another business: a world
+// file put a business at a time names every other business of the file in
+// also, and building a set of them for each put made loading quadratic.
 func (d *Directory) checkKeys(specs []catalog.Spec, also []uuid.UUID) error {
-	inLoad := make(map[uuid.UUID]bool, len(specs)+len(also))
-	for i := range specs {
-		inLoad[specs[i].Business.ID] = true
-	}
-	for _, id := range also {
-		inLoad[id] = true
+	inLoad := func(id uuid.UUID) bool {
+		for i := range specs {
+			if specs[i].Business.ID == id {
+				return true
+			}
+		}
+		return slices.Contains(also, id)
 	}
 	for i := range specs {
 		for _, k := range specs[i].Keys {
-			if owner, ok := d.KeyOwner(k.Hash); ok && owner != specs[i].Business.ID && !inLoad[owner] {
+			if owner, ok := d.KeyOwner(k.Hash); ok && owner != specs[i].Business.ID && !inLoad(owner) {
 				return keyTaken(i)
 			}
 		}
