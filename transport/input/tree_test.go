@@ -283,3 +283,34 @@ func pathsAndReasons(fs []problem.Field) []string {
 	}
 	return out
 }
+
+// A Reader reads each document into the last one's memory: what was read
+// from the first stays as it was, and the second reads as ParseObjectAt
+// reads it, escapes, big objects and problems included.
+func TestReaderReuses(t *testing.T) {
+	var r Reader
+	var errs Errors
+	big := `{"a":"x\u00e9","list":[1,2,{"k":"v"}],` + ""
+	for i := 0; i < 20; i++ {
+		big += `"k` + strconv.Itoa(i) + `":` + strconv.Itoa(i) + `,`
+	}
+	big += `"z":true}`
+	o, ok := r.ParseObjectAt([]byte(big), "businesses.0", &errs)
+	require.True(t, ok)
+	a, _ := o.String("a", Required, 10)
+	k19, _ := o.Int("k19", Required, 0, 100)
+	require.True(t, errs.Empty(), "%v", errs.fields)
+
+	second := `{"a":"y","a":"dup"}`
+	var want Errors
+	_, okWant := ParseObjectAt([]byte(second), "businesses.1", &want)
+	errs = Errors{}
+	o2, ok2 := r.ParseObjectAt([]byte(second), "businesses.1", &errs)
+	require.Equal(t, okWant, ok2)
+	b, _ := o2.String("a", Required, 10)
+	o2.Done()
+	require.Equal(t, "xé", a, "a value read before the reuse is a copy")
+	require.Equal(t, 19, k19)
+	require.Equal(t, "y", b)
+	require.Equal(t, want.fields, errs.fields)
+}

@@ -3,6 +3,8 @@ package world
 import (
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
@@ -14,7 +16,8 @@ var statuses = []string{"pending_payment", "confirmed", "cancelled", "completed"
 
 func (b *business) readCustomers(o input.Object) {
 	arr, _ := o.Array("customers", input.Optional)
-	b.spec.Customers = []catalog.Customer{}
+	b.spec.Customers = make([]catalog.Customer, 0, arr.Len())
+	b.customers = make(map[uuid.UUID]bool, arr.Len())
 	emails := map[string]bool{} // lower-cased: the API dedups addresses case-insensitively
 	eachObject(arr, func(co input.Object) {
 		c := catalog.Customer{}
@@ -37,7 +40,7 @@ func (b *business) readCustomers(o input.Object) {
 // readSeries runs before readAppointments so occurrences can name their series.
 func (b *business) readSeries(o input.Object) {
 	arr, _ := o.Array("recurringSeries", input.Optional)
-	b.spec.Series = []catalog.Series{}
+	b.spec.Series = make([]catalog.Series, 0, arr.Len())
 	eachObject(arr, func(so input.Object) {
 		s := catalog.Series{}
 		s.ID, _ = b.claim(so, b.series, "recurring series")
@@ -58,7 +61,8 @@ func (b *business) readSeries(o input.Object) {
 
 func (b *business) readAppointments(o input.Object) {
 	arr, _ := o.Array("appointments", input.Optional)
-	b.spec.Appointments = []catalog.WorldAppointment{}
+	b.spec.Appointments = make([]catalog.WorldAppointment, 0, arr.Len())
+	b.appointments = make(map[uuid.UUID]bool, arr.Len())
 	eachObject(arr, func(ao input.Object) {
 		b.spec.Appointments = append(b.spec.Appointments, b.appointment(ao))
 	})

@@ -12,7 +12,7 @@ import (
 
 func (b *business) readStaff(o input.Object) {
 	arr, _ := o.Array("staff", input.Optional)
-	b.spec.Staff = []catalog.Staff{}
+	b.spec.Staff = make([]catalog.Staff, 0, arr.Len())
 	eachObject(arr, func(so input.Object) {
 		b.spec.Staff = append(b.spec.Staff, b.staffMember(so))
 	})
@@ -84,18 +84,18 @@ func (b *business) exceptions(o input.Object) []catalog.Exception {
 	return out
 }
 
-// span is a parsed span with the path it came from, kept so that overlap
+// span is a parsed span with the index it came from, kept so that overlap
 // problems found after sorting still name the element the author wrote.
 type span struct {
 	catalog.Span
-	path string
+	at int
 }
 
 // spans reads [["09:00","12:30"], ...] and returns the spans sorted by
 // start. Order in the file is free; overlap is an error because it almost
 // always means a typo, and merging would hide it.
 func (b *business) spans(arr input.Array) []catalog.Span {
-	var list []span
+	list := make([]span, 0, arr.Len())
 	for i := 0; i < arr.Len(); i++ {
 		if s, ok := b.spanAt(arr, i); ok {
 			list = append(list, s)
@@ -106,7 +106,7 @@ func (b *business) spans(arr input.Array) []catalog.Span {
 	end := catalog.Clock(-1)
 	for _, s := range list {
 		if s.From < end {
-			b.errs.Add(s.path, problem.Invalid, "Overlaps another span of the same day.")
+			b.errs.Add(arr.PathOf(s.at), problem.Invalid, "Overlaps another span of the same day.")
 		}
 		end = max(end, s.To)
 		out = append(out, s.Span)
@@ -132,5 +132,5 @@ func (b *business) spanAt(arr input.Array, i int) (span, bool) {
 		b.errs.Add(arr.PathOf(i), problem.Invalid, "The end must be later than the start.")
 		return span{}, false
 	}
-	return span{catalog.Span{From: from, To: to}, arr.PathOf(i)}, true
+	return span{catalog.Span{From: from, To: to}, i}, true
 }

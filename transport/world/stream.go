@@ -55,7 +55,8 @@ var errStop = errors.New("world: stop")
 // walker is one walk over a document.
 type walker struct {
 	s        *scanner
-	raw      []byte // the value being read, reused from value to value
+	raw      []byte       // the value being read, reused from value to value
+	parser   input.Reader // reads each business into the last one's memory
 	errs     input.Errors
 	skel     bytes.Buffer // the document, business elements replaced by {}
 	seenKeys map[catalog.KeyHash]bool
@@ -222,7 +223,7 @@ func (w *walker) element(i int) error {
 		return nil
 	}
 	w.skel.WriteString("{}")
-	o, ok := input.ParseObjectAt(w.raw, "businesses."+strconv.Itoa(i), &w.errs)
+	o, ok := w.parser.ParseObjectAt(w.raw, "businesses."+strconv.Itoa(i), &w.errs)
 	if !ok {
 		return nil
 	}
