@@ -107,23 +107,7 @@ func newClient(c Config, g *guard) *Client {
 	if cl.userAgent == "" {
 		cl.userAgent = DefaultUserAgent
 	}
-	dialer := &net.Dialer{Timeout: cl.timeout, KeepAlive: 30 * time.Second, Resolver: c.Resolver}
-	if g != nil {
-		dialer.Control = g.control
-	}
-	cl.transport = &http.Transport{
-		Proxy:               nil, // never via a proxy: the guard must see the consumer's address
-		DialContext:         dialer.DialContext,
-		ForceAttemptHTTP2:   true,
-		TLSHandshakeTimeout: cl.timeout,
-		MaxIdleConns:        256,
-		// A courier has up to 16 attempts in flight to one endpoint; keeping
-		// fewer idle connections than that made a busy endpoint dial (and,
-		// over TLS, handshake) for a quarter of its deliveries.
-		MaxIdleConnsPerHost:    16,
-		IdleConnTimeout:        30 * time.Second,
-		MaxResponseHeaderBytes: 64 << 10,
-	}
+	cl.transport = newTransport(g, cl.timeout, c.Resolver)
 	cl.http = &http.Client{
 		Transport: cl.transport,
 		// A redirect is never followed: the consumer gets the 3xx recorded
@@ -132,6 +116,37 @@ func newClient(c Config, g *guard) *Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	return cl
+}
+
+// NewTransport returns an HTTP transport whose connections pass the same
+// guard as deliveries (unless allowInsecure): for the other outbound calls
+// to an address a business configured, its payment provider's.
+func NewTransport(allowInsecure bool, timeout time.Duration) *http.Transport {
+	var g *guard
+	if !allowInsecure {
+		g = newGuard()
+	}
+	return newTransport(g, timeout, nil)
+}
+
+func newTransport(g *guard, timeout time.Duration, resolver *net.Resolver) *http.Transport {
+	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Resolver: resolver}
+	if g != nil {
+		dialer.Control = g.control
+	}
+	return &http.Transport{
+		Proxy:               nil, // never via a proxy: the guard must see the consumer's address
+		DialContext:         dialer.DialContext,
+		ForceAttemptHTTP2:   true,
+		TLSHandshakeTimeout: timeout,
+		MaxIdleConns:        256,
+		// A courier has up to 16 attempts in flight to one endpoint; keeping
+		// fewer idle connections than that made a busy endpoint dial (and,
+		// over TLS, handshake) for a quarter of its deliveries.
+		MaxIdleConnsPerHost:    16,
+		IdleConnTimeout:        30 * time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
 }
 
 // CloseIdleConnections closes pooled connections; call it at shutdown.
