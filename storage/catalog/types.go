@@ -68,12 +68,17 @@ type Period struct {
 
 // Payments is how a business takes prepayment. Provider is empty when it
 // has no provider connected.
+// APIKey and WebhookSecret are secrets: they are journalled (the business
+// actor needs them after a restart) but never rendered in an answer,
+// logged or written anywhere else.
 type Payments struct {
 	Provider        string `json:"provider"`
 	RequiresPayment bool   `json:"requiresPayment"`
 	HoldMinutes     int    `json:"holdMinutes"`
 	BaseURL         string `json:"baseUrl"`
 	APIKey          string `json:"apiKey"`
+	WebhookSecret   string `json:"webhookSecret,omitempty"`
+	ReturnURL       string `json:"returnUrl,omitempty"`
 }
 
 // Category is a node of the service category tree.

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"net/url"
 	"time"
 
 	"github.com/slotd/slotd/storage/catalog"
@@ -157,10 +158,28 @@ func (b *business) payments(o input.Object) catalog.Payments {
 	}
 	boolOr(po, "requiresPayment", &p.RequiresPayment)
 	intOr(po, "holdMinutes", 1, maxDay, &p.HoldMinutes)
-	p.BaseURL, _ = po.String("baseUrl", input.Optional, maxURL)
+	p.BaseURL = b.httpURL(po, "baseUrl")
 	p.APIKey, _ = po.String("apiKey", input.Optional, maxSecret)
+	p.WebhookSecret, _ = po.String("webhookSecret", input.Optional, maxSecret)
+	p.ReturnURL = b.httpURL(po, "returnUrl")
 	po.Done()
 	return p
+}
+
+// httpURL reads an optional absolute http or https URL, or "". Whether plain http
+// and private addresses may be reached is decided when slotd connects
+// (--webhooks-allow-insecure), as for webhook endpoints.
+func (b *business) httpURL(o input.Object, key string) string {
+	s, ok := o.String(key, input.Optional, maxURL)
+	if !ok || s == "" {
+		return "" // "" is none, as the example world file writes it
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		b.errs.Add(o.PathOf(key), problem.InvalidURL, "Must be an absolute http or https URL without credentials.")
+		return ""
+	}
+	return s
 }
 
 // intOr overwrites *dst with an optional member when it is present and
