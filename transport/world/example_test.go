@@ -202,7 +202,7 @@ func TestExplicitValues(t *testing.T) {
 	set(b, "assignment", "round_robin")
 	set(b, "plan", "custom_plan-2")
 	set(b, "payments", obj{"provider": "redirect", "requiresPayment": true, "holdMinutes": 30,
-		"baseUrl": "https://pay.example", "apiKey": "secret"})
+		"baseUrl": "https://pay.example", "apiKey": "secret", "webhookSecret": "whsec_1", "returnUrl": "https://shop.example/thanks"})
 	set(b, "apiKeys.0.limits", obj{"perMinute": 600})
 	set(b, "apiKeys.0.scopes", arr{"reports:export"})
 	set(b, "apiKeys.0.revoked", true)
@@ -229,7 +229,7 @@ func TestExplicitValues(t *testing.T) {
 	require.Equal(t, catalog.RoundRobin, s.Business.Assignment)
 	require.Equal(t, catalog.Plan("custom_plan-2"), s.Business.Plan)
 	require.Equal(t, catalog.Payments{Provider: "redirect", RequiresPayment: true, HoldMinutes: 30,
-		BaseURL: "https://pay.example", APIKey: "secret"}, s.Business.Payments)
+		BaseURL: "https://pay.example", APIKey: "secret", WebhookSecret: "whsec_1", ReturnURL: "https://shop.example/thanks"}, s.Business.Payments)
 	require.Equal(t, &catalog.Limits{PerMinute: 600}, s.Keys[0].Limits)
 	require.Equal(t, []string{"reports:export"}, s.Keys[0].Scopes)
 	require.True(t, s.Keys[0].Revoked)

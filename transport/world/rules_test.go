@@ -115,6 +115,12 @@ func TestBookingRulesAndPayments(t *testing.T) {
 		{"holdMinutes large", pay("holdMinutes", 1441), []string{"payments.holdMinutes too_large 1440"}},
 		{"requiresPayment string", pay("requiresPayment", "true"), []string{"payments.requiresPayment invalid"}},
 		{"baseUrl number", pay("baseUrl", 1), []string{"payments.baseUrl invalid"}},
+		{"baseUrl relative", pay("baseUrl", "/v1"), []string{"payments.baseUrl invalid_url"}},
+		{"baseUrl ftp", pay("baseUrl", "ftp://pay.example"), []string{"payments.baseUrl invalid_url"}},
+		{"baseUrl credentials", pay("baseUrl", "https://u:p@pay.example"), []string{"payments.baseUrl invalid_url"}},
+		{"baseUrl local http", pay("baseUrl", "http://127.0.0.1:9000"), nil},
+		{"returnUrl bad", pay("returnUrl", "salon.example/thanks"), []string{"payments.returnUrl invalid_url"}},
+		{"webhookSecret number", pay("webhookSecret", 5), []string{"payments.webhookSecret invalid"}},
 		{"payments unknown", pay("secret", "x"), []string{"payments.secret unknown_field"}},
 	})
 }
