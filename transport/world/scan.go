@@ -251,60 +251,39 @@ func (v *validator) nest() bool {
 	return v.depth <= maxDepth
 }
 
-func (v *validator) object() bool {
-	if !v.nest() {
+func (v *validator) object() bool { return v.list('}', v.member) }
+
+func (v *validator) array() bool { return v.list(']', v.value) }
+
+// member checks `"key": value`.
+func (v *validator) member() bool {
+	if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
 		return false
 	}
 	v.ws()
-	if v.i < len(v.b) && v.b[v.i] == '}' {
-		v.i++
-		v.depth--
-		return true
+	if v.i >= len(v.b) || v.b[v.i] != ':' {
+		return false
 	}
-	for {
-		v.ws()
-		if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
-			return false
-		}
-		v.ws()
-		if v.i >= len(v.b) || v.b[v.i] != ':' {
-			return false
-		}
-		v.i++
-		v.ws()
-		if !v.value() {
-			return false
-		}
-		v.ws()
-		if v.i >= len(v.b) {
-			return false
-		}
-		switch v.b[v.i] {
-		case ',':
-			v.i++
-		case '}':
-			v.i++
-			v.depth--
-			return true
-		default:
-			return false
-		}
-	}
+	v.i++
+	v.ws()
+	return v.value()
 }
 
-func (v *validator) array() bool {
+// list checks the rest of an object or array whose opening bracket is at
+// v.i: items separated by commas up to close.
+func (v *validator) list(close byte, item func() bool) bool {
 	if !v.nest() {
 		return false
 	}
 	v.ws()
-	if v.i < len(v.b) && v.b[v.i] == ']' {
+	if v.i < len(v.b) && v.b[v.i] == close {
 		v.i++
 		v.depth--
 		return true
 	}
 	for {
 		v.ws()
-		if !v.value() {
+		if !item() {
 			return false
 		}
 		v.ws()
@@ -314,7 +293,7 @@ func (v *validator) array() bool {
 		switch v.b[v.i] {
 		case ',':
 			v.i++
-		case ']':
+		case close:
 			v.i++
 			v.depth--
 			return true

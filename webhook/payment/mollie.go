@@ -11,6 +11,8 @@ import (
 
 // The redirect provider: Mollie's Payments v2, the §5 subset.
 
+type mollie struct{ cl *Client }
+
 // amount is the provider's money: a currency and a decimal string with
 // the currency's minor digits ("12.50", "1250" for JPY).
 type amount struct {
@@ -68,7 +70,7 @@ func ParseAmount(value, currency string) (int64, bool) {
 	return n, true
 }
 
-func (cl *Client) mollieCreate(ctx context.Context, cfg Config, c Checkout) (Created, error) {
+func (a mollie) create(ctx context.Context, cfg Config, c Checkout) (Created, error) {
 	body, _ := json.Marshal(map[string]any{
 		"amount":      amount{Currency: strings.ToUpper(c.Currency), Value: FormatAmount(c.AmountCents, c.Currency)},
 		"description": c.Description,
@@ -76,11 +78,11 @@ func (cl *Client) mollieCreate(ctx context.Context, cfg Config, c Checkout) (Cre
 		"webhookUrl":  c.WebhookURL,
 		"metadata":    map[string]string{"appointmentId": c.AppointmentID.String(), "businessId": c.BusinessID.String()},
 	})
-	req, err := cl.newRequest(ctx, "POST", base(cfg)+"/v2/payments", "application/json", string(body))
+	req, err := a.cl.newRequest(ctx, "POST", base(cfg)+"/v2/payments", "application/json", string(body))
 	if err != nil {
 		return Created{}, err
 	}
-	answer, err := cl.do(req, cfg, IdempotencyKey("create", c.AppointmentID))
+	answer, err := a.cl.do(req, cfg, IdempotencyKey("create", c.AppointmentID))
 	if err != nil {
 		return Created{}, err
 	}
@@ -91,31 +93,31 @@ func (cl *Client) mollieCreate(ctx context.Context, cfg Config, c Checkout) (Cre
 	return Created{ProviderPaymentID: p.ID, CheckoutURL: p.Links.Checkout.Href}, nil
 }
 
-func (cl *Client) mollieCancel(ctx context.Context, cfg Config, id string) error {
-	req, err := cl.newRequest(ctx, "DELETE", base(cfg)+"/v2/payments/"+url.PathEscape(id), "", "")
+func (a mollie) cancel(ctx context.Context, cfg Config, id string) error {
+	req, err := a.cl.newRequest(ctx, "DELETE", base(cfg)+"/v2/payments/"+url.PathEscape(id), "", "")
 	if err != nil {
 		return err
 	}
-	_, err = cl.do(req, cfg, "")
+	_, err = a.cl.do(req, cfg, "")
 	return err
 }
 
-func (cl *Client) mollieRefund(ctx context.Context, cfg Config, id string, cents int64, currency string) error {
+func (a mollie) refund(ctx context.Context, cfg Config, id string, cents int64, currency string) error {
 	body, _ := json.Marshal(map[string]any{"amount": amount{Currency: strings.ToUpper(currency), Value: FormatAmount(cents, currency)}})
-	req, err := cl.newRequest(ctx, "POST", base(cfg)+"/v2/payments/"+url.PathEscape(id)+"/refunds", "application/json", string(body))
+	req, err := a.cl.newRequest(ctx, "POST", base(cfg)+"/v2/payments/"+url.PathEscape(id)+"/refunds", "application/json", string(body))
 	if err != nil {
 		return err
 	}
-	_, err = cl.do(req, cfg, "slotd-refund-"+id)
+	_, err = a.cl.do(req, cfg, "slotd-refund-"+id)
 	return err
 }
 
-func (cl *Client) mollieGet(ctx context.Context, cfg Config, id string) (State, error) {
-	req, err := cl.newRequest(ctx, "GET", base(cfg)+"/v2/payments/"+url.PathEscape(id), "", "")
+func (a mollie) get(ctx context.Context, cfg Config, id string) (State, error) {
+	req, err := a.cl.newRequest(ctx, "GET", base(cfg)+"/v2/payments/"+url.PathEscape(id), "", "")
 	if err != nil {
 		return State{}, err
 	}
-	answer, err := cl.do(req, cfg, "")
+	answer, err := a.cl.do(req, cfg, "")
 	if err != nil {
 		return State{}, err
 	}

@@ -116,51 +116,60 @@ func NewClient(allowInsecure bool) *Client {
 	}}
 }
 
+// adapter is one provider kind's side of the four calls.
+type adapter interface {
+	create(ctx context.Context, cfg Config, c Checkout) (Created, error)
+	cancel(ctx context.Context, cfg Config, id string) error
+	refund(ctx context.Context, cfg Config, id string, cents int64, currency string) error
+	get(ctx context.Context, cfg Config, id string) (State, error)
+}
+
+var errNoProvider = fmt.Errorf("%w: no provider configured", ErrUnreachable)
+
+// adapter returns cfg's provider kind's adapter, or nil.
+func (cl *Client) adapter(cfg Config) adapter {
+	switch cfg.Provider {
+	case ClientSecret:
+		return stripe{cl}
+	case Redirect:
+		return mollie{cl}
+	}
+	return nil
+}
+
 // Create makes the provider's payment for c. The call carries an
 // Idempotency-Key derived from the appointment, so repeating it (after a
 // crash, or a lost answer) returns the same payment instead of a second.
 func (cl *Client) Create(ctx context.Context, cfg Config, c Checkout) (Created, error) {
-	switch cfg.Provider {
-	case ClientSecret:
-		return cl.stripeCreate(ctx, cfg, c)
-	case Redirect:
-		return cl.mollieCreate(ctx, cfg, c)
+	if a := cl.adapter(cfg); a != nil {
+		return a.create(ctx, cfg, c)
 	}
-	return Created{}, fmt.Errorf("%w: no provider configured", ErrUnreachable)
+	return Created{}, errNoProvider
 }
 
 // Cancel cancels the provider's payment id.
 func (cl *Client) Cancel(ctx context.Context, cfg Config, id string) error {
-	switch cfg.Provider {
-	case ClientSecret:
-		return cl.stripeCancel(ctx, cfg, id)
-	case Redirect:
-		return cl.mollieCancel(ctx, cfg, id)
+	if a := cl.adapter(cfg); a != nil {
+		return a.cancel(ctx, cfg, id)
 	}
-	return fmt.Errorf("%w: no provider configured", ErrUnreachable)
+	return errNoProvider
 }
 
 // Refund refunds amountCents of the provider's payment id (the whole
 // payment: slotd refunds only a payment that came too late).
 func (cl *Client) Refund(ctx context.Context, cfg Config, id string, amountCents int64, currency string) error {
-	switch cfg.Provider {
-	case ClientSecret:
-		return cl.stripeRefund(ctx, cfg, id)
-	case Redirect:
-		return cl.mollieRefund(ctx, cfg, id, amountCents, currency)
+	if a := cl.adapter(cfg); a != nil {
+		return a.refund(ctx, cfg, id, amountCents, currency)
 	}
-	return fmt.Errorf("%w: no provider configured", ErrUnreachable)
+	return errNoProvider
 }
 
 // Get reads the provider's payment id.
 func (cl *Client) Get(ctx context.Context, cfg Config, id string) (State, error) {
-	switch cfg.Provider {
-	case ClientSecret:
-		return cl.stripeGet(ctx, cfg, id)
-	case Redirect:
-		return cl.mollieGet(ctx, cfg, id)
+	if a := cl.adapter(cfg); a != nil {
+		return a.get(ctx, cfg, id)
 	}
-	return State{}, fmt.Errorf("%w: no provider configured", ErrUnreachable)
+	return State{}, errNoProvider
 }
 
 // IdempotencyKey is the key of a call that creates something at the

@@ -16,6 +16,8 @@ import (
 
 // The client-secret provider: Stripe's PaymentIntents, the §5 subset.
 
+type stripe struct{ cl *Client }
+
 type stripeIntent struct {
 	ID           string            `json:"id"`
 	ClientSecret string            `json:"client_secret"`
@@ -26,7 +28,7 @@ type stripeIntent struct {
 	Metadata     map[string]string `json:"metadata"`
 }
 
-func (cl *Client) stripeCreate(ctx context.Context, cfg Config, c Checkout) (Created, error) {
+func (a stripe) create(ctx context.Context, cfg Config, c Checkout) (Created, error) {
 	form := url.Values{}
 	form.Set("amount", strconv.FormatInt(c.AmountCents, 10))
 	form.Set("currency", strings.ToLower(c.Currency))
@@ -36,11 +38,11 @@ func (cl *Client) stripeCreate(ctx context.Context, cfg Config, c Checkout) (Cre
 	if c.Description != "" {
 		form.Set("description", c.Description)
 	}
-	req, err := cl.newRequest(ctx, "POST", base(cfg)+"/v1/payment_intents", "application/x-www-form-urlencoded", form.Encode())
+	req, err := a.cl.newRequest(ctx, "POST", base(cfg)+"/v1/payment_intents", "application/x-www-form-urlencoded", form.Encode())
 	if err != nil {
 		return Created{}, err
 	}
-	body, err := cl.do(req, cfg, IdempotencyKey("create", c.AppointmentID))
+	body, err := a.cl.do(req, cfg, IdempotencyKey("create", c.AppointmentID))
 	if err != nil {
 		return Created{}, err
 	}
@@ -51,31 +53,31 @@ func (cl *Client) stripeCreate(ctx context.Context, cfg Config, c Checkout) (Cre
 	return Created{ProviderPaymentID: pi.ID, ClientSecret: pi.ClientSecret}, nil
 }
 
-func (cl *Client) stripeCancel(ctx context.Context, cfg Config, id string) error {
-	req, err := cl.newRequest(ctx, "POST", base(cfg)+"/v1/payment_intents/"+url.PathEscape(id)+"/cancel", "application/x-www-form-urlencoded", "")
+func (a stripe) cancel(ctx context.Context, cfg Config, id string) error {
+	req, err := a.cl.newRequest(ctx, "POST", base(cfg)+"/v1/payment_intents/"+url.PathEscape(id)+"/cancel", "application/x-www-form-urlencoded", "")
 	if err != nil {
 		return err
 	}
-	_, err = cl.do(req, cfg, "")
+	_, err = a.cl.do(req, cfg, "")
 	return err
 }
 
-func (cl *Client) stripeRefund(ctx context.Context, cfg Config, id string) error {
+func (a stripe) refund(ctx context.Context, cfg Config, id string, _ int64, _ string) error {
 	form := url.Values{"payment_intent": {id}}
-	req, err := cl.newRequest(ctx, "POST", base(cfg)+"/v1/refunds", "application/x-www-form-urlencoded", form.Encode())
+	req, err := a.cl.newRequest(ctx, "POST", base(cfg)+"/v1/refunds", "application/x-www-form-urlencoded", form.Encode())
 	if err != nil {
 		return err
 	}
-	_, err = cl.do(req, cfg, "slotd-refund-"+id)
+	_, err = a.cl.do(req, cfg, "slotd-refund-"+id)
 	return err
 }
 
-func (cl *Client) stripeGet(ctx context.Context, cfg Config, id string) (State, error) {
-	req, err := cl.newRequest(ctx, "GET", base(cfg)+"/v1/payment_intents/"+url.PathEscape(id), "", "")
+func (a stripe) get(ctx context.Context, cfg Config, id string) (State, error) {
+	req, err := a.cl.newRequest(ctx, "GET", base(cfg)+"/v1/payment_intents/"+url.PathEscape(id), "", "")
 	if err != nil {
 		return State{}, err
 	}
-	body, err := cl.do(req, cfg, "")
+	body, err := a.cl.do(req, cfg, "")
 	if err != nil {
 		return State{}, err
 	}
