@@ -22,6 +22,11 @@ const prefixOutbox byte = 'o'
 // 'e' was webhook events before the delivery log and must not be reused.
 const (
 	OutboxMail byte = 'm' // an e-mail to send
+	// OutboxPayments marks a business whose payments still wait for
+	// something (a checkout, a deadline, a cancel or refund owed at the
+	// provider): one row with an empty id, so start-up wakes exactly
+	// those businesses and their timers without loading every business.
+	OutboxPayments byte = 'p'
 )
 
 const outboxPfxLen = 1 + 16 + 1

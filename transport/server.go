@@ -125,6 +125,7 @@ func (s *Server) Public() fasthttp.RequestHandler {
 	add(fasthttp.MethodGet, "/api/v1/webhooks/{id}", hook(s.getWebhook))
 	add(fasthttp.MethodPatch, "/api/v1/webhooks/{id}", hook(s.patchWebhook))
 	add(fasthttp.MethodDelete, "/api/v1/webhooks/{id}", hook(s.deleteWebhook))
+	s.paymentRoutes(add)
 	add(fasthttp.MethodGet, "/api/v1/webhooks/{id}/deliveries", hook(s.listDeliveries))
 	add(fasthttp.MethodPost, "/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay", hook(s.replayDelivery))
 	return s.observe(r.Handler, publicEdge)
@@ -230,8 +231,11 @@ func setRequestID(ctx *fasthttp.RequestCtx, id string) { ctx.Response.Header.Set
 
 // reqContext returns a context bounded by the request's deadline budget.
 func reqContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 10*time.Second)
+	return context.WithTimeout(context.Background(), reqTimeout)
 }
+
+// reqTimeout is how long a request waits for the engine.
+const reqTimeout = 10 * time.Second
 
 // fail writes err: a refusal (*problem.Error) as itself, anything else as
 // an INTERNAL_ERROR that reveals nothing to the client. An internal error

@@ -1,15 +1,15 @@
 package transport
 
 import (
+	"context"
 	"crypto/sha256"
-
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
@@ -88,7 +88,8 @@ func (s *Server) createAppointment(c *call) {
 		s.fail(c.ctx, err)
 		return
 	}
-	rctx, cancel := reqContext()
+	// A booking that needs prepayment also waits for its checkout.
+	rctx, cancel := context.WithTimeout(context.Background(), reqTimeout+directory.BookPaymentWait)
 	defer cancel()
 	c.answer(s.Dir.Book(rctx, c.st.Business.ID, *in, *key))
 }

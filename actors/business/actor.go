@@ -29,6 +29,7 @@ type businessActor struct {
 	unsynced map[string]bool
 	ids      *ids
 	couriers map[uuid.UUID]*actor.PID // by endpoint
+	pay      payState
 }
 
 // Receive implements actor.Actor.
@@ -40,6 +41,9 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		a.load()
 		a.startCouriers(ctx)
+		a.startPayments(ctx)
+	case *actor.Stopping, *actor.Restarting:
+		a.stopPayments()
 	case *Put:
 		r, err := a.put(m)
 		respondNow(ctx, r, err)
@@ -68,6 +72,15 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *DeleteEndpoint:
 		ch, err := tenant.DecideEndpointDelete(a.state, m.ID, a.now())
 		apply(a, ctx, ch, Done{}, err)
+	case *PaymentEvent:
+		a.paymentEvent(ctx, m)
+	case *PaymentNotice:
+		a.paymentNotice(ctx, m)
+	case *payDue:
+		a.drive(ctx, m.id)
+	case *payDone:
+		defer a.guard(ctx, nil)
+		a.payDone(ctx, m)
 	case *synced:
 		delete(a.unsynced, m.key)
 	case *courier.Outcome:

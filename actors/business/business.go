@@ -58,6 +58,14 @@ type Env struct {
 	// webhook events are logged as deliveries but never sent (tests).
 	Couriers *courier.Env
 
+	// Payments calls the businesses' payment providers; nil means no
+	// provider is ever called (a reservation waits). PublicURL is where
+	// providers reach slotd (--public-url), for the webhook URL a
+	// redirect provider is given. PayMetrics may be nil.
+	Payments   Payments
+	PublicURL  string
+	PayMetrics *PayMetrics
+
 	bg sync.WaitGroup // background snapshot writers and publishers
 }
 
@@ -145,6 +153,6 @@ func Props(env *Env, h *Handle) *actor.Props {
 	h.pub.bg = &env.bg
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &businessActor{env: env, h: h, unsynced: map[string]bool{}, ids: newIDs(),
-			couriers: map[uuid.UUID]*actor.PID{}}
+			couriers: map[uuid.UUID]*actor.PID{}, pay: newPayState()}
 	})
 }

@@ -2,6 +2,7 @@ package business
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -59,12 +60,26 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record
 	for _, id := range ch.Removed {
 		b.DeleteDeliveries(st.Business.ID, id)
 	}
+	if len(ch.Payments) > 0 || len(ch.Checkouts) > 0 || len(ch.Closed) > 0 {
+		if st.HasPaymentWork() {
+			b.PutOutbox(st.Business.ID, storage.OutboxPayments, "", nil)
+		} else {
+			b.DeleteOutbox(st.Business.ID, storage.OutboxPayments, "")
+		}
+	}
 	return fresh, nil
 }
 
 // envelope renders event ev; its subject is an appointment (with its
 // customer) or a customer, as of the state after ch.
 func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record.Event) []byte {
+	if strings.HasPrefix(ev.Type, "payment.") {
+		p := paymentIn(ch, ev.Subject)
+		if p == nil {
+			p = st.Payment(ev.Subject)
+		}
+		return a.env.Encoder.AppendPaymentEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, p)
+	}
 	appt := appointmentOf(st, ch, ev.Subject)
 	var cu *catalog.Customer
 	if appt != nil {
@@ -73,6 +88,16 @@ func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record
 		cu = customerOf(st, ch, ev.Subject)
 	}
 	return a.env.Encoder.AppendEvent(make([]byte, 0, 1536), ev.ID, ev.Type, ev.CreatedAt, appt, cu)
+}
+
+// paymentIn is the payment of appointment id that ch writes, or nil.
+func paymentIn(ch *record.Change, id uuid.UUID) *catalog.Payment {
+	for i := range ch.Payments {
+		if ch.Payments[i].AppointmentID == id {
+			return &ch.Payments[i]
+		}
+	}
+	return nil
 }
 
 func appointmentOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Appointment {
@@ -96,6 +121,9 @@ func mailRow(st *tenant.State, ch *record.Change, m *record.Mail) *record.MailRo
 	}
 	if appt := appointmentOf(st, ch, m.Appointment); appt != nil {
 		r.Appointment = mailAppointment(appt, customerOf(st, ch, appt.CustomerID))
+		if p := paymentIn(ch, appt.ID); p != nil && appt.Status == catalog.PendingPayment && p.Status == catalog.PaymentPending {
+			r.Payment = &record.MailPayment{AmountCents: p.AmountCents, Currency: p.Currency, CheckoutURL: p.CheckoutURL}
+		}
 	}
 	return r
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/webhook/payment"
 )
 
 // The actor's protocol. Every request is a message that names the type of
@@ -25,6 +26,8 @@ import (
 //	RegisterEndpoint{In, Secret} -> catalog.Endpoint   POST /webhooks (after its ping)
 //	PatchEndpoint{ID, In}        -> catalog.Endpoint   PATCH /webhooks/{id}
 //	DeleteEndpoint{ID}           -> Done               DELETE /webhooks/{id}
+//	PaymentEvent{Event}          -> Done               a verified client_secret provider event
+//	PaymentNotice{ProviderPaymentID} -> Done           a redirect provider's notice
 //
 // A refusal is a *problem.Error in Reply.Err; an unexpected failure is an
 // INTERNAL_ERROR problem that keeps its cause. The actor never speaks HTTP:
@@ -150,14 +153,29 @@ type DeleteEndpoint struct {
 	ID uuid.UUID
 }
 
+// PaymentEvent is a client_secret provider's event, its signature already
+// verified against the business's webhookSecret (decisions §5).
+type PaymentEvent struct {
+	request[Done]
+	Event payment.Event
+}
+
+// PaymentNotice is a redirect provider's word that the payment it knows as
+// ProviderPaymentID changed; the actor reads the payment from the provider.
+type PaymentNotice struct {
+	request[Done]
+	ProviderPaymentID string
+}
+
 // Encoder renders what the actor stores with a write in the API's own
 // bytes: the answer of an idempotent request, and the envelope of each
 // event (whose data is the subject as GET showed it at that moment). The
 // transport supplies it (wire.Encoder); the engine imports no HTTP code
 // and chooses no status: it stores the status the Encoder returns.
 type Encoder interface {
-	// Booked renders the answer of a booking that was made.
-	Booked(a *catalog.Appointment, cu *catalog.Customer) (status int, body []byte)
+	// Booked renders the answer of a booking that was made; p is its
+	// payment when it needs prepayment, else nil.
+	Booked(a *catalog.Appointment, cu *catalog.Customer, p *catalog.Payment) (status int, body []byte)
 	// CustomerCreated renders the answer of a customer creation.
 	CustomerCreated(cu *catalog.Customer) (status int, body []byte)
 	// Refused renders a refusal that is stored under an idempotency key.
@@ -165,4 +183,7 @@ type Encoder interface {
 	// AppendEvent appends an event's envelope; its data is appointment a
 	// with customer cu, or customer cu alone when a is nil.
 	AppendEvent(b []byte, id, typ string, at time.Time, a *catalog.Appointment, cu *catalog.Customer) []byte
+	// AppendPaymentEvent appends a payment event's envelope; its data is
+	// payment p.
+	AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *catalog.Payment) []byte
 }

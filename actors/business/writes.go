@@ -48,6 +48,10 @@ func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, kind record.
 		return
 	}
 	ch, status, body, err := decide()
+	if err == nil && len(ch.Checkouts) > 0 {
+		a.reserve(ctx, ch, &idem, now)
+		return
+	}
 	var refused *problem.Error
 	if err != nil {
 		pe := problem.As(err)
@@ -72,6 +76,13 @@ func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, kind record.
 // known answers a request whose key was seen in the last 24 hours: a
 // replay of the stored answer, or a conflict. Both nil: the key is new.
 func (a *businessActor) known(idem *IdemKey, now time.Time) (*Answer, error) {
+	if co := a.state.CheckoutByKey(idem.Key); co != nil {
+		// A booking waiting for its checkout: its answer is not decided.
+		if co.Idem.Method != idem.Method || co.Idem.Path != idem.Path || co.Idem.BodyHash != idem.BodyHash {
+			return nil, errReused
+		}
+		return nil, errInProgress
+	}
 	e := a.state.Idempotency(idem.Key)
 	if e == nil || now.Sub(e.At) >= idemRetention {
 		return nil, nil
@@ -121,7 +132,7 @@ func (a *businessActor) render(e *record.Idem) ([]byte, error) {
 		return nil, errors.New("not a change record")
 	case e.Answer == record.AnswerBooked && len(ch.Appointments) > 0:
 		appt := &ch.Appointments[0]
-		_, body := a.env.Encoder.Booked(appt, customerOf(a.state, ch, appt.CustomerID))
+		_, body := a.env.Encoder.Booked(appt, customerOf(a.state, ch, appt.CustomerID), paymentIn(ch, appt.ID))
 		return body, nil
 	case e.Answer == record.AnswerCustomer && len(ch.Customers) > 0:
 		_, body := a.env.Encoder.CustomerCreated(&ch.Customers[0])
@@ -130,13 +141,14 @@ func (a *businessActor) render(e *record.Idem) ([]byte, error) {
 	return nil, fmt.Errorf("record has no subject for answer kind %d", e.Answer)
 }
 
-// book decides a booking and renders its answer.
+// book decides a booking and renders its answer. A booking that needs
+// prepayment is a reservation with no answer yet (payments.go).
 func (a *businessActor) book(in *tenant.CreateInput) (*record.Change, int, []byte, error) {
 	ch, appt, err := tenant.DecideCreate(a.state, in, a.now(), a.ids)
-	if err != nil {
-		return nil, 0, nil, err
+	if err != nil || len(ch.Checkouts) > 0 {
+		return ch, 0, nil, err
 	}
-	status, body := a.env.Encoder.Booked(appt, customerOf(a.state, ch, appt.CustomerID))
+	status, body := a.env.Encoder.Booked(appt, customerOf(a.state, ch, appt.CustomerID), nil)
 	return ch, status, body, nil
 }
 
@@ -180,9 +192,30 @@ func respondAfter[R any](a *businessActor, ctx actor.Context, v R, err error) {
 }
 
 // commitChange journals a booking-side change with its outbox rows and
-// answers the sender with v once it is durable; new webhook deliveries and
-// endpoint changes reach the couriers, and the mailer is woken, then too.
+// answers the sender with v once it is durable.
 func commitChange[R any](a *businessActor, ctx actor.Context, ch *record.Change, v R) {
+	sender, root, log := ctx.Sender(), ctx.ActorSystem().Root, a.env.Log
+	a.commitThen(ctx, ch, func(err error) {
+		if sender == nil {
+			if err != nil {
+				log.Error("journal commit failed", "err", err)
+			}
+			return
+		}
+		rep := &Reply[R]{Value: v}
+		if err != nil {
+			rep = &Reply[R]{Err: problem.Wrap(err)}
+		}
+		root.Send(sender, rep)
+	})
+}
+
+// commitThen journals a booking-side change with its outbox rows; once
+// it is durable, new webhook deliveries and endpoint changes reach the
+// couriers, the mailer is woken, and then runs (on the publisher: it must
+// not touch the actor's fields). then gets the error that failed the
+// write, if one did.
+func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then func(err error)) {
 	var fresh map[uuid.UUID][]catalog.Delivery
 	rows := func(b *storage.Batch, next *tenant.State) (err error) {
 		fresh, err = a.addOutbox(b, next, ch)
@@ -192,15 +225,10 @@ func commitChange[R any](a *businessActor, ctx actor.Context, ch *record.Change,
 	if ch.Idempotency != nil {
 		key = ch.Idempotency.Key
 	}
-	sender := ctx.Sender()
 	s, err := a.journal(&record.Record{Kind: record.KindChange, Change: ch}, rows)
 	if err != nil {
 		delete(a.unsynced, key)
-		if sender != nil {
-			respondAfter(a, ctx, v, problem.Wrap(err))
-		} else {
-			a.env.Log.Error("journal commit failed", "business", a.h.ID, "err", err)
-		}
+		a.after(func(error) { then(err) })
 		return
 	}
 	handOver := a.handOver(ctx, ch, fresh)
@@ -212,14 +240,7 @@ func commitChange[R any](a *businessActor, ctx actor.Context, ch *record.Change,
 		if err == nil {
 			handOver()
 		}
-		if sender == nil {
-			return
-		}
-		rep := &Reply[R]{Value: v}
-		if err != nil {
-			rep = &Reply[R]{Err: problem.Wrap(err)}
-		}
-		root.Send(sender, rep)
+		then(err)
 	}
 	a.h.pub.push(s)
 }

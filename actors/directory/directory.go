@@ -62,6 +62,11 @@ type Config struct {
 	// SnapshotEvery is the least number of records between snapshots of a
 	// business (0: 1000; see business.Env).
 	SnapshotEvery uint64
+	// Payments calls payment providers (payment.Client); nil calls none.
+	// PublicURL is where providers reach slotd; PayMetrics may be nil.
+	Payments   business.Payments
+	PublicURL  string
+	PayMetrics *business.PayMetrics
 }
 
 // Open loads the key index and returns a directory with no actors running.
@@ -77,7 +82,8 @@ func Open(c Config) (*Directory, error) {
 		return nil, errors.New("directory: Config.Encoder is required")
 	}
 	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued,
-		Couriers: c.Couriers, Encoder: c.Encoder, SnapshotEvery: c.SnapshotEvery}
+		Couriers: c.Couriers, Encoder: c.Encoder, SnapshotEvery: c.SnapshotEvery,
+		Payments: c.Payments, PublicURL: c.PublicURL, PayMetrics: c.PayMetrics}
 	idx := map[catalog.KeyHash]uuid.UUID{}
 	err := c.Store.Keys(func(h [32]byte, v []byte) error {
 		id, err := uuid.FromBytes(v)
@@ -156,11 +162,15 @@ func (d *Directory) KeyOwner(h catalog.KeyHash) (uuid.UUID, bool) {
 
 // ask sends a request to business id and waits for its reply.
 func (d *Directory) ask(ctx context.Context, id uuid.UUID, msg any) (any, error) {
+	return d.askWithin(ctx, id, msg, d.timeout)
+}
+
+// askWithin is ask waiting at most timeout (or ctx's deadline, if sooner).
+func (d *Directory) askWithin(ctx context.Context, id uuid.UUID, msg any, timeout time.Duration) (any, error) {
 	h, err := d.Business(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	timeout := d.timeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
 		timeout = time.Until(dl)
 	}
@@ -175,8 +185,13 @@ func (d *Directory) ask(ctx context.Context, id uuid.UUID, msg any) (any, error)
 // The reply's type is fixed by the request's (business.Request[R]), so
 // the one assertion here cannot fail unless the actor breaks its protocol.
 func call[R any](ctx context.Context, d *Directory, biz uuid.UUID, msg business.Request[R]) (R, error) {
+	return callWithin(ctx, d, biz, msg, d.timeout)
+}
+
+// callWithin is call waiting at most timeout.
+func callWithin[R any](ctx context.Context, d *Directory, biz uuid.UUID, msg business.Request[R], timeout time.Duration) (R, error) {
 	var zero R
-	r, err := d.ask(ctx, biz, msg)
+	r, err := d.askWithin(ctx, biz, msg, timeout)
 	if err != nil {
 		return zero, err
 	}

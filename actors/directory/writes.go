@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/webhook/payment"
 )
 
 // The typed face of the business actors. Each method sends one request to
@@ -101,9 +103,30 @@ func (d *Directory) Revoke(ctx context.Context, biz, id uuid.UUID) (catalog.Key,
 }
 
 // Book books an appointment (POST /appointments). The answer is the one
-// stored under the idempotency key: the first attempt's, replayed.
+// stored under the idempotency key: the first attempt's, replayed. A
+// booking that needs prepayment waits for its checkout as well, for up
+// to the provider's timeout (decisions §5: 10 s) more.
 func (d *Directory) Book(ctx context.Context, biz uuid.UUID, in tenant.CreateInput, idem business.IdemKey) (*business.Answer, error) {
-	return call[*business.Answer](ctx, d, biz, &business.Book{In: in, Idem: idem})
+	return callWithin[*business.Answer](ctx, d, biz, &business.Book{In: in, Idem: idem}, d.timeout+BookPaymentWait)
+}
+
+// BookPaymentWait is how much longer than other writes a booking may wait
+// for its actor: the provider's timeout and a margin for the journal.
+const BookPaymentWait = payment.Timeout + 2*time.Second
+
+// PaymentEvent hands a verified client_secret provider event to business
+// biz; it returns once whatever the event changed is durable.
+func (d *Directory) PaymentEvent(ctx context.Context, biz uuid.UUID, ev payment.Event) error {
+	_, err := call[business.Done](ctx, d, biz, &business.PaymentEvent{Event: ev})
+	return err
+}
+
+// PaymentNotice hands a redirect provider's notice about payment pid to
+// business biz, which reads the payment from the provider; it returns once
+// whatever that changed is durable.
+func (d *Directory) PaymentNotice(ctx context.Context, biz uuid.UUID, pid string) error {
+	_, err := callWithin[business.Done](ctx, d, biz, &business.PaymentNotice{ProviderPaymentID: pid}, d.timeout+BookPaymentWait)
+	return err
 }
 
 // AddCustomer creates a customer (POST /customers), idempotently as Book.

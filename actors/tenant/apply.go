@@ -98,6 +98,11 @@ func Snapshot(s *State) *record.Snapshot {
 		return true
 	})
 	snap.Endpoints = s.endpoints
+	s.payments.Ascend(nil, func(_ uuid.UUID, p *catalog.Payment) bool {
+		snap.Payments = append(snap.Payments, *p)
+		return true
+	})
+	snap.Checkouts = s.checkouts
 	if s.lastAssigned != uuid.Nil {
 		la := s.lastAssigned
 		snap.LastAssigned = &la
@@ -122,5 +127,11 @@ func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
 		st.lastAssigned = *snap.LastAssigned
 	}
 	st.endpoints = snap.Endpoints
+	for i := range snap.Payments {
+		st.book = st.book.putPayment(snap.Payments[i])
+	}
+	if len(snap.Checkouts) > 0 {
+		st.book = st.book.openCheckouts(snap.Checkouts)
+	}
 	return st, nil
 }

@@ -29,6 +29,15 @@ type book struct {
 	idem         sorted.Map[string, idem]
 	lastAssigned uuid.UUID
 	endpoints    []catalog.Endpoint // at most five: copied on write
+
+	// The prepayments (payments.go): each payment by appointment id, the
+	// provider's ids of them, the appointments whose payment still waits
+	// for something, and the open reservations (few at any moment: copied
+	// on write; their time is in index like an appointment's).
+	payments    sorted.Map[uuid.UUID, *catalog.Payment]
+	providerIDs sorted.Map[string, uuid.UUID]
+	openPay     sorted.Map[uuid.UUID, struct{}]
+	checkouts   []record.Checkout
 }
 
 // StartKey orders appointments by start time, then id: the order of the
@@ -55,6 +64,10 @@ func newBook() book {
 		byStart:   sorted.New[StartKey, struct{}](compareStart),
 		refs:      &refs{},
 		idem:      sorted.New[string, idem](strings.Compare),
+
+		payments:    sorted.New[uuid.UUID, *catalog.Payment](compareID),
+		providerIDs: sorted.New[string, uuid.UUID](strings.Compare),
+		openPay:     sorted.New[uuid.UUID, struct{}](compareID),
 	}
 }
 
@@ -193,6 +206,9 @@ func (b book) addCustomers(cs []catalog.Customer) book {
 
 // applyChange returns b after c, the record at seq.
 func (b book) applyChange(seq uint64, c *record.Change) book {
+	if len(c.Closed) > 0 {
+		b = b.closeCheckouts(c.Closed)
+	}
 	b = b.addCustomers(c.Customers)
 	for i := range c.Appointments {
 		a := c.Appointments[i]
@@ -207,6 +223,55 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 	if len(c.Endpoints) > 0 || len(c.Removed) > 0 {
 		b.endpoints = putEndpoints(b.endpoints, c.Endpoints, c.Removed)
 	}
+	for i := range c.Payments {
+		b = b.putPayment(c.Payments[i])
+	}
+	if len(c.Checkouts) > 0 {
+		b = b.openCheckouts(c.Checkouts)
+	}
+	return b
+}
+
+// putPayment returns b with p stored, replacing any older version.
+func (b book) putPayment(p catalog.Payment) book {
+	b.payments = b.payments.Set(p.AppointmentID, &p)
+	if p.ProviderPaymentID != "" {
+		b.providerIDs = b.providerIDs.Set(p.ProviderPaymentID, p.AppointmentID)
+	}
+	if p.Open() {
+		b.openPay = b.openPay.Set(p.AppointmentID, struct{}{})
+	} else {
+		b.openPay = b.openPay.Delete(p.AppointmentID)
+	}
+	return b
+}
+
+// openCheckouts returns b with the reservations cs added, their time held.
+func (b book) openCheckouts(cs []record.Checkout) book {
+	b.checkouts = append(slices.Clip(b.checkouts), cs...)
+	for i := range cs {
+		if staff, items := Items(&cs[i].Appointment); len(items) > 0 {
+			b.index = b.index.Add(staff, items...)
+		}
+	}
+	return b
+}
+
+// closeCheckouts returns b without the reservations of appointments ids,
+// their time freed (a completed one is put back as its appointment).
+func (b book) closeCheckouts(ids []uuid.UUID) book {
+	kept := make([]record.Checkout, 0, len(b.checkouts))
+	for i := range b.checkouts {
+		co := &b.checkouts[i]
+		if !slices.Contains(ids, co.Appointment.ID) {
+			kept = append(kept, *co)
+			continue
+		}
+		if staff, items := Items(&co.Appointment); len(items) > 0 {
+			b.index = b.index.Delete(staff, items...)
+		}
+	}
+	b.checkouts = kept
 	return b
 }
 

@@ -47,12 +47,15 @@ const (
 var (
 	errUnknownService = problem.FieldError("serviceId", problem.Invalid, "No such service.")
 	errUnknownStaff   = problem.FieldError("staffMemberId", problem.Invalid, "No such staff member.")
-	errPayments       = problem.New(problem.PaymentsUnavailable, "This booking requires prepayment and no payment provider is available.")
+	errPayments       = problem.New(problem.PaymentsUnavailable, "This booking requires prepayment and the business has no payment provider connected.")
 )
 
 // DecideCreate decides a booking (api-v1 §4.2): the rules in the order of
 // decisions §4, the customer found by e-mail or created, the price
 // snapshot, the events and the confirmation e-mail, all in one Change.
+// A booking that needs prepayment (decisions §5) is refused when the
+// business has no provider, and otherwise becomes a reservation
+// (Change.Checkouts) that the provider's answer completes or releases.
 func DecideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
 	svc := s.Service(in.ServiceID)
 	if svc == nil || svc.Deleted {
@@ -70,31 +73,38 @@ func DecideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Ch
 	if perr != nil {
 		return nil, nil, perr
 	}
-	if s.Business.Payments.RequiresPayment || svc.PaymentRequired {
-		// Checkout creation with a payment provider is not built yet, so a
-		// booking that needs prepayment cannot be taken: refused, not
-		// silently confirmed without payment.
-		return nil, nil, errPayments
-	}
 	ch := &record.Change{At: now}
 	a := Appointment(ids.UUID(), &s.Business, s.Loc, svc, d.Staff, in.Start, now)
 	a.Notes, a.StaffLocked = in.Notes, in.StaffLocked && in.StaffID != nil
-	cu := existing
-	if cu == nil {
-		c := in.Customer
-		c.ID, c.Email, c.CreatedAt, c.UpdatedAt = ids.UUID(), strings.TrimSpace(c.Email), now, now
-		ch.Customers = append(ch.Customers, c)
-		cu = &c
-		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventCustomerCreated, CreatedAt: now, Subject: c.ID})
-	}
-	a.CustomerID = cu.ID
-	ch.Appointments = []catalog.Appointment{a}
-	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
-	ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
 	if in.StaffID == nil && d.Staff != nil {
 		id := d.Staff.ID
 		ch.LastAssigned = &id
 	}
+	pay, needs := needsPayment(s, svc, &a)
+	if needs && s.Business.Payments.Provider == "" {
+		return nil, nil, errPayments
+	}
+	cu := existing
+	var fresh *catalog.Customer
+	if cu == nil {
+		c := in.Customer
+		c.ID, c.Email, c.CreatedAt, c.UpdatedAt = ids.UUID(), strings.TrimSpace(c.Email), now, now
+		fresh, cu = &c, &c
+	}
+	a.CustomerID = cu.ID
+	if needs {
+		// Reserved, not booked: the provider's answer completes it
+		// (DecideCheckoutDone) with the events and the e-mail.
+		reserve(ch, a, fresh, pay, now, ids)
+		return ch, &ch.Checkouts[0].Appointment, nil
+	}
+	if fresh != nil {
+		ch.Customers = append(ch.Customers, *fresh)
+		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventCustomerCreated, CreatedAt: now, Subject: fresh.ID})
+	}
+	ch.Appointments = []catalog.Appointment{a}
+	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
+	ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
 	return ch, &ch.Appointments[0], nil
 }
 

@@ -153,7 +153,9 @@ var transitions = map[catalog.Status][]catalog.Status{
 
 // DecideStatus decides POST /appointments/{id}/status: the transition
 // matrix, a re-check of the slot when a freed appointment comes back, the
-// matching event and a notification to the customer.
+// matching event and a notification to the customer. An appointment
+// leaving pending_payment takes its pending payment with it: cancelled,
+// and cancelled at the provider too (decisions §5).
 func DecideStatus(s *State, id uuid.UUID, to catalog.Status, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
 	a := s.Appointment(id)
 	if a == nil {
@@ -176,7 +178,8 @@ func DecideStatus(s *State, id uuid.UUID, to catalog.Status, now time.Time, ids 
 		}
 	}
 	ch := &record.Change{At: now, Appointments: []catalog.Appointment{next},
-		Events: []record.Event{{ID: ids.Event(now), Type: "appointment." + string(to), CreatedAt: now, Subject: a.ID}}}
+		Events:   []record.Event{{ID: ids.Event(now), Type: "appointment." + string(to), CreatedAt: now, Subject: a.ID}},
+		Payments: leaving(s, a, now)}
 	if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {
 		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailStatus, To: cu.Email, Appointment: a.ID, At: now}}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/valyala/fasthttp"
 
+	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage"
@@ -34,6 +35,7 @@ import (
 	"github.com/slotd/slotd/transport/world"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/mail"
+	"github.com/slotd/slotd/webhook/payment"
 )
 
 // addrs are the addresses the server listens on, reported once it serves.
@@ -70,8 +72,10 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure, Clock: c.clock})
 	defer hooks.CloseIdleConnections()
 	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log, Metrics: courierMetrics}
+	payMetrics := business.NewPayMetrics()
 	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick, Couriers: couriers,
-		Encoder: wire.Encoder{}})
+		Encoder: wire.Encoder{}, Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: publicURL(c, pubLn),
+		PayMetrics: payMetrics})
 	if err != nil {
 		return err
 	}
@@ -84,6 +88,9 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		return err
 	}
 	if err := wakeCouriers(ctx, store, dir); err != nil {
+		return err
+	}
+	if err := wakePayments(ctx, store, dir); err != nil {
 		return err
 	}
 	var access *slog.Logger
@@ -114,6 +121,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		dir.Collector(),
 		courierMetrics,
 		mailMetrics,
+		payMetrics,
 		srv.Collector(),
 	)
 	return listen(ctx, c, pubLn, admLn, srv, log, stdout, ready)
@@ -396,4 +404,37 @@ func wakeCouriers(ctx context.Context, store *storage.Store, dir *directory.Dire
 		}
 	}
 	return nil
+}
+
+// wakePayments starts the actors of the businesses whose payments wait for
+// something (storage.OutboxPayments), so their deadlines fire and what
+// they owe providers is done without waiting for a request to wake them.
+func wakePayments(ctx context.Context, store *storage.Store, dir *directory.Directory) error {
+	var owners []uuid.UUID
+	err := store.Outbox(storage.OutboxPayments, func(biz [16]byte, _ string, _ []byte) error {
+		owners = append(owners, biz)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range owners {
+		if _, err := dir.Business(ctx, id); err != nil {
+			return fmt.Errorf("business %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// publicURL is where payment providers reach slotd: --public-url, or the
+// public listener on loopback (decisions §5).
+func publicURL(c *config, pub net.Listener) string {
+	if c.PublicURL != "" {
+		return strings.TrimRight(c.PublicURL, "/")
+	}
+	port := "8080"
+	if a, ok := pub.Addr().(*net.TCPAddr); ok {
+		port = strconv.Itoa(a.Port)
+	}
+	return "http://127.0.0.1:" + port
 }

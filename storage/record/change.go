@@ -14,7 +14,9 @@ import (
 //
 // Layout, in order: At; the appointments; the customers; the idempotent
 // request (optional); the events; the e-mails; the last auto-assigned
-// staff member (optional); the endpoints; the removed endpoints. Lists are
+// staff member (optional); the endpoints; the removed endpoints; and,
+// only when the write touched payments, the payments, the checkouts
+// reserved and the checkouts closed (payment.go). Lists are
 // a uvarint count and their items. Values drawn from a small known set
 // (statuses, segment kinds, event and mail kinds, methods and paths) are
 // one byte, with the text itself as the fallback for anything else.
@@ -88,6 +90,7 @@ func encodeChange(e *w, c *Change) {
 	for _, id := range c.Removed {
 		e.id(id)
 	}
+	encodePaymentPart(e, c)
 }
 
 func decodeChange(d *r) *Change {
@@ -123,6 +126,7 @@ func decodeChange(d *r) *Change {
 			c.Removed[i] = d.id()
 		}
 	}
+	decodePaymentPart(d, c)
 	return c
 }
 

@@ -29,6 +29,17 @@ type MailRow struct {
 	Appointment *MailAppointment `json:"appointment,omitempty"`
 	// Endpoint is the webhook endpoint an endpoint_disabled notice is about.
 	Endpoint *MailEndpoint `json:"endpoint,omitempty"`
+	// Payment is the prepayment a payment request asks for.
+	Payment *MailPayment `json:"payment,omitempty"`
+}
+
+// MailPayment is what a payment request shows: the amount, and the
+// checkout link of a redirect provider ("" for a client-secret provider,
+// whose payment form is the integrator's own page).
+type MailPayment struct {
+	AmountCents int    `json:"amountCents"`
+	Currency    string `json:"currency"`
+	CheckoutURL string `json:"checkoutUrl,omitempty"`
 }
 
 // MailBusiness is who the message comes from.
@@ -124,6 +135,11 @@ func EncodeMailRow(m *MailRow) ([]byte, error) {
 		e.str(ep.URL)
 		e.i(int64(ep.ConsecutiveFailures))
 	}
+	if p := m.Payment; p != nil { // last and optional: older rows end before it
+		e.i(int64(p.AmountCents))
+		e.str(p.Currency)
+		e.str(p.CheckoutURL)
+	}
 	return e.b, nil
 }
 
@@ -170,6 +186,9 @@ func decodeMailRow(d *r) *MailRow {
 	}
 	if d.bool() {
 		m.Endpoint = &MailEndpoint{ID: d.str(), URL: d.str(), ConsecutiveFailures: d.int()}
+	}
+	if len(d.b) > 0 && d.err == nil {
+		m.Payment = &MailPayment{AmountCents: d.int(), Currency: d.str(), CheckoutURL: d.str()}
 	}
 	return m
 }

@@ -229,6 +229,13 @@ type Change struct {
 	// registered or changed; Removed lists endpoints it deleted.
 	Endpoints []catalog.Endpoint `json:"endpoints,omitempty"`
 	Removed   []uuid.UUID        `json:"removedEndpoints,omitempty"`
+	// Payments holds the new whole state of each payment the write created
+	// or changed. Checkouts lists bookings it reserved while their checkout
+	// is created at the provider; Closed lists reservations it completed
+	// or released, by appointment id (Checkout).
+	Payments  []catalog.Payment `json:"payments,omitempty"`
+	Checkouts []Checkout        `json:"checkouts,omitempty"`
+	Closed    []uuid.UUID       `json:"closed,omitempty"`
 }
 
 // Idem is a stored answer to an idempotent request (api-v1 §4.1): the key
@@ -298,6 +305,8 @@ type Snapshot struct {
 	Idempotency  []Idem                `json:"idempotency,omitempty"`
 	LastAssigned *uuid.UUID            `json:"lastAssigned,omitempty"`
 	Endpoints    []catalog.Endpoint    `json:"endpoints,omitempty"`
+	Payments     []catalog.Payment     `json:"payments,omitempty"`
+	Checkouts    []Checkout            `json:"checkouts,omitempty"`
 }
 
 // EncodeSnapshot returns the encoding of s, in the binary form: the
@@ -324,6 +333,10 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 	e.u(uint64(len(s.Endpoints)))
 	for i := range s.Endpoints {
 		e.endpoint(&s.Endpoints[i])
+	}
+	if len(s.Payments) > 0 || len(s.Checkouts) > 0 { // absent from older snapshots
+		e.payments(s.Payments)
+		e.checkouts(s.Checkouts)
 	}
 	return e.b, nil
 }
@@ -374,6 +387,10 @@ func decodeSnapshot(d *r) *Snapshot {
 		for i := range s.Endpoints {
 			d.endpoint(&s.Endpoints[i])
 		}
+	}
+	if len(d.b) > 0 && d.err == nil {
+		s.Payments = d.payments()
+		s.Checkouts = d.checkouts()
 	}
 	return s
 }

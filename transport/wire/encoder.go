@@ -15,13 +15,18 @@ import (
 // itself. It implements business.Encoder.
 type Encoder struct{}
 
-// Booked renders the 201 of POST /appointments (api-v1 §4.2).
-func (Encoder) Booked(a *catalog.Appointment, cu *catalog.Customer) (int, []byte) {
+// Booked renders the 201 of POST /appointments (api-v1 §4.2); p is the
+// payment of a booking that needs prepayment, nil for most.
+func (Encoder) Booked(a *catalog.Appointment, cu *catalog.Customer, p *catalog.Payment) (int, []byte) {
 	b := make([]byte, 0, 1536)
 	b = append(b, `{"appointment":`...)
 	b = AppendAppointment(b, a, cu)
-	b = append(b, `,"requiresPayment":false}`...)
-	return 201, b
+	if p == nil {
+		return 201, append(b, `,"requiresPayment":false}`...)
+	}
+	b = append(b, `,"requiresPayment":true,"payment":`...)
+	b = appendCheckout(b, p)
+	return 201, append(b, '}')
 }
 
 // CustomerCreated renders the 201 of POST /customers.
@@ -35,17 +40,28 @@ func (Encoder) Refused(e *problem.Error) (int, []byte) {
 	return Status(e.Code), AppendError(make([]byte, 0, 256), e)
 }
 
-// AppendEvent appends the envelope of api-v1 §6.2. Its data is the
-// appointment a with its customer cu, or, when a is nil, the customer cu;
-// null when both are nil.
-func (Encoder) AppendEvent(b []byte, id, typ string, at time.Time, a *catalog.Appointment, cu *catalog.Customer) []byte {
+// AppendPaymentEvent appends the envelope of a payment event: its data is
+// the Payment resource (decisions §5).
+func (Encoder) AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *catalog.Payment) []byte {
+	b = appendEnvelopeHead(b, id, typ, at)
+	return append(AppendPayment(b, p), '}')
+}
+
+func appendEnvelopeHead(b []byte, id, typ string, at time.Time) []byte {
 	b = append(b, `{"id":`...)
 	b = AppendString(b, id)
 	b = append(b, `,"type":`...)
 	b = AppendString(b, typ)
 	b = append(b, `,"createdAt":`...)
 	b = AppendTime(b, at)
-	b = append(b, `,"apiVersion":"v1","data":`...)
+	return append(b, `,"apiVersion":"v1","data":`...)
+}
+
+// AppendEvent appends the envelope of api-v1 §6.2. Its data is the
+// appointment a with its customer cu, or, when a is nil, the customer cu;
+// null when both are nil.
+func (Encoder) AppendEvent(b []byte, id, typ string, at time.Time, a *catalog.Appointment, cu *catalog.Customer) []byte {
+	b = appendEnvelopeHead(b, id, typ, at)
 	switch {
 	case a != nil:
 		b = AppendAppointment(b, a, cu)

@@ -19,6 +19,8 @@ const DefaultLocale = "en"
 //	intro.booking                     a new, confirmed booking
 //	subject.pending_payment, intro.pending_payment
 //	                                  a new booking waiting for payment
+//	pay.amount, pay.link, pay.instructions
+//	                                  a payment request's amount and link
 //	subject.generic, intro.generic    a kind this package does not know
 //	kind.<kind>                       words for a kind (default: the kind
 //	                                  with "_" as spaces)
@@ -39,6 +41,9 @@ var locales = map[string]map[string]string{
 		"intro.booking":         "Thank you for booking with {business}. Your appointment is confirmed.",
 		"intro.pending_payment": "Thank you for booking with {business}. Your appointment will be confirmed as soon as your payment has been received.",
 		"intro.confirmed":       "Your appointment at {business} is confirmed.",
+		"pay.amount":            "Amount to pay: {amount}.",
+		"pay.link":              "Pay securely here: {url}",
+		"pay.instructions":      "Please complete the payment where you made the booking.",
 		"intro.cancelled":       "Your appointment at {business} has been cancelled. If this is unexpected, please contact {business}.",
 		"intro.completed":       "Your appointment at {business} has been completed. Thank you for your visit.",
 		"intro.no_show":         "Your appointment at {business} was marked as a no-show. If you think this is a mistake, please contact {business}.",

@@ -211,6 +211,7 @@ func compose(r *record.MailRow, l locale, loc *time.Location) *document {
 	case r.Kind == KindConfirmation && status == "pending_payment":
 		d.subject = l.get("subject.pending_payment", "business", biz)
 		d.paras = append(d.paras, l.get("intro.pending_payment", "business", biz))
+		d.paras = append(d.paras, paymentParas(l, r.Payment)...)
 	case r.Kind == KindConfirmation:
 		d.subject = l.get("subject.confirmed", "business", biz)
 		d.paras = append(d.paras, l.get("intro.booking", "business", biz))
@@ -243,6 +244,20 @@ func compose(r *record.MailRow, l locale, loc *time.Location) *document {
 		d.details = appointmentDetails(l, a, loc, words)
 	}
 	return d
+}
+
+// paymentParas are a payment request's amount and what to pay with: the
+// checkout link of a redirect provider, or (a client-secret provider takes
+// payment on the integrator's own page) a pointer back to that page.
+func paymentParas(l locale, p *record.MailPayment) []string {
+	if p == nil {
+		return nil
+	}
+	out := []string{l.get("pay.amount", "amount", money(l, p.AmountCents, p.Currency))}
+	if u := oneLine(p.CheckoutURL); u != "" {
+		return append(out, l.get("pay.link", "url", u))
+	}
+	return append(out, l.get("pay.instructions"))
 }
 
 func statusWords(l locale, status string) string {

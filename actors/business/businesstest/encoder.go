@@ -25,8 +25,8 @@ const (
 type Encoder struct{}
 
 // Booked implements business.Encoder.
-func (Encoder) Booked(a *catalog.Appointment, cu *catalog.Customer) (int, []byte) {
-	return StatusCreated, mustJSON(Booked{Appointment: a, Customer: cu})
+func (Encoder) Booked(a *catalog.Appointment, cu *catalog.Customer, p *catalog.Payment) (int, []byte) {
+	return StatusCreated, mustJSON(Booked{Appointment: a, Customer: cu, Payment: p})
 }
 
 // CustomerCreated implements business.Encoder.
@@ -50,10 +50,16 @@ func (Encoder) AppendEvent(b []byte, id, typ string, at time.Time, a *catalog.Ap
 	return append(b, mustJSON(ev)...)
 }
 
+// AppendPaymentEvent implements business.Encoder.
+func (Encoder) AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *catalog.Payment) []byte {
+	return append(b, mustJSON(Event{ID: id, Type: typ, CreatedAt: at, APIVersion: "v1", Data: p})...)
+}
+
 // Booked is the body of a booking's answer.
 type Booked struct {
 	Appointment *catalog.Appointment `json:"appointment"`
 	Customer    *catalog.Customer    `json:"customer"`
+	Payment     *catalog.Payment     `json:"payment,omitempty"`
 }
 
 // Refusal is the body of a stored refusal.

@@ -1,0 +1,442 @@
+package business
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/storage/record"
+	"github.com/slotd/slotd/webhook/payment"
+)
+
+// Prepayment (decisions §5), the actor's side. The decisions are
+// tenant's; here is what waits on the provider, which the actor never
+// does: every provider call runs on a goroutine of its own and reports back
+// as a message (payDone), so the business's other writes go on meanwhile.
+//
+// A call starts only once the write it follows is durable (a commit's
+// then sends payDue), and what slotd owes the provider is state, so the
+// same loop serves a fresh booking and a restart: drive looks at one
+// appointment's reservation or payment and does the next thing due — ask
+// for the checkout, arm the expiry timer, expire, cancel, refund. A cancel
+// or refund that fails is retried with backoff until it succeeds.
+
+// Payments is the provider client (payment.Client).
+type Payments interface {
+	Create(ctx context.Context, cfg payment.Config, c payment.Checkout) (payment.Created, error)
+	Cancel(ctx context.Context, cfg payment.Config, id string) error
+	Refund(ctx context.Context, cfg payment.Config, id string, amountCents int64, currency string) error
+	Get(ctx context.Context, cfg payment.Config, id string) (payment.State, error)
+}
+
+// payOp is a provider call.
+type payOp uint8
+
+const (
+	opCreate payOp = iota
+	opCancel
+	opRefund
+	opRead
+)
+
+// Messages the actor sends itself about payments.
+type (
+	// payDue: look at what appointment id's payment needs now.
+	payDue struct{ id uuid.UUID }
+	// payDone: a provider call ended.
+	payDone struct {
+		id      uuid.UUID
+		op      payOp
+		created payment.Created
+		state   payment.State
+		err     error
+		reply   *actor.PID // opRead: the hook request waiting for it
+	}
+)
+
+// payState is the actor's memory of its provider calls; the journal holds
+// everything else.
+type payState struct {
+	waiting map[uuid.UUID]*actor.PID // reservation -> the booking request waiting for its answer
+	busy    map[uuid.UUID]bool       // a call about the appointment is in flight
+	timers  map[uuid.UUID]clock.Timer
+	tries   map[uuid.UUID]int // failed cancels or refunds in a row, for backoff
+	ctx     context.Context   // cancelled when the actor stops
+	cancel  context.CancelFunc
+}
+
+func newPayState() payState {
+	return payState{waiting: map[uuid.UUID]*actor.PID{}, busy: map[uuid.UUID]bool{},
+		timers: map[uuid.UUID]clock.Timer{}, tries: map[uuid.UUID]int{}}
+}
+
+// startPayments resumes every payment that waits for something: after a
+// restart, a reservation gets its checkout (the provider's
+// Idempotency-Key makes that the same checkout if the call was made
+// before), a deadline its timer, a cancel or refund owed its call.
+func (a *businessActor) startPayments(ctx actor.Context) {
+	a.pay.ctx, a.pay.cancel = context.WithCancel(context.Background())
+	if a.state == nil {
+		return
+	}
+	for _, id := range a.state.PaymentWork() {
+		a.drive(ctx, id)
+	}
+}
+
+// stopPayments stops the timers and cancels the calls in flight.
+func (a *businessActor) stopPayments() {
+	for id, t := range a.pay.timers {
+		t.Stop()
+		delete(a.pay.timers, id)
+	}
+	if a.pay.cancel != nil {
+		a.pay.cancel()
+	}
+}
+
+// reserve journals the reservation of a booking that needs prepayment;
+// the request is answered once its checkout is created (checkoutDone).
+func (a *businessActor) reserve(ctx actor.Context, ch *record.Change, idem *IdemKey, now time.Time) {
+	co := &ch.Checkouts[0]
+	co.Idem = record.Idem{Key: idem.Key, Method: idem.Method, Path: idem.Path, BodyHash: idem.BodyHash, At: now}
+	id, sender := co.Appointment.ID, ctx.Sender()
+	if sender != nil {
+		a.pay.waiting[id] = sender
+	}
+	root, self := ctx.ActorSystem().Root, ctx.Self()
+	a.commitThen(ctx, ch, func(err error) {
+		if err != nil {
+			if sender != nil {
+				root.Send(sender, &Reply[*Answer]{Err: problem.Wrap(err)})
+			}
+			return
+		}
+		root.Send(self, &payDue{id: id})
+	})
+}
+
+// commitPay journals a payment decision and, once it is durable, looks at
+// what the payment needs next; reply, if set, is answered then.
+func (a *businessActor) commitPay(ctx actor.Context, id uuid.UUID, ch *record.Change, reply *actor.PID) {
+	root, self := ctx.ActorSystem().Root, ctx.Self()
+	a.env.PayMetrics.decided(ch)
+	a.commitThen(ctx, ch, func(err error) {
+		if reply != nil {
+			var rep any = &Reply[Done]{}
+			if err != nil {
+				rep = &Reply[Done]{Err: problem.Wrap(err)}
+			}
+			root.Send(reply, rep)
+		}
+		if err == nil {
+			root.Send(self, &payDue{id: id})
+		}
+	})
+}
+
+// drive does the next thing appointment id's reservation or payment needs.
+func (a *businessActor) drive(ctx actor.Context, id uuid.UUID) {
+	if a.state == nil || a.pay.busy[id] {
+		return
+	}
+	if co := a.state.Checkout(id); co != nil {
+		a.call(ctx, id, opCreate, nil)
+		return
+	}
+	p := a.state.Payment(id)
+	if p == nil {
+		return
+	}
+	now := a.now()
+	switch {
+	case p.Status == catalog.PaymentPending && now.Before(p.ExpiresAt):
+		a.arm(ctx, id, p.ExpiresAt.Sub(now))
+	case p.Status == catalog.PaymentPending:
+		if ch := tenant.DecideExpire(a.state, id, now, a.ids); ch != nil {
+			a.commitPay(ctx, id, ch, nil)
+		}
+	case p.RefundOwed > 0:
+		a.call(ctx, id, opRefund, nil)
+	case p.CancelOwed:
+		a.call(ctx, id, opCancel, nil)
+	}
+}
+
+// arm sets appointment id's timer to look again after d.
+func (a *businessActor) arm(ctx actor.Context, id uuid.UUID, d time.Duration) {
+	if t := a.pay.timers[id]; t != nil {
+		t.Stop()
+	}
+	root, self := ctx.ActorSystem().Root, ctx.Self()
+	a.pay.timers[id] = a.env.Clock.AfterFunc(d, func() { root.Send(self, &payDue{id: id}) })
+}
+
+// retryDelay is the wait before the n-th retry of a failed cancel or
+// refund: 5 s doubling to an hour, then hourly, until the provider takes it.
+func retryDelay(n int) time.Duration {
+	d := 5 * time.Second
+	for i := 1; i < n && d < time.Hour; i++ {
+		d *= 2
+	}
+	return min(d, time.Hour)
+}
+
+// call makes provider call op about appointment id on a goroutine of its
+// own; the outcome comes back as payDone.
+func (a *businessActor) call(ctx actor.Context, id uuid.UUID, op payOp, reply *actor.PID) {
+	cl := a.env.Payments
+	if cl == nil {
+		return
+	}
+	pays := a.state.Business.Payments
+	cfg := payment.Config{Provider: pays.Provider, BaseURL: pays.BaseURL, APIKey: pays.APIKey, ReturnURL: pays.ReturnURL}
+	done := &payDone{id: id, op: op, reply: reply}
+	var work func(context.Context)
+	switch op {
+	case opCreate:
+		co := a.state.Checkout(id)
+		c := payment.Checkout{AppointmentID: id, BusinessID: a.h.ID, AmountCents: int64(co.Payment.AmountCents),
+			Currency: co.Payment.Currency, Description: co.Appointment.Service.Name + ", " + a.state.Business.Name,
+			WebhookURL: a.env.PublicURL + "/hooks/payments/" + a.h.ID.String()}
+		work = func(ctx context.Context) { done.created, done.err = cl.Create(ctx, cfg, c) }
+	case opCancel, opRefund, opRead:
+		p := a.state.Payment(id)
+		pid, owed, cur := p.ProviderPaymentID, int64(p.RefundOwed), p.Currency
+		work = map[payOp]func(context.Context){
+			opCancel: func(ctx context.Context) { done.err = cl.Cancel(ctx, cfg, pid) },
+			opRefund: func(ctx context.Context) { done.err = cl.Refund(ctx, cfg, pid, owed, cur) },
+			opRead:   func(ctx context.Context) { done.state, done.err = cl.Get(ctx, cfg, pid) },
+		}[op]
+	}
+	a.pay.busy[id] = true
+	root, self, parent := ctx.ActorSystem().Root, ctx.Self(), a.pay.ctx
+	a.env.bg.Add(1)
+	go func() {
+		defer a.env.bg.Done()
+		work(parent)
+		root.Send(self, done)
+	}()
+}
+
+// payDone handles the end of a provider call.
+func (a *businessActor) payDone(ctx actor.Context, m *payDone) {
+	delete(a.pay.busy, m.id)
+	if a.state == nil {
+		return
+	}
+	switch m.op {
+	case opCreate:
+		a.checkoutDone(ctx, m)
+	case opRead:
+		a.readDone(ctx, m)
+	case opCancel, opRefund:
+		a.settled(ctx, m)
+	}
+}
+
+// checkoutDone completes or releases a reservation and answers the
+// booking request (decisions §5): the 201 with its payment; 422
+// PAYMENTS_UNAVAILABLE when the provider did not answer, stored under the
+// Idempotency-Key; 500 PAYMENT_ERROR when it refused, not stored.
+func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
+	sender := a.pay.waiting[m.id]
+	delete(a.pay.waiting, m.id)
+	co := a.state.Checkout(m.id)
+	if co == nil {
+		return
+	}
+	idem, now, provider := co.Idem, a.now(), co.Payment.Provider
+	if m.err == nil {
+		created := tenant.CheckoutCreated{ProviderPaymentID: m.created.ProviderPaymentID,
+			CheckoutURL: m.created.CheckoutURL, ClientSecret: m.created.ClientSecret}
+		ch, appt, p := tenant.DecideCheckoutDone(a.state, m.id, created, now, a.ids)
+		status, body := a.env.Encoder.Booked(appt, customerOf(a.state, ch, appt.CustomerID), p)
+		idem.Status, idem.Answer = status, record.AnswerBooked
+		ch.Idempotency = &idem
+		a.env.PayMetrics.checkout(provider, "created")
+		a.answerPay(ctx, m.id, ch, sender, &Answer{Status: status, Body: body}, nil)
+		return
+	}
+	ch := tenant.DecideCheckoutFailed(a.state, m.id, now)
+	var refusal *problem.Error
+	if errors.Is(m.err, payment.ErrUnreachable) {
+		a.env.Log.Warn("payment provider unreachable; booking refused", "business", a.h.ID, "provider", provider, "err", m.err)
+		a.env.PayMetrics.checkout(provider, "unreachable")
+		refusal = problem.New(problem.PaymentsUnavailable, "This booking requires prepayment and the payment provider could not be reached.")
+		status, _ := a.env.Encoder.Refused(refusal)
+		idem.Status, idem.Answer, idem.Refused = status, record.AnswerRefused, refusal
+		ch.Idempotency = &idem
+	} else {
+		a.env.Log.Error("payment provider refused the checkout; booking refused", "business", a.h.ID, "provider", provider, "err", m.err)
+		a.env.PayMetrics.checkout(provider, "refused")
+		refusal = problem.New(problem.PaymentError, "The payment provider could not create the checkout; nothing was booked. Retry with the same Idempotency-Key.")
+	}
+	a.answerPay(ctx, m.id, ch, sender, nil, refusal)
+}
+
+// answerPay journals the end of a reservation and answers the booking
+// request once that is durable.
+func (a *businessActor) answerPay(ctx actor.Context, id uuid.UUID, ch *record.Change, sender *actor.PID, ans *Answer, refusal error) {
+	if ch.Idempotency != nil {
+		a.unsynced[ch.Idempotency.Key] = true
+	}
+	root, self := ctx.ActorSystem().Root, ctx.Self()
+	a.commitThen(ctx, ch, func(err error) {
+		if sender != nil {
+			rep := &Reply[*Answer]{Value: ans, Err: refusal}
+			if err != nil {
+				rep = &Reply[*Answer]{Err: problem.Wrap(err)}
+			}
+			root.Send(sender, rep)
+		}
+		if err == nil {
+			root.Send(self, &payDue{id: id})
+		}
+	})
+}
+
+// settled records a cancel or refund the provider took, or schedules its
+// retry. A cancel the provider refuses for good (4xx: already cancelled,
+// or paid, which the paid event then reports) or no longer knows is done.
+func (a *businessActor) settled(ctx actor.Context, m *payDone) {
+	now := a.now()
+	var refused *payment.RefusedError
+	final := errors.As(m.err, &refused) && refused.Status < http.StatusInternalServerError
+	if m.err == nil || m.op == opCancel && (final || errors.Is(m.err, payment.ErrNotFound)) {
+		delete(a.pay.tries, m.id)
+		var ch *record.Change
+		if m.op == opCancel {
+			ch = tenant.DecideCancelDone(a.state, m.id, now)
+		} else {
+			ch = tenant.DecideRefundIssued(a.state, m.id, now, a.ids)
+		}
+		if ch != nil {
+			a.commitPay(ctx, m.id, ch, nil)
+		}
+		return
+	}
+	a.pay.tries[m.id]++
+	n := a.pay.tries[m.id]
+	a.env.Log.Warn("payment provider call failed; retrying", "business", a.h.ID, "appointment", m.id,
+		"call", map[payOp]string{opCancel: "cancel", opRefund: "refund"}[m.op], "attempt", n, "err", m.err)
+	a.arm(ctx, m.id, retryDelay(n))
+}
+
+// paymentEvent acts on a client_secret provider event whose signature the
+// transport verified. An event about a payment this business does not
+// have changes nothing.
+func (a *businessActor) paymentEvent(ctx actor.Context, m *PaymentEvent) {
+	if a.state == nil {
+		respondNow(ctx, Done{}, errNoBusiness)
+		return
+	}
+	p := a.state.PaymentByProviderID(m.Event.ProviderPaymentID)
+	if p == nil || a.state.Business.Payments.Provider != payment.ClientSecret {
+		respondNow(ctx, Done{}, nil)
+		return
+	}
+	var ch *record.Change
+	switch m.Event.Kind {
+	case payment.EventPaid:
+		ch = tenant.DecidePaid(a.state, p.AppointmentID, m.Event.ID, a.now(), a.ids)
+	case payment.EventRefunded:
+		ch = tenant.DecideRefunded(a.state, p.AppointmentID, m.Event.ID, int(m.Event.RefundedCents), a.now(), a.ids)
+	}
+	if ch == nil {
+		respondAfter(a, ctx, Done{}, nil)
+		return
+	}
+	a.commitPay(ctx, p.AppointmentID, ch, ctx.Sender())
+}
+
+// paymentNotice acts on a redirect provider's notice: it trusts nothing
+// but the id, and reads the payment from the provider before it decides.
+func (a *businessActor) paymentNotice(ctx actor.Context, m *PaymentNotice) {
+	if a.state == nil {
+		respondNow(ctx, Done{}, errNoBusiness)
+		return
+	}
+	p := a.state.PaymentByProviderID(m.ProviderPaymentID)
+	if p == nil || a.state.Business.Payments.Provider != payment.Redirect || a.env.Payments == nil {
+		respondNow(ctx, Done{}, nil)
+		return
+	}
+	if a.pay.busy[p.AppointmentID] {
+		// Another call about it is in flight; the provider repeats its
+		// notice until it is answered 200.
+		respondNow(ctx, Done{}, errPayBusy)
+		return
+	}
+	a.call(ctx, p.AppointmentID, opRead, ctx.Sender())
+}
+
+var (
+	errPayBusy        = problem.New(problem.Unavailable, "The payment is being updated; retry shortly.")
+	errPayUnreachable = problem.New(problem.Unavailable, "The payment provider could not be reached to read the payment; retry shortly.")
+)
+
+// readDone decides what a redirect provider's read of a payment says:
+// paid, and refunded beyond what slotd knew. The notice is answered once
+// that is durable.
+func (a *businessActor) readDone(ctx actor.Context, m *payDone) {
+	reply := func(err error) {
+		if m.reply != nil {
+			ctx.Send(m.reply, &Reply[Done]{Err: err})
+		}
+	}
+	if m.err != nil {
+		a.env.Log.Warn("payment provider read failed", "business", a.h.ID, "appointment", m.id, "err", m.err)
+		reply(errPayUnreachable)
+		a.drive(ctx, m.id)
+		return
+	}
+	now := a.now()
+	var chs []*record.Change
+	st := a.state
+	if m.state.Paid {
+		if ch := tenant.DecidePaid(st, m.id, "", now, a.ids); ch != nil {
+			chs = append(chs, ch)
+			st, _ = tenant.Apply(st, st.Seq+1, &record.Record{Kind: record.KindChange, Change: ch})
+		}
+	}
+	if st != nil {
+		if ch := tenant.DecideRefunded(st, m.id, "", int(m.state.RefundedCents), now, a.ids); ch != nil {
+			chs = append(chs, ch)
+		}
+	}
+	if len(chs) == 0 {
+		respondAfterTo(a, ctx, m.reply)
+		a.drive(ctx, m.id)
+		return
+	}
+	for i, ch := range chs {
+		var to *actor.PID
+		if i == len(chs)-1 {
+			to = m.reply
+		}
+		a.commitPay(ctx, m.id, ch, to)
+	}
+}
+
+// respondAfterTo answers Done to pid once every write in flight is durable.
+func respondAfterTo(a *businessActor, ctx actor.Context, pid *actor.PID) {
+	if pid == nil {
+		return
+	}
+	root := ctx.ActorSystem().Root
+	a.after(func(err error) {
+		if err != nil {
+			err = problem.Wrap(err)
+		}
+		root.Send(pid, &Reply[Done]{Err: err})
+	})
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/webhook/payment"
+	"github.com/slotd/slotd/webhook/payment/paymenttest"
+)
+
+// Prepayment through the real server (decisions §5), against the
+// in-process provider doubles of package paymenttest.
+
+const (
+	payAPIKey  = "sk_test_provider"
+	paySecret  = "whsec_test_provider"
+	payHookFmt = "/hooks/payments/"
+)
+
+// payWorld writes testdata/world.json with the salon's payments block
+// replaced by block and returns the file's path.
+func payWorld(t *testing.T, block map[string]any) string {
+	t.Helper()
+	var w map[string]any
+	require.NoError(t, json.Unmarshal(mustRead(t, "testdata/world.json"), &w))
+	for _, b := range w["businesses"].([]any) {
+		biz := b.(map[string]any)
+		if biz["id"] == salonID {
+			biz["payments"] = block
+		}
+	}
+	raw, err := json.Marshal(w)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "world.json")
+	require.NoError(t, os.WriteFile(path, raw, 0o600))
+	return path
+}
+
+// startPay starts a server whose salon takes prepayment through provider
+// at baseURL, on data ("" for a fresh directory).
+func startPay(t *testing.T, data, provider, baseURL string) *server {
+	block := map[string]any{"provider": provider, "requiresPayment": true, "holdMinutes": 15, "baseUrl": baseURL,
+		"apiKey": payAPIKey, "webhookSecret": paySecret, "returnUrl": "https://salon.example/thanks"}
+	return start(t, data, "--world", payWorld(t, block), "--webhooks-allow-insecure")
+}
+
+// appointmentOf returns the appointment of a booking's 201.
+func appointmentOf(r resp) map[string]any { return r.Body["appointment"].(map[string]any) }
+
+func (s *server) paymentOf(apptID string) resp { return s.get("/api/v1/appointments/"+apptID+"/payment", keyFull) }
+
+// waitStatus waits until appointment id has status want.
+func (s *server) waitStatus(id, want string) map[string]any {
+	var got map[string]any
+	require.Eventually(s.t, func() bool {
+		got = s.get("/api/v1/appointments/"+id, keyFull).Body
+		return got["status"] == want
+	}, 10*time.Second, 5*time.Millisecond, "appointment %s never became %s: %v", id, want, func() any { return got })
+	return got
+}
+
+// waitPayment waits until appointment id's payment satisfies ok.
+func (s *server) waitPayment(id string, ok func(map[string]any) bool) map[string]any {
+	var got map[string]any
+	require.Eventually(s.t, func() bool { got = s.paymentOf(id).Body; return ok(got) },
+		10*time.Second, 5*time.Millisecond, "payment of %s never settled: %v", id, func() any { return got })
+	return got
+}
+
+func callsTo(d *paymenttest.Double, method, prefix string) []paymenttest.Call {
+	var out []paymenttest.Call
+	for _, c := range d.Calls() {
+		if c.Method == method && strings.HasPrefix(c.Path, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func TestPaymentClientSecretLifecycle(t *testing.T) {
+	stripe := paymenttest.NewStripe(payAPIKey, paySecret)
+	t.Cleanup(stripe.Close)
+	s := startPay(t, "", "client_secret", stripe.URL())
+	rcv := newReceiver(t)
+	epID, _ := s.register(rcv, "/pay", "appointment.created", "appointment.confirmed", "payment.succeeded", "payment.refunded")
+
+	body := booking(haircutID, tue+"10:00:00Z", annaID, "payer@example.com")
+	r := s.post("/api/v1/appointments", keyFull, "pay-1", body)
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	require.Equal(t, true, r.Body["requiresPayment"])
+	appt := appointmentOf(r)
+	id := appt["id"].(string)
+	require.Equal(t, "pending_payment", appt["status"])
+	p := r.Body["payment"].(map[string]any)
+	require.EqualValues(t, 3500, p["amountCents"])
+	require.Equal(t, "EUR", p["currency"])
+	require.Equal(t, "client_secret", p["provider"])
+	require.Equal(t, "full", p["amountKind"])
+	require.NotEmpty(t, p["clientSecret"])
+	require.NotContains(t, p, "checkoutUrl")
+
+	// What the provider was sent: one create, keyed by the appointment.
+	creates := callsTo(stripe.Double, "POST", "/v1/payment_intents")
+	require.Len(t, creates, 1)
+	require.Equal(t, payment.IdempotencyKey("create", uuid.MustParse(id)), creates[0].IdempotencyKey)
+	require.Equal(t, "Bearer "+payAPIKey, creates[0].Authorization)
+	require.Equal(t, "3500", creates[0].Form.Get("amount"))
+	require.Equal(t, "eur", creates[0].Form.Get("currency"))
+	require.Equal(t, id, creates[0].Form.Get("metadata[appointment_id]"))
+	require.NotContains(t, string(r.Raw), payAPIKey)
+
+	// A replay returns the same checkout and makes no second one.
+	again := s.post("/api/v1/appointments", keyFull, "pay-1", body)
+	require.Equal(t, 201, again.Status)
+	require.Equal(t, "true", again.Header.Get("Idempotency-Replayed"))
+	require.Equal(t, string(r.Raw), string(again.Raw))
+	require.Len(t, callsTo(stripe.Double, "POST", "/v1/payment_intents"), 1)
+
+	// The slot is held while payment is pending.
+	requireError(t, s.post("/api/v1/appointments", keyFull, "pay-2", booking(haircutID, tue+"10:00:00Z", annaID, "other@example.com")), 409, "SLOT_TAKEN")
+
+	pay := s.paymentOf(id)
+	require.Equal(t, 200, pay.Status, "%s", pay.Raw)
+	require.Equal(t, "pending", pay.Body["status"])
+	require.Equal(t, id, pay.Body["appointmentId"])
+	pid := pay.Body["providerPaymentId"].(string)
+	require.True(t, strings.HasPrefix(pid, "pi_"), pid)
+	require.NotContains(t, pay.Body, "clientSecret")
+
+	hook := s.base + payHookFmt + salonID
+	ev, sig := stripe.Pay(pid, s.clock.Now())
+	// Forged, missing and stale signatures: 400, nothing changes.
+	forged := payment.Sign("whsec_someone_else", s.clock.Now(), ev)
+	for _, bad := range []string{forged, "", "t=1,v1=00", payment.Sign(paySecret, s.clock.Now().Add(-time.Hour), ev)} {
+		st, err := stripe.Send(hook, ev, bad)
+		require.NoError(t, err)
+		require.Equal(t, 400, st)
+	}
+	require.Equal(t, "pending_payment", s.get("/api/v1/appointments/"+id, keyFull).Body["status"])
+
+	// Posted to another business: 200, and nothing changes anywhere.
+	st, err := stripe.Send(s.base+payHookFmt+"0a4f3cb5-6e4b-5e2c-8c89-0c2c0b3f8f0e", ev, sig)
+	require.NoError(t, err)
+	require.Equal(t, 404, st, "an unknown business")
+
+	// Paid: confirmed, payment.succeeded then appointment.confirmed.
+	st, err = stripe.Send(hook, ev, sig)
+	require.NoError(t, err)
+	require.Equal(t, 200, st)
+	require.Equal(t, "confirmed", s.get("/api/v1/appointments/"+id, keyFull).Body["status"])
+	require.Equal(t, "succeeded", s.paymentOf(id).Body["status"])
+	// The same event again: 200, nothing more.
+	st, err = stripe.Send(hook, ev, sig)
+	require.NoError(t, err)
+	require.Equal(t, 200, st)
+
+	// A refund issued at the provider's dashboard.
+	rev, rsig := stripe.Refund(pid, 1000, s.clock.Now())
+	st, err = stripe.Send(hook, rev, rsig)
+	require.NoError(t, err)
+	require.Equal(t, 200, st)
+	refunded := s.paymentOf(id).Body
+	require.Equal(t, "partially_refunded", refunded["status"])
+	require.EqualValues(t, 1000, refunded["refundedCents"])
+	require.Equal(t, "confirmed", s.get("/api/v1/appointments/"+id, keyFull).Body["status"])
+
+	ds := s.waitDeliveries(epID, func(ds []map[string]any) bool { return len(ds) == 4 && ds[3]["status"] == "delivered" })
+	require.Equal(t, "appointment.created#1:delivered payment.succeeded#1:delivered appointment.confirmed#1:delivered payment.refunded#1:delivered",
+		statuses(ds))
+	_, bodies := rcv.events()
+	require.Len(t, bodies, 4)
+	byType := map[string]string{}
+	for _, b := range bodies {
+		var ev struct{ Type string }
+		require.NoError(t, json.Unmarshal([]byte(b), &ev))
+		byType[ev.Type] = b
+	}
+	require.Contains(t, byType["payment.succeeded"], `"status":"succeeded"`)
+	require.Contains(t, byType["payment.succeeded"], `"providerPaymentId":"`+pid+`"`)
+	require.Contains(t, byType["payment.succeeded"], `"amountKind":"full"`)
+	require.Contains(t, byType["appointment.confirmed"], `"status":"confirmed"`)
+	require.Contains(t, byType["payment.refunded"], `"refundedCents":1000`)
+	require.Contains(t, byType["payment.refunded"], `"status":"partially_refunded"`)
+	for _, b := range bodies {
+		require.NotContains(t, b, payAPIKey)
+		require.NotContains(t, b, paySecret)
+	}
+}
+

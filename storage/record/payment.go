@@ -1,0 +1,150 @@
+package record
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/storage/catalog"
+)
+
+// Checkout is a booking that needs prepayment, reserved while its
+// checkout is created at the provider (decisions §5). The reservation
+// holds the appointment's time from the moment it is journalled, so no
+// other booking can take it while the provider answers; it is not an
+// appointment yet (no read shows it, no event or e-mail exists). A later
+// record closes it (Change.Closed): completed into an appointment with
+// its payment and stored answer, or released. A reservation found open
+// at start-up is completed or released then, with the same provider
+// Idempotency-Key, so a crash leaves neither an orphan booking nor a
+// second checkout.
+type Checkout struct {
+	Appointment catalog.Appointment // status pending_payment
+	Customer    *catalog.Customer   // a customer to create on completion; nil when on file
+	Payment     catalog.Payment     // amount, currency and kind; no provider payment yet
+	Idem        Idem                // the request; its answer is stored on completion
+}
+
+// The payment statuses and providers, for the binary form. Order is part
+// of the format: append, never reorder.
+var (
+	paymentStatuses = []string{"pending", "succeeded", "cancelled", "expired", "refunded", "partially_refunded"}
+	providers       = []string{"redirect", "client_secret"}
+	amountKinds     = []string{"deposit", "full"}
+)
+
+func (e *w) payment(p *catalog.Payment) {
+	e.id(p.ID)
+	e.id(p.AppointmentID)
+	e.enum(p.Provider, providers)
+	e.str(p.ProviderPaymentID)
+	e.i(int64(p.AmountCents))
+	e.str(p.Currency)
+	e.enum(p.AmountKind, amountKinds)
+	e.enum(string(p.Status), paymentStatuses)
+	e.i(int64(p.RefundedCents))
+	e.time(p.CreatedAt)
+	e.time(p.UpdatedAt)
+	e.str(p.CheckoutURL)
+	e.str(p.ClientSecret)
+	e.time(p.ExpiresAt)
+	e.bool(p.CancelOwed)
+	e.i(int64(p.RefundOwed))
+	e.u(uint64(len(p.Seen)))
+	for _, s := range p.Seen {
+		e.str(s)
+	}
+}
+
+func (d *r) payment(p *catalog.Payment) {
+	*p = catalog.Payment{ID: d.id(), AppointmentID: d.id(), Provider: d.enum(providers), ProviderPaymentID: d.str(),
+		AmountCents: d.int(), Currency: d.str(), AmountKind: d.enum(amountKinds),
+		Status: catalog.PaymentStatus(d.enum(paymentStatuses)), RefundedCents: d.int(),
+		CreatedAt: d.time(), UpdatedAt: d.time(), CheckoutURL: d.str(), ClientSecret: d.str(), ExpiresAt: d.time(),
+		CancelOwed: d.bool(), RefundOwed: d.int()}
+	if n := d.n(1); n > 0 {
+		p.Seen = make([]string, n)
+		for i := range p.Seen {
+			p.Seen[i] = d.str()
+		}
+	}
+}
+
+func (e *w) payments(ps []catalog.Payment) {
+	e.u(uint64(len(ps)))
+	for i := range ps {
+		e.payment(&ps[i])
+	}
+}
+
+func (d *r) payments() []catalog.Payment {
+	n := d.n(40)
+	if n == 0 {
+		return nil
+	}
+	ps := make([]catalog.Payment, n)
+	for i := range ps {
+		d.payment(&ps[i])
+	}
+	return ps
+}
+
+func (e *w) checkouts(cs []Checkout) {
+	e.u(uint64(len(cs)))
+	for i := range cs {
+		c := &cs[i]
+		e.appointment(&c.Appointment)
+		e.bool(c.Customer != nil)
+		if c.Customer != nil {
+			e.customer(c.Customer)
+		}
+		e.payment(&c.Payment)
+		e.idem(&c.Idem)
+	}
+}
+
+func (d *r) checkouts() []Checkout {
+	n := d.n(100)
+	if n == 0 {
+		return nil
+	}
+	cs := make([]Checkout, n)
+	for i := range cs {
+		c := &cs[i]
+		d.appointment(&c.Appointment)
+		if d.bool() {
+			c.Customer = new(catalog.Customer)
+			d.customer(c.Customer)
+		}
+		d.payment(&c.Payment)
+		c.Idem = *d.idem()
+	}
+	return cs
+}
+
+// encodePaymentPart appends the payment section of a Change. It comes
+// last, so records written before payments existed (which end before it)
+// still decode.
+func encodePaymentPart(e *w, c *Change) {
+	if len(c.Payments) == 0 && len(c.Checkouts) == 0 && len(c.Closed) == 0 {
+		return
+	}
+	e.payments(c.Payments)
+	e.checkouts(c.Checkouts)
+	e.u(uint64(len(c.Closed)))
+	for _, id := range c.Closed {
+		e.id(id)
+	}
+}
+
+func decodePaymentPart(d *r, c *Change) {
+	if len(d.b) == 0 || d.err != nil {
+		return
+	}
+	c.Payments = d.payments()
+	c.Checkouts = d.checkouts()
+	if n := d.n(16); n > 0 {
+		c.Closed = make([]uuid.UUID, n)
+		for i := range c.Closed {
+			c.Closed[i] = d.id()
+		}
+	}
+}
