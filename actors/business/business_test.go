@@ -74,16 +74,28 @@ func rigSpec() catalog.Spec {
 
 // openRig opens the store on fs and puts the business when it is new.
 func openRig(t *testing.T, fs vfs.FS, snapshotEvery uint64) *rig {
+	return openRigWith(t, fs, snapshotEvery, nil)
+}
+
+// openRigWith is openRig for a business that takes prepayment through
+// pays (a client_secret provider) when pays is not nil.
+func openRigWith(t *testing.T, fs vfs.FS, snapshotEvery uint64, pays business.Payments) *rig {
 	t.Helper()
 	st, err := storage.Open("data", storage.Options{FS: fs})
 	require.NoError(t, err)
 	r := &rig{t: t, fs: fs, store: st, mails: &atomic.Int64{}, biz: rigBiz, svc: rigSvc, staff: rigStaff}
 	r.dir, err = directory.Open(directory.Config{Store: st, Clock: clock.NewFake(t0), Encoder: businesstest.Encoder{},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MailQueued: func() { r.mails.Add(1) }, SnapshotEvery: snapshotEvery})
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MailQueued: func() { r.mails.Add(1) }, SnapshotEvery: snapshotEvery,
+		Payments: pays, PublicURL: "http://127.0.0.1:8080"})
 	require.NoError(t, err)
 	ctx := context.Background()
 	if r.h, err = r.dir.Business(ctx, rigBiz); err == nil && r.h.State() == nil {
-		_, err = r.dir.Put(ctx, []catalog.Spec{rigSpec()})
+		spec := rigSpec()
+		if pays != nil {
+			spec.Business.Payments = catalog.Payments{Provider: "client_secret", RequiresPayment: true, HoldMinutes: 15,
+				BaseURL: "http://provider.invalid", APIKey: "sk_test"}
+		}
+		_, err = r.dir.Put(ctx, []catalog.Spec{spec})
 	}
 	require.NoError(t, err)
 	t.Cleanup(r.close)

@@ -124,22 +124,20 @@ func (a *businessActor) reserve(ctx actor.Context, ch *record.Change, idem *Idem
 	})
 }
 
-// commitPay journals a payment decision and, once it is durable, looks at
-// what the payment needs next; reply, if set, is answered then.
-func (a *businessActor) commitPay(ctx actor.Context, id uuid.UUID, ch *record.Change, reply *actor.PID) {
-	root, self := ctx.ActorSystem().Root, ctx.Self()
+// commitPay journals a payment decision (commitThen then looks at what
+// the payment needs next); reply, if set, is answered once it is durable.
+func (a *businessActor) commitPay(ctx actor.Context, ch *record.Change, reply *actor.PID) {
+	root := ctx.ActorSystem().Root
 	a.env.PayMetrics.decided(ch)
 	a.commitThen(ctx, ch, func(err error) {
-		if reply != nil {
-			var rep any = &Reply[Done]{}
-			if err != nil {
-				rep = &Reply[Done]{Err: problem.Wrap(err)}
-			}
-			root.Send(reply, rep)
+		if reply == nil {
+			return
 		}
-		if err == nil {
-			root.Send(self, &payDue{id: id})
+		var rep any = &Reply[Done]{}
+		if err != nil {
+			rep = &Reply[Done]{Err: problem.Wrap(err)}
 		}
+		root.Send(reply, rep)
 	})
 }
 
@@ -162,7 +160,7 @@ func (a *businessActor) drive(ctx actor.Context, id uuid.UUID) {
 		a.arm(ctx, id, p.ExpiresAt.Sub(now))
 	case p.Status == catalog.PaymentPending:
 		if ch := tenant.DecideExpire(a.state, id, now, a.ids); ch != nil {
-			a.commitPay(ctx, id, ch, nil)
+			a.commitPay(ctx, ch, nil)
 		}
 	case p.RefundOwed > 0:
 		a.call(ctx, id, opRefund, nil)
@@ -263,7 +261,7 @@ func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
 		idem.Status, idem.Answer = status, record.AnswerBooked
 		ch.Idempotency = &idem
 		a.env.PayMetrics.checkout(provider, "created")
-		a.answerPay(ctx, m.id, ch, sender, &Answer{Status: status, Body: body}, nil)
+		a.answerPay(ctx, ch, sender, &Answer{Status: status, Body: body}, nil)
 		return
 	}
 	ch := tenant.DecideCheckoutFailed(a.state, m.id, now)
@@ -280,27 +278,25 @@ func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
 		a.env.PayMetrics.checkout(provider, "refused")
 		refusal = problem.New(problem.PaymentError, "The payment provider could not create the checkout; nothing was booked. Retry with the same Idempotency-Key.")
 	}
-	a.answerPay(ctx, m.id, ch, sender, nil, refusal)
+	a.answerPay(ctx, ch, sender, nil, refusal)
 }
 
 // answerPay journals the end of a reservation and answers the booking
 // request once that is durable.
-func (a *businessActor) answerPay(ctx actor.Context, id uuid.UUID, ch *record.Change, sender *actor.PID, ans *Answer, refusal error) {
+func (a *businessActor) answerPay(ctx actor.Context, ch *record.Change, sender *actor.PID, ans *Answer, refusal error) {
 	if ch.Idempotency != nil {
 		a.unsynced[ch.Idempotency.Key] = true
 	}
-	root, self := ctx.ActorSystem().Root, ctx.Self()
+	root := ctx.ActorSystem().Root
 	a.commitThen(ctx, ch, func(err error) {
-		if sender != nil {
-			rep := &Reply[*Answer]{Value: ans, Err: refusal}
-			if err != nil {
-				rep = &Reply[*Answer]{Err: problem.Wrap(err)}
-			}
-			root.Send(sender, rep)
+		if sender == nil {
+			return
 		}
-		if err == nil {
-			root.Send(self, &payDue{id: id})
+		rep := &Reply[*Answer]{Value: ans, Err: refusal}
+		if err != nil {
+			rep = &Reply[*Answer]{Err: problem.Wrap(err)}
 		}
+		root.Send(sender, rep)
 	})
 }
 
@@ -320,7 +316,7 @@ func (a *businessActor) settled(ctx actor.Context, m *payDone) {
 			ch = tenant.DecideRefundIssued(a.state, m.id, now, a.ids)
 		}
 		if ch != nil {
-			a.commitPay(ctx, m.id, ch, nil)
+			a.commitPay(ctx, ch, nil)
 		}
 		return
 	}
@@ -355,7 +351,7 @@ func (a *businessActor) paymentEvent(ctx actor.Context, m *PaymentEvent) {
 		respondAfter(a, ctx, Done{}, nil)
 		return
 	}
-	a.commitPay(ctx, p.AppointmentID, ch, ctx.Sender())
+	a.commitPay(ctx, ch, ctx.Sender())
 }
 
 // paymentNotice acts on a redirect provider's notice: it trusts nothing
@@ -423,7 +419,7 @@ func (a *businessActor) readDone(ctx actor.Context, m *payDone) {
 		if i == len(chs)-1 {
 			to = m.reply
 		}
-		a.commitPay(ctx, m.id, ch, to)
+		a.commitPay(ctx, ch, to)
 	}
 }
 

@@ -212,7 +212,8 @@ func commitChange[R any](a *businessActor, ctx actor.Context, ch *record.Change,
 
 // commitThen journals a booking-side change with its outbox rows; once
 // it is durable, new webhook deliveries and endpoint changes reach the
-// couriers, the mailer is woken, and then runs (on the publisher: it must
+// couriers, the mailer is woken, each payment it changed is looked at
+// again (drive), and then runs (on the publisher: it must
 // not touch the actor's fields). then gets the error that failed the
 // write, if one did.
 func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then func(err error)) {
@@ -239,6 +240,11 @@ func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then fu
 		}
 		if err == nil {
 			handOver()
+			// A payment the write changed may now need its next step
+			// (payments.go): only once the write is durable.
+			for i := range ch.Payments {
+				root.Send(self, &payDue{id: ch.Payments[i].AppointmentID})
+			}
 		}
 		then(err)
 	}

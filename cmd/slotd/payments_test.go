@@ -54,7 +54,9 @@ func startPay(t *testing.T, data, provider, baseURL string) *server {
 // appointmentOf returns the appointment of a booking's 201.
 func appointmentOf(r resp) map[string]any { return r.Body["appointment"].(map[string]any) }
 
-func (s *server) paymentOf(apptID string) resp { return s.get("/api/v1/appointments/"+apptID+"/payment", keyFull) }
+func (s *server) paymentOf(apptID string) resp {
+	return s.get("/api/v1/appointments/"+apptID+"/payment", keyFull)
+}
 
 // waitStatus waits until appointment id has status want.
 func (s *server) waitStatus(id, want string) map[string]any {
@@ -194,3 +196,163 @@ func TestPaymentClientSecretLifecycle(t *testing.T) {
 	}
 }
 
+func TestPaymentRedirectExpiryAndLatePayment(t *testing.T) {
+	mollie := paymenttest.NewMollie(payAPIKey)
+	t.Cleanup(mollie.Close)
+	s := startPay(t, "", "redirect", mollie.URL())
+	rcv := newReceiver(t)
+	epID, _ := s.register(rcv, "/pay", "appointment.updated", "payment.succeeded", "payment.refunded")
+
+	r := s.post("/api/v1/appointments", keyFull, "r-1", booking(haircutID, tue+"10:00:00Z", annaID, "late@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	id := appointmentOf(r)["id"].(string)
+	p := r.Body["payment"].(map[string]any)
+	require.Equal(t, "redirect", p["provider"])
+	require.True(t, strings.HasPrefix(p["checkoutUrl"].(string), mollie.URL()+"/checkout/tr_"), "%v", p)
+	require.NotContains(t, p, "clientSecret")
+	creates := callsTo(mollie.Double, "POST", "/v2/payments")
+	require.Len(t, creates, 1)
+	require.Equal(t, s.base+payHookFmt+salonID, creates[0].JSON["webhookUrl"])
+	require.Equal(t, "https://salon.example/thanks", creates[0].JSON["redirectUrl"])
+	require.Equal(t, map[string]any{"currency": "EUR", "value": "35.00"}, creates[0].JSON["amount"])
+	pid := s.paymentOf(id).Body["providerPaymentId"].(string)
+
+	// The payment request e-mail carries the checkout link.
+	require.Eventually(t, func() bool { return outboxHas(t, s, p["checkoutUrl"].(string)) }, 10*time.Second, 10*time.Millisecond)
+
+	// A notice for an id the business does not have: 200, nothing happens.
+	st, err := mollie.Notify(s.base+payHookFmt+salonID, "tr_unknown")
+	require.NoError(t, err)
+	require.Equal(t, 200, st)
+	st, err = mollie.Notify(s.base+payHookFmt+salonID, pid) // still open: nothing to do
+	require.NoError(t, err)
+	require.Equal(t, 200, st)
+	require.Equal(t, "pending_payment", s.get("/api/v1/appointments/"+id, keyFull).Body["status"])
+
+	// Unpaid after holdMinutes: payment_expired, the slot free, the
+	// provider payment cancelled.
+	s.clock.Advance(15*time.Minute + time.Second)
+	s.waitStatus(id, "payment_expired")
+	require.Eventually(t, func() bool { return len(callsTo(mollie.Double, "DELETE", "/v2/payments/"+pid)) == 1 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, "expired", s.paymentOf(id).Body["status"])
+	again := s.post("/api/v1/appointments", keyFull, "r-2", booking(haircutID, tue+"10:00:00Z", annaID, "next@example.com"))
+	require.Equal(t, 201, again.Status, "the slot is bookable again: %s", again.Raw)
+
+	// Paid after all: refunded in full at once; the appointment stays expired.
+	mollie.Pay(pid)
+	st, err = mollie.Notify(s.base+payHookFmt+salonID, pid)
+	require.NoError(t, err)
+	require.Equal(t, 200, st)
+	s.waitPayment(id, func(p map[string]any) bool { return p["status"] == "refunded" })
+	refunds := callsTo(mollie.Double, "POST", "/v2/payments/"+pid+"/refunds")
+	require.Len(t, refunds, 1)
+	require.Equal(t, map[string]any{"currency": "EUR", "value": "35.00"}, refunds[0].JSON["amount"])
+	require.Equal(t, "payment_expired", s.get("/api/v1/appointments/"+id, keyFull).Body["status"])
+
+	ds := s.waitDeliveries(epID, func(ds []map[string]any) bool { return len(ds) == 3 })
+	require.Equal(t, "appointment.updated#1:delivered payment.succeeded#1:delivered payment.refunded#1:delivered", statuses(ds))
+}
+
+// outboxHas reports whether an e-mail waiting in or sent from the
+// outbox directory contains s.
+func outboxHas(t *testing.T, s *server, text string) bool {
+	files, _ := filepath.Glob(filepath.Join(s.data, "outbox", "*.eml"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err == nil && strings.Contains(string(b), text) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPaymentProviderFailures(t *testing.T) {
+	// Refusing connections: 422 PAYMENTS_UNAVAILABLE, stored; nothing booked.
+	gone := paymenttest.NewStripe(payAPIKey, paySecret)
+	url := gone.URL()
+	gone.Close()
+	s := startPay(t, "", "client_secret", url)
+	body := booking(haircutID, tue+"10:00:00Z", annaID, "f@example.com")
+	before := s.get("/api/v1/appointments?limit=100", keyFull).Raw
+	r := s.post("/api/v1/appointments", keyFull, "f-1", body)
+	requireError(t, r, 422, "PAYMENTS_UNAVAILABLE")
+	again := s.post("/api/v1/appointments", keyFull, "f-1", body)
+	require.Equal(t, "true", again.Header.Get("Idempotency-Replayed"))
+	require.Equal(t, string(r.Raw), string(again.Raw))
+	require.Equal(t, string(before), string(s.get("/api/v1/appointments?limit=100", keyFull).Raw), "nothing booked")
+	s.stop()
+
+	// Answering 500: 500 PAYMENT_ERROR, the key stays free.
+	stripe := paymenttest.NewStripe(payAPIKey, paySecret)
+	t.Cleanup(stripe.Close)
+	s = startPay(t, "", "client_secret", stripe.URL())
+	stripe.FailWith(500)
+	requireError(t, s.post("/api/v1/appointments", keyFull, "f-2", body), 500, "PAYMENT_ERROR")
+	stripe.FailWith(0)
+	ok := s.post("/api/v1/appointments", keyFull, "f-2", body)
+	require.Equal(t, 201, ok.Status, "the key was free and the slot too: %s", ok.Raw)
+	require.Empty(t, ok.Header.Get("Idempotency-Replayed"))
+
+	// No provider connected: 422 at booking, 403 on the read.
+	s.stop()
+	s = start(t, "", "--world", payWorld(t, map[string]any{"provider": nil, "requiresPayment": true}))
+	requireError(t, s.post("/api/v1/appointments", keyFull, "f-3", body), 422, "PAYMENTS_UNAVAILABLE")
+	requireError(t, s.get("/api/v1/appointments/"+annaID+"/payment", keyFull), 403, "PAYMENTS_UNAVAILABLE")
+}
+
+func TestPaymentStatusEndpointAndReads(t *testing.T) {
+	stripe := paymenttest.NewStripe(payAPIKey, paySecret)
+	t.Cleanup(stripe.Close)
+	s := startPay(t, "", "client_secret", stripe.URL())
+	book := func(key, at string) string {
+		r := s.post("/api/v1/appointments", keyFull, key, booking(haircutID, tue+at, annaID, key+"@example.com"))
+		require.Equal(t, 201, r.Status, "%s", r.Raw)
+		return appointmentOf(r)["id"].(string)
+	}
+	confirmed, cancelled := book("s-1", "09:00:00Z"), book("s-2", "10:00:00Z")
+
+	// The business took payment another way.
+	r := s.post("/api/v1/appointments/"+confirmed+"/status", keyFull, "", `{"status":"confirmed"}`)
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	require.Equal(t, "cancelled", s.paymentOf(confirmed).Body["status"])
+	r = s.post("/api/v1/appointments/"+cancelled+"/status", keyFull, "", `{"status":"cancelled"}`)
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	require.Equal(t, "cancelled", s.paymentOf(cancelled).Body["status"])
+	require.Eventually(t, func() bool { return len(callsTo(stripe.Double, "POST", "/v1/payment_intents/")) == 2 }, 10*time.Second, 5*time.Millisecond,
+		"both provider payments cancelled")
+	for _, c := range callsTo(stripe.Double, "POST", "/v1/payment_intents/") {
+		require.True(t, strings.HasSuffix(c.Path, "/cancel"), c.Path)
+	}
+
+	// Reads: 404 for an unknown appointment; scope and module as §5 says.
+	requireError(t, s.paymentOf(annaID), 404, "NOT_FOUND")
+	requireError(t, s.get("/api/v1/appointments/"+confirmed+"/payment", keyServices), 403, "INSUFFICIENT_SCOPE")
+	require.Equal(t, 200, s.get("/api/v1/appointments/"+confirmed+"/payment", keyRead).Status)
+}
+
+func TestPaymentRestart(t *testing.T) {
+	stripe := paymenttest.NewStripe(payAPIKey, paySecret)
+	t.Cleanup(stripe.Close)
+	data := t.TempDir()
+	s := startPay(t, data, "client_secret", stripe.URL())
+	book := func(key, at string) string {
+		r := s.post("/api/v1/appointments", keyFull, key, booking(haircutID, tue+at, annaID, key+"@example.com"))
+		require.Equal(t, 201, r.Status, "%s", r.Raw)
+		return appointmentOf(r)["id"].(string)
+	}
+	expires, paid := book("x-1", "09:00:00Z"), book("x-2", "10:00:00Z")
+	pid := s.paymentOf(paid).Body["providerPaymentId"].(string)
+	s.stop()
+
+	s = startPay(t, data, "client_secret", stripe.URL())
+	ev, sig := stripe.Pay(pid, s.clock.Now())
+	st, err := stripe.Send(s.base+payHookFmt+salonID, ev, sig)
+	require.NoError(t, err)
+	require.Equal(t, 200, st)
+	require.Equal(t, "confirmed", s.get("/api/v1/appointments/"+paid, keyFull).Body["status"])
+
+	// The other one's deadline survived the restart (no request woke it).
+	s.clock.Advance(16 * time.Minute)
+	s.waitStatus(expires, "payment_expired")
+	require.Equal(t, "succeeded", s.paymentOf(paid).Body["status"])
+}
