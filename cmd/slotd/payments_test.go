@@ -22,19 +22,18 @@ const (
 	payAPIKey  = "sk_test_provider"
 	paySecret  = "whsec_test_provider"
 	payHookFmt = "/hooks/payments/"
+	studioID   = "3564727f-cf75-56bf-8ff9-ba8856a3ada8"
 )
 
-// payWorld writes testdata/world.json with the salon's payments block
-// replaced by block and returns the file's path.
+// payWorld writes testdata/world.json with both businesses' payments
+// blocks replaced by block (the same provider account: an event of one
+// business verifies at the other's hook) and returns the file's path.
 func payWorld(t *testing.T, block map[string]any) string {
 	t.Helper()
 	var w map[string]any
 	require.NoError(t, json.Unmarshal(mustRead(t, "testdata/world.json"), &w))
 	for _, b := range w["businesses"].([]any) {
-		biz := b.(map[string]any)
-		if biz["id"] == salonID {
-			biz["payments"] = block
-		}
+		b.(map[string]any)["payments"] = block
 	}
 	raw, err := json.Marshal(w)
 	require.NoError(t, err)
@@ -147,8 +146,14 @@ func TestPaymentClientSecretLifecycle(t *testing.T) {
 	}
 	require.Equal(t, "pending_payment", s.get("/api/v1/appointments/"+id, keyFull).Body["status"])
 
-	// Posted to another business: 200, and nothing changes anywhere.
-	st, err := stripe.Send(s.base+payHookFmt+"0a4f3cb5-6e4b-5e2c-8c89-0c2c0b3f8f0e", ev, sig)
+	// Posted to another business (which verifies it: same account): 200,
+	// and nothing changes anywhere; to no business: 404.
+	st, err := stripe.Send(s.base+payHookFmt+studioID, ev, sig)
+	require.NoError(t, err)
+	require.Equal(t, 200, st)
+	require.Equal(t, "pending_payment", s.get("/api/v1/appointments/"+id, keyFull).Body["status"])
+	require.Equal(t, "pending", s.paymentOf(id).Body["status"])
+	st, err = stripe.Send(s.base+payHookFmt+"0a4f3cb5-6e4b-5e2c-8c89-0c2c0b3f8f0e", ev, sig)
 	require.NoError(t, err)
 	require.Equal(t, 404, st, "an unknown business")
 
@@ -224,6 +229,10 @@ func TestPaymentRedirectExpiryAndLatePayment(t *testing.T) {
 	st, err := mollie.Notify(s.base+payHookFmt+salonID, "tr_unknown")
 	require.NoError(t, err)
 	require.Equal(t, 200, st)
+	st, err = mollie.Notify(s.base+payHookFmt+studioID, pid) // another business's payment
+	require.NoError(t, err)
+	require.Equal(t, 200, st)
+	require.Empty(t, callsTo(mollie.Double, "GET", "/v2/payments/"), "nothing is read for an id the business does not have")
 	st, err = mollie.Notify(s.base+payHookFmt+salonID, pid) // still open: nothing to do
 	require.NoError(t, err)
 	require.Equal(t, 200, st)
