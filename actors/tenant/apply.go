@@ -102,7 +102,7 @@ func Snapshot(s *State) *record.Snapshot {
 		snap.Payments = append(snap.Payments, *p)
 		return true
 	})
-	snap.Checkouts = s.checkouts
+	snap.Checkouts = s.Checkouts()
 	if s.lastAssigned != uuid.Nil {
 		la := s.lastAssigned
 		snap.LastAssigned = &la

@@ -32,12 +32,13 @@ type book struct {
 
 	// The prepayments (payments.go): each payment by appointment id, the
 	// provider's ids of them, the appointments whose payment still waits
-	// for something, and the open reservations (few at any moment: copied
-	// on write; their time is in index like an appointment's).
-	payments    sorted.Map[uuid.UUID, *catalog.Payment]
-	providerIDs sorted.Map[string, uuid.UUID]
-	openPay     sorted.Map[uuid.UUID, struct{}]
-	checkouts   []record.Checkout
+	// for something, and the open reservations by appointment id and by
+	// Idempotency-Key (their time is in index like an appointment's).
+	payments     sorted.Map[uuid.UUID, *catalog.Payment]
+	providerIDs  sorted.Map[string, uuid.UUID]
+	openPay      sorted.Map[uuid.UUID, struct{}]
+	checkouts    sorted.Map[uuid.UUID, *record.Checkout]
+	checkoutKeys sorted.Map[string, uuid.UUID]
 }
 
 // StartKey orders appointments by start time, then id: the order of the
@@ -68,6 +69,9 @@ func newBook() book {
 		payments:    sorted.New[uuid.UUID, *catalog.Payment](compareID),
 		providerIDs: sorted.New[string, uuid.UUID](strings.Compare),
 		openPay:     sorted.New[uuid.UUID, struct{}](compareID),
+
+		checkouts:    sorted.New[uuid.UUID, *record.Checkout](compareID),
+		checkoutKeys: sorted.New[string, uuid.UUID](strings.Compare),
 	}
 }
 
@@ -248,9 +252,11 @@ func (b book) putPayment(p catalog.Payment) book {
 
 // openCheckouts returns b with the reservations cs added, their time held.
 func (b book) openCheckouts(cs []record.Checkout) book {
-	b.checkouts = append(slices.Clip(b.checkouts), cs...)
 	for i := range cs {
-		if staff, items := Items(&cs[i].Appointment); len(items) > 0 {
+		co := cs[i]
+		b.checkouts = b.checkouts.Set(co.Appointment.ID, &co)
+		b.checkoutKeys = b.checkoutKeys.Set(co.Idem.Key, co.Appointment.ID)
+		if staff, items := Items(&co.Appointment); len(items) > 0 {
 			b.index = b.index.Add(staff, items...)
 		}
 	}
@@ -260,18 +266,17 @@ func (b book) openCheckouts(cs []record.Checkout) book {
 // closeCheckouts returns b without the reservations of appointments ids,
 // their time freed (a completed one is put back as its appointment).
 func (b book) closeCheckouts(ids []uuid.UUID) book {
-	kept := make([]record.Checkout, 0, len(b.checkouts))
-	for i := range b.checkouts {
-		co := &b.checkouts[i]
-		if !slices.Contains(ids, co.Appointment.ID) {
-			kept = append(kept, *co)
+	for _, id := range ids {
+		co, ok := b.checkouts.Get(id)
+		if !ok {
 			continue
 		}
+		b.checkouts = b.checkouts.Delete(id)
+		b.checkoutKeys = b.checkoutKeys.Delete(co.Idem.Key)
 		if staff, items := Items(&co.Appointment); len(items) > 0 {
 			b.index = b.index.Delete(staff, items...)
 		}
 	}
-	b.checkouts = kept
 	return b
 }
 

@@ -60,29 +60,31 @@ func reserve(ch *record.Change, a catalog.Appointment, cu *catalog.Customer, p c
 	ch.Checkouts = []record.Checkout{{Appointment: a, Customer: cu, Payment: p}}
 }
 
-// Checkout returns the open reservation of appointment id, or nil.
+// Checkout returns the open reservation of appointment id, or nil. It is
+// shared: never modify it.
 func (s *State) Checkout(id uuid.UUID) *record.Checkout {
-	for i := range s.checkouts {
-		if s.checkouts[i].Appointment.ID == id {
-			return &s.checkouts[i]
-		}
-	}
-	return nil
+	co, _ := s.checkouts.Get(id)
+	return co
 }
 
 // CheckoutByKey returns the open reservation made by the request with
 // Idempotency-Key key, or nil.
 func (s *State) CheckoutByKey(key string) *record.Checkout {
-	for i := range s.checkouts {
-		if s.checkouts[i].Idem.Key == key {
-			return &s.checkouts[i]
-		}
+	if id, ok := s.checkoutKeys.Get(key); ok {
+		return s.Checkout(id)
 	}
 	return nil
 }
 
-// Checkouts returns the open reservations. The slice must not be modified.
-func (s *State) Checkouts() []record.Checkout { return s.checkouts }
+// Checkouts returns the open reservations, by appointment id.
+func (s *State) Checkouts() []record.Checkout {
+	out := make([]record.Checkout, 0, s.checkouts.Len())
+	s.checkouts.Ascend(nil, func(_ uuid.UUID, co *record.Checkout) bool {
+		out = append(out, *co)
+		return true
+	})
+	return out
+}
 
 // Payment returns the payment of appointment id, or nil. It is shared:
 // never modify it.
@@ -108,14 +110,15 @@ func (s *State) PaymentWork() []uuid.UUID {
 		out = append(out, id)
 		return true
 	})
-	for i := range s.checkouts {
-		out = append(out, s.checkouts[i].Appointment.ID)
-	}
+	s.checkouts.Ascend(nil, func(id uuid.UUID, _ *record.Checkout) bool {
+		out = append(out, id)
+		return true
+	})
 	return out
 }
 
 // HasPaymentWork reports whether PaymentWork is not empty.
-func (s *State) HasPaymentWork() bool { return s.openPay.Len() > 0 || len(s.checkouts) > 0 }
+func (s *State) HasPaymentWork() bool { return s.openPay.Len() > 0 || s.checkouts.Len() > 0 }
 
 // CheckoutCreated is what the provider answered for a reservation's
 // checkout.

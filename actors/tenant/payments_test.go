@@ -1,0 +1,377 @@
+package tenant
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// The prepayment lifecycle of decisions §5, through the public decisions
+// and Apply (each change replayed through the journal's codec).
+
+var (
+	slotA = t0.Add(48 * time.Hour) // Monday 10:00 in Amsterdam
+	slotB = slotA.Add(3 * time.Hour)
+	paid  = catalog.Payments{Provider: "client_secret", RequiresPayment: true, HoldMinutes: 15}
+)
+
+// payState returns a business taking payment as pay, with services Cut
+// (3500, 3000 on Monday mornings), Colour (8500, deposit 2000), Free (0)
+// and Zero (4000, deposit 0), all performed by its one staff member.
+func payState(t *testing.T, pay catalog.Payments, edit func(*catalog.Spec)) *State {
+	t.Helper()
+	sp := spec()
+	sp.Business.Payments = pay
+	dep, zero := 2000, 0
+	sp.Services[0].PricingRules = []catalog.PricingRule{{Days: []time.Weekday{time.Monday}, From: 9 * 60, To: 12 * 60, PriceCents: 3000}}
+	sp.Services[1].DepositCents = &dep
+	sp.Services = append(sp.Services,
+		catalog.Service{ID: uuid.New(), Name: "Free", DurationMinutes: 30, IsActive: true, CategoryID: sp.Categories[0].ID},
+		catalog.Service{ID: uuid.New(), Name: "Zero", DurationMinutes: 30, PriceCents: 4000, DepositCents: &zero, IsActive: true, CategoryID: sp.Categories[0].ID})
+	for _, svc := range sp.Services {
+		sp.Staff[0].AssignedServiceIDs = append(sp.Staff[0].AssignedServiceIDs, svc.ID)
+	}
+	if edit != nil {
+		edit(sp)
+	}
+	s, _ := put(t, nil, sp, t0)
+	return s
+}
+
+func serviceNamed(t *testing.T, s *State, name string) uuid.UUID {
+	t.Helper()
+	for _, svc := range s.Services {
+		if svc.Name == name {
+			return svc.ID
+		}
+	}
+	t.Fatalf("no service %q", name)
+	return uuid.Nil
+}
+
+// create books service name at start with the staff member pinned.
+func create(t *testing.T, s *State, name string, start time.Time, email string, ids IDs) (*record.Change, *catalog.Appointment, error) {
+	t.Helper()
+	staff := s.Staff[0].ID
+	return DecideCreate(s, &CreateInput{ServiceID: serviceNamed(t, s, name), Start: start, StaffID: &staff,
+		Customer: catalog.Customer{FirstName: "Noor", Email: email}}, t0, ids)
+}
+
+// step applies a change that must exist, as the journal holds it.
+func step(t *testing.T, s *State, ch *record.Change) *State {
+	t.Helper()
+	require.NotNil(t, ch, "a change is decided")
+	return replayed(t, s, s.Seq+1, &record.Record{Kind: record.KindChange, Change: ch})
+}
+
+func eventTypes(ch *record.Change) []string {
+	var out []string
+	for _, e := range ch.Events {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func TestCreateNeedsPayment(t *testing.T) {
+	noProvider := paid
+	noProvider.Provider = ""
+	for _, tc := range []struct {
+		name, service, email string
+		pay                  catalog.Payments
+		perService           bool // the service, not the business, requires payment
+		want                 problem.Code
+		amount               int    // 0: no payment needed
+		kind                 string //
+		onFile               bool
+	}{
+		{name: "full price is the total", service: "Cut", email: "noor@example.com", pay: paid, amount: 3000, kind: catalog.AmountFull},
+		{name: "deposit", service: "Colour", email: "noor@example.com", pay: paid, amount: 2000, kind: catalog.AmountDeposit},
+		{name: "zero deposit is the full price", service: "Zero", email: "noor@example.com", pay: paid, amount: 4000, kind: catalog.AmountFull},
+		{name: "customer on file", service: "Cut", email: "eva@example.com", pay: paid, amount: 3000, kind: catalog.AmountFull, onFile: true},
+		{name: "service requires payment", service: "Colour", email: "noor@example.com", pay: catalog.Payments{Provider: "redirect"}, perService: true, amount: 2000, kind: catalog.AmountDeposit},
+		{name: "no provider", service: "Cut", email: "noor@example.com", pay: noProvider, want: problem.PaymentsUnavailable},
+		{name: "free service", service: "Free", email: "noor@example.com", pay: paid},
+		{name: "payment not required", service: "Cut", email: "noor@example.com", pay: catalog.Payments{Provider: "redirect"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := payState(t, tc.pay, func(sp *catalog.Spec) {
+				for i := range sp.Services {
+					sp.Services[i].PaymentRequired = tc.perService
+				}
+			})
+			ch, a, err := create(t, s, tc.service, slotA, tc.email, &fixedIDs{})
+			if tc.want != "" {
+				require.Equal(t, tc.want, code(err))
+				require.Nil(t, ch)
+				return
+			}
+			require.NoError(t, err)
+			if tc.amount == 0 {
+				require.Empty(t, ch.Checkouts)
+				require.Len(t, ch.Appointments, 1)
+				require.Equal(t, catalog.Confirmed, a.Status)
+				require.Contains(t, eventTypes(ch), EventAppointmentCreated)
+				return
+			}
+			require.Len(t, ch.Checkouts, 1)
+			require.Empty(t, ch.Appointments, "a reservation is not an appointment yet")
+			require.Empty(t, ch.Events)
+			require.Empty(t, ch.Mails)
+			require.Empty(t, ch.Customers, "a new customer waits inside the reservation")
+			co := ch.Checkouts[0]
+			require.Equal(t, catalog.PendingPayment, co.Appointment.Status)
+			require.Equal(t, catalog.PendingPayment, a.Status)
+			require.Equal(t, co.Appointment.ID, a.ID)
+			if tc.onFile {
+				require.Nil(t, co.Customer)
+				require.Equal(t, s.CustomerByEmail(tc.email).ID, co.Appointment.CustomerID)
+			} else {
+				require.NotNil(t, co.Customer)
+				require.Equal(t, tc.email, co.Customer.Email)
+				require.Equal(t, co.Customer.ID, co.Appointment.CustomerID)
+			}
+			p := co.Payment
+			require.Equal(t, tc.amount, p.AmountCents)
+			require.Equal(t, tc.kind, p.AmountKind)
+			require.Equal(t, "EUR", p.Currency)
+			require.Equal(t, tc.pay.Provider, p.Provider)
+			require.Equal(t, catalog.PaymentPending, p.Status)
+			require.Equal(t, a.ID, p.AppointmentID)
+		})
+	}
+}
+
+// reserved returns a state holding the reservation of a Cut at slotA for
+// noor@example.com.
+func reserved(t *testing.T, ids IDs) (*State, uuid.UUID) {
+	s := payState(t, paid, nil)
+	ch, a, err := create(t, s, "Cut", slotA, "noor@example.com", ids)
+	require.NoError(t, err)
+	return step(t, s, ch), a.ID
+}
+
+// pending returns a state holding a completed reservation: a
+// pending_payment appointment whose payment is pi_1.
+func pending(t *testing.T, ids IDs) (*State, uuid.UUID) {
+	s, id := reserved(t, ids)
+	ch, _, _ := DecideCheckoutDone(s, id, CheckoutCreated{ProviderPaymentID: "pi_1", ClientSecret: "pi_1_secret"}, t0.Add(20*time.Second), ids)
+	return step(t, s, ch), id
+}
+
+func TestReservationThenCheckoutDone(t *testing.T) {
+	ids := &fixedIDs{}
+	s, id := reserved(t, ids)
+	require.Nil(t, s.Appointment(id), "no read shows a reservation")
+	require.NotNil(t, s.Checkout(id))
+	require.Nil(t, s.Payment(id))
+	require.True(t, s.HasPaymentWork())
+	require.Equal(t, []uuid.UUID{id}, s.PaymentWork())
+	_, _, err := create(t, s, "Cut", slotA, "other@example.com", ids)
+	require.Equal(t, problem.SlotTaken, code(err), "the reservation holds its time")
+
+	done := t0.Add(20 * time.Second)
+	ch, a, p := DecideCheckoutDone(s, id, CheckoutCreated{ProviderPaymentID: "pi_1", ClientSecret: "pi_1_secret"}, done, ids)
+	require.NotNil(t, ch)
+	require.ElementsMatch(t, []string{EventAppointmentCreated, EventCustomerCreated}, eventTypes(ch))
+	require.Len(t, ch.Mails, 1)
+	require.Equal(t, MailConfirmation, ch.Mails[0].Kind)
+	require.Equal(t, "noor@example.com", ch.Mails[0].To)
+	require.Equal(t, catalog.PendingPayment, a.Status)
+	require.Equal(t, t0.Add(15*time.Minute), p.ExpiresAt, "createdAt + holdMinutes")
+	require.Equal(t, "pi_1_secret", p.ClientSecret)
+
+	s = step(t, s, ch)
+	require.Nil(t, s.Checkout(id))
+	got := s.Appointment(id)
+	require.NotNil(t, got)
+	require.Equal(t, catalog.PendingPayment, got.Status)
+	require.NotNil(t, s.CustomerByEmail("noor@example.com"))
+	require.Equal(t, s.CustomerByEmail("noor@example.com").ID, got.CustomerID)
+	require.Equal(t, catalog.PaymentPending, s.Payment(id).Status)
+	require.Equal(t, 3000, s.Payment(id).AmountCents)
+	require.NotNil(t, s.PaymentByProviderID("pi_1"))
+	require.Equal(t, id, s.PaymentByProviderID("pi_1").AppointmentID)
+	require.Nil(t, s.PaymentByProviderID("pi_2"))
+	require.Equal(t, []uuid.UUID{id}, s.PaymentWork(), "a pending payment is open work")
+	_, _, err = create(t, s, "Cut", slotA, "other@example.com", ids)
+	require.Equal(t, problem.SlotTaken, code(err), "the appointment holds its time")
+
+	again, _, _ := DecideCheckoutDone(s, id, CheckoutCreated{ProviderPaymentID: "pi_x"}, done, ids)
+	require.Nil(t, again, "a closed reservation completes once")
+}
+
+// A customer created by another write while the checkout was made is
+// used, not created twice.
+func TestCheckoutDoneFindsCustomerCreatedMeanwhile(t *testing.T) {
+	ids := &fixedIDs{}
+	s, id := reserved(t, ids)
+	cch, cu, err := DecideCustomer(s, catalog.Customer{FirstName: "Noor", Email: "Noor@Example.com"}, t0, ids)
+	require.NoError(t, err)
+	s = step(t, s, cch)
+	ch, a, _ := DecideCheckoutDone(s, id, CheckoutCreated{ProviderPaymentID: "pi_1"}, t0, ids)
+	require.Equal(t, []string{EventAppointmentCreated}, eventTypes(ch))
+	require.Empty(t, ch.Customers)
+	require.Equal(t, cu.ID, a.CustomerID)
+	s = step(t, s, ch)
+	require.Equal(t, 2, s.CustomerCount())
+}
+
+func TestCheckoutFailedReleases(t *testing.T) {
+	ids := &fixedIDs{}
+	s, id := reserved(t, ids)
+	s = step(t, s, DecideCheckoutFailed(s, id, t0.Add(time.Second)))
+	require.Nil(t, s.Checkout(id))
+	require.Nil(t, s.Appointment(id))
+	require.Nil(t, s.Payment(id))
+	require.Nil(t, s.CustomerByEmail("noor@example.com"), "nothing remains of the reservation")
+	require.False(t, s.HasPaymentWork())
+	require.Empty(t, s.PaymentWork())
+	require.Nil(t, DecideCheckoutFailed(s, id, t0))
+	ch, _, err := create(t, s, "Cut", slotA, "other@example.com", ids)
+	require.NoError(t, err, "the time is free again")
+	require.Len(t, ch.Checkouts, 1)
+}
+
+func TestPaidConfirms(t *testing.T) {
+	ids := &fixedIDs{}
+	s, id := pending(t, ids)
+	now := t0.Add(5 * time.Minute)
+	ch := DecidePaid(s, id, "evt_pay_1", now, ids)
+	require.NotNil(t, ch)
+	require.Equal(t, []string{EventPaymentSucceeded, "appointment.confirmed"}, eventTypes(ch), "in that order")
+	require.Len(t, ch.Mails, 1)
+	require.Equal(t, MailConfirmation, ch.Mails[0].Kind)
+	s = step(t, s, ch)
+	require.Equal(t, catalog.Confirmed, s.Appointment(id).Status)
+	require.Equal(t, catalog.PaymentSucceeded, s.Payment(id).Status)
+	require.False(t, s.HasPaymentWork())
+	require.Empty(t, s.PaymentWork())
+	require.Nil(t, DecidePaid(s, id, "evt_pay_1", now, ids), "the same event again")
+	require.Nil(t, DecidePaid(s, id, "evt_pay_2", now, ids), "paid twice")
+	require.Nil(t, DecideExpire(s, id, now.Add(time.Hour), ids), "a paid payment never expires")
+	require.Nil(t, DecidePaid(s, uuid.New(), "evt_pay_3", now, ids), "unknown appointment")
+
+	// The provider reports refunds; the appointment keeps its status.
+	ch = DecideRefunded(s, id, "evt_ref_1", 1000, now, ids)
+	require.Equal(t, []string{EventPaymentRefunded}, eventTypes(ch))
+	s = step(t, s, ch)
+	require.Equal(t, catalog.PaymentPartiallyRefunded, s.Payment(id).Status)
+	require.Equal(t, 1000, s.Payment(id).RefundedCents)
+	require.Nil(t, DecideRefunded(s, id, "evt_ref_2", 1000, now, ids), "the same total again")
+	require.Nil(t, DecideRefunded(s, id, "evt_ref_1", 3000, now, ids), "an event seen before")
+	s = step(t, s, DecideRefunded(s, id, "evt_ref_3", 3000, now, ids))
+	require.Equal(t, catalog.PaymentRefunded, s.Payment(id).Status)
+	require.Equal(t, 3000, s.Payment(id).RefundedCents)
+	require.Equal(t, catalog.Confirmed, s.Appointment(id).Status)
+	require.False(t, s.HasPaymentWork())
+}
+
+func TestExpiryThenLatePayment(t *testing.T) {
+	ids := &fixedIDs{}
+	s, id := pending(t, ids)
+	deadline := t0.Add(15 * time.Minute)
+	require.Nil(t, DecideExpire(s, id, deadline.Add(-time.Millisecond), ids), "not before the deadline")
+	require.Nil(t, DecideRefunded(s, id, "evt_r", 100, deadline, ids), "nothing to refund while pending")
+	ch := DecideExpire(s, id, deadline, ids)
+	require.Equal(t, []string{EventAppointmentUpdated}, eventTypes(ch))
+	s = step(t, s, ch)
+	require.Equal(t, catalog.PaymentExpired, s.Appointment(id).Status)
+	p := s.Payment(id)
+	require.Equal(t, catalog.PaymentExpiredStatus, p.Status)
+	require.True(t, p.CancelOwed)
+	require.Equal(t, []uuid.UUID{id}, s.PaymentWork(), "the cancel is owed")
+	require.Nil(t, DecideExpire(s, id, deadline.Add(time.Minute), ids), "expires once")
+	free, _, err := create(t, s, "Cut", slotA, "other@example.com", ids)
+	require.NoError(t, err, "the slot is free again")
+	require.Len(t, free.Checkouts, 1)
+
+	// Paid after all: owed back in full, the appointment stays expired.
+	late := deadline.Add(2 * time.Minute)
+	ch = DecidePaid(s, id, "evt_late", late, ids)
+	require.Equal(t, []string{EventPaymentSucceeded}, eventTypes(ch))
+	s = step(t, s, ch)
+	p = s.Payment(id)
+	require.Equal(t, catalog.PaymentSucceeded, p.Status)
+	require.Equal(t, 3000, p.RefundOwed)
+	require.Equal(t, catalog.PaymentExpired, s.Appointment(id).Status)
+	require.True(t, s.HasPaymentWork())
+	require.Equal(t, []uuid.UUID{id}, s.PaymentWork())
+	require.Nil(t, DecidePaid(s, id, "evt_late", late, ids))
+
+	ch = DecideRefundIssued(s, id, late.Add(time.Second), ids)
+	require.Equal(t, []string{EventPaymentRefunded}, eventTypes(ch))
+	s = step(t, s, ch)
+	p = s.Payment(id)
+	require.Equal(t, catalog.PaymentRefunded, p.Status)
+	require.Equal(t, 0, p.RefundOwed)
+	require.Equal(t, 3000, p.RefundedCents)
+	require.Equal(t, catalog.PaymentExpired, s.Appointment(id).Status)
+	require.False(t, s.HasPaymentWork())
+	require.Nil(t, DecideRefundIssued(s, id, late, ids), "nothing owed any more")
+}
+
+func TestStatusCancelCancelsPayment(t *testing.T) {
+	ids := &fixedIDs{}
+	s, id := pending(t, ids)
+	now := t0.Add(time.Minute)
+	ch, a, err := DecideStatus(s, id, catalog.Cancelled, now, ids)
+	require.NoError(t, err)
+	require.Equal(t, catalog.Cancelled, a.Status)
+	require.Len(t, ch.Payments, 1)
+	s = step(t, s, ch)
+	p := s.Payment(id)
+	require.Equal(t, catalog.PaymentCancelled, p.Status)
+	require.True(t, p.CancelOwed)
+	require.Equal(t, []uuid.UUID{id}, s.PaymentWork())
+	require.Nil(t, DecideExpire(s, id, now.Add(time.Hour), ids), "a cancelled payment does not expire")
+
+	s = step(t, s, DecideCancelDone(s, id, now.Add(time.Second)))
+	require.False(t, s.Payment(id).CancelOwed)
+	require.Equal(t, catalog.PaymentCancelled, s.Payment(id).Status)
+	require.False(t, s.HasPaymentWork())
+	require.Empty(t, s.PaymentWork())
+	require.Nil(t, DecideCancelDone(s, id, now), "cancelled once")
+	_, _, err = create(t, s, "Cut", slotA, "other@example.com", ids)
+	require.NoError(t, err, "a cancelled appointment frees its time")
+}
+
+func TestSnapshotKeepsPayments(t *testing.T) {
+	ids := &fixedIDs{}
+	s, paidID := pending(t, ids) // pending payment pi_1 at slotA
+	ch, a, err := create(t, s, "Colour", slotB, "kim@example.com", ids)
+	require.NoError(t, err)
+	s = step(t, s, ch) // open reservation at slotB
+	openID := a.ID
+
+	b, err := record.EncodeSnapshot(Snapshot(s))
+	require.NoError(t, err)
+	snap, err := record.DecodeSnapshot(b)
+	require.NoError(t, err)
+	r, err := FromSnapshot(s.Seq, snap)
+	require.NoError(t, err)
+
+	require.Equal(t, *s.Checkout(openID), *r.Checkout(openID))
+	require.Equal(t, *s.Payment(paidID), *r.Payment(paidID))
+	require.Equal(t, paidID, r.PaymentByProviderID("pi_1").AppointmentID)
+	require.ElementsMatch(t, s.PaymentWork(), r.PaymentWork())
+	require.ElementsMatch(t, []uuid.UUID{paidID, openID}, r.PaymentWork())
+	require.Nil(t, r.Appointment(openID))
+	for _, at := range []time.Time{slotA, slotB} {
+		_, _, err = create(t, r, "Cut", at, "other@example.com", ids)
+		require.Equal(t, problem.SlotTaken, code(err), "time held at %s", at)
+	}
+
+	// The restored reservation completes; the restored payment is paid.
+	done, _, _ := DecideCheckoutDone(r, openID, CheckoutCreated{ProviderPaymentID: "pi_2"}, t0, ids)
+	r = step(t, r, done)
+	require.Equal(t, catalog.PendingPayment, r.Appointment(openID).Status)
+	require.Equal(t, 2000, r.PaymentByProviderID("pi_2").AmountCents)
+	r = step(t, r, DecidePaid(r, paidID, "evt_1", t0, ids))
+	require.Equal(t, catalog.Confirmed, r.Appointment(paidID).Status)
+}
