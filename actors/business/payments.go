@@ -47,6 +47,8 @@ const (
 	opRead
 )
 
+func (op payOp) String() string { return [...]string{"create", "cancel", "refund", "read"}[op] }
+
 // Messages the actor sends itself about payments.
 type (
 	// payDue: look at what appointment id's payment needs now.
@@ -151,7 +153,8 @@ func (a *businessActor) drive(ctx actor.Context, id uuid.UUID) {
 		return
 	}
 	p := a.state.Payment(id)
-	if p == nil {
+	if p == nil || !p.Open() {
+		a.disarm(id)
 		return
 	}
 	now := a.now()
@@ -176,6 +179,15 @@ func (a *businessActor) arm(ctx actor.Context, id uuid.UUID, d time.Duration) {
 	}
 	root, self := ctx.ActorSystem().Root, ctx.Self()
 	a.pay.timers[id] = a.env.Clock.AfterFunc(d, func() { root.Send(self, &payDue{id: id}) })
+}
+
+// disarm forgets appointment id's timer: its payment needs nothing more.
+func (a *businessActor) disarm(id uuid.UUID) {
+	if t := a.pay.timers[id]; t != nil {
+		t.Stop()
+		delete(a.pay.timers, id)
+	}
+	delete(a.pay.tries, id)
 }
 
 // retryDelay is the wait before the n-th retry of a failed cancel or
@@ -206,14 +218,16 @@ func (a *businessActor) call(ctx actor.Context, id uuid.UUID, op payOp, reply *a
 			Currency: co.Payment.Currency, Description: co.Appointment.Service.Name + ", " + a.state.Business.Name,
 			WebhookURL: a.env.PublicURL + "/hooks/payments/" + a.h.ID.String()}
 		work = func(ctx context.Context) { done.created, done.err = cl.Create(ctx, cfg, c) }
-	case opCancel, opRefund, opRead:
+	case opCancel:
+		pid := a.state.Payment(id).ProviderPaymentID
+		work = func(ctx context.Context) { done.err = cl.Cancel(ctx, cfg, pid) }
+	case opRefund:
 		p := a.state.Payment(id)
 		pid, owed, cur := p.ProviderPaymentID, int64(p.RefundOwed), p.Currency
-		work = map[payOp]func(context.Context){
-			opCancel: func(ctx context.Context) { done.err = cl.Cancel(ctx, cfg, pid) },
-			opRefund: func(ctx context.Context) { done.err = cl.Refund(ctx, cfg, pid, owed, cur) },
-			opRead:   func(ctx context.Context) { done.state, done.err = cl.Get(ctx, cfg, pid) },
-		}[op]
+		work = func(ctx context.Context) { done.err = cl.Refund(ctx, cfg, pid, owed, cur) }
+	case opRead:
+		pid := a.state.Payment(id).ProviderPaymentID
+		work = func(ctx context.Context) { done.state, done.err = cl.Get(ctx, cfg, pid) }
 	}
 	a.pay.busy[id] = true
 	root, self, parent := ctx.ActorSystem().Root, ctx.Self(), a.pay.ctx
@@ -323,7 +337,7 @@ func (a *businessActor) settled(ctx actor.Context, m *payDone) {
 	a.pay.tries[m.id]++
 	n := a.pay.tries[m.id]
 	a.env.Log.Warn("payment provider call failed; retrying", "business", a.h.ID, "appointment", m.id,
-		"call", map[payOp]string{opCancel: "cancel", opRefund: "refund"}[m.op], "attempt", n, "err", m.err)
+		"call", m.op.String(), "attempt", n, "err", m.err)
 	a.arm(ctx, m.id, retryDelay(n))
 }
 
