@@ -255,7 +255,9 @@ func (b book) openCheckouts(cs []record.Checkout) book {
 	for i := range cs {
 		co := cs[i]
 		b.checkouts = b.checkouts.Set(co.Appointment.ID, &co)
-		b.checkoutKeys = b.checkoutKeys.Set(co.Idem.Key, co.Appointment.ID)
+		if co.Idem.Key != "" {
+			b.checkoutKeys = b.checkoutKeys.Set(co.Idem.Key, co.Appointment.ID)
+		}
 		if staff, items := Items(&co.Appointment); len(items) > 0 {
 			b.index = b.index.Add(staff, items...)
 		}
@@ -272,7 +274,9 @@ func (b book) closeCheckouts(ids []uuid.UUID) book {
 			continue
 		}
 		b.checkouts = b.checkouts.Delete(id)
-		b.checkoutKeys = b.checkoutKeys.Delete(co.Idem.Key)
+		if owner, ok := b.checkoutKeys.Get(co.Idem.Key); ok && owner == id {
+			b.checkoutKeys = b.checkoutKeys.Delete(co.Idem.Key)
+		}
 		if staff, items := Items(&co.Appointment); len(items) > 0 {
 			b.index = b.index.Delete(staff, items...)
 		}
