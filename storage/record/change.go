@@ -270,7 +270,9 @@ func (e *w) idem(x *Idem) {
 func (e *w) id16(p []byte) { e.b = append(e.b, p...) }
 
 func (d *r) idem() *Idem {
-	x := &Idem{Key: d.str(), Method: d.enum(methods), Path: d.enum(paths)}
+	// The key is whatever bytes the client sent in its header: not
+	// necessarily UTF-8, and a record holding one must still decode.
+	x := &Idem{Key: string(d.take(d.n(1))), Method: d.enum(methods), Path: d.enum(paths)}
 	copy(x.BodyHash[:], d.take(32))
 	x.Status, x.At = d.int(), d.time()
 	x.Answer = AnswerKind(d.byte1())

@@ -240,3 +240,16 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		require.Equal(t, once, twice)
 	})
 }
+
+// An Idempotency-Key is the header's bytes, UTF-8 or not; the record that
+// stores it must decode (else its answer could never be replayed and the
+// business's journal could not be read back). Found by FuzzRequest.
+func TestIdempotencyKeyNeedNotBeUTF8(t *testing.T) {
+	c := &Change{At: time.UnixMilli(1).UTC(), Idempotency: &Idem{Key: "k-\x89a", Method: "POST", Path: "/api/v1/appointments",
+		Status: 201, At: time.UnixMilli(1).UTC(), Answer: AnswerBooked}}
+	b, err := Encode(nil, &Record{Kind: KindChange, Change: c})
+	require.NoError(t, err)
+	got, err := Decode(b)
+	require.NoError(t, err)
+	require.Equal(t, "k-\x89a", got.Change.Idempotency.Key)
+}
