@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"errors"
 
@@ -24,7 +23,6 @@ var (
 		"The Stripe-Signature header is missing, malformed, stale or does not match the body under the business's webhook secret.")
 	errBadEvent = problem.FieldError(problem.PathBody, problem.Invalid, "The body is not a payment provider event.")
 	errBadHook  = problem.FieldError(problem.PathBody, problem.Invalid, "The body must be form-encoded with the payment's id (id=tr_…).")
-	errHookBiz  = problem.New(problem.NotFound, "No such business.")
 )
 
 // hookReceived is the body of a provider event's 200.
@@ -52,7 +50,7 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 	raw, _ := ctx.UserValue("businessId").(string)
 	biz, err := uuid.Parse(raw)
 	if err != nil || len(raw) != 36 {
-		writeError(ctx, errHookBiz)
+		writeError(ctx, errNoBusiness)
 		return
 	}
 	if tooLarge(ctx) {
@@ -67,7 +65,7 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if h == nil {
-		writeError(ctx, errHookBiz)
+		writeError(ctx, errNoBusiness)
 		return
 	}
 	st := h.State()
@@ -90,7 +88,7 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 		}
 		s.hookAnswer(ctx, err)
 	case payment.Redirect:
-		id, err := payment.ParseHook(bytes.Clone(body))
+		id, err := payment.ParseHook(body)
 		if err != nil {
 			writeError(ctx, errBadHook)
 			return

@@ -83,9 +83,9 @@ func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record
 	appt := appointmentOf(st, ch, ev.Subject)
 	var cu *catalog.Customer
 	if appt != nil {
-		cu = customerOf(st, ch, appt.CustomerID)
+		cu = tenant.CustomerIn(st, ch, appt.CustomerID)
 	} else {
-		cu = customerOf(st, ch, ev.Subject)
+		cu = tenant.CustomerIn(st, ch, ev.Subject)
 	}
 	return a.env.Encoder.AppendEvent(make([]byte, 0, 1536), ev.ID, ev.Type, ev.CreatedAt, appt, cu)
 }
@@ -120,7 +120,7 @@ func mailRow(st *tenant.State, ch *record.Change, m *record.Mail) *record.MailRo
 		return r
 	}
 	if appt := appointmentOf(st, ch, m.Appointment); appt != nil {
-		r.Appointment = mailAppointment(appt, customerOf(st, ch, appt.CustomerID))
+		r.Appointment = mailAppointment(appt, tenant.CustomerIn(st, ch, appt.CustomerID))
 		if p := paymentIn(ch, appt.ID); p != nil && appt.Status == catalog.PendingPayment && p.Status == catalog.PaymentPending {
 			r.Payment = &record.MailPayment{AmountCents: p.AmountCents, Currency: p.Currency, CheckoutURL: p.CheckoutURL}
 		}

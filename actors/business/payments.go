@@ -271,7 +271,7 @@ func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
 		created := tenant.CheckoutCreated{ProviderPaymentID: m.created.ProviderPaymentID,
 			CheckoutURL: m.created.CheckoutURL, ClientSecret: m.created.ClientSecret}
 		ch, appt, p := tenant.DecideCheckoutDone(a.state, m.id, created, now, a.ids)
-		status, body := a.env.Encoder.Booked(appt, customerOf(a.state, ch, appt.CustomerID), p)
+		status, body := a.env.Encoder.Booked(appt, tenant.CustomerIn(a.state, ch, appt.CustomerID), p)
 		idem.Status, idem.Answer = status, record.AnswerBooked
 		ch.Idempotency = &idem
 		a.env.PayMetrics.checkout(provider, "created")

@@ -132,7 +132,7 @@ func (a *businessActor) render(e *record.Idem) ([]byte, error) {
 		return nil, errors.New("not a change record")
 	case e.Answer == record.AnswerBooked && len(ch.Appointments) > 0:
 		appt := &ch.Appointments[0]
-		_, body := a.env.Encoder.Booked(appt, customerOf(a.state, ch, appt.CustomerID), paymentIn(ch, appt.ID))
+		_, body := a.env.Encoder.Booked(appt, tenant.CustomerIn(a.state, ch, appt.CustomerID), paymentIn(ch, appt.ID))
 		return body, nil
 	case e.Answer == record.AnswerCustomer && len(ch.Customers) > 0:
 		_, body := a.env.Encoder.CustomerCreated(&ch.Customers[0])
@@ -148,7 +148,7 @@ func (a *businessActor) book(in *tenant.CreateInput) (*record.Change, int, []byt
 	if err != nil || len(ch.Checkouts) > 0 {
 		return ch, 0, nil, err
 	}
-	status, body := a.env.Encoder.Booked(appt, customerOf(a.state, ch, appt.CustomerID), nil)
+	status, body := a.env.Encoder.Booked(appt, tenant.CustomerIn(a.state, ch, appt.CustomerID), nil)
 	return ch, status, body, nil
 }
 
@@ -273,19 +273,7 @@ func (a *businessActor) view(ch *record.Change, appt *catalog.Appointment) Appoi
 	if appt == nil {
 		return AppointmentView{}
 	}
-	return AppointmentView{Appointment: appt, Customer: customerOf(a.state, ch, appt.CustomerID)}
-}
-
-// customerOf finds customer id in the change being decided or the state.
-func customerOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Customer {
-	if ch != nil {
-		for i := range ch.Customers {
-			if ch.Customers[i].ID == id {
-				return &ch.Customers[i]
-			}
-		}
-	}
-	return st.Customer(id)
+	return AppointmentView{Appointment: appt, Customer: tenant.CustomerIn(a.state, ch, appt.CustomerID)}
 }
 
 // ids mints the identifiers of one actor's decisions. ULIDs come from a

@@ -153,7 +153,7 @@ func DecideCheckoutDone(s *State, id uuid.UUID, c CheckoutCreated, now time.Time
 	ch.Appointments = []catalog.Appointment{a}
 	ch.Payments = []catalog.Payment{p}
 	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
-	if cu := customerIn(s, ch, a.CustomerID); cu != nil && cu.Email != "" {
+	if cu := CustomerIn(s, ch, a.CustomerID); cu != nil && cu.Email != "" {
 		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
 	}
 	return ch, &ch.Appointments[0], &ch.Payments[0]
@@ -311,11 +311,14 @@ func remember(seen []string, event string) []string {
 	return out
 }
 
-// customerIn finds customer id in ch or s.
-func customerIn(s *State, ch *record.Change, id uuid.UUID) *catalog.Customer {
-	for i := range ch.Customers {
-		if ch.Customers[i].ID == id {
-			return &ch.Customers[i]
+// CustomerIn finds customer id among those change ch (being decided
+// against s; nil for none) creates, or in s.
+func CustomerIn(s *State, ch *record.Change, id uuid.UUID) *catalog.Customer {
+	if ch != nil {
+		for i := range ch.Customers {
+			if ch.Customers[i].ID == id {
+				return &ch.Customers[i]
+			}
 		}
 	}
 	return s.Customer(id)

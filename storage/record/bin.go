@@ -240,3 +240,25 @@ func (d *r) ulidText(prefix string) string {
 	d.fail()
 	return ""
 }
+
+// putList writes xs: its length, then each item with put.
+func putList[T any](e *w, xs []T, put func(*w, *T)) {
+	e.u(uint64(len(xs)))
+	for i := range xs {
+		put(e, &xs[i])
+	}
+}
+
+// getList reads a list putList wrote, each item at least min bytes; nil
+// when it is empty.
+func getList[T any](d *r, min int, get func(*r, *T)) []T {
+	n := d.n(min)
+	if n == 0 {
+		return nil
+	}
+	xs := make([]T, n)
+	for i := range xs {
+		get(d, &xs[i])
+	}
+	return xs
+}

@@ -130,47 +130,14 @@ func decodeChange(d *r) *Change {
 	return c
 }
 
-// appointments writes a list of appointments: its length, then each.
-func (e *w) appointments(as []catalog.Appointment) {
-	e.u(uint64(len(as)))
-	for i := range as {
-		e.appointment(&as[i])
-	}
-}
+// The entity lists of the binary form: a count, then each item
+// (putList, getList). The minimum sizes bound what a damaged count can make
+// a decoder allocate.
 
-// appointments reads a list appointments wrote; nil when it is empty.
-func (d *r) appointments() []catalog.Appointment {
-	n := d.n(40)
-	if n == 0 {
-		return nil
-	}
-	as := make([]catalog.Appointment, n)
-	for i := range as {
-		d.appointment(&as[i])
-	}
-	return as
-}
-
-// customers writes a list of customers: its length, then each.
-func (e *w) customers(cs []catalog.Customer) {
-	e.u(uint64(len(cs)))
-	for i := range cs {
-		e.customer(&cs[i])
-	}
-}
-
-// customers reads a list customers wrote; nil when it is empty.
-func (d *r) customers() []catalog.Customer {
-	n := d.n(20)
-	if n == 0 {
-		return nil
-	}
-	cs := make([]catalog.Customer, n)
-	for i := range cs {
-		d.customer(&cs[i])
-	}
-	return cs
-}
+func (e *w) appointments(as []catalog.Appointment) { putList(e, as, (*w).appointment) }
+func (d *r) appointments() []catalog.Appointment   { return getList(d, 40, (*r).appointment) }
+func (e *w) customers(cs []catalog.Customer)       { putList(e, cs, (*w).customer) }
+func (d *r) customers() []catalog.Customer         { return getList(d, 20, (*r).customer) }
 
 func (e *w) appointment(a *catalog.Appointment) {
 	e.id(a.ID)

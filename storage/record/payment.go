@@ -68,56 +68,29 @@ func (d *r) payment(p *catalog.Payment) {
 	}
 }
 
-func (e *w) payments(ps []catalog.Payment) {
-	e.u(uint64(len(ps)))
-	for i := range ps {
-		e.payment(&ps[i])
+func (e *w) payments(ps []catalog.Payment) { putList(e, ps, (*w).payment) }
+func (d *r) payments() []catalog.Payment   { return getList(d, 40, (*r).payment) }
+func (e *w) checkouts(cs []Checkout)       { putList(e, cs, (*w).checkout) }
+func (d *r) checkouts() []Checkout         { return getList(d, 100, (*r).checkout) }
+
+func (e *w) checkout(c *Checkout) {
+	e.appointment(&c.Appointment)
+	e.bool(c.Customer != nil)
+	if c.Customer != nil {
+		e.customer(c.Customer)
 	}
+	e.payment(&c.Payment)
+	e.idem(&c.Idem)
 }
 
-func (d *r) payments() []catalog.Payment {
-	n := d.n(40)
-	if n == 0 {
-		return nil
+func (d *r) checkout(c *Checkout) {
+	d.appointment(&c.Appointment)
+	if d.bool() {
+		c.Customer = new(catalog.Customer)
+		d.customer(c.Customer)
 	}
-	ps := make([]catalog.Payment, n)
-	for i := range ps {
-		d.payment(&ps[i])
-	}
-	return ps
-}
-
-func (e *w) checkouts(cs []Checkout) {
-	e.u(uint64(len(cs)))
-	for i := range cs {
-		c := &cs[i]
-		e.appointment(&c.Appointment)
-		e.bool(c.Customer != nil)
-		if c.Customer != nil {
-			e.customer(c.Customer)
-		}
-		e.payment(&c.Payment)
-		e.idem(&c.Idem)
-	}
-}
-
-func (d *r) checkouts() []Checkout {
-	n := d.n(100)
-	if n == 0 {
-		return nil
-	}
-	cs := make([]Checkout, n)
-	for i := range cs {
-		c := &cs[i]
-		d.appointment(&c.Appointment)
-		if d.bool() {
-			c.Customer = new(catalog.Customer)
-			d.customer(c.Customer)
-		}
-		d.payment(&c.Payment)
-		c.Idem = *d.idem()
-	}
-	return cs
+	d.payment(&c.Payment)
+	c.Idem = *d.idem()
 }
 
 // encodePaymentPart appends the payment section of a Change. It comes
