@@ -147,6 +147,7 @@ func compareStartKey(a, b tenant.StartKey) int {
 
 func (s *Server) getAppointment(c *call) {
 	getOne(c, c.st.Appointment, func(b []byte, a *catalog.Appointment) []byte {
+		setETag(c.ctx, a)
 		return wire.AppendAppointment(b, a, c.st.Customer(a.CustomerID))
 	})
 }

@@ -75,6 +75,7 @@ func (c *call) appointment(v business.AppointmentView, err error) {
 		c.s.fail(c.ctx, err)
 		return
 	}
+	setETag(c.ctx, v.Appointment)
 	writeJSON(c.ctx, 200, wire.AppendAppointment(make([]byte, 0, 1536), v.Appointment, v.Customer))
 }
 
@@ -174,7 +175,7 @@ func (s *Server) patchAppointment(c *call) {
 		return
 	}
 	var errs input.Errors
-	in := tenant.PatchInput{Enforce: true}
+	in := tenant.PatchInput{Enforce: true, IfMatch: ifMatch(c.ctx, &errs)}
 	if obj, ok := input.ParseObject(c.ctx.PostBody(), &errs); ok {
 		if v, ok := obj.UUID("serviceId", input.Optional); ok {
 			in.ServiceID = &v
@@ -211,6 +212,7 @@ func (s *Server) setStatus(c *call) {
 	}
 	var errs input.Errors
 	var to string
+	want := ifMatch(c.ctx, &errs)
 	if obj, ok := input.ParseObject(c.ctx.PostBody(), &errs); ok {
 		to, _ = obj.Option("status", input.Required, requestableStatuses...)
 		obj.Done()
@@ -221,5 +223,5 @@ func (s *Server) setStatus(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	c.appointment(s.Dir.SetStatus(rctx, c.st.Business.ID, id, catalog.Status(to)))
+	c.appointment(s.Dir.SetStatus(rctx, c.st.Business.ID, id, catalog.Status(to), want))
 }

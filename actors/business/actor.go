@@ -61,7 +61,7 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		ch, appt, err := tenant.DecidePatch(a.state, m.ID, &m.In, a.now(), a.ids)
 		apply(a, ctx, ch, a.view(ch, appt), err)
 	case *SetStatus:
-		ch, appt, err := tenant.DecideStatus(a.state, m.ID, m.Status, a.now(), a.ids)
+		ch, appt, err := tenant.DecideStatus(a.state, m.ID, m.Status, m.IfMatch, a.now(), a.ids)
 		apply(a, ctx, ch, a.view(ch, appt), err)
 	case *RegisterEndpoint:
 		ch, ep, err := tenant.DecideRegister(a.state, &m.In, m.Secret, a.now(), a.ids)

@@ -141,7 +141,7 @@ func TestSnapshotAndReplayEqualTheLiveState(t *testing.T) {
 		ans, err := r.book("k0", 0, "c0@example.com")
 		require.NoError(t, err)
 		require.NoError(t, jsonUnmarshal(ans.Body, &booked))
-		_, err = r.dir.SetStatus(context.Background(), r.biz, booked.Appointment.ID, catalog.Cancelled)
+		_, err = r.dir.SetStatus(context.Background(), r.biz, booked.Appointment.ID, catalog.Cancelled, nil)
 		require.NoError(t, err)
 		synctest.Wait()
 		_, err = r.book("last", 0, "last@example.com") // a tail after the latest snapshot

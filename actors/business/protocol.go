@@ -129,8 +129,9 @@ type Patch struct {
 // SetStatus moves an appointment to another status.
 type SetStatus struct {
 	request[AppointmentView]
-	ID     uuid.UUID
-	Status catalog.Status
+	ID      uuid.UUID
+	Status  catalog.Status
+	IfMatch []int // If-Match versions; nil: any
 }
 
 // RegisterEndpoint stores a webhook endpoint whose test ping succeeded.

@@ -140,8 +140,10 @@ func (d *Directory) Patch(ctx context.Context, biz, id uuid.UUID, in tenant.Patc
 }
 
 // SetStatus moves appointment id to status to and returns it as it now is.
-func (d *Directory) SetStatus(ctx context.Context, biz, id uuid.UUID, to catalog.Status) (business.AppointmentView, error) {
-	return call[business.AppointmentView](ctx, d, biz, &business.SetStatus{ID: id, Status: to})
+// ifMatch, when not nil, lists the versions the change was made against
+// (If-Match): another current version refuses it with PRECONDITION_FAILED.
+func (d *Directory) SetStatus(ctx context.Context, biz, id uuid.UUID, to catalog.Status, ifMatch []int) (business.AppointmentView, error) {
+	return call[business.AppointmentView](ctx, d, biz, &business.SetStatus{ID: id, Status: to, IfMatch: ifMatch})
 }
 
 // RegisterEndpoint stores a webhook endpoint whose test ping succeeded.

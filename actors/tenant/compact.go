@@ -35,6 +35,7 @@ type appt struct {
 	shape    uint16 // refs.shapes
 	status   uint8  // statuses
 	flags    uint8
+	version  uint32 // in what was padding: the struct stays 64 bytes
 	extra    *apptExtra
 }
 
@@ -128,9 +129,10 @@ func compact(r *refs, a *catalog.Appointment) (appt, *refs) {
 }
 
 func tryCompact(r *refs, a *catalog.Appointment) (appt, *refs, bool) {
-	c := appt{customer: a.CustomerID, start: a.StartTime.UnixMilli(), created: a.CreatedAt.UnixNano(), updated: a.UpdatedAt.UnixNano()}
+	c := appt{customer: a.CustomerID, start: a.StartTime.UnixMilli(), created: a.CreatedAt.UnixNano(), updated: a.UpdatedAt.UnixNano(),
+		version: uint32(a.Version)}
 	if !time.UnixMilli(c.start).Equal(a.StartTime) || !time.Unix(0, c.created).Equal(a.CreatedAt) ||
-		!time.Unix(0, c.updated).Equal(a.UpdatedAt) {
+		!time.Unix(0, c.updated).Equal(a.UpdatedAt) || int(c.version) != a.Version {
 		return c, r, false
 	}
 	st := slices.Index(statuses, a.Status)
@@ -235,7 +237,7 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *catalog.Appointment 
 	v.a = catalog.Appointment{ID: id, Status: statuses[c.status], StartTime: start,
 		EndTime: time.UnixMilli(c.start + sh.end).UTC(), CustomerID: c.customer, Service: r.services[c.svc],
 		StaffLocked: c.flags&flagStaffLocked != 0, IsRecurringOccurrence: c.flags&flagRecurring != 0,
-		CreatedAt: time.Unix(0, c.created).UTC(), UpdatedAt: time.Unix(0, c.updated).UTC()}
+		CreatedAt: time.Unix(0, c.created).UTC(), UpdatedAt: time.Unix(0, c.updated).UTC(), Version: int(c.version)}
 	var staffID *uuid.UUID
 	if c.staff > 0 {
 		v.staff = r.staff[c.staff-1]

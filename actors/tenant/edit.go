@@ -29,6 +29,14 @@ type PatchInput struct {
 	NotesSet  bool
 	Notes     *string
 	Enforce   bool
+	IfMatch   []int // If-Match: the versions the edit was made against; nil: any
+}
+
+var errStale = problem.New(problem.PreconditionFailed, "The appointment has changed since the version named in If-Match.")
+
+// matches reports whether a's version is one of want (nil: any).
+func matches(a *catalog.Appointment, want []int) bool {
+	return want == nil || slices.Contains(want, a.Version)
 }
 
 // DecidePatch decides a field edit (api-v1 §4.2). A change of time, service
@@ -39,6 +47,9 @@ func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs)
 	a := s.Appointment(id)
 	if a == nil {
 		return nil, nil, errNoAppointment
+	}
+	if !matches(a, in.IfMatch) {
+		return nil, nil, errStale
 	}
 	if in.ServiceID != nil {
 		if svc := s.Service(*in.ServiceID); svc == nil || svc.Deleted {
@@ -62,7 +73,7 @@ func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs)
 	if sameAppointment(a, &next) {
 		return nil, a, nil
 	}
-	next.UpdatedAt = now
+	next.Touch(now)
 	ch := &record.Change{At: now, Appointments: []catalog.Appointment{next}}
 	if moves(a, in) {
 		ch.Events = []record.Event{{ID: ids.Event(now), Type: EventAppointmentUpdated, CreatedAt: now, Subject: a.ID}}
@@ -111,7 +122,7 @@ func move(s *State, a *catalog.Appointment, in *PatchInput, now time.Time) (*cat
 	}
 	m := Appointment(a.ID, &s.Business, s.Loc, svc, d.Staff, start, a.CreatedAt)
 	m.Status, m.CustomerID, m.Notes, m.BookingReference = a.Status, a.CustomerID, a.Notes, a.BookingReference
-	m.StaffLocked = a.StaffLocked
+	m.StaffLocked, m.Version = a.StaffLocked, a.Version
 	m.RecurringSeriesID, m.IsRecurringOccurrence = a.RecurringSeriesID, a.IsRecurringOccurrence
 	if svc.ID == a.Service.ID {
 		m.BasePriceCents, m.TotalPriceCents, m.DepositCents = a.BasePriceCents, a.TotalPriceCents, a.DepositCents
@@ -156,16 +167,20 @@ var transitions = map[catalog.Status][]catalog.Status{
 // matching event and a notification to the customer. An appointment
 // leaving pending_payment takes its pending payment with it: cancelled,
 // and cancelled at the provider too (decisions §5).
-func DecideStatus(s *State, id uuid.UUID, to catalog.Status, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
+func DecideStatus(s *State, id uuid.UUID, to catalog.Status, ifMatch []int, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
 	a := s.Appointment(id)
 	if a == nil {
 		return nil, nil, errNoAppointment
+	}
+	if !matches(a, ifMatch) {
+		return nil, nil, errStale
 	}
 	if !slices.Contains(transitions[a.Status], to) {
 		return nil, nil, errTransition
 	}
 	next := *a
-	next.Status, next.UpdatedAt = to, now
+	next.Status = to
+	next.Touch(now)
 	if !a.Status.Occupies() && to.Occupies() {
 		if staff, items := Items(&next); len(items) > 0 {
 			spans := make([]interval.Span, len(items))

@@ -26,7 +26,7 @@ func Appointment(id uuid.UUID, biz *catalog.Business, loc *time.Location, svc *c
 		EndTime:  start.UTC().Add(time.Duration(svc.DurationMinutes) * time.Minute),
 		Service:  catalog.ServiceRef{ID: svc.ID, Name: svc.Name, DurationMinutes: svc.DurationMinutes, PriceCents: svc.PriceCents},
 		Currency: biz.Currency, BasePriceCents: &base, TotalPriceCents: &total, DepositCents: deposit,
-		CreatedAt: now, UpdatedAt: now,
+		CreatedAt: now, UpdatedAt: now, Version: 1,
 	}
 	var staffID *uuid.UUID
 	if staff != nil {

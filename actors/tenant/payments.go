@@ -189,7 +189,8 @@ func DecidePaid(s *State, id uuid.UUID, event string, now time.Time, ids IDs) *r
 		np.Status = catalog.PaymentSucceeded
 		ch.Events = []record.Event{{ID: ids.Event(now), Type: EventPaymentSucceeded, CreatedAt: now, Subject: id}}
 		if a := s.Appointment(id); a != nil && a.Status == catalog.PendingPayment {
-			a.Status, a.UpdatedAt = catalog.Confirmed, now
+			a.Status = catalog.Confirmed
+			a.Touch(now)
 			ch.Appointments = []catalog.Appointment{*a}
 			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: "appointment." + string(catalog.Confirmed), CreatedAt: now, Subject: id})
 			if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {
@@ -251,7 +252,8 @@ func DecideExpire(s *State, id uuid.UUID, now time.Time, ids IDs) *record.Change
 	np.Status, np.CancelOwed, np.UpdatedAt = catalog.PaymentExpiredStatus, true, now
 	ch := &record.Change{At: now, Payments: []catalog.Payment{np}}
 	if a := s.Appointment(id); a != nil && a.Status == catalog.PendingPayment {
-		a.Status, a.UpdatedAt = catalog.PaymentExpired, now
+		a.Status = catalog.PaymentExpired
+		a.Touch(now)
 		ch.Appointments = []catalog.Appointment{*a}
 		ch.Events = []record.Event{{ID: ids.Event(now), Type: EventAppointmentUpdated, CreatedAt: now, Subject: id}}
 		if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {

@@ -321,7 +321,7 @@ func TestStatusCancelCancelsPayment(t *testing.T) {
 	ids := &fixedIDs{}
 	s, id := pending(t, ids)
 	now := t0.Add(time.Minute)
-	ch, a, err := DecideStatus(s, id, catalog.Cancelled, now, ids)
+	ch, a, err := DecideStatus(s, id, catalog.Cancelled, nil, now, ids)
 	require.NoError(t, err)
 	require.Equal(t, catalog.Cancelled, a.Status)
 	require.Len(t, ch.Payments, 1)

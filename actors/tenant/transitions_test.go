@@ -43,7 +43,7 @@ func TestTransitionMatrix(t *testing.T) {
 		}
 		t.Run(line, func(t *testing.T) {
 			s, id := stateWith(t, from, taken)
-			ch, a, err := DecideStatus(s, id, to, t0.Add(time.Hour), &fixedIDs{})
+			ch, a, err := DecideStatus(s, id, to, nil, t0.Add(time.Hour), &fixedIDs{})
 			if want == "ok" {
 				require.NoError(t, err)
 				require.Equal(t, to, a.Status)

@@ -81,4 +81,15 @@ type Appointment struct {
 	Segments              []Segment  `json:"segments"`
 	CreatedAt             time.Time  `json:"createdAt"`
 	UpdatedAt             time.Time  `json:"updatedAt"`
+	// Version is 1 at creation and grows by one with every change of any
+	// field (decisions §6): consumers order at-least-once events by it,
+	// and If-Match refuses an edit made against an older one.
+	Version int `json:"version"`
+}
+
+// Touch records a change of a made at now: updatedAt moves and the
+// version grows. Every decision that changes an appointment calls it.
+func (a *Appointment) Touch(now time.Time) {
+	a.UpdatedAt = now
+	a.Version = max(a.Version, 1) + 1
 }

@@ -35,6 +35,8 @@ const (
 	StaffNotBookable       Code = "STAFF_NOT_BOOKABLE"
 	ServiceNotBookable     Code = "SERVICE_NOT_BOOKABLE"
 	PaymentsUnavailable    Code = "PAYMENTS_UNAVAILABLE"
+	PreconditionFailed     Code = "PRECONDITION_FAILED"
+	HoldExpired            Code = "HOLD_EXPIRED"
 	PaymentError           Code = "PAYMENT_ERROR"
 	ModuleUnavailable      Code = "MODULE_UNAVAILABLE"
 	Internal               Code = "INTERNAL_ERROR"

@@ -94,8 +94,9 @@ var errShort = errors.New("truncated or malformed binary record")
 // r reads values back; the first failure sticks, and every later read
 // returns a zero value, so a decoder checks r.err once at the end.
 type r struct {
-	b   []byte
-	err error
+	b      []byte
+	err    error
+	tagged bool // format version 3 (VersionTagged)
 }
 
 func (d *r) fail() { d.err, d.b = errShort, nil }

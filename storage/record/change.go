@@ -14,9 +14,9 @@ import (
 //
 // Layout, in order: At; the appointments; the customers; the idempotent
 // request (optional); the events; the e-mails; the last auto-assigned
-// staff member (optional); the endpoints; the removed endpoints; and,
-// only when the write touched payments, the payments, the checkouts
-// reserved and the checkouts closed (payment.go). Lists are
+// staff member (optional); the endpoints; the removed endpoints; and the
+// tagged sections of what only some writes touch (sections.go): payments,
+// holds, waitlist entries. Lists are
 // a uvarint count and their items. Values drawn from a small known set
 // (statuses, segment kinds, event and mail kinds, methods and paths) are
 // one byte, with the text itself as the fallback for anything else.
@@ -90,7 +90,7 @@ func encodeChange(e *w, c *Change) {
 	for _, id := range c.Removed {
 		e.id(id)
 	}
-	encodePaymentPart(e, c)
+	e.sections(&parts{payments: c.Payments, checkouts: c.Checkouts, closed: c.Closed, holds: c.Holds, entries: c.Entries})
 }
 
 func decodeChange(d *r) *Change {
@@ -126,7 +126,13 @@ func decodeChange(d *r) *Change {
 			c.Removed[i] = d.id()
 		}
 	}
-	decodePaymentPart(d, c)
+	var p parts
+	if d.tagged {
+		d.sections(&p)
+	} else {
+		decodePaymentPart(d, &p)
+	}
+	c.Payments, c.Checkouts, c.Closed, c.Holds, c.Entries = p.payments, p.checkouts, p.closed, p.holds, p.entries
 	return c
 }
 
@@ -163,19 +169,10 @@ func (e *w) appointment(a *catalog.Appointment) {
 	e.str(a.Currency)
 	e.optID(a.RecurringSeriesID)
 	e.bool(a.IsRecurringOccurrence)
-	e.u(uint64(len(a.Segments)))
-	for i := range a.Segments {
-		s := &a.Segments[i]
-		e.id(s.ID)
-		e.i(int64(s.Position))
-		e.enum(string(s.Kind), segKinds)
-		e.time(s.StartTime)
-		e.time(s.EndTime)
-		e.optID(s.StaffMemberID)
-		e.optStr(s.Label)
-	}
+	putList(e, a.Segments, (*w).segment)
 	e.time(a.CreatedAt)
 	e.time(a.UpdatedAt)
+	e.i(int64(a.Version))
 }
 
 func (d *r) appointment(a *catalog.Appointment) {
@@ -193,14 +190,12 @@ func (d *r) appointment(a *catalog.Appointment) {
 	a.Currency = d.str()
 	a.RecurringSeriesID = d.optID()
 	a.IsRecurringOccurrence = d.bool()
-	if n := d.n(20); n > 0 {
-		a.Segments = make([]catalog.Segment, n)
-	}
-	for i := range a.Segments {
-		a.Segments[i] = catalog.Segment{ID: d.id(), Position: d.int(), Kind: catalog.SegmentKind(d.enum(segKinds)),
-			StartTime: d.time(), EndTime: d.time(), StaffMemberID: d.optID(), Label: d.optStr()}
-	}
+	a.Segments = getList(d, 20, (*r).segment)
 	a.CreatedAt, a.UpdatedAt = d.time(), d.time()
+	a.Version = 1 // written before versions: its history is unknown
+	if d.tagged {
+		a.Version = d.int()
+	}
 }
 
 func (e *w) customer(c *catalog.Customer) {

@@ -1,8 +1,6 @@
 package record
 
 import (
-	"github.com/google/uuid"
-
 	"github.com/slotd/slotd/storage/catalog"
 )
 
@@ -93,31 +91,13 @@ func (d *r) checkout(c *Checkout) {
 	c.Idem = *d.idem()
 }
 
-// encodePaymentPart appends the payment section of a Change. It comes
-// last, so records written before payments existed (which end before it)
-// still decode.
-func encodePaymentPart(e *w, c *Change) {
-	if len(c.Payments) == 0 && len(c.Checkouts) == 0 && len(c.Closed) == 0 {
-		return
-	}
-	e.payments(c.Payments)
-	e.checkouts(c.Checkouts)
-	e.u(uint64(len(c.Closed)))
-	for _, id := range c.Closed {
-		e.id(id)
-	}
-}
-
-func decodePaymentPart(d *r, c *Change) {
+// decodePaymentPart reads the payment part of a version 2 change: it came
+// last, untagged, and only when the write touched payments.
+func decodePaymentPart(d *r, p *parts) {
 	if len(d.b) == 0 || d.err != nil {
 		return
 	}
-	c.Payments = d.payments()
-	c.Checkouts = d.checkouts()
-	if n := d.n(16); n > 0 {
-		c.Closed = make([]uuid.UUID, n)
-		for i := range c.Closed {
-			c.Closed[i] = d.id()
-		}
-	}
+	p.payments = d.payments()
+	p.checkouts = d.checkouts()
+	p.closed = d.ids()
 }

@@ -27,9 +27,17 @@ import (
 // written before VersionBinary.
 const Version = 1
 
-// VersionBinary is the format version of the binary records (bin.go):
-// today the Change, the record of every booking-side write.
+// VersionBinary is the format version of the binary records (bin.go)
+// written before appointments had a version: changes, catalogue puts and
+// snapshots, and the mail rows, which still use it.
 const VersionBinary = 2
+
+// VersionTagged is the format version of the binary records written now:
+// VersionBinary's layout, with each appointment's version after it, and
+// the optional parts of a change or snapshot (payments, holds, the
+// waitlist) as tagged sections at the end, so a part can be added without
+// another format version.
+const VersionTagged = 3
 
 // Kind says what a record's payload is.
 type Kind uint8
@@ -92,7 +100,7 @@ func Encode(dst []byte, r *Record) ([]byte, error) {
 		if dst == nil {
 			dst = make([]byte, 0, 768) // a booking's record, with room to spare
 		}
-		e := w{b: append(dst, VersionBinary, byte(KindChange))}
+		e := w{b: append(dst, VersionTagged, byte(KindChange))}
 		encodeChange(&e, r.Change)
 		return e.b, nil
 	}
@@ -123,7 +131,7 @@ func Decode(b []byte) (*Record, error) {
 	if len(b) < 2 {
 		return nil, fmt.Errorf("%w: %d bytes", ErrCorrupt, len(b))
 	}
-	if b[0] == VersionBinary {
+	if b[0] == VersionBinary || b[0] == VersionTagged {
 		return decodeBinary(b)
 	}
 	if b[0] != Version {
@@ -153,9 +161,9 @@ func Decode(b []byte) (*Record, error) {
 	return r, nil
 }
 
-// decodeBinary decodes a record of format version 2.
+// decodeBinary decodes a record of format version 2 or 3.
 func decodeBinary(b []byte) (*Record, error) {
-	d := r{b: b[2:]}
+	d := r{b: b[2:], tagged: b[0] == VersionTagged}
 	rec := &Record{Kind: Kind(b[1])}
 	switch rec.Kind {
 	case KindChange:
@@ -189,7 +197,7 @@ func encodeCatalog(dst []byte, c *Catalog) ([]byte, error) {
 	if dst == nil {
 		dst = make([]byte, 0, 16+len(js)+len(c.Customers)*80+len(c.Appointments)*220)
 	}
-	e := w{b: append(dst, VersionBinary, byte(KindCatalog))}
+	e := w{b: append(dst, VersionTagged, byte(KindCatalog))}
 	e.bytes(js)
 	e.customers(c.Customers)
 	e.appointments(c.Appointments)
@@ -236,6 +244,10 @@ type Change struct {
 	Payments  []catalog.Payment `json:"payments,omitempty"`
 	Checkouts []Checkout        `json:"checkouts,omitempty"`
 	Closed    []uuid.UUID       `json:"closed,omitempty"`
+	// Holds and Entries hold the new whole state of each hold and waitlist
+	// entry the write created or changed (decisions §6).
+	Holds   []catalog.Hold          `json:"holds,omitempty"`
+	Entries []catalog.WaitlistEntry `json:"entries,omitempty"`
 }
 
 // Idem is a stored answer to an idempotent request (api-v1 §4.1): the key
@@ -299,14 +311,16 @@ type Mail struct {
 // Snapshot is the whole state of a business at a journal position; it lets
 // start-up skip the records it covers.
 type Snapshot struct {
-	Catalog      Catalog               `json:"catalog"`
-	Customers    []catalog.Customer    `json:"customers"`
-	Appointments []catalog.Appointment `json:"appointments,omitempty"`
-	Idempotency  []Idem                `json:"idempotency,omitempty"`
-	LastAssigned *uuid.UUID            `json:"lastAssigned,omitempty"`
-	Endpoints    []catalog.Endpoint    `json:"endpoints,omitempty"`
-	Payments     []catalog.Payment     `json:"payments,omitempty"`
-	Checkouts    []Checkout            `json:"checkouts,omitempty"`
+	Catalog      Catalog                 `json:"catalog"`
+	Customers    []catalog.Customer      `json:"customers"`
+	Appointments []catalog.Appointment   `json:"appointments,omitempty"`
+	Idempotency  []Idem                  `json:"idempotency,omitempty"`
+	LastAssigned *uuid.UUID              `json:"lastAssigned,omitempty"`
+	Endpoints    []catalog.Endpoint      `json:"endpoints,omitempty"`
+	Payments     []catalog.Payment       `json:"payments,omitempty"`
+	Checkouts    []Checkout              `json:"checkouts,omitempty"`
+	Holds        []catalog.Hold          `json:"holds,omitempty"`
+	Entries      []catalog.WaitlistEntry `json:"entries,omitempty"`
 }
 
 // EncodeSnapshot returns the encoding of s, in the binary form: the
@@ -320,7 +334,7 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 		return nil, err
 	}
 	e := w{b: make([]byte, 0, 64+len(cat)+len(s.Customers)*80+len(s.Appointments)*220+len(s.Idempotency)*96)}
-	e.byte1(VersionBinary)
+	e.byte1(VersionTagged)
 	e.bytes(cat)
 	e.customers(s.Customers)
 	e.appointments(s.Appointments)
@@ -334,18 +348,15 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 	for i := range s.Endpoints {
 		e.endpoint(&s.Endpoints[i])
 	}
-	if len(s.Payments) > 0 || len(s.Checkouts) > 0 { // absent from older snapshots
-		e.payments(s.Payments)
-		e.checkouts(s.Checkouts)
-	}
+	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries})
 	return e.b, nil
 }
 
 // DecodeSnapshot decodes a snapshot, binary or (written before the binary
 // form) JSON.
 func DecodeSnapshot(b []byte) (*Snapshot, error) {
-	if len(b) >= 1 && b[0] == VersionBinary {
-		d := r{b: b[1:]}
+	if len(b) >= 1 && (b[0] == VersionBinary || b[0] == VersionTagged) {
+		d := r{b: b[1:], tagged: b[0] == VersionTagged}
 		s := decodeSnapshot(&d)
 		if d.err == nil && len(d.b) != 0 {
 			d.err = errShort
@@ -388,10 +399,13 @@ func decodeSnapshot(d *r) *Snapshot {
 			d.endpoint(&s.Endpoints[i])
 		}
 	}
-	if len(d.b) > 0 && d.err == nil {
-		s.Payments = d.payments()
-		s.Checkouts = d.checkouts()
+	var p parts
+	if d.tagged {
+		d.sections(&p)
+	} else if len(d.b) > 0 && d.err == nil { // version 2: payments, untagged
+		p.payments, p.checkouts = d.payments(), d.checkouts()
 	}
+	s.Payments, s.Checkouts, s.Holds, s.Entries = p.payments, p.checkouts, p.holds, p.entries
 	return s
 }
 

@@ -65,7 +65,7 @@ func sampleChange(at time.Time) *Change {
 func TestBookingRecordIsCompact(t *testing.T) {
 	b, err := Encode(nil, &Record{Kind: KindChange, Change: sampleChange(time.Now().UTC().Truncate(time.Millisecond))})
 	require.NoError(t, err)
-	require.Equal(t, byte(VersionBinary), b[0])
+	require.Equal(t, byte(VersionTagged), b[0])
 	require.Less(t, len(b), 700, "a booking's record")
 	t.Logf("a booking's record: %d bytes", len(b))
 }
@@ -94,7 +94,7 @@ func TestJSONCatalogStillDecodes(t *testing.T) {
 		require.Equal(t, r, got)
 		b, err := Encode(nil, r)
 		require.NoError(t, err)
-		require.Equal(t, byte(VersionBinary), b[0])
+		require.Equal(t, byte(VersionTagged), b[0])
 		if len(r.Catalog.Appointments) > 1 {
 			require.Less(t, len(b), len(js)/2, "appointments in the binary form")
 		}
@@ -168,8 +168,8 @@ func TestBinaryRecordRefusesDamage(t *testing.T) {
 		"truncated":      good[:len(good)-1],
 		"half":           good[:len(good)/2],
 		"trailing bytes": append(append([]byte(nil), good...), 0),
-		"wrong kind":     append([]byte{VersionBinary, byte(KindKey)}, good[2:]...),
-		"huge count":     {VersionBinary, byte(KindChange), 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f},
+		"wrong kind":     append([]byte{VersionTagged, byte(KindKey)}, good[2:]...),
+		"huge count":     {VersionTagged, byte(KindChange), 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f},
 	} {
 		_, err := Decode(b)
 		require.ErrorIs(t, err, ErrCorrupt, name)
@@ -201,12 +201,12 @@ func TestBinarySnapshotRoundTrip(t *testing.T) {
 	s := sampleSnapshot()
 	b, err := EncodeSnapshot(s)
 	require.NoError(t, err)
-	require.Equal(t, byte(VersionBinary), b[0])
+	require.Equal(t, byte(VersionTagged), b[0])
 	got, err := DecodeSnapshot(b)
 	require.NoError(t, err)
 	require.Equal(t, s, got)
 	require.Equal(t, uint64(42), got.Idempotency[0].Seq, "a snapshot keeps where each answer is rendered from")
-	for _, bad := range [][]byte{b[:len(b)-1], append(append([]byte(nil), b...), 0), {VersionBinary}} {
+	for _, bad := range [][]byte{b[:len(b)-1], append(append([]byte(nil), b...), 0), {VersionTagged}} {
 		_, err := DecodeSnapshot(bad)
 		require.ErrorIs(t, err, ErrCorrupt)
 	}

@@ -186,6 +186,8 @@ func AppendAppointment(b []byte, a *catalog.Appointment, cu *catalog.Customer) [
 	b = AppendTime(b, a.CreatedAt)
 	b = AppendKey(b, "updatedAt")
 	b = AppendTime(b, a.UpdatedAt)
+	b = AppendKey(b, "version")
+	b = AppendInt(b, a.Version)
 	b = AppendKey(b, "customer")
 	b = appendEmbeddedCustomer(b, a.CustomerID, cu)
 	b = AppendKey(b, "service")

@@ -20,6 +20,8 @@ var statusOf = map[problem.Code]int{
 	problem.Conflict:               409,
 	problem.IdempotencyInProgress:  409,
 	problem.IdempotencyKeyReused:   409,
+	problem.HoldExpired:            409,
+	problem.PreconditionFailed:     412,
 	problem.RequestTimeout:         408,
 	problem.RateLimited:            429,
 	problem.PaymentError:           500,

@@ -1,0 +1,161 @@
+package record
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/storage/catalog"
+)
+
+// The tagged sections that end a change or snapshot of format version 3:
+// what only some writes touch. Each is a tag byte and its body, written
+// only when it has something, in ascending tag order; a decoder refuses an
+// unknown tag, a repeated one or one out of order. A booking that touches
+// none of them encodes to the same bytes as if they did not exist.
+const (
+	tagPayments byte = 1 + iota // payments, checkouts reserved, checkouts closed
+	tagHolds                    // holds created or changed
+	tagEntries                  // waitlist entries created or changed
+)
+
+// parts is what the sections carry, for a change or a snapshot (which
+// has no closed checkouts).
+type parts struct {
+	payments  []catalog.Payment
+	checkouts []Checkout
+	closed    []uuid.UUID
+	holds     []catalog.Hold
+	entries   []catalog.WaitlistEntry
+}
+
+func (e *w) sections(p *parts) {
+	if len(p.payments) > 0 || len(p.checkouts) > 0 || len(p.closed) > 0 {
+		e.byte1(tagPayments)
+		e.payments(p.payments)
+		e.checkouts(p.checkouts)
+		e.ids(p.closed)
+	}
+	if len(p.holds) > 0 {
+		e.byte1(tagHolds)
+		putList(e, p.holds, (*w).hold)
+	}
+	if len(p.entries) > 0 {
+		e.byte1(tagEntries)
+		putList(e, p.entries, (*w).entry)
+	}
+}
+
+func (d *r) sections(p *parts) {
+	last := byte(0)
+	for len(d.b) > 0 && d.err == nil {
+		tag := d.byte1()
+		if tag <= last {
+			d.fail()
+			return
+		}
+		last = tag
+		switch tag {
+		case tagPayments:
+			p.payments, p.checkouts, p.closed = d.payments(), d.checkouts(), d.ids()
+		case tagHolds:
+			p.holds = getList(d, 60, (*r).hold)
+		case tagEntries:
+			p.entries = getList(d, 60, (*r).entry)
+		default:
+			d.fail()
+		}
+	}
+}
+
+func (e *w) ids(ids []uuid.UUID) {
+	e.u(uint64(len(ids)))
+	for _, id := range ids {
+		e.id(id)
+	}
+}
+
+func (d *r) ids() []uuid.UUID {
+	n := d.n(16)
+	if n == 0 {
+		return nil
+	}
+	out := make([]uuid.UUID, n)
+	for i := range out {
+		out[i] = d.id()
+	}
+	return out
+}
+
+var (
+	holdStatuses  = []string{"active", "booked", "released", "expired"}
+	entryStatuses = []string{"waiting", "offered", "booked", "expired", "deleted"}
+)
+
+func (e *w) hold(h *catalog.Hold) {
+	e.id(h.ID)
+	e.id(h.ServiceID)
+	e.id(h.StaffID)
+	e.time(h.Start)
+	e.time(h.End)
+	putList(e, h.Segments, (*w).segment)
+	e.time(h.ExpiresAt)
+	e.time(h.CreatedAt)
+	e.time(h.UpdatedAt)
+	e.enum(string(h.Status), holdStatuses)
+	e.optID(h.Appointment)
+	e.optID(h.Entry)
+}
+
+func (d *r) hold(h *catalog.Hold) {
+	*h = catalog.Hold{ID: d.id(), ServiceID: d.id(), StaffID: d.id(), Start: d.time(), End: d.time(),
+		Segments: getList(d, 20, (*r).segment), ExpiresAt: d.time(), CreatedAt: d.time(), UpdatedAt: d.time(),
+		Status: catalog.HoldStatus(d.enum(holdStatuses)), Appointment: d.optID(), Entry: d.optID()}
+}
+
+func (e *w) segment(s *catalog.Segment) {
+	e.id(s.ID)
+	e.i(int64(s.Position))
+	e.enum(string(s.Kind), segKinds)
+	e.time(s.StartTime)
+	e.time(s.EndTime)
+	e.optID(s.StaffMemberID)
+	e.optStr(s.Label)
+}
+
+func (d *r) segment(s *catalog.Segment) {
+	*s = catalog.Segment{ID: d.id(), Position: d.int(), Kind: catalog.SegmentKind(d.enum(segKinds)),
+		StartTime: d.time(), EndTime: d.time(), StaffMemberID: d.optID(), Label: d.optStr()}
+}
+
+func (e *w) entry(x *catalog.WaitlistEntry) {
+	e.id(x.ID)
+	e.id(x.ServiceID)
+	e.optID(x.StaffID)
+	e.time(x.From)
+	e.time(x.To)
+	e.str(x.Customer.FirstName)
+	e.str(x.Customer.LastName)
+	e.str(x.Customer.Email)
+	e.str(x.Customer.Phone)
+	e.enum(string(x.Status), entryStatuses)
+	e.bool(x.Offer != nil)
+	if o := x.Offer; o != nil {
+		e.id(o.HoldID)
+		e.time(o.Start)
+		e.id(o.StaffID)
+		e.time(o.ExpiresAt)
+	}
+	e.optID(x.Booked)
+	e.time(x.CreatedAt)
+	e.time(x.UpdatedAt)
+}
+
+func (d *r) entry(x *catalog.WaitlistEntry) {
+	*x = catalog.WaitlistEntry{ID: d.id(), ServiceID: d.id(), StaffID: d.optID(), From: d.time(), To: d.time(),
+		Customer: catalog.Person{FirstName: d.str(), LastName: d.str(), Email: d.str(), Phone: d.str()},
+		Status:   catalog.EntryStatus(d.enum(entryStatuses))}
+	if d.bool() {
+		x.Offer = &catalog.Offer{HoldID: d.id(), Start: d.time(), StaffID: d.id(), ExpiresAt: d.time()}
+	}
+	x.Booked = d.optID()
+	x.CreatedAt, x.UpdatedAt = d.time(), d.time()
+}
