@@ -22,11 +22,13 @@ const prefixOutbox byte = 'o'
 // 'e' was webhook events before the delivery log and must not be reused.
 const (
 	OutboxMail byte = 'm' // an e-mail to send
-	// OutboxPayments marks a business whose payments still wait for
-	// something (a checkout, a deadline, a cancel or refund owed at the
-	// provider): one row with an empty id, so start-up wakes exactly
+	// OutboxTimed marks a business with work that waits for a deadline
+	// or a provider and no request to wake it (payments: a checkout, a
+	// deadline, a cancel or refund owed; an active hold; a waiting
+	// waitlist entry): one row with an empty id, so start-up wakes exactly
 	// those businesses and their timers without loading every business.
-	OutboxPayments byte = 'p'
+	// The byte is 'p' because payments were the first such work.
+	OutboxTimed byte = 'p'
 )
 
 const outboxPfxLen = 1 + 16 + 1

@@ -117,6 +117,7 @@ func (s *Server) Public() fasthttp.RequestHandler {
 	add(fasthttp.MethodPatch, "/api/v1/appointments/{id}", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.patchAppointment}))
 	add(fasthttp.MethodPost, "/api/v1/appointments/{id}/status", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.setStatus}))
 	add(fasthttp.MethodPost, "/api/v1/customers", s.api(route{scope: "customers:write", module: catalog.ModCustomers, fn: s.createCustomer}))
+	s.sixRoutes(add)
 	hook := func(fn func(*call)) fasthttp.RequestHandler {
 		return s.api(route{scope: "webhooks:manage", module: catalog.ModWebhooks, fn: fn})
 	}

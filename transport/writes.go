@@ -100,13 +100,17 @@ func decodeCreate(body []byte) (*tenant.CreateInput, error) {
 	var errs input.Errors
 	in := &tenant.CreateInput{Enforce: true}
 	if obj, ok := input.ParseObject(body, &errs); ok {
-		in.ServiceID, _ = obj.UUID("serviceId", input.Required)
-		in.Start, _ = obj.Time("startTime", input.Required)
+		if obj.Has("holdId") {
+			decodeHeldBooking(obj, in)
+		} else {
+			in.ServiceID, _ = obj.UUID("serviceId", input.Required)
+			in.Start, _ = obj.Time("startTime", input.Required)
+			if id, ok := obj.NullableUUID("staffMemberId"); ok {
+				in.StaffID = id
+			}
+		}
 		if cu, ok := obj.Object("customer", input.Required); ok {
 			in.Customer = decodeCustomer(cu)
-		}
-		if id, ok := obj.NullableUUID("staffMemberId"); ok {
-			in.StaffID = id
 		}
 		in.StaffLocked, _ = obj.Bool("staffLocked", input.Optional)
 		if v, ok := obj.Bool("enforceBookingRules", input.Optional); ok {

@@ -30,6 +30,7 @@ type businessActor struct {
 	ids      *ids
 	couriers map[uuid.UUID]*actor.PID // by endpoint
 	pay      payState
+	timer    deadline // expiry of holds and waitlist entries (timers.go)
 }
 
 // Receive implements actor.Actor.
@@ -42,8 +43,10 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		a.load()
 		a.startCouriers(ctx)
 		a.startPayments(ctx)
+		a.schedule(ctx)
 	case *actor.Stopping, *actor.Restarting:
 		a.stopPayments()
+		a.stopTimer()
 	case *Put:
 		r, err := a.put(m)
 		respondNow(ctx, r, err)
@@ -72,6 +75,22 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *DeleteEndpoint:
 		ch, err := tenant.DecideEndpointDelete(a.state, m.ID, a.now())
 		apply(a, ctx, ch, Done{}, err)
+	case *CreateHold:
+		a.idempotent(ctx, m.Idem, record.AnswerHold, func() (*record.Change, int, []byte, error) { return a.hold(&m.In) })
+	case *ExtendHold:
+		ch, h, err := tenant.DecideExtend(a.state, m.ID, m.TTL, a.now())
+		apply(a, ctx, ch, deref(h), err)
+	case *ReleaseHold:
+		ch, err := tenant.DecideRelease(a.state, m.ID, a.now(), a.ids)
+		apply(a, ctx, ch, Done{}, err)
+	case *AddEntry:
+		a.idempotent(ctx, m.Idem, record.AnswerEntry, func() (*record.Change, int, []byte, error) { return a.addEntry(&m.In) })
+	case *DeleteEntry:
+		ch, err := tenant.DecideEntryDelete(a.state, m.ID, a.now())
+		apply(a, ctx, ch, Done{}, err)
+	case *tick:
+		defer a.guard(ctx, nil)
+		a.expire(ctx)
 	case *PaymentEvent:
 		a.paymentEvent(ctx, m)
 	case *PaymentNotice:

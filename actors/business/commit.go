@@ -227,7 +227,7 @@ func (a *businessActor) maybeSnapshot(st *tenant.State) {
 	}
 	// Answers older than their retention are dropped from the actor's
 	// state (readers get the pruned state with the next write).
-	if pruned := tenant.PruneIdempotency(st, a.now().Add(-idemRetention)); pruned != st {
+	if pruned := tenant.Prune(st, a.now().Add(-idemRetention)); pruned != st {
 		st = pruned
 		a.state = st
 	}

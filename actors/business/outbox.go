@@ -60,11 +60,11 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record
 	for _, id := range ch.Removed {
 		b.DeleteDeliveries(st.Business.ID, id)
 	}
-	if len(ch.Payments) > 0 || len(ch.Checkouts) > 0 || len(ch.Closed) > 0 {
-		if st.HasPaymentWork() {
-			b.PutOutbox(st.Business.ID, storage.OutboxPayments, "", nil)
+	if len(ch.Payments) > 0 || len(ch.Checkouts) > 0 || len(ch.Closed) > 0 || len(ch.Holds) > 0 || len(ch.Entries) > 0 {
+		if st.HasTimedWork() {
+			b.PutOutbox(st.Business.ID, storage.OutboxTimed, "", nil)
 		} else {
-			b.DeleteOutbox(st.Business.ID, storage.OutboxPayments, "")
+			b.DeleteOutbox(st.Business.ID, storage.OutboxTimed, "")
 		}
 	}
 	return fresh, nil
@@ -73,6 +73,9 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record
 // envelope renders event ev; its subject is an appointment (with its
 // customer) or a customer, as of the state after ch.
 func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record.Event) []byte {
+	if strings.HasPrefix(ev.Type, "waitlist.") {
+		return a.env.Encoder.AppendEntryEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, entryOf(st, ch, ev.Subject))
+	}
 	if strings.HasPrefix(ev.Type, "payment.") {
 		p := paymentIn(ch, ev.Subject)
 		if p == nil {
@@ -119,6 +122,10 @@ func mailRow(st *tenant.State, ch *record.Change, m *record.Mail) *record.MailRo
 		}
 		return r
 	}
+	if m.Kind == tenant.MailWaitlistOffer {
+		offerMail(st, ch, m, r)
+		return r
+	}
 	if appt := appointmentOf(st, ch, m.Appointment); appt != nil {
 		r.Appointment = mailAppointment(appt, tenant.CustomerIn(st, ch, appt.CustomerID))
 		if p := paymentIn(ch, appt.ID); p != nil && appt.Status == catalog.PendingPayment && p.Status == catalog.PaymentPending {
@@ -157,4 +164,45 @@ func endpointOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Endp
 		}
 	}
 	return st.Endpoint(id)
+}
+
+// entryOf is waitlist entry id as ch leaves it.
+func entryOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.WaitlistEntry {
+	for i := range ch.Entries {
+		if ch.Entries[i].ID == id {
+			return &ch.Entries[i]
+		}
+	}
+	return st.Entry(id)
+}
+
+// offerMail fills r, a waitlist offer (m.Appointment is the offer's hold),
+// with the time held, as an appointment of the entry's customer would show
+// it, and the offer.
+func offerMail(st *tenant.State, ch *record.Change, m *record.Mail, r *record.MailRow) {
+	var h *catalog.Hold
+	for i := range ch.Holds {
+		if ch.Holds[i].ID == m.Appointment {
+			h = &ch.Holds[i]
+		}
+	}
+	if h == nil {
+		h = st.Hold(m.Appointment)
+	}
+	if h == nil || h.Entry == nil {
+		return
+	}
+	e := entryOf(st, ch, *h.Entry)
+	svc := st.Service(h.ServiceID)
+	if e == nil || svc == nil {
+		return
+	}
+	r.Appointment = &record.MailAppointment{ID: h.ID.String(), StartTime: h.Start, EndTime: h.End,
+		Customer: record.MailPerson{FirstName: e.Customer.FirstName, LastName: e.Customer.LastName},
+		Service:  record.MailService{Name: svc.Name, DurationMinutes: svc.DurationMinutes, PriceCents: svc.PriceCents},
+		Currency: st.Business.Currency}
+	if staff := st.StaffMember(h.StaffID); staff != nil {
+		r.Appointment.StaffMember = &record.MailStaff{Name: staff.Name}
+	}
+	r.Offer = &record.MailOffer{HoldID: h.ID.String(), ExpiresAt: h.ExpiresAt, EntryID: e.ID.String()}
 }

@@ -28,6 +28,11 @@ import (
 //	DeleteEndpoint{ID}           -> Done               DELETE /webhooks/{id}
 //	PaymentEvent{Event}          -> Done               a verified client_secret provider event
 //	PaymentNotice{ProviderPaymentID} -> Done           a redirect provider's notice
+//	CreateHold{In, Idem}         -> *Answer            POST /holds
+//	ExtendHold{ID, TTL}          -> catalog.Hold       PATCH /holds/{id}
+//	ReleaseHold{ID}              -> Done               DELETE /holds/{id}
+//	AddEntry{In, Idem}           -> *Answer            POST /waitlist-entries
+//	DeleteEntry{ID}              -> Done               DELETE /waitlist-entries/{id}
 //
 // A refusal is a *problem.Error in Reply.Err; an unexpected failure is an
 // INTERNAL_ERROR problem that keeps its cause. The actor never speaks HTTP:
@@ -168,6 +173,39 @@ type PaymentNotice struct {
 	ProviderPaymentID string
 }
 
+// CreateHold places a hold (decisions §6).
+type CreateHold struct {
+	request[*Answer]
+	In   tenant.HoldInput
+	Idem IdemKey
+}
+
+// ExtendHold sets a live hold's expiry to now + TTL.
+type ExtendHold struct {
+	request[catalog.Hold]
+	ID  uuid.UUID
+	TTL time.Duration
+}
+
+// ReleaseHold releases a hold.
+type ReleaseHold struct {
+	request[Done]
+	ID uuid.UUID
+}
+
+// AddEntry puts a customer on the waitlist.
+type AddEntry struct {
+	request[*Answer]
+	In   tenant.EntryInput
+	Idem IdemKey
+}
+
+// DeleteEntry takes an entry off the waitlist.
+type DeleteEntry struct {
+	request[Done]
+	ID uuid.UUID
+}
+
 // Encoder renders what the actor stores with a write in the API's own
 // bytes: the answer of an idempotent request, and the envelope of each
 // event (whose data is the subject as GET showed it at that moment). The
@@ -187,4 +225,11 @@ type Encoder interface {
 	// AppendPaymentEvent appends a payment event's envelope; its data is
 	// payment p.
 	AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *catalog.Payment) []byte
+	// HoldCreated and EntryCreated render the answers of POST /holds and
+	// POST /waitlist-entries.
+	HoldCreated(h *catalog.Hold) (status int, body []byte)
+	EntryCreated(e *catalog.WaitlistEntry) (status int, body []byte)
+	// AppendEntryEvent appends a waitlist event's envelope; its data is
+	// entry e.
+	AppendEntryEvent(b []byte, id, typ string, at time.Time, e *catalog.WaitlistEntry) []byte
 }

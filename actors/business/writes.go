@@ -137,6 +137,12 @@ func (a *businessActor) render(e *record.Idem) ([]byte, error) {
 	case e.Answer == record.AnswerCustomer && len(ch.Customers) > 0:
 		_, body := a.env.Encoder.CustomerCreated(&ch.Customers[0])
 		return body, nil
+	case e.Answer == record.AnswerHold && len(ch.Holds) > 0:
+		_, body := a.env.Encoder.HoldCreated(&ch.Holds[0])
+		return body, nil
+	case e.Answer == record.AnswerEntry && len(ch.Entries) > 0:
+		_, body := a.env.Encoder.EntryCreated(&ch.Entries[0])
+		return body, nil
 	}
 	return nil, fmt.Errorf("record has no subject for answer kind %d", e.Answer)
 }
@@ -158,6 +164,26 @@ func (a *businessActor) addCustomer(in catalog.Customer) (*record.Change, int, [
 		return nil, 0, nil, err
 	}
 	status, body := a.env.Encoder.CustomerCreated(cu)
+	return ch, status, body, nil
+}
+
+// hold decides a hold and renders its answer.
+func (a *businessActor) hold(in *tenant.HoldInput) (*record.Change, int, []byte, error) {
+	ch, h, err := tenant.DecideHold(a.state, in, a.now(), a.ids)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	status, body := a.env.Encoder.HoldCreated(h)
+	return ch, status, body, nil
+}
+
+// addEntry decides a waitlist entry and renders its answer.
+func (a *businessActor) addEntry(in *tenant.EntryInput) (*record.Change, int, []byte, error) {
+	ch, e, err := tenant.DecideEntry(a.state, in, a.now(), a.ids)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	status, body := a.env.Encoder.EntryCreated(e)
 	return ch, status, body, nil
 }
 
@@ -217,6 +243,9 @@ func commitChange[R any](a *businessActor, ctx actor.Context, ch *record.Change,
 // not touch the actor's fields). then gets the error that failed the
 // write, if one did.
 func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then func(err error)) {
+	// Time this write frees goes to the waitlist in the same record, so
+	// no crash can free it without offering it (a no-op without entries).
+	tenant.AddOffers(a.state, ch, ch.At, a.ids)
 	var fresh map[uuid.UUID][]catalog.Delivery
 	rows := func(b *storage.Batch, next *tenant.State) (err error) {
 		fresh, err = a.addOutbox(b, next, ch)
@@ -233,6 +262,9 @@ func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then fu
 		return
 	}
 	handOver := a.handOver(ctx, ch, fresh)
+	if len(ch.Holds) > 0 || len(ch.Entries) > 0 {
+		a.schedule(ctx)
+	}
 	root, self := ctx.ActorSystem().Root, ctx.Self()
 	s.then = func(err error) {
 		if key != "" {

@@ -51,7 +51,7 @@ func Decide(r *Request) (*Decision, *problem.Error) {
 	pinned := -1
 	if r.Pinned != nil {
 		pinned = staffIndex(r.Staff, *r.Pinned)
-		if pinned < 0 || !eligible(&r.Staff[pinned], r.Service) {
+		if pinned < 0 || !Eligible(&r.Staff[pinned], r.Service) {
 			return nil, refuse(problem.StaffNotBookable)
 		}
 	}
@@ -109,7 +109,7 @@ func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
 	working, unbooked := false, false
 	for i := range r.Staff {
 		st := &r.Staff[i]
-		if pinned >= 0 && i != pinned || pinned < 0 && !eligible(st, r.Service) {
+		if pinned >= 0 && i != pinned || pinned < 0 && !Eligible(st, r.Service) {
 			continue
 		}
 		work = appendWorking(work[:0], st, &ds, r.Loc, w)
@@ -152,7 +152,7 @@ func loose(r *Request, sh shape, pinned int) (int, *problem.Error) {
 	}
 	for i := range r.Staff {
 		st := &r.Staff[i]
-		if pinned >= 0 && i != pinned || pinned < 0 && !eligible(st, r.Service) {
+		if pinned >= 0 && i != pinned || pinned < 0 && !Eligible(st, r.Service) {
 			continue
 		}
 		if r.Index.Fits(st.ID, spans, r.Except) {
@@ -231,8 +231,9 @@ func leastBusy(r *Request, cands []int) int {
 	return best
 }
 
-// eligible reports whether st can be booked for svc at all.
-func eligible(st *catalog.Staff, svc *catalog.Service) bool {
+// Eligible reports whether st can be booked for svc at all: active,
+// bookable and assigned the service.
+func Eligible(st *catalog.Staff, svc *catalog.Service) bool {
 	return st.IsActive && st.IsBookable && st.Performs(svc.ID)
 }
 
@@ -297,4 +298,21 @@ var sentences = map[problem.Code]string{
 	problem.SlotTaken:               "The requested time is already taken.",
 	problem.NoStaffAvailable:        "No staff member is available at the requested time.",
 	problem.BookingSlotNotConnected: "The start time would leave a gap in the day that cannot be booked.",
+}
+
+// OnGrid reports whether t is on the business's grid of start times in
+// its local time: the candidates a search for bookable starts looks at.
+func OnGrid(biz *catalog.Business, loc *time.Location, t time.Time) bool {
+	_, sec := dayNumber(t.UnixMilli(), loc)
+	return t.UnixMilli()%1000 == 0 && onGrid(t, sec, biz.Rules.SlotIntervalMinutes)
+}
+
+// Reach is how far from a freed stretch of time a start may lie and still
+// become bookable by it: the service's footprint before it (the booking
+// may end in it) and the gap rule's minimum on both sides (a start next
+// to it may no longer leave a gap too short to book).
+func Reach(biz *catalog.Business, svc *catalog.Service) (before, after time.Duration) {
+	sh := shapeOf(svc, nil)
+	gap := time.Duration(gapOf(&biz.Rules)) * time.Millisecond
+	return time.Duration(sh.long)*time.Millisecond + gap, gap
 }

@@ -298,7 +298,7 @@ func (w *world) oracle(r *Request) problem.Code {
 		return problem.ServiceNotBookable
 	}
 	st := &w.staff[slices.IndexFunc(w.staff, func(s catalog.Staff) bool { return s.ID == *r.Pinned })]
-	if !eligible(st, w.svc) {
+	if !Eligible(st, w.svc) {
 		return problem.StaffNotBookable
 	}
 	if r.Enforce {
@@ -332,7 +332,7 @@ func (w *world) oracleAuto(r *Request) (problem.Code, uuid.UUID) {
 	var working, free, fine []int
 	for i := range w.staff {
 		st := &w.staff[i]
-		if !eligible(st, w.svc) || r.Enforce && !w.works(st, r.Start) {
+		if !Eligible(st, w.svc) || r.Enforce && !w.works(st, r.Start) {
 			continue
 		}
 		working = append(working, i)

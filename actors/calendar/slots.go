@@ -87,7 +87,7 @@ func Slots(q *Query, out []Slot) []Slot {
 	var acts [8]rel
 	cands := buf[:0]
 	for i := range q.Staff {
-		if eligible(&q.Staff[i], q.Service) && (q.Only == nil || *q.Only == q.Staff[i].ID) {
+		if Eligible(&q.Staff[i], q.Service) && (q.Only == nil || *q.Only == q.Staff[i].ID) {
 			cands = append(cands, i)
 		}
 	}

@@ -175,3 +175,31 @@ func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*catalog
 	}
 	return rep.Delivery, rep.Err
 }
+
+// CreateHold places a hold (POST /holds), idempotently as Book.
+func (d *Directory) CreateHold(ctx context.Context, biz uuid.UUID, in tenant.HoldInput, idem business.IdemKey) (*business.Answer, error) {
+	return call[*business.Answer](ctx, d, biz, &business.CreateHold{In: in, Idem: idem})
+}
+
+// ExtendHold sets live hold id's expiry to now + ttl and returns it.
+func (d *Directory) ExtendHold(ctx context.Context, biz, id uuid.UUID, ttl time.Duration) (catalog.Hold, error) {
+	return call[catalog.Hold](ctx, d, biz, &business.ExtendHold{ID: id, TTL: ttl})
+}
+
+// ReleaseHold releases hold id.
+func (d *Directory) ReleaseHold(ctx context.Context, biz, id uuid.UUID) error {
+	_, err := call[business.Done](ctx, d, biz, &business.ReleaseHold{ID: id})
+	return err
+}
+
+// AddEntry puts a customer on the waitlist (POST /waitlist-entries),
+// idempotently as Book.
+func (d *Directory) AddEntry(ctx context.Context, biz uuid.UUID, in tenant.EntryInput, idem business.IdemKey) (*business.Answer, error) {
+	return call[*business.Answer](ctx, d, biz, &business.AddEntry{In: in, Idem: idem})
+}
+
+// DeleteEntry takes waitlist entry id off the list.
+func (d *Directory) DeleteEntry(ctx context.Context, biz, id uuid.UUID) error {
+	_, err := call[business.Done](ctx, d, biz, &business.DeleteEntry{ID: id})
+	return err
+}

@@ -103,6 +103,14 @@ func Snapshot(s *State) *record.Snapshot {
 		return true
 	})
 	snap.Checkouts = s.Checkouts()
+	s.holds.Ascend(nil, func(_ uuid.UUID, h *catalog.Hold) bool {
+		snap.Holds = append(snap.Holds, *h)
+		return true
+	})
+	s.entries.Ascend(nil, func(_ uuid.UUID, e *catalog.WaitlistEntry) bool {
+		snap.Entries = append(snap.Entries, *e)
+		return true
+	})
 	if s.lastAssigned != uuid.Nil {
 		la := s.lastAssigned
 		snap.LastAssigned = &la
@@ -132,6 +140,12 @@ func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
 	}
 	if len(snap.Checkouts) > 0 {
 		st.book = st.book.openCheckouts(snap.Checkouts)
+	}
+	for i := range snap.Holds {
+		st.book = st.book.putHold(snap.Holds[i])
+	}
+	for i := range snap.Entries {
+		st.book = st.book.putEntry(snap.Entries[i])
 	}
 	return st, nil
 }

@@ -39,6 +39,15 @@ type book struct {
 	openPay      sorted.Map[uuid.UUID, struct{}]
 	checkouts    sorted.Map[uuid.UUID, *record.Checkout]
 	checkoutKeys sorted.Map[string, uuid.UUID]
+
+	// Holds and the waitlist (holds.go, waitlist.go): every hold by id
+	// (ended ones until pruned), the active ones, every entry by id, the
+	// entries in creation order, and the waiting ones in creation order.
+	holds      sorted.Map[uuid.UUID, *catalog.Hold]
+	liveHolds  sorted.Map[uuid.UUID, struct{}]
+	entries    sorted.Map[uuid.UUID, *catalog.WaitlistEntry]
+	entryOrder sorted.Map[CreationKey, struct{}]
+	waiting    sorted.Map[CreationKey, struct{}]
 }
 
 // StartKey orders appointments by start time, then id: the order of the
@@ -72,6 +81,12 @@ func newBook() book {
 
 		checkouts:    sorted.New[uuid.UUID, *record.Checkout](compareID),
 		checkoutKeys: sorted.New[string, uuid.UUID](strings.Compare),
+
+		holds:      sorted.New[uuid.UUID, *catalog.Hold](compareID),
+		liveHolds:  sorted.New[uuid.UUID, struct{}](compareID),
+		entries:    sorted.New[uuid.UUID, *catalog.WaitlistEntry](compareID),
+		entryOrder: sorted.New[CreationKey, struct{}](compareCreation),
+		waiting:    sorted.New[CreationKey, struct{}](compareCreation),
 	}
 }
 
@@ -213,6 +228,14 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 	if len(c.Closed) > 0 {
 		b = b.closeCheckouts(c.Closed)
 	}
+	// A hold's time is freed before the appointment that consumes it
+	// takes the same time.
+	for i := range c.Holds {
+		b = b.putHold(c.Holds[i])
+	}
+	for i := range c.Entries {
+		b = b.putEntry(c.Entries[i])
+	}
 	b = b.addCustomers(c.Customers)
 	for i := range c.Appointments {
 		a := c.Appointments[i]
@@ -324,7 +347,7 @@ func (s *State) Endpoint(id uuid.UUID) *catalog.Endpoint {
 func (s *State) OldestAnswerRecord() uint64 {
 	var oldest uint64
 	s.idem.Ascend(nil, func(_ string, e idem) bool {
-		if e.whole == nil && (e.answer == record.AnswerBooked || e.answer == record.AnswerCustomer) && (oldest == 0 || e.seq < oldest) {
+		if e.whole == nil && e.answer.FromRecord() && (oldest == 0 || e.seq < oldest) {
 			oldest = e.seq
 		}
 		return true
@@ -332,11 +355,13 @@ func (s *State) OldestAnswerRecord() uint64 {
 	return oldest
 }
 
-// PruneIdempotency returns s without the idempotent answers stored before
-// cutoff. Expired answers are already ignored on lookup; pruning bounds the
-// memory and snapshots they take. It is not journalled: replay may bring
-// expired answers back, and the next prune drops them again.
-func PruneIdempotency(s *State, cutoff time.Time) *State {
+// Prune returns s without the idempotent answers stored before cutoff and
+// the holds that ended before it. Expired answers are already ignored on
+// lookup, and an ended hold only tells a late booking HOLD_EXPIRED from
+// an unknown id; pruning bounds the memory and snapshots they take. It is
+// not journalled: replay may bring them back, and the next prune drops
+// them again.
+func Prune(s *State, cutoff time.Time) *State {
 	var old []string
 	s.idem.Ascend(nil, func(k string, e idem) bool {
 		if e.time().Before(cutoff) {
@@ -344,10 +369,13 @@ func PruneIdempotency(s *State, cutoff time.Time) *State {
 		}
 		return true
 	})
-	if len(old) == 0 {
+	holds := s.holds.Len()
+	bk := s.book.pruneHolds(cutoff)
+	if len(old) == 0 && bk.holds.Len() == holds {
 		return s
 	}
 	n := *s
+	n.book = bk
 	for _, k := range old {
 		n.idem = n.idem.Delete(k)
 	}

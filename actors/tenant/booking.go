@@ -29,6 +29,7 @@ type CreateInput struct {
 	StaffLocked bool
 	Enforce     bool
 	Notes       *string
+	HoldID      *uuid.UUID // book exactly this hold's footprint (decisions §6)
 }
 
 // Event types (api-v1 §6.1).
@@ -57,21 +58,14 @@ var (
 // business has no provider, and otherwise becomes a reservation
 // (Change.Checkouts) that the provider's answer completes or releases.
 func DecideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
-	svc := s.Service(in.ServiceID)
-	if svc == nil || svc.Deleted {
-		return nil, nil, errUnknownService
-	}
-	if in.StaffID != nil && s.StaffMember(*in.StaffID) == nil {
-		return nil, nil, errUnknownStaff
+	if in.HoldID != nil {
+		return decideHeld(s, in, now, ids)
 	}
 	existing := s.CustomerByEmail(in.Customer.Email)
-	d, perr := calendar.Decide(&calendar.Request{
-		Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: in.Start, Staff: s.Staff,
-		Pinned: in.StaffID, Enforce: in.Enforce, CustomerOnFile: existing != nil, Index: s.index,
-		LastAssigned: s.lastAssigned,
-	})
-	if perr != nil {
-		return nil, nil, perr
+	svc, d, err := decideSlot(s, &slotInput{ServiceID: in.ServiceID, Start: in.Start, StaffID: in.StaffID,
+		Enforce: in.Enforce, CustomerOnFile: existing != nil}, now)
+	if err != nil {
+		return nil, nil, err
 	}
 	ch := &record.Change{At: now}
 	a := Appointment(ids.UUID(), &s.Business, s.Loc, svc, d.Staff, in.Start, now)
@@ -80,6 +74,47 @@ func DecideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Ch
 		id := d.Staff.ID
 		ch.LastAssigned = &id
 	}
+	return booked(s, ch, a, svc, existing, in, now, ids)
+}
+
+// slotInput is what decideSlot judges: a start of a service, with a
+// staff member or by the business's strategy.
+type slotInput struct {
+	ServiceID      uuid.UUID
+	Start          time.Time
+	StaffID        *uuid.UUID
+	Enforce        bool
+	CustomerOnFile bool
+}
+
+// decideSlot is the one decision behind a booking, a hold and a check
+// (decisions §4 and §6): the service and staff member must exist, then
+// calendar.Decide applies the rules in their order against the calendar,
+// holds included. It returns the service and the accepted footprint.
+func decideSlot(s *State, in *slotInput, now time.Time) (*catalog.Service, *calendar.Decision, error) {
+	svc := s.Service(in.ServiceID)
+	if svc == nil || svc.Deleted {
+		return nil, nil, errUnknownService
+	}
+	if in.StaffID != nil && s.StaffMember(*in.StaffID) == nil {
+		return nil, nil, errUnknownStaff
+	}
+	d, perr := calendar.Decide(&calendar.Request{
+		Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: in.Start, Staff: s.Staff,
+		Pinned: in.StaffID, Enforce: in.Enforce, CustomerOnFile: in.CustomerOnFile, Index: s.index,
+		LastAssigned: s.lastAssigned,
+	})
+	if perr != nil {
+		return nil, nil, perr
+	}
+	return svc, d, nil
+}
+
+// booked finishes a booking whose time is decided: appointment a of svc
+// (its customer still to set), for the customer on file (existing) or a
+// new one made from in.Customer; a reservation when it needs prepayment.
+func booked(s *State, ch *record.Change, a catalog.Appointment, svc *catalog.Service, existing *catalog.Customer,
+	in *CreateInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
 	pay, needs := needsPayment(s, svc, &a)
 	if needs && s.Business.Payments.Provider == "" {
 		return nil, nil, errPayments

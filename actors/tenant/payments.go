@@ -120,6 +120,13 @@ func (s *State) PaymentWork() []uuid.UUID {
 // HasPaymentWork reports whether PaymentWork is not empty.
 func (s *State) HasPaymentWork() bool { return s.openPay.Len() > 0 || s.checkouts.Len() > 0 }
 
+// HasTimedWork reports whether something of the business waits for a
+// deadline or a provider with no request to wake it: payment work, an
+// active hold, a waiting entry. Its actor is started at boot.
+func (s *State) HasTimedWork() bool {
+	return s.HasPaymentWork() || s.liveHolds.Len() > 0 || s.waiting.Len() > 0
+}
+
 // CheckoutCreated is what the provider answered for a reservation's
 // checkout.
 type CheckoutCreated struct {

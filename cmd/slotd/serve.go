@@ -90,7 +90,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if err := wakeCouriers(ctx, store, dir); err != nil {
 		return err
 	}
-	if err := wakePayments(ctx, store, dir); err != nil {
+	if err := wakeTimed(ctx, store, dir); err != nil {
 		return err
 	}
 	var access *slog.Logger
@@ -406,12 +406,13 @@ func wakeCouriers(ctx context.Context, store *storage.Store, dir *directory.Dire
 	return nil
 }
 
-// wakePayments starts the actors of the businesses whose payments wait for
-// something (storage.OutboxPayments), so their deadlines fire and what
-// they owe providers is done without waiting for a request to wake them.
-func wakePayments(ctx context.Context, store *storage.Store, dir *directory.Directory) error {
+// wakeTimed starts the actors of the businesses with timed work
+// (storage.OutboxTimed: payments, holds, waitlist entries), so their
+// deadlines fire and what they owe providers is done without waiting for
+// a request to wake them.
+func wakeTimed(ctx context.Context, store *storage.Store, dir *directory.Directory) error {
 	var owners []uuid.UUID
-	err := store.Outbox(storage.OutboxPayments, func(biz [16]byte, _ string, _ []byte) error {
+	err := store.Outbox(storage.OutboxTimed, func(biz [16]byte, _ string, _ []byte) error {
 		owners = append(owners, biz)
 		return nil
 	})

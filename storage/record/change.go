@@ -27,10 +27,11 @@ var (
 	statuses   = []string{"pending_payment", "confirmed", "cancelled", "completed", "no_show", "payment_expired"}
 	segKinds   = []string{"active", "gap"}
 	eventTypes = []string{"appointment.created", "appointment.updated", "appointment.confirmed", "appointment.cancelled",
-		"appointment.completed", "appointment.no_show", "customer.created", "payment.succeeded", "payment.refunded"}
-	mailKinds = []string{"booking_confirmation", "status_changed", "endpoint_disabled"}
+		"appointment.completed", "appointment.no_show", "customer.created", "payment.succeeded", "payment.refunded",
+		"waitlist.offered"}
+	mailKinds = []string{"booking_confirmation", "status_changed", "endpoint_disabled", "waitlist_offer"}
 	methods   = []string{"POST", "PATCH", "PUT", "DELETE", "GET"}
-	paths     = []string{"/api/v1/appointments", "/api/v1/customers"}
+	paths     = []string{"/api/v1/appointments", "/api/v1/customers", "/api/v1/holds", "/api/v1/waitlist-entries"}
 	epStatus  = []string{"active", "auto_disabled"}
 )
 
@@ -238,7 +239,7 @@ func (d *r) idem() *Idem {
 	copy(x.BodyHash[:], d.take(32))
 	x.Status, x.At = d.int(), d.time()
 	x.Answer = AnswerKind(d.byte1())
-	if x.Answer > AnswerRefused {
+	if x.Answer > AnswerEntry {
 		d.fail()
 	}
 	if b := d.bytes(); len(b) > 0 {

@@ -14,7 +14,10 @@ import (
 // cannot disagree about the format.
 //
 // Rows are written in the binary form of the journal (a VersionBinary
-// byte, then the fields in order: about 200 bytes for a confirmation).
+// byte, then the fields in order: about 200 bytes for a confirmation). A
+// row with an Offer starts with VersionTagged instead: the same fields,
+// then the payment behind a presence byte, then the offer (see
+// EncodeMailRow); every other row keeps exactly the VersionBinary bytes.
 // Rows written before were JSON, with the member names of the API's
 // resources (an appointment row read like a trimmed GET
 // /appointments/{id}); those still decode, unknown members ignored.
@@ -31,6 +34,19 @@ type MailRow struct {
 	Endpoint *MailEndpoint `json:"endpoint,omitempty"`
 	// Payment is the prepayment a payment request asks for.
 	Payment *MailPayment `json:"payment,omitempty"`
+	// Offer is the hold a waitlist_offer e-mail offers the customer of a
+	// waitlist entry (decisions §6); Appointment then describes the held
+	// slot (its ID is the hold's, its status means nothing).
+	Offer *MailOffer `json:"offer,omitempty"`
+}
+
+// MailOffer is what a waitlist offer is about: the hold slotd placed for
+// the waitlist entry, and when it lapses (after which the time is offered
+// to the next entry).
+type MailOffer struct {
+	HoldID    string    `json:"holdId"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	EntryID   string    `json:"entryId"`
 }
 
 // MailPayment is what a payment request shows: the amount, and the
@@ -99,7 +115,11 @@ func EncodeMailRow(m *MailRow) ([]byte, error) {
 		return nil, fmt.Errorf("record: mail row %s: bookingReference is not JSON", m.ID)
 	}
 	e := w{b: make([]byte, 0, 256)}
-	e.byte1(VersionBinary)
+	if m.Offer != nil {
+		e.byte1(VersionTagged)
+	} else {
+		e.byte1(VersionBinary)
+	}
 	e.ulidText(m.ID, "")
 	e.enum(m.Kind, mailKinds)
 	e.str(m.To)
@@ -135,19 +155,39 @@ func EncodeMailRow(m *MailRow) ([]byte, error) {
 		e.str(ep.URL)
 		e.i(int64(ep.ConsecutiveFailures))
 	}
-	if p := m.Payment; p != nil { // last and optional: older rows end before it
-		e.i(int64(p.AmountCents))
-		e.str(p.Currency)
-		e.str(p.CheckoutURL)
+	if o := m.Offer; o != nil {
+		// VersionTagged: a payment part that simply ends the row could
+		// not be told from an offer after it, so here it has a presence
+		// byte, and the offer is always last.
+		e.bool(m.Payment != nil)
+		if m.Payment != nil {
+			e.mailPayment(m.Payment)
+		}
+		e.str(o.HoldID)
+		e.time(o.ExpiresAt)
+		e.str(o.EntryID)
+	} else if m.Payment != nil { // VersionBinary: last and optional, older rows end before it
+		e.mailPayment(m.Payment)
 	}
 	return e.b, nil
 }
 
-// DecodeMailRow decodes an outbox mail row, binary or (written before the
-// binary form) JSON. It never panics on bad input.
+func (e *w) mailPayment(p *MailPayment) {
+	e.i(int64(p.AmountCents))
+	e.str(p.Currency)
+	e.str(p.CheckoutURL)
+}
+
+func (d *r) mailPayment() *MailPayment {
+	return &MailPayment{AmountCents: d.int(), Currency: d.str(), CheckoutURL: d.str()}
+}
+
+// DecodeMailRow decodes an outbox mail row, binary (VersionBinary, or
+// VersionTagged for a row with an offer) or (written before the binary
+// form) JSON. It never panics on bad input.
 func DecodeMailRow(b []byte) (*MailRow, error) {
-	if len(b) > 0 && b[0] == VersionBinary {
-		d := r{b: b[1:]}
+	if len(b) > 0 && (b[0] == VersionBinary || b[0] == VersionTagged) {
+		d := r{b: b[1:], tagged: b[0] == VersionTagged}
 		m := decodeMailRow(&d)
 		if d.err == nil && len(d.b) != 0 {
 			d.err = errShort
@@ -187,8 +227,13 @@ func decodeMailRow(d *r) *MailRow {
 	if d.bool() {
 		m.Endpoint = &MailEndpoint{ID: d.str(), URL: d.str(), ConsecutiveFailures: d.int()}
 	}
-	if len(d.b) > 0 && d.err == nil {
-		m.Payment = &MailPayment{AmountCents: d.int(), Currency: d.str(), CheckoutURL: d.str()}
+	if d.tagged {
+		if d.bool() {
+			m.Payment = d.mailPayment()
+		}
+		m.Offer = &MailOffer{HoldID: d.str(), ExpiresAt: d.time(), EntryID: d.str()}
+	} else if len(d.b) > 0 && d.err == nil {
+		m.Payment = d.mailPayment()
 	}
 	return m
 }

@@ -29,7 +29,8 @@ const Version = 1
 
 // VersionBinary is the format version of the binary records (bin.go)
 // written before appointments had a version: changes, catalogue puts and
-// snapshots, and the mail rows, which still use it.
+// snapshots, and the mail rows, which still use it unless they carry a
+// waitlist offer (then VersionTagged).
 const VersionBinary = 2
 
 // VersionTagged is the format version of the binary records written now:
@@ -285,7 +286,16 @@ const (
 	AnswerBooked                     // the appointment (and customer) of the record at Seq
 	AnswerCustomer                   // the customer created by the record at Seq
 	AnswerRefused                    // Refused
+	AnswerHold                       // the hold created by the record at Seq
+	AnswerEntry                      // the waitlist entry created by the record at Seq
 )
+
+// FromRecord reports whether answers of kind k are rendered from the
+// journal record at their Seq, which must then be kept while they may be
+// replayed.
+func (k AnswerKind) FromRecord() bool {
+	return k == AnswerBooked || k == AnswerCustomer || k == AnswerHold || k == AnswerEntry
+}
 
 // Event is one entry of the business's event log (api-v1 §6). Its data is
 // the state of Subject (an appointment or a customer) in the same record.

@@ -59,7 +59,7 @@ func (d *r) sections(p *parts) {
 		case tagHolds:
 			p.holds = getList(d, 60, (*r).hold)
 		case tagEntries:
-			p.entries = getList(d, 60, (*r).entry)
+			p.entries = getList(d, 48, (*r).entry)
 		default:
 			d.fail()
 		}

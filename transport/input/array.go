@@ -1,6 +1,10 @@
 package input
 
-import "github.com/google/uuid"
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
 
 // Array is a JSON array at a path. Elements have no Presence: they are
 // there by definition, and null is simply the wrong type. Reading an index
@@ -81,4 +85,13 @@ func (a Array) Option(i int, allowed ...string) (string, bool) {
 		return "", false
 	}
 	return checkOption(a.errs, v, allowed)
+}
+
+// Time reads element i as an RFC 3339 timestamp (see ParseTime), in UTC.
+func (a Array) Time(i int) (time.Time, bool) {
+	v := a.item(i)
+	if v.none() {
+		return time.Time{}, false
+	}
+	return checkTime(a.errs, v)
 }

@@ -21,11 +21,17 @@ const DefaultLocale = "en"
 //	                                  a new booking waiting for payment
 //	pay.amount, pay.link, pay.instructions
 //	                                  a payment request's amount and link
+//	subject.waitlist_offer, intro.waitlist_offer(.anyone),
+//	howto.waitlist_offer, details.waitlist_offer, offer.service,
+//	label.held_until, label.offer_reference
+//	                                  a waitlist offer: a held time, with
+//	                                  or without a named staff member
 //	subject.generic, intro.generic    a kind this package does not know
 //	kind.<kind>                       words for a kind (default: the kind
 //	                                  with "_" as spaces)
 //	status.<status>                   words for a status
-//	date, time, when, when.multiday   date and time layouts
+//	date, time, when, when.multiday, moment
+//	                                  date and time layouts
 //	weekday.0-6 (Sunday first), month.1-12
 //	money, money.code, number.*       amounts
 var locales = map[string]map[string]string{
@@ -51,6 +57,15 @@ var locales = map[string]map[string]string{
 		"intro.generic":         "This is an automatic notification from {business}: {kind}.",
 
 		"kind.endpoint_disabled": "a webhook endpoint has been disabled",
+
+		"subject.waitlist_offer":      "A time at {business} has become free for you",
+		"intro.waitlist_offer":        "Good news: the {service} on {when} with {staff} has become free, and {business} is holding it for you until {expires}.",
+		"intro.waitlist_offer.anyone": "Good news: the {service} on {when} has become free, and {business} is holding it for you until {expires}.",
+		"howto.waitlist_offer":        "To take it, reply to {business} or book through their booking page before {expires}, quoting the offer reference below. After that, the time is offered to the next person on the waiting list.",
+		"offer.service":               "appointment",
+		"details.waitlist_offer":      "The time held for you",
+		"label.held_until":            "Held until",
+		"label.offer_reference":       "Offer reference",
 
 		"subject.endpoint_disabled": "A webhook endpoint of {business} has been disabled",
 		"intro.endpoint_disabled":   "The webhook endpoint {url} of {business} has been disabled after {failures} deliveries in a row failed every attempt. Events that happen while it is disabled will not be sent to it later.",
@@ -80,6 +95,7 @@ var locales = map[string]map[string]string{
 		"time":          "{hour}:{minute}",
 		"when":          "{date}, {start}–{end} ({zone})",
 		"when.multiday": "{date}, {start} – {enddate}, {end} ({zone})",
+		"moment":        "{date}, {time} ({zone})",
 		"weekday.0":     "Sunday",
 		"weekday.1":     "Monday",
 		"weekday.2":     "Tuesday",

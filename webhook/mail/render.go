@@ -24,6 +24,11 @@ const (
 	// KindEndpointDisabled tells the owner a webhook endpoint was
 	// auto-disabled.
 	KindEndpointDisabled = "endpoint_disabled"
+	// KindWaitlistOffer offers the customer of a waitlist entry the time
+	// slotd holds for them (decisions §6). Its row carries the held slot
+	// as the appointment (whose status is not shown) and the hold as the
+	// offer; a row lacking either is refused.
+	KindWaitlistOffer = "waitlist_offer"
 )
 
 // DefaultFrom is the sender address used when none is configured
@@ -95,6 +100,16 @@ func Render(rowJSON []byte, from string) (Message, error) {
 			return Message{}, fmt.Errorf("%w: appointment without startTime", ErrBadRow)
 		}
 	}
+	if r.Kind == KindWaitlistOffer {
+		switch {
+		case r.Offer == nil:
+			return Message{}, fmt.Errorf("%w: kind %s without an offer", ErrBadRow, r.Kind)
+		case oneLine(r.Offer.HoldID) == "":
+			return Message{}, fmt.Errorf("%w: offer without holdId", ErrBadRow)
+		case r.Offer.ExpiresAt.IsZero():
+			return Message{}, fmt.Errorf("%w: offer without expiresAt", ErrBadRow)
+		}
+	}
 
 	r.Business.Name = oneLine(r.Business.Name)
 	if r.Business.Name == "" {
@@ -139,7 +154,7 @@ func parseFrom(from string) (*mail.Address, error) {
 }
 
 func needsAppointment(kind string) bool {
-	return kind == KindConfirmation || kind == KindStatus
+	return kind == KindConfirmation || kind == KindStatus || kind == KindWaitlistOffer
 }
 
 func loadZone(name string) *time.Location {
@@ -203,7 +218,7 @@ func compose(r *record.MailRow, l locale, loc *time.Location) *document {
 	}
 
 	status := ""
-	if a != nil {
+	if a != nil && r.Kind != KindWaitlistOffer { // an offer's slot has no status of its own
 		status = a.Status
 	}
 	words := statusWords(l, status)
@@ -227,6 +242,11 @@ func compose(r *record.MailRow, l locale, loc *time.Location) *document {
 			l.get("intro.endpoint_disabled", "business", biz, "url", oneLine(r.Endpoint.URL),
 				"failures", strconv.Itoa(r.Endpoint.ConsecutiveFailures)),
 			l.get("howto.endpoint_disabled", "id", oneLine(r.Endpoint.ID)))
+	case r.Kind == KindWaitlistOffer && r.Offer != nil && a != nil:
+		expires := moment(l, r.Offer.ExpiresAt, loc)
+		d.subject = l.get("subject.waitlist_offer", "business", biz)
+		d.paras = append(d.paras, offerIntro(l, biz, a, loc, expires),
+			l.get("howto.waitlist_offer", "business", biz, "expires", expires))
 	default:
 		kind := oneLine(strings.ReplaceAll(r.Kind, "_", " "))
 		if l.has("kind." + r.Kind) {
@@ -242,8 +262,30 @@ func compose(r *record.MailRow, l locale, loc *time.Location) *document {
 	if a != nil && !a.StartTime.IsZero() {
 		d.title = l.get("details")
 		d.details = appointmentDetails(l, a, loc, words)
+		if r.Kind == KindWaitlistOffer && r.Offer != nil {
+			d.title = l.get("details.waitlist_offer")
+			d.details = append(d.details,
+				[2]string{l.get("label.held_until"), moment(l, r.Offer.ExpiresAt, loc)},
+				[2]string{l.get("label.offer_reference"), oneLine(r.Offer.HoldID)})
+		}
 	}
 	return d
+}
+
+// offerIntro tells the customer of a waitlist entry which time has become
+// free and until when it is held for them.
+func offerIntro(l locale, biz string, a *record.MailAppointment, loc *time.Location, expires string) string {
+	service := oneLine(a.Service.Name)
+	if service == "" {
+		service = l.get("offer.service")
+	}
+	kv := []string{"business", biz, "service", service, "when", when(l, a.StartTime, a.EndTime, loc), "expires", expires}
+	if a.StaffMember != nil {
+		if staff := oneLine(a.StaffMember.Name); staff != "" {
+			return l.get("intro.waitlist_offer", append(kv, "staff", staff)...)
+		}
+	}
+	return l.get("intro.waitlist_offer.anyone", kv...)
 }
 
 // paymentParas are a payment request's amount and what to pay with: the
@@ -332,6 +374,14 @@ func when(l locale, start, end time.Time, loc *time.Location) string {
 	}
 	return l.get("when.multiday", "date", date(l, start), "start", timeOfDay(l, start),
 		"enddate", date(l, end), "end", timeOfDay(l, end), "zone", zone)
+}
+
+// moment formats one instant in loc, like when does a start: to the
+// minute, the seconds dropped (so a deadline shown is never later than
+// the real one).
+func moment(l locale, t time.Time, loc *time.Location) string {
+	t = t.In(loc)
+	return l.get("moment", "date", date(l, t), "time", timeOfDay(l, t), "zone", loc.String())
 }
 
 func date(l locale, t time.Time) string {

@@ -443,3 +443,149 @@ func TestRenderEndpointDisabled(t *testing.T) {
 	assert.Contains(t, m.HTML, "hooks?a=&lt;b&gt;", "the URL is escaped in HTML")
 	requireNoPlaceholders(t, m)
 }
+
+// testOfferID is the hold a waitlist offer is about; the offered slot
+// carries it as its id.
+const testOfferID = "9c2b7d4e-1f3a-4b5c-8d6e-7f8091a2b3c4"
+
+// testOfferRow is a waitlist_offer row as the business actor writes it:
+// the held slot as the appointment (no status, no reference, no total),
+// and the hold, which lapses at 09:30:45 UTC.
+func testOfferRow(locale string, b bizInfo) *record.MailRow {
+	a := testAppointment("")
+	a.ID = uuid.MustParse(testOfferID)
+	a.BookingReference, a.TotalPriceCents, a.DepositCents = nil, nil, nil
+	r := testMailRow(testID, KindWaitlistOffer, b, a)
+	r.Locale = locale
+	r.Offer = &record.MailOffer{HoldID: testOfferID, ExpiresAt: time.Date(2026, 1, 2, 9, 30, 45, 0, time.UTC),
+		EntryID: "3e4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7"}
+	return r
+}
+
+func renderRow(t *testing.T, r *record.MailRow) Message {
+	t.Helper()
+	row, err := record.EncodeMailRow(r)
+	require.NoError(t, err)
+	m, err := Render(row, "")
+	require.NoError(t, err)
+	return m
+}
+
+// TestRenderWaitlistOffer renders an offer in every locale of the table:
+// a locale added later needs its expectations here.
+func TestRenderWaitlistOffer(t *testing.T) {
+	type want struct {
+		subject, intro, howto, anyone string
+		when, expires, kolkata        string // the slot and the deadline in the business's zone
+		noStatus                      []string
+	}
+	wants := map[string]want{
+		"en": {
+			subject: "A time at Salon Anna & Co has become free for you",
+			intro: "Good news: the Haircut & Styling on Monday 5 January 2026, 14:30–15:15 (Europe/Amsterdam) with Femke de Vries " +
+				"has become free, and Salon Anna & Co is holding it for you until Friday 2 January 2026, 10:30 (Europe/Amsterdam).",
+			howto: "To take it, reply to Salon Anna & Co or book through their booking page before Friday 2 January 2026, 10:30 (Europe/Amsterdam), " +
+				"quoting the offer reference below. After that, the time is offered to the next person on the waiting list.",
+			anyone:   "Good news: the Haircut & Styling on Monday 5 January 2026, 14:30–15:15 (Europe/Amsterdam) has become free,",
+			when:     "Monday 5 January 2026, 14:30–15:15 (Europe/Amsterdam)",
+			expires:  "Friday 2 January 2026, 10:30 (Europe/Amsterdam)",
+			kolkata:  "Monday 5 January 2026, 19:00–19:45 (Asia/Kolkata)",
+			noStatus: []string{"Status", "confirmed"},
+		},
+	}
+	for name := range locales {
+		t.Run(name, func(t *testing.T) {
+			w, ok := wants[name]
+			require.True(t, ok, "no expectations for locale %s", name)
+			r := testOfferRow(name, salon)
+			r.Appointment.Status = "confirmed" // whatever the actor passes, an offer shows no status
+			m := renderRow(t, r)
+			assert.Equal(t, w.subject, m.Subject)
+			assert.True(t, m.Date.Equal(testAt))
+			for _, s := range []string{w.intro, w.howto, w.when, w.expires, testOfferID, "Haircut & Styling (45 min)", "Femke de Vries", "€45.00"} {
+				assert.Contains(t, m.Text, s)
+				assert.Contains(t, m.HTML, htmlEscape(s))
+			}
+			for _, s := range w.noStatus {
+				assert.NotContains(t, m.Text, s, "an offer's slot has no status")
+				assert.NotContains(t, m.HTML, s)
+			}
+			assert.Regexp(t, localeLabel(name, "label.offer_reference")+`: +`+testOfferID+`\n`, m.Text, "the hold id is a reference line")
+			assert.NotContains(t, m.Text, "13:30", "times are local, not UTC")
+			assert.NotContains(t, m.Text, "09:30")
+			assert.NotContains(t, m.Text, "3e4f5a6b", "the waitlist entry's id is not for the customer")
+			assert.Contains(t, m.HTML, "Salon Anna &amp; Co")
+			assert.NotContains(t, m.HTML, "Anna & Co")
+			requireNoPlaceholders(t, m)
+
+			p := parseMessage(t, m.Bytes())
+			assert.Equal(t, m.Subject, decodeHeader(t, p.header.Get("Subject")))
+			assert.Equal(t, m.Text, p.text)
+			assert.Equal(t, m.HTML, p.html)
+
+			// Another zone, 30 minutes off the hour: the slot and the
+			// deadline both move.
+			m = renderRow(t, testOfferRow(name, bizInfo{"Salon Anna & Co", "Asia/Kolkata"}))
+			assert.Contains(t, m.Text, w.kolkata)
+			assert.Contains(t, m.Text, "Friday 2 January 2026, 15:00 (Asia/Kolkata)")
+			assert.NotContains(t, m.Text, "Europe/Amsterdam")
+
+			// Without a staff member the intro names none.
+			r = testOfferRow(name, salon)
+			r.Appointment.StaffMember = nil
+			m = renderRow(t, r)
+			assert.Contains(t, m.Text, w.anyone)
+			assert.NotContains(t, m.Text, "Femke")
+			requireNoPlaceholders(t, m)
+		})
+	}
+}
+
+// localeLabel is a label of locale name as a regular expression.
+func localeLabel(name, key string) string { return regexp.QuoteMeta(localeFor(name).get(key)) }
+
+func TestRenderWaitlistOfferEscapes(t *testing.T) {
+	r := testOfferRow("en", salon)
+	r.Offer.HoldID = "h<1>\r\nBcc: x@example.com"
+	r.Appointment.Service.Name = "Cut & <b>Colour</b>"
+	m := renderRow(t, r)
+	assert.Contains(t, m.Text, "h<1> Bcc: x@example.com\n")
+	assert.Contains(t, m.HTML, "h&lt;1&gt; Bcc: x@example.com")
+	assert.Contains(t, m.HTML, "Cut &amp; &lt;b&gt;Colour&lt;/b&gt;")
+	assert.NotContains(t, m.HTML, "<b>")
+	msg, err := mail.ReadMessage(bytes.NewReader(m.Bytes()))
+	require.NoError(t, err)
+	assert.Empty(t, msg.Header.Get("Bcc"))
+}
+
+// TestRenderWaitlistOfferBadRows: an offer row lacking what it needs is
+// refused like a status row without an appointment, in the binary and in
+// the JSON form.
+func TestRenderWaitlistOfferBadRows(t *testing.T) {
+	cases := map[string]func(r *record.MailRow){
+		"no offer":                      func(r *record.MailRow) { r.Offer = nil },
+		"no appointment":                func(r *record.MailRow) { r.Appointment = nil },
+		"neither":                       func(r *record.MailRow) { r.Offer, r.Appointment = nil, nil },
+		"appointment without startTime": func(r *record.MailRow) { r.Appointment.StartTime = time.Time{} },
+		"offer without holdId":          func(r *record.MailRow) { r.Offer.HoldID = " \n" },
+		"offer without expiresAt":       func(r *record.MailRow) { r.Offer.ExpiresAt = time.Time{} },
+	}
+	for name, damage := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := testOfferRow("en", salon)
+			damage(r)
+			bin, err := record.EncodeMailRow(r)
+			require.NoError(t, err)
+			js, err := json.Marshal(r)
+			require.NoError(t, err)
+			for form, row := range map[string][]byte{"binary": bin, "json": js} {
+				_, err := Render(row, "")
+				require.ErrorIs(t, err, ErrBadRow, form)
+			}
+		})
+	}
+	// The same row, whole, renders.
+	_, err := Render(testRow(testID, KindStatus, salon, testAppointment(catalog.Confirmed)), "")
+	require.NoError(t, err)
+	renderRow(t, testOfferRow("en", salon))
+}

@@ -55,6 +55,19 @@ func (Encoder) AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *cat
 	return append(b, mustJSON(Event{ID: id, Type: typ, CreatedAt: at, APIVersion: "v1", Data: p})...)
 }
 
+// HoldCreated implements business.Encoder.
+func (Encoder) HoldCreated(h *catalog.Hold) (int, []byte) { return StatusCreated, mustJSON(h) }
+
+// EntryCreated implements business.Encoder.
+func (Encoder) EntryCreated(e *catalog.WaitlistEntry) (int, []byte) {
+	return StatusCreated, mustJSON(e)
+}
+
+// AppendEntryEvent implements business.Encoder.
+func (Encoder) AppendEntryEvent(b []byte, id, typ string, at time.Time, e *catalog.WaitlistEntry) []byte {
+	return append(b, mustJSON(Event{ID: id, Type: typ, CreatedAt: at, APIVersion: "v1", Data: e})...)
+}
+
 // Booked is the body of a booking's answer.
 type Booked struct {
 	Appointment *catalog.Appointment `json:"appointment"`

@@ -1,0 +1,237 @@
+package tenant
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// Holds (decisions §6): a slot kept for a customer while they finish
+// checkout. A hold is decided exactly as a booking is (decideSlot), and
+// its active segments go into the interval index under the hold's id like
+// an appointment's, so every later booking, hold, PATCH, reinstatement and
+// availability answer sees the time as taken, with no code of their own.
+// It leaves the index when it is booked, released or expired; the actor's
+// timer journals the expiry at expiresAt, and a restart re-arms it from
+// the state.
+
+// HoldInput is a validated POST /holds body.
+type HoldInput struct {
+	ServiceID uuid.UUID
+	Start     time.Time
+	StaffID   *uuid.UUID
+	TTL       time.Duration
+}
+
+var (
+	errUnknownHold = problem.FieldError("holdId", problem.Invalid, "No such hold.")
+	errHoldGone    = problem.New(problem.HoldExpired, "The hold has expired, was released or was already used.")
+	errNoHold      = problem.New(problem.NotFound, "No such resource for this business.")
+)
+
+// Hold returns the hold with id, live or not, or nil.
+func (s *State) Hold(id uuid.UUID) *catalog.Hold {
+	h, _ := s.holds.Get(id)
+	return h
+}
+
+// NextHoldExpiry returns the earliest expiresAt of the active holds, false
+// when there are none.
+func (s *State) NextHoldExpiry() (time.Time, bool) {
+	var next time.Time
+	s.liveHolds.Ascend(nil, func(id uuid.UUID, _ struct{}) bool {
+		if h := s.Hold(id); h != nil && (next.IsZero() || h.ExpiresAt.Before(next)) {
+			next = h.ExpiresAt
+		}
+		return true
+	})
+	return next, !next.IsZero()
+}
+
+// DecideHold decides POST /holds: the booking decision with no customer
+// (so the existing-customer rule is left to the booking that uses the
+// hold), and the footprint held until now + TTL.
+func DecideHold(s *State, in *HoldInput, now time.Time, ids IDs) (*record.Change, *catalog.Hold, error) {
+	svc, d, err := decideSlot(s, &slotInput{ServiceID: in.ServiceID, Start: in.Start, StaffID: in.StaffID,
+		Enforce: true, CustomerOnFile: true}, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	id := ids.UUID()
+	a := Appointment(id, &s.Business, s.Loc, svc, d.Staff, in.Start, now)
+	h := catalog.Hold{ID: id, ServiceID: svc.ID, StaffID: d.Staff.ID, Start: a.StartTime, End: a.EndTime,
+		Segments: a.Segments, ExpiresAt: now.Add(in.TTL), CreatedAt: now, UpdatedAt: now, Status: catalog.HoldActive}
+	ch := &record.Change{At: now, Holds: []catalog.Hold{h}}
+	if in.StaffID == nil {
+		ch.LastAssigned = &h.StaffID
+	}
+	return ch, &ch.Holds[0], nil
+}
+
+// DecideExtend decides PATCH /holds/{id}: expiresAt becomes now + ttl, at
+// most HoldMaxLife after the hold was made.
+func DecideExtend(s *State, id uuid.UUID, ttl time.Duration, now time.Time) (*record.Change, *catalog.Hold, error) {
+	h := s.Hold(id)
+	switch {
+	case h == nil:
+		return nil, nil, errNoHold
+	case !h.Live(now):
+		return nil, nil, errHoldGone
+	}
+	exp := now.Add(ttl)
+	if last := h.CreatedAt.Add(catalog.HoldMaxLife); exp.After(last) {
+		left := int64(last.Sub(now) / time.Second)
+		return nil, nil, problem.Fields(problem.Bound("ttlSeconds", problem.TooLarge, left,
+			"A hold lasts at most 1800 seconds from its creation; this one has "+strconv.FormatInt(left, 10)+" seconds left."))
+	}
+	n := *h
+	n.ExpiresAt, n.UpdatedAt = exp, now
+	ch := &record.Change{At: now, Holds: []catalog.Hold{n}}
+	return ch, &ch.Holds[0], nil
+}
+
+// DecideRelease decides DELETE /holds/{id}: a live hold is released and
+// its time freed; releasing a released hold again changes nothing (nil);
+// one that expired or was booked is HOLD_EXPIRED.
+func DecideRelease(s *State, id uuid.UUID, now time.Time, ids IDs) (*record.Change, error) {
+	h := s.Hold(id)
+	switch {
+	case h == nil:
+		return nil, errNoHold
+	case h.Status == catalog.HoldReleased:
+		return nil, nil
+	case !h.Live(now):
+		return nil, errHoldGone
+	}
+	ch := &record.Change{At: now}
+	endHold(s, ch, h, catalog.HoldReleased, now, ids)
+	return ch, nil
+}
+
+// DecideHoldExpiry returns the change that expires every active hold
+// whose expiresAt has come, or nil when none has.
+func DecideHoldExpiry(s *State, now time.Time, ids IDs) *record.Change {
+	var ch *record.Change
+	s.liveHolds.Ascend(nil, func(id uuid.UUID, _ struct{}) bool {
+		if h := s.Hold(id); h != nil && !now.Before(h.ExpiresAt) {
+			if ch == nil {
+				ch = &record.Change{At: now}
+			}
+			endHold(s, ch, h, catalog.HoldExpired, now, ids)
+		}
+		return true
+	})
+	return ch
+}
+
+// endHold adds to ch the end of hold h in status to. A waitlist offer's
+// hold ending unused is the offer lapsing (offerLapsed).
+func endHold(s *State, ch *record.Change, h *catalog.Hold, to catalog.HoldStatus, now time.Time, ids IDs) {
+	n := *h
+	n.Status, n.UpdatedAt = to, now
+	ch.Holds = append(ch.Holds, n)
+	if h.Entry != nil {
+		offerLapsed(s, ch, *h.Entry, h.ID, now)
+	}
+}
+
+// decideHeld decides a booking with a hold: exactly the held footprint,
+// staff member included, with no rule or overlap judged again while the
+// hold lives (the hold was judged when made, and nothing could take its
+// time since). Only the existing-customer rule, which is about who books
+// and which a hold could not judge, is applied, unless enforcement is off.
+// The hold is consumed; an offer's waitlist entry becomes booked.
+func decideHeld(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
+	h := s.Hold(*in.HoldID)
+	if h == nil {
+		return nil, nil, errUnknownHold
+	}
+	if !h.Live(now) {
+		return nil, nil, errHoldGone
+	}
+	svc := s.Service(h.ServiceID)
+	if svc == nil {
+		return nil, nil, errUnknownHold
+	}
+	existing := s.CustomerByEmail(in.Customer.Email)
+	if in.Enforce && s.Business.Rules.RequireExistingCustomer && existing == nil {
+		return nil, nil, problem.New(problem.BookingRequiresCustomer, "Only customers already on file may book online.")
+	}
+	staff := s.StaffMember(h.StaffID)
+	if staff == nil { // removed from the business since: the hold still names them
+		staff = &catalog.Staff{ID: h.StaffID}
+	}
+	a := Appointment(ids.UUID(), &s.Business, s.Loc, svc, staff, h.Start, now)
+	a.EndTime, a.Segments = h.End, make([]catalog.Segment, len(h.Segments))
+	for i, sg := range h.Segments {
+		sg.ID = segmentID(a.ID, i)
+		a.Segments[i] = sg
+	}
+	a.Notes, a.StaffLocked = in.Notes, in.StaffLocked
+	n := *h
+	n.Status, n.Appointment, n.UpdatedAt = catalog.HoldBooked, &a.ID, now
+	ch := &record.Change{At: now, Holds: []catalog.Hold{n}}
+	if h.Entry != nil {
+		entryBooked(s, ch, *h.Entry, a.ID, now)
+	}
+	return booked(s, ch, a, svc, existing, in, now, ids)
+}
+
+// HoldItems returns the index items of hold h: its active segments, while
+// it is active.
+func HoldItems(h *catalog.Hold) []interval.Item {
+	if h.Status != catalog.HoldActive {
+		return nil
+	}
+	var items []interval.Item
+	for _, sg := range h.Segments {
+		if sg.Kind == catalog.Active {
+			items = append(items, interval.Item{
+				Span:  interval.Span{Start: sg.StartTime.UnixMilli(), End: sg.EndTime.UnixMilli()},
+				Owner: h.ID, Seg: sg.Position,
+			})
+		}
+	}
+	return items
+}
+
+// putHold returns b with h stored, replacing any older version, its time
+// held while it is active and freed when it is not.
+func (b book) putHold(h catalog.Hold) book {
+	if old, ok := b.holds.Get(h.ID); ok {
+		if items := HoldItems(old); len(items) > 0 {
+			b.index = b.index.Delete(old.StaffID, items...)
+		}
+	}
+	b.holds = b.holds.Set(h.ID, &h)
+	if items := HoldItems(&h); len(items) > 0 {
+		b.index = b.index.Add(h.StaffID, items...)
+	}
+	if h.Status == catalog.HoldActive {
+		b.liveHolds = b.liveHolds.Set(h.ID, struct{}{})
+	} else {
+		b.liveHolds = b.liveHolds.Delete(h.ID)
+	}
+	return b
+}
+
+// pruneHolds returns b without the holds that ended before cutoff.
+func (b book) pruneHolds(cutoff time.Time) book {
+	var old []uuid.UUID
+	b.holds.Ascend(nil, func(id uuid.UUID, h *catalog.Hold) bool {
+		if h.Status != catalog.HoldActive && h.UpdatedAt.Before(cutoff) {
+			old = append(old, id)
+		}
+		return true
+	})
+	for _, id := range old {
+		b.holds = b.holds.Delete(id)
+	}
+	return b
+}

@@ -1,0 +1,208 @@
+package tenant
+
+import (
+	"bytes"
+	"cmp"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// The waitlist (decisions §6): customers waiting for a start of a service
+// in a window. Entries wait; when a write frees time (offers.go), the
+// oldest entry a newly bookable start suits is offered the earliest such
+// start, held for it; booking with the hold books the entry, the hold
+// ending unused returns it to waiting, and a waiting entry whose window
+// has passed expires.
+
+// Event and mail of an offer.
+const (
+	EventWaitlistOffered = "waitlist.offered"
+	MailWaitlistOffer    = "waitlist_offer"
+)
+
+// EntryInput is a validated POST /waitlist-entries body.
+type EntryInput struct {
+	ServiceID uuid.UUID
+	StaffID   *uuid.UUID
+	From, To  time.Time
+	Customer  catalog.Person
+}
+
+// CreationKey orders entries by creation: createdAt, then id.
+type CreationKey struct {
+	At int64 // Unix ns
+	ID uuid.UUID
+}
+
+func compareCreation(a, b CreationKey) int {
+	if c := cmp.Compare(a.At, b.At); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.ID[:], b.ID[:])
+}
+
+func creationOf(e *catalog.WaitlistEntry) CreationKey {
+	return CreationKey{At: e.CreatedAt.UnixNano(), ID: e.ID}
+}
+
+var errToPast = problem.FieldError("to", problem.Invalid, "Must be in the future.")
+
+// Entry returns the waitlist entry with id, or nil; deleted entries are
+// nil.
+func (s *State) Entry(id uuid.UUID) *catalog.WaitlistEntry {
+	e, ok := s.entries.Get(id)
+	if !ok || e.Status == catalog.EntryDeleted {
+		return nil
+	}
+	return e
+}
+
+// Entries calls fn for the entries in creation order, starting strictly
+// after from (nil: the first), until fn returns false. Deleted entries are
+// left out.
+func (s *State) Entries(from *CreationKey, fn func(*catalog.WaitlistEntry) bool) {
+	s.entryOrder.Ascend(from, func(k CreationKey, _ struct{}) bool {
+		e, _ := s.entries.Get(k.ID)
+		if e.Status == catalog.EntryDeleted {
+			return true
+		}
+		return fn(e)
+	})
+}
+
+// Waiting reports whether any entry waits for an offer: only then is a
+// write that frees time looked at for one.
+func (s *State) Waiting() bool { return s.waiting.Len() > 0 }
+
+// NextEntryExpiry returns the earliest end of a waiting entry's window,
+// false when none waits.
+func (s *State) NextEntryExpiry() (time.Time, bool) {
+	var next time.Time
+	s.waiting.Ascend(nil, func(k CreationKey, _ struct{}) bool {
+		if e, _ := s.entries.Get(k.ID); next.IsZero() || e.To.Before(next) {
+			next = e.To
+		}
+		return true
+	})
+	return next, !next.IsZero()
+}
+
+// DecideEntry decides POST /waitlist-entries.
+func DecideEntry(s *State, in *EntryInput, now time.Time, ids IDs) (*record.Change, *catalog.WaitlistEntry, error) {
+	if svc := s.Service(in.ServiceID); svc == nil || svc.Deleted {
+		return nil, nil, errUnknownService
+	}
+	if in.StaffID != nil && s.StaffMember(*in.StaffID) == nil {
+		return nil, nil, errUnknownStaff
+	}
+	if !in.To.After(now) {
+		return nil, nil, errToPast
+	}
+	e := catalog.WaitlistEntry{ID: ids.UUID(), ServiceID: in.ServiceID, StaffID: in.StaffID, From: in.From, To: in.To,
+		Customer: in.Customer, Status: catalog.EntryWaiting, CreatedAt: now, UpdatedAt: now}
+	ch := &record.Change{At: now, Entries: []catalog.WaitlistEntry{e}}
+	return ch, &ch.Entries[0], nil
+}
+
+// DecideEntryDelete decides DELETE /waitlist-entries/{id}: the entry is
+// gone, and so is its offer's hold, whose time goes to the next entry.
+func DecideEntryDelete(s *State, id uuid.UUID, now time.Time) (*record.Change, error) {
+	e := s.Entry(id)
+	if e == nil {
+		return nil, errNoHold
+	}
+	n := *e
+	n.Status, n.UpdatedAt = catalog.EntryDeleted, now
+	ch := &record.Change{At: now, Entries: []catalog.WaitlistEntry{n}}
+	if e.Status == catalog.EntryOffered && e.Offer != nil {
+		if h := s.Hold(e.Offer.HoldID); h != nil && h.Live(now) {
+			hn := *h
+			hn.Status, hn.UpdatedAt = catalog.HoldReleased, now
+			ch.Holds = append(ch.Holds, hn)
+		}
+	}
+	return ch, nil
+}
+
+// DecideEntryExpiry returns the change that expires every waiting entry
+// whose window has passed, or nil.
+func DecideEntryExpiry(s *State, now time.Time) *record.Change {
+	var ch *record.Change
+	s.waiting.Ascend(nil, func(k CreationKey, _ struct{}) bool {
+		if e, _ := s.entries.Get(k.ID); e.To.Before(now) {
+			if ch == nil {
+				ch = &record.Change{At: now}
+			}
+			n := *e
+			n.Status, n.UpdatedAt = catalog.EntryExpired, now
+			ch.Entries = append(ch.Entries, n)
+		}
+		return true
+	})
+	return ch
+}
+
+// entryIn returns entry id as ch leaves it, or as s has it.
+func entryIn(s *State, ch *record.Change, id uuid.UUID) (*catalog.WaitlistEntry, int) {
+	for i := range ch.Entries {
+		if ch.Entries[i].ID == id {
+			return &ch.Entries[i], i
+		}
+	}
+	return s.Entry(id), -1
+}
+
+// putEntryIn puts e into ch, replacing its earlier version there (at i).
+func putEntryIn(ch *record.Change, e catalog.WaitlistEntry, i int) {
+	if i >= 0 {
+		ch.Entries[i] = e
+		return
+	}
+	ch.Entries = append(ch.Entries, e)
+}
+
+// offerLapsed adds to ch the end of entry id's offer of hold: the entry
+// waits again, or expires when its window has passed meanwhile.
+func offerLapsed(s *State, ch *record.Change, id, hold uuid.UUID, now time.Time) {
+	e, i := entryIn(s, ch, id)
+	if e == nil || e.Status != catalog.EntryOffered || e.Offer == nil || e.Offer.HoldID != hold {
+		return
+	}
+	n := *e
+	n.Status, n.Offer, n.UpdatedAt = catalog.EntryWaiting, nil, now
+	if n.To.Before(now) {
+		n.Status = catalog.EntryExpired
+	}
+	putEntryIn(ch, n, i)
+}
+
+// entryBooked adds to ch entry id booked as appointment appt.
+func entryBooked(s *State, ch *record.Change, id, appt uuid.UUID, now time.Time) {
+	e, i := entryIn(s, ch, id)
+	if e == nil {
+		return
+	}
+	n := *e
+	n.Status, n.Booked, n.UpdatedAt = catalog.EntryBooked, &appt, now
+	putEntryIn(ch, n, i)
+}
+
+// putEntry returns b with e stored, replacing any older version.
+func (b book) putEntry(e catalog.WaitlistEntry) book {
+	k := creationOf(&e)
+	if _, ok := b.entries.Get(e.ID); !ok {
+		b.entryOrder = b.entryOrder.Set(k, struct{}{})
+	}
+	b.entries = b.entries.Set(e.ID, &e)
+	if e.Status == catalog.EntryWaiting {
+		b.waiting = b.waiting.Set(k, struct{}{})
+	} else {
+		b.waiting = b.waiting.Delete(k)
+	}
+	return b
+}

@@ -1,0 +1,128 @@
+package transport
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/transport/input"
+	"github.com/slotd/slotd/transport/wire"
+)
+
+// Holds (decisions §6): POST places one through the booking decision,
+// GET shows one (ended ones too, with their status), PATCH extends a live
+// one, DELETE releases it. Booking with a hold is POST /appointments with
+// holdId (decodeCreate).
+
+const (
+	minTTL = int(catalog.HoldMinTTL / time.Second)
+	maxTTL = int(catalog.HoldMaxLife / time.Second)
+)
+
+func (s *Server) createHold(c *call) {
+	key, ok := creating(c)
+	if !ok {
+		return
+	}
+	in, err := decodeHold(c.ctx.PostBody())
+	if err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	c.answer(s.Dir.CreateHold(rctx, c.st.Business.ID, *in, *key))
+}
+
+// decodeHold validates a POST /holds body.
+func decodeHold(body []byte) (*tenant.HoldInput, error) {
+	var errs input.Errors
+	in := &tenant.HoldInput{TTL: catalog.HoldDefaultTTL}
+	if obj, ok := input.ParseObject(body, &errs); ok {
+		in.ServiceID, _ = obj.UUID("serviceId", input.Required)
+		in.Start, _ = obj.Time("startTime", input.Required)
+		if id, ok := obj.NullableUUID("staffMemberId"); ok {
+			in.StaffID = id
+		}
+		if v, ok := obj.Int("ttlSeconds", input.Optional, minTTL, maxTTL); ok {
+			in.TTL = time.Duration(v) * time.Second
+		}
+		obj.Done()
+	}
+	return in, errs.Err()
+}
+
+// hold returns the {id} hold of the business, having answered 400 for a
+// bad query or 404 for an id it lacks.
+func (c *call) hold() (uuid.UUID, *catalog.Hold, bool) {
+	id, ok := c.pathID("id")
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return id, nil, false
+	}
+	var h *catalog.Hold
+	if ok {
+		h = c.st.Hold(id)
+	}
+	if h == nil {
+		writeError(c.ctx, errNotFound)
+		return id, nil, false
+	}
+	return id, h, true
+}
+
+func (s *Server) getHold(c *call) {
+	if _, h, ok := c.hold(); ok {
+		writeJSON(c.ctx, 200, wire.AppendHold(make([]byte, 0, 768), h))
+	}
+}
+
+func (s *Server) extendHold(c *call) {
+	id, _, ok := c.hold()
+	if !ok {
+		return
+	}
+	var errs input.Errors
+	ttl := 0
+	if obj, ok := input.ParseObject(c.ctx.PostBody(), &errs); ok {
+		ttl, _ = obj.Int("ttlSeconds", input.Required, minTTL, maxTTL)
+		obj.Done()
+	}
+	if err := errs.Err(); err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	h, err := s.Dir.ExtendHold(rctx, c.st.Business.ID, id, time.Duration(ttl)*time.Second)
+	if err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	writeJSON(c.ctx, 200, wire.AppendHold(make([]byte, 0, 768), &h))
+}
+
+func (s *Server) releaseHold(c *call) {
+	id, _, ok := c.hold()
+	if !ok {
+		return
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	if err := s.Dir.ReleaseHold(rctx, c.st.Business.ID, id); err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	writeJSON(c.ctx, 204, nil)
+}
+
+// decodeHeldBooking reads the holdId of a booking with a hold. The hold
+// fixes service, start and staff member, so serviceId, startTime and
+// staffMemberId are left unread: Done reports them as unknown_field.
+func decodeHeldBooking(obj input.Object, in *tenant.CreateInput) {
+	if id, ok := obj.UUID("holdId", input.Required); ok {
+		in.HoldID = &id
+	}
+}

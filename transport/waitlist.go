@@ -1,0 +1,107 @@
+package transport
+
+import (
+	"slices"
+	"time"
+
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/input"
+	"github.com/slotd/slotd/transport/wire"
+)
+
+// The waitlist (decisions §6): customers waiting for a start of a service
+// in a window of at most 31 days. Offers are made by the business actor
+// when a write frees time; these endpoints create, read and delete entries.
+
+const maxEntryWindow = 31 * 24 * time.Hour
+
+var entryStatuses = []string{string(catalog.EntryWaiting), string(catalog.EntryOffered), string(catalog.EntryBooked),
+	string(catalog.EntryExpired)}
+
+func (s *Server) createEntry(c *call) {
+	key, ok := creating(c)
+	if !ok {
+		return
+	}
+	in, err := decodeEntry(c.ctx.PostBody())
+	if err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	c.answer(s.Dir.AddEntry(rctx, c.st.Business.ID, *in, *key))
+}
+
+// decodeEntry validates a POST /waitlist-entries body. That to lies in
+// the future is the business's to judge, on its clock.
+func decodeEntry(body []byte) (*tenant.EntryInput, error) {
+	var errs input.Errors
+	in := &tenant.EntryInput{}
+	if obj, ok := input.ParseObject(body, &errs); ok {
+		in.ServiceID, _ = obj.UUID("serviceId", input.Required)
+		if id, ok := obj.NullableUUID("staffMemberId"); ok {
+			in.StaffID = id
+		}
+		from, okFrom := obj.Time("from", input.Required)
+		to, okTo := obj.Time("to", input.Required)
+		in.From, in.To = from, to
+		if cu, ok := obj.Object("customer", input.Required); ok {
+			c := decodeCustomer(cu)
+			in.Customer = catalog.Person{FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Phone: c.Phone}
+		}
+		obj.Done()
+		if okFrom && okTo {
+			switch {
+			case from.After(to):
+				errs.Add("to", problem.Invalid, "Must not be before from.")
+			case to.Sub(from) > maxEntryWindow:
+				errs.AddBound("to", problem.TooLarge, 31, "Must be at most 31 days after from.")
+			}
+		}
+	}
+	return in, errs.Err()
+}
+
+func (s *Server) getEntry(c *call) {
+	getOne(c, c.st.Entry, wire.AppendEntry)
+}
+
+func (s *Server) listEntries(c *call) {
+	q := parseQuery(c.ctx, "limit", "cursor", "status")
+	status, filtered := q.get("status")
+	if filtered && status != "" && !slices.Contains(entryStatuses, status) {
+		q.add("status", problem.InvalidOption, "Must be one of waiting, offered, booked, expired.")
+	}
+	var all []catalog.WaitlistEntry
+	c.st.Entries(nil, func(e *catalog.WaitlistEntry) bool {
+		all = append(all, *e)
+		return true
+	})
+	pageAsc(c, q, listSpec{name: "waitlist-entries", filters: "status=" + status}, all,
+		func(e *catalog.WaitlistEntry) cursor.Position { return creationPos(e.CreatedAt, e.ID) },
+		func(e *catalog.WaitlistEntry) bool { return !filtered || string(e.Status) == status },
+		wire.AppendEntry)
+}
+
+func (s *Server) deleteEntry(c *call) {
+	id, ok := c.pathID("id")
+	if perr := parseQuery(c.ctx).err(); perr != nil {
+		writeError(c.ctx, perr)
+		return
+	}
+	if !ok || c.st.Entry(id) == nil {
+		writeError(c.ctx, errNotFound)
+		return
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	if err := s.Dir.DeleteEntry(rctx, c.st.Business.ID, id); err != nil {
+		s.fail(c.ctx, err)
+		return
+	}
+	writeJSON(c.ctx, 204, nil)
+}
