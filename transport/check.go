@@ -34,6 +34,7 @@ func (s *Server) check(c *call) {
 		s.fail(c.ctx, err)
 		return
 	}
+	s.metrics.checked.Add(float64(len(vs)))
 	b := getBuf()
 	defer putBuf(b)
 	*b = appendVerdicts((*b)[:0], vs)

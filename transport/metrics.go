@@ -63,6 +63,7 @@ type httpMetrics struct {
 	classes  *prometheus.CounterVec   // class: the public API's responses by status class
 	refusals *prometheus.CounterVec   // limiter
 	pings    *prometheus.CounterVec   // outcome
+	checked  prometheus.Counter       // start times judged by POST /availability/check
 
 	byClass   [6]prometheus.Counter // index 1..5
 	refusedBy [256]prometheus.Counter
@@ -134,6 +135,10 @@ func newHTTPMetrics() *httpMetrics {
 			Name: "slotd_webhook_pings_total",
 			Help: "Signed webhook.test pings of registrations and URL changes by outcome: ok (answered 2xx), refused (the destination guard refused the address), failed (any other answer, timeout or connection error).",
 		}, []string{"outcome"}),
+		checked: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "slotd_availability_checks_total",
+			Help: "Start times judged by POST /api/v1/availability/check (a call judges 1 to 100).",
+		}),
 	}
 	for c := 1; c <= 5; c++ {
 		m.byClass[c] = m.classes.WithLabelValues(strconv.Itoa(c) + "xx")
@@ -168,6 +173,7 @@ func (m *httpMetrics) Describe(ch chan<- *prometheus.Desc) {
 	m.classes.Describe(ch)
 	m.refusals.Describe(ch)
 	m.pings.Describe(ch)
+	m.checked.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -177,6 +183,7 @@ func (m *httpMetrics) Collect(ch chan<- prometheus.Metric) {
 	m.classes.Collect(ch)
 	m.refusals.Collect(ch)
 	m.pings.Collect(ch)
+	m.checked.Collect(ch)
 }
 
 // refused counts a 429 of the limit kind.

@@ -61,10 +61,10 @@ type Env struct {
 	// Payments calls the businesses' payment providers; nil means no
 	// provider is ever called (a reservation waits). PublicURL is where
 	// providers reach slotd (--public-url), for the webhook URL a
-	// redirect provider is given. PayMetrics may be nil.
+	// redirect provider is given. Metrics may be nil.
 	Payments   Payments
 	PublicURL  string
-	PayMetrics *PayMetrics
+	Metrics *Metrics
 
 	bg sync.WaitGroup // background snapshot writers and publishers
 }

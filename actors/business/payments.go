@@ -130,7 +130,7 @@ func (a *businessActor) reserve(ctx actor.Context, ch *record.Change, idem *Idem
 // the payment needs next); reply, if set, is answered once it is durable.
 func (a *businessActor) commitPay(ctx actor.Context, ch *record.Change, reply *actor.PID) {
 	root := ctx.ActorSystem().Root
-	a.env.PayMetrics.decided(ch)
+	a.env.Metrics.decided(ch)
 	a.commitThen(ctx, ch, func(err error) {
 		if reply == nil {
 			return
@@ -274,7 +274,7 @@ func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
 		status, body := a.env.Encoder.Booked(appt, tenant.CustomerIn(a.state, ch, appt.CustomerID), p)
 		idem.Status, idem.Answer = status, record.AnswerBooked
 		ch.Idempotency = &idem
-		a.env.PayMetrics.checkout(provider, "created")
+		a.env.Metrics.checkout(provider, "created")
 		a.answerPay(ctx, ch, sender, &Answer{Status: status, Body: body}, nil)
 		return
 	}
@@ -282,14 +282,14 @@ func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
 	var refusal *problem.Error
 	if errors.Is(m.err, payment.ErrUnreachable) {
 		a.env.Log.Warn("payment provider unreachable; booking refused", "business", a.h.ID, "provider", provider, "err", m.err)
-		a.env.PayMetrics.checkout(provider, "unreachable")
+		a.env.Metrics.checkout(provider, "unreachable")
 		refusal = problem.New(problem.PaymentsUnavailable, "This booking requires prepayment and the payment provider could not be reached.")
 		status, _ := a.env.Encoder.Refused(refusal)
 		idem.Status, idem.Answer, idem.Refused = status, record.AnswerRefused, refusal
 		ch.Idempotency = &idem
 	} else {
 		a.env.Log.Error("payment provider refused the checkout; booking refused", "business", a.h.ID, "provider", provider, "err", m.err)
-		a.env.PayMetrics.checkout(provider, "refused")
+		a.env.Metrics.checkout(provider, "refused")
 		refusal = problem.New(problem.PaymentError, "The payment provider could not create the checkout; nothing was booked. Retry with the same Idempotency-Key.")
 	}
 	a.answerPay(ctx, ch, sender, nil, refusal)

@@ -265,13 +265,14 @@ func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then fu
 	if len(ch.Holds) > 0 || len(ch.Entries) > 0 {
 		a.schedule(ctx)
 	}
-	root, self := ctx.ActorSystem().Root, ctx.Self()
+	root, self, metrics := ctx.ActorSystem().Root, ctx.Self(), a.env.Metrics
 	s.then = func(err error) {
 		if key != "" {
 			root.Send(self, &synced{key: key})
 		}
 		if err == nil {
 			handOver()
+			metrics.holdsChanged(ch)
 			// A payment the write changed may now need its next step
 			// (payments.go): only once the write is durable.
 			for i := range ch.Payments {

@@ -63,10 +63,10 @@ type Config struct {
 	// business (0: 1000; see business.Env).
 	SnapshotEvery uint64
 	// Payments calls payment providers (payment.Client); nil calls none.
-	// PublicURL is where providers reach slotd; PayMetrics may be nil.
+	// PublicURL is where providers reach slotd; Metrics may be nil.
 	Payments   business.Payments
 	PublicURL  string
-	PayMetrics *business.PayMetrics
+	Metrics *business.Metrics
 }
 
 // Open loads the key index and returns a directory with no actors running.
@@ -83,7 +83,7 @@ func Open(c Config) (*Directory, error) {
 	}
 	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued,
 		Couriers: c.Couriers, Encoder: c.Encoder, SnapshotEvery: c.SnapshotEvery,
-		Payments: c.Payments, PublicURL: c.PublicURL, PayMetrics: c.PayMetrics}
+		Payments: c.Payments, PublicURL: c.PublicURL, Metrics: c.Metrics}
 	idx := map[catalog.KeyHash]uuid.UUID{}
 	err := c.Store.Keys(func(h [32]byte, v []byte) error {
 		id, err := uuid.FromBytes(v)

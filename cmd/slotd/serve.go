@@ -72,10 +72,10 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure, Clock: c.clock})
 	defer hooks.CloseIdleConnections()
 	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log, Metrics: courierMetrics}
-	payMetrics := business.NewPayMetrics()
+	metrics := business.NewMetrics()
 	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick, Couriers: couriers,
 		Encoder: wire.Encoder{}, Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: publicURL(c, pubLn),
-		PayMetrics: payMetrics})
+		Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		dir.Collector(),
 		courierMetrics,
 		mailMetrics,
-		payMetrics,
+		metrics,
 		srv.Collector(),
 	)
 	return listen(ctx, c, pubLn, admLn, srv, log, stdout, ready)

@@ -118,4 +118,11 @@ func TestWaitlistOffers(t *testing.T) {
 	s.waitEntry(e2, "waiting")
 	s.clock.Advance(8 * 24 * time.Hour)
 	s.waitEntry(e2, "expired")
+
+	// Since the restart: e3 offered, e2 offered again, both lapsed or released.
+	mfs := s.scrape()
+	nOffered, _ := value(mfs, "slotd_waitlist_offers_total", "outcome", "offered")
+	lapsed, _ := value(mfs, "slotd_waitlist_offers_total", "outcome", "lapsed")
+	expired, _ := value(mfs, "slotd_holds_total", "outcome", "expired")
+	require.Equal(t, []float64{2, 3, 2}, []float64{nOffered, lapsed, expired})
 }

@@ -1,0 +1,112 @@
+package business
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// Metrics are the business actors' metrics of a server (Env.Metrics):
+// checkouts by provider and outcome, payments, holds and waitlist offers
+// by what happened to them. A nil *Metrics counts nothing.
+type Metrics struct {
+	checkouts *prometheus.CounterVec
+	payments  *prometheus.CounterVec
+	holds     *prometheus.CounterVec
+	offers    *prometheus.CounterVec
+}
+
+// NewMetrics returns the business metrics; register them once.
+func NewMetrics() *Metrics {
+	return &Metrics{
+		checkouts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_payment_checkouts_total",
+			Help: "Checkouts asked of payment providers, by provider kind and outcome: created; unreachable (422 PAYMENTS_UNAVAILABLE); refused (500 PAYMENT_ERROR).",
+		}, []string{"provider", "outcome"}),
+		payments: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_payments_total",
+			Help: "Payments by what happened to them: succeeded (paid, on time or late), expired (unpaid after holdMinutes), refunded (a refund reported or made).",
+		}, []string{"outcome"}),
+		holds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_holds_total",
+			Help: "Holds by what happened to them: created (waitlist offers included), booked, released, expired.",
+		}, []string{"outcome"}),
+		offers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_waitlist_offers_total",
+			Help: "Waitlist offers by what happened to them: offered, booked, lapsed (expired or released unused).",
+		}, []string{"outcome"}),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	m.checkouts.Describe(ch)
+	m.payments.Describe(ch)
+	m.holds.Describe(ch)
+	m.offers.Describe(ch)
+}
+
+// Collect implements prometheus.Collector.
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+	m.checkouts.Collect(ch)
+	m.payments.Collect(ch)
+	m.holds.Collect(ch)
+	m.offers.Collect(ch)
+}
+
+func (m *Metrics) checkout(provider, outcome string) {
+	if m != nil {
+		m.checkouts.WithLabelValues(provider, outcome).Inc()
+	}
+}
+
+// decided counts what a payment decision did.
+func (m *Metrics) decided(ch *record.Change) {
+	if m == nil {
+		return
+	}
+	for _, ev := range ch.Events {
+		switch ev.Type {
+		case tenant.EventPaymentSucceeded:
+			m.payments.WithLabelValues("succeeded").Inc()
+		case tenant.EventPaymentRefunded:
+			m.payments.WithLabelValues("refunded").Inc()
+		}
+	}
+	for i := range ch.Appointments {
+		if ch.Appointments[i].Status == catalog.PaymentExpired {
+			m.payments.WithLabelValues("expired").Inc()
+		}
+	}
+}
+
+// holdsChanged counts what a durable change did to holds and offers.
+func (m *Metrics) holdsChanged(ch *record.Change) {
+	if m == nil {
+		return
+	}
+	for i := range ch.Holds {
+		h := &ch.Holds[i]
+		outcome := string(h.Status)
+		if h.Status == catalog.HoldActive {
+			if h.CreatedAt != h.UpdatedAt {
+				continue // extended
+			}
+			outcome = "created"
+		}
+		m.holds.WithLabelValues(outcome).Inc()
+		if h.Entry == nil {
+			continue
+		}
+		switch h.Status {
+		case catalog.HoldActive:
+			m.offers.WithLabelValues("offered").Inc()
+		case catalog.HoldBooked:
+			m.offers.WithLabelValues("booked").Inc()
+		default:
+			m.offers.WithLabelValues("lapsed").Inc()
+		}
+	}
+}
