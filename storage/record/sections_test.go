@@ -690,3 +690,25 @@ func TestTaggedMinimalEntryRoundTrip(t *testing.T) {
 		checkRecord(t, e.b)
 	})
 }
+
+// TestHoldAndEntryAnswersDecode: the idempotent answers of POST /holds and
+// POST /waitlist-entries are journalled as answer kinds of their own; a
+// decoder that knew only the older kinds refused the whole record (and so
+// the business's journal after a restart).
+func TestHoldAndEntryAnswersDecode(t *testing.T) {
+	for _, kind := range []AnswerKind{AnswerHold, AnswerEntry} {
+		c := &Change{At: payAt, Holds: sampleHolds(uuid.New(), uuid.New(), uuid.New()), Entries: sampleEntries(uuid.New(), uuid.New(), uuid.New()),
+			Idempotency: &Idem{Key: "k", Method: "POST", Path: "/api/v1/holds", Status: 201, At: payAt, Answer: kind}}
+		b, err := Encode(nil, &Record{Kind: KindChange, Change: c})
+		require.NoError(t, err)
+		got, err := Decode(b)
+		require.NoError(t, err)
+		require.Equal(t, kind, got.Change.Idempotency.Answer)
+		require.True(t, kind.FromRecord())
+	}
+	b, err := Encode(nil, &Record{Kind: KindChange, Change: &Change{At: payAt,
+		Idempotency: &Idem{Key: "k", Method: "POST", Path: "/x", At: payAt, Answer: AnswerEntry + 1}}})
+	require.NoError(t, err)
+	_, err = Decode(b)
+	require.ErrorIs(t, err, ErrCorrupt, "an unknown answer kind")
+}
