@@ -39,9 +39,11 @@ func FuzzDecodeCreate(f *testing.F) {
 		}
 		c := in.Customer
 		switch {
-		case in.ServiceID == uuid.Nil && !bytes.Contains(body, []byte("00000000-0000-0000-0000-000000000000")):
+		case in.HoldID != nil && (in.ServiceID != uuid.Nil || !in.Start.IsZero() || in.StaffID != nil):
+			t.Fatalf("accepted a holdId with the members the hold fixes: %+v", in)
+		case in.HoldID == nil && in.ServiceID == uuid.Nil && !bytes.Contains(body, []byte("00000000-0000-0000-0000-000000000000")):
 			t.Fatalf("accepted without a serviceId: %+v", in)
-		case in.Start.IsZero() && !bytes.Contains(body, []byte("0001-01-01")):
+		case in.HoldID == nil && in.Start.IsZero() && !bytes.Contains(body, []byte("0001-01-01")):
 			t.Fatalf("accepted without a startTime: %+v", in)
 		case strings.TrimSpace(c.FirstName) == "" || utf8.RuneCountInString(c.FirstName) > maxName:
 			t.Fatalf("accepted firstName %q", c.FirstName)

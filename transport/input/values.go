@@ -31,7 +31,13 @@ func ParseTime(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, errTime
 	}
-	return t.UTC(), nil
+	// An offset can carry a time written in year 9999 (or 0000) out of the
+	// years RFC 3339 can write in UTC, which every answer uses: such a
+	// time could be stored but never shown again as a timestamp.
+	if t = t.UTC(); t.Year() < 0 || t.Year() > 9999 {
+		return time.Time{}, errTime
+	}
+	return t, nil
 }
 
 // parseTime is ParseTime of a string's text in a document; an overlong one
