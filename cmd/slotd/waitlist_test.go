@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/webhook/mail/mailtest"
 )
 
 // The waitlist through the real server (decisions §6).
@@ -125,4 +127,30 @@ func TestWaitlistOffers(t *testing.T) {
 	lapsed, _ := value(mfs, "slotd_waitlist_offers_total", "outcome", "lapsed")
 	expired, _ := value(mfs, "slotd_holds_total", "outcome", "expired")
 	require.Equal(t, []float64{2, 3, 2}, []float64{nOffered, lapsed, expired})
+}
+
+// TestWaitlistOfferMail: the offer reaches the entry's customer by e-mail,
+// with the time held, in the business's time zone, and the offer reference.
+func TestWaitlistOfferMail(t *testing.T) {
+	srv := mailtest.Start(t, mailtest.Options{User: smtpUser, Password: smtpPassword})
+	s := startSMTPWorld(t, srv)
+	a := s.post("/api/v1/appointments", keyFull, "a-1", booking(haircutID, tue+"10:00:00Z", annaID, "booked@example.com"))
+	require.Equal(t, 201, a.Status, "%s", a.Raw)
+	e := s.post("/api/v1/waitlist-entries", keyFull, "w-1", entryBody(mailCustomer, "10:00:00Z", "10:00:00Z"))
+	require.Equal(t, 201, e.Status, "%s", e.Raw)
+	require.Equal(t, 200, s.call("POST", "/api/v1/appointments/"+appointmentOf(a)["id"].(string)+"/status", `{"status":"cancelled"}`).Status)
+	hold := offerOf(s.waitEntry(e.Body["id"].(string), "offered"))["holdId"].(string)
+
+	msgs := waitMail(t, srv, 3) // confirmation, cancellation, offer
+	var offer *mailtest.Message
+	for i := range msgs {
+		if len(msgs[i].To) == 1 && msgs[i].To[0] == mailCustomer {
+			offer = &msgs[i]
+		}
+	}
+	require.NotNil(t, offer, "no message to the entry's customer")
+	p := requireSMTPMail(t, *offer, "A time at Salon Example has become free for you")
+	text, _ := p.Part("text/plain")
+	require.Contains(t, text.Body, hold)
+	require.Contains(t, text.Body, "11:00", "10:00Z is 11:00 in Amsterdam")
 }
