@@ -62,9 +62,9 @@ type Env struct {
 	// provider is ever called (a reservation waits). PublicURL is where
 	// providers reach slotd (--public-url), for the webhook URL a
 	// redirect provider is given. Metrics may be nil.
-	Payments   Payments
-	PublicURL  string
-	Metrics *Metrics
+	Payments  Payments
+	PublicURL string
+	Metrics   *Metrics
 
 	bg sync.WaitGroup // background snapshot writers and publishers
 }

@@ -64,9 +64,9 @@ type Config struct {
 	SnapshotEvery uint64
 	// Payments calls payment providers (payment.Client); nil calls none.
 	// PublicURL is where providers reach slotd; Metrics may be nil.
-	Payments   business.Payments
-	PublicURL  string
-	Metrics *business.Metrics
+	Payments  business.Payments
+	PublicURL string
+	Metrics   *business.Metrics
 }
 
 // Open loads the key index and returns a directory with no actors running.

@@ -44,10 +44,11 @@ type book struct {
 	// (ended ones until pruned), the active ones, every entry by id, the
 	// entries in creation order, and the waiting ones in creation order.
 	holds      sorted.Map[uuid.UUID, *catalog.Hold]
-	liveHolds  sorted.Map[uuid.UUID, struct{}]
+	liveHolds  sorted.Map[CreationKey, struct{}] // by expiresAt, then id
 	entries    sorted.Map[uuid.UUID, *catalog.WaitlistEntry]
 	entryOrder sorted.Map[CreationKey, struct{}]
-	waiting    sorted.Map[CreationKey, struct{}]
+	waiting    sorted.Map[CreationKey, struct{}] // by createdAt, then id
+	windowEnds sorted.Map[CreationKey, struct{}] // the waiting ones by to, then id
 }
 
 // StartKey orders appointments by start time, then id: the order of the
@@ -83,10 +84,11 @@ func newBook() book {
 		checkoutKeys: sorted.New[string, uuid.UUID](strings.Compare),
 
 		holds:      sorted.New[uuid.UUID, *catalog.Hold](compareID),
-		liveHolds:  sorted.New[uuid.UUID, struct{}](compareID),
+		liveHolds:  sorted.New[CreationKey, struct{}](compareCreation),
 		entries:    sorted.New[uuid.UUID, *catalog.WaitlistEntry](compareID),
 		entryOrder: sorted.New[CreationKey, struct{}](compareCreation),
 		waiting:    sorted.New[CreationKey, struct{}](compareCreation),
+		windowEnds: sorted.New[CreationKey, struct{}](compareCreation),
 	}
 }
 

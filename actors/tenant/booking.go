@@ -107,7 +107,21 @@ func decideSlot(s *State, in *slotInput, now time.Time) (*catalog.Service, *cale
 	if perr != nil {
 		return nil, nil, perr
 	}
+	if prepayBlocked(s, svc, in.Start) {
+		return nil, nil, errPayments
+	}
 	return svc, d, nil
+}
+
+// prepayBlocked reports whether a booking of svc at start would need
+// prepayment (needsPayment) that the business cannot take, having no
+// provider: the booking's last refusal, so a hold or a check gives it too.
+func prepayBlocked(s *State, svc *catalog.Service, start time.Time) bool {
+	if s.Business.Payments.Provider != "" || !s.Business.Payments.RequiresPayment && !svc.PaymentRequired {
+		return false
+	}
+	_, total, deposit := calendar.Price(svc, s.Loc, start)
+	return deposit != nil && *deposit > 0 || total > 0
 }
 
 // booked finishes a booking whose time is decided: appointment a of svc

@@ -42,17 +42,19 @@ func (s *State) Hold(id uuid.UUID) *catalog.Hold {
 }
 
 // NextHoldExpiry returns the earliest expiresAt of the active holds, false
-// when there are none.
+// when there are none: the first of liveHolds, which is kept in expiry
+// order so that re-arming the timer after every hold costs a descent, not
+// a walk over every live hold.
 func (s *State) NextHoldExpiry() (time.Time, bool) {
 	var next time.Time
-	s.liveHolds.Ascend(nil, func(id uuid.UUID, _ struct{}) bool {
-		if h := s.Hold(id); h != nil && (next.IsZero() || h.ExpiresAt.Before(next)) {
-			next = h.ExpiresAt
-		}
-		return true
+	s.liveHolds.Ascend(nil, func(k CreationKey, _ struct{}) bool {
+		next = time.Unix(0, k.At).UTC()
+		return false
 	})
 	return next, !next.IsZero()
 }
+
+func expiryOf(h *catalog.Hold) CreationKey { return CreationKey{At: h.ExpiresAt.UnixNano(), ID: h.ID} }
 
 // DecideHold decides POST /holds: the booking decision with no customer
 // (so the existing-customer rule is left to the booking that uses the
@@ -93,6 +95,14 @@ func DecideExtend(s *State, id uuid.UUID, ttl time.Duration, now time.Time) (*re
 	n := *h
 	n.ExpiresAt, n.UpdatedAt = exp, now
 	ch := &record.Change{At: now, Holds: []catalog.Hold{n}}
+	if h.Entry != nil { // an offer: the entry shows when it lapses
+		if e := s.Entry(*h.Entry); e != nil && e.Offer != nil && e.Offer.HoldID == h.ID {
+			en, o := *e, *e.Offer
+			o.ExpiresAt = exp
+			en.Offer, en.UpdatedAt = &o, now
+			ch.Entries = append(ch.Entries, en)
+		}
+	}
 	return ch, &ch.Holds[0], nil
 }
 
@@ -118,13 +128,15 @@ func DecideRelease(s *State, id uuid.UUID, now time.Time, ids IDs) (*record.Chan
 // whose expiresAt has come, or nil when none has.
 func DecideHoldExpiry(s *State, now time.Time, ids IDs) *record.Change {
 	var ch *record.Change
-	s.liveHolds.Ascend(nil, func(id uuid.UUID, _ struct{}) bool {
-		if h := s.Hold(id); h != nil && !now.Before(h.ExpiresAt) {
-			if ch == nil {
-				ch = &record.Change{At: now}
-			}
-			endHold(s, ch, h, catalog.HoldExpired, now, ids)
+	s.liveHolds.Ascend(nil, func(k CreationKey, _ struct{}) bool {
+		h := s.Hold(k.ID)
+		if h == nil || now.Before(h.ExpiresAt) {
+			return false // in expiry order: the rest are later
 		}
+		if ch == nil {
+			ch = &record.Change{At: now}
+		}
+		endHold(s, ch, h, catalog.HoldExpired, now, ids)
 		return true
 	})
 	return ch
@@ -208,15 +220,14 @@ func (b book) putHold(h catalog.Hold) book {
 		if items := HoldItems(old); len(items) > 0 {
 			b.index = b.index.Delete(old.StaffID, items...)
 		}
+		b.liveHolds = b.liveHolds.Delete(expiryOf(old))
 	}
 	b.holds = b.holds.Set(h.ID, &h)
 	if items := HoldItems(&h); len(items) > 0 {
 		b.index = b.index.Add(h.StaffID, items...)
 	}
 	if h.Status == catalog.HoldActive {
-		b.liveHolds = b.liveHolds.Set(h.ID, struct{}{})
-	} else {
-		b.liveHolds = b.liveHolds.Delete(h.ID)
+		b.liveHolds = b.liveHolds.Set(expiryOf(&h), struct{}{})
 	}
 	return b
 }
@@ -234,4 +245,27 @@ func (b book) pruneHolds(cutoff time.Time) book {
 		b.holds = b.holds.Delete(id)
 	}
 	return b
+}
+
+// restoreHold adds to ch the return of the hold that reservation appt
+// consumed, when the reservation is released: the booking never happened,
+// so the hold is the client's again until it expires (its timer then ends
+// it as usual, and an offer's entry is still offered).
+func restoreHold(s *State, ch *record.Change, appt uuid.UUID, now time.Time) {
+	s.holds.Ascend(nil, func(_ uuid.UUID, h *catalog.Hold) bool {
+		if h.Status != catalog.HoldBooked || h.Appointment == nil || *h.Appointment != appt {
+			return true
+		}
+		n := *h
+		n.Status, n.Appointment, n.UpdatedAt = catalog.HoldActive, nil, now
+		ch.Holds = append(ch.Holds, n)
+		if h.Entry != nil {
+			if e := s.Entry(*h.Entry); e != nil && e.Status == catalog.EntryBooked {
+				en := *e
+				en.Status, en.Booked, en.UpdatedAt = catalog.EntryOffered, nil, now
+				ch.Entries = append(ch.Entries, en)
+			}
+		}
+		return false
+	})
 }

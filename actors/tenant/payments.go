@@ -172,7 +172,9 @@ func DecideCheckoutFailed(s *State, id uuid.UUID, now time.Time) *record.Change 
 	if s.Checkout(id) == nil {
 		return nil
 	}
-	return &record.Change{At: now, Closed: []uuid.UUID{id}}
+	ch := &record.Change{At: now, Closed: []uuid.UUID{id}}
+	restoreHold(s, ch, id, now)
+	return ch
 }
 
 // DecidePaid decides the provider's word that the payment of appointment

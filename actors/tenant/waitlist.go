@@ -83,13 +83,15 @@ func (s *State) Waiting() bool { return s.waiting.Len() > 0 }
 // false when none waits.
 func (s *State) NextEntryExpiry() (time.Time, bool) {
 	var next time.Time
-	s.waiting.Ascend(nil, func(k CreationKey, _ struct{}) bool {
-		if e, _ := s.entries.Get(k.ID); next.IsZero() || e.To.Before(next) {
-			next = e.To
-		}
-		return true
+	s.windowEnds.Ascend(nil, func(k CreationKey, _ struct{}) bool {
+		next = time.Unix(0, k.At).UTC()
+		return false
 	})
 	return next, !next.IsZero()
+}
+
+func windowEndOf(e *catalog.WaitlistEntry) CreationKey {
+	return CreationKey{At: e.To.UnixNano(), ID: e.ID}
 }
 
 // DecideEntry decides POST /waitlist-entries.
@@ -133,15 +135,17 @@ func DecideEntryDelete(s *State, id uuid.UUID, now time.Time) (*record.Change, e
 // whose window has passed, or nil.
 func DecideEntryExpiry(s *State, now time.Time) *record.Change {
 	var ch *record.Change
-	s.waiting.Ascend(nil, func(k CreationKey, _ struct{}) bool {
-		if e, _ := s.entries.Get(k.ID); e.To.Before(now) {
-			if ch == nil {
-				ch = &record.Change{At: now}
-			}
-			n := *e
-			n.Status, n.UpdatedAt = catalog.EntryExpired, now
-			ch.Entries = append(ch.Entries, n)
+	s.windowEnds.Ascend(nil, func(k CreationKey, _ struct{}) bool {
+		e, _ := s.entries.Get(k.ID)
+		if !e.To.Before(now) {
+			return false // in order of to: the rest end later
 		}
+		if ch == nil {
+			ch = &record.Change{At: now}
+		}
+		n := *e
+		n.Status, n.UpdatedAt = catalog.EntryExpired, now
+		ch.Entries = append(ch.Entries, n)
 		return true
 	})
 	return ch
@@ -195,12 +199,15 @@ func entryBooked(s *State, ch *record.Change, id, appt uuid.UUID, now time.Time)
 // putEntry returns b with e stored, replacing any older version.
 func (b book) putEntry(e catalog.WaitlistEntry) book {
 	k := creationOf(&e)
-	if _, ok := b.entries.Get(e.ID); !ok {
+	if old, ok := b.entries.Get(e.ID); ok {
+		b.windowEnds = b.windowEnds.Delete(windowEndOf(old))
+	} else {
 		b.entryOrder = b.entryOrder.Set(k, struct{}{})
 	}
 	b.entries = b.entries.Set(e.ID, &e)
 	if e.Status == catalog.EntryWaiting {
 		b.waiting = b.waiting.Set(k, struct{}{})
+		b.windowEnds = b.windowEnds.Set(windowEndOf(&e), struct{}{})
 	} else {
 		b.waiting = b.waiting.Delete(k)
 	}
