@@ -21,20 +21,7 @@ const (
 	maxTTL = int(catalog.HoldMaxLife / time.Second)
 )
 
-func (s *Server) createHold(c *call) {
-	key, ok := creating(c)
-	if !ok {
-		return
-	}
-	in, err := decodeHold(c.ctx.PostBody())
-	if err != nil {
-		s.fail(c.ctx, err)
-		return
-	}
-	rctx, cancel := reqContext()
-	defer cancel()
-	c.answer(s.Dir.CreateHold(rctx, c.st.Business.ID, *in, *key))
-}
+func (s *Server) createHold(c *call) { create(c, decodeHold, s.Dir.CreateHold) }
 
 // decodeHold validates a POST /holds body.
 func decodeHold(body []byte) (*tenant.HoldInput, error) {

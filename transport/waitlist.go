@@ -21,20 +21,7 @@ const maxEntryWindow = 31 * 24 * time.Hour
 var entryStatuses = []string{string(catalog.EntryWaiting), string(catalog.EntryOffered), string(catalog.EntryBooked),
 	string(catalog.EntryExpired)}
 
-func (s *Server) createEntry(c *call) {
-	key, ok := creating(c)
-	if !ok {
-		return
-	}
-	in, err := decodeEntry(c.ctx.PostBody())
-	if err != nil {
-		s.fail(c.ctx, err)
-		return
-	}
-	rctx, cancel := reqContext()
-	defer cancel()
-	c.answer(s.Dir.AddEntry(rctx, c.st.Business.ID, *in, *key))
-}
+func (s *Server) createEntry(c *call) { create(c, decodeEntry, s.Dir.AddEntry) }
 
 // decodeEntry validates a POST /waitlist-entries body. That to lies in
 // the future is the business's to judge, on its clock.

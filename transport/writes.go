@@ -79,6 +79,24 @@ func (c *call) appointment(v business.AppointmentView, err error) {
 	writeJSON(c.ctx, 200, wire.AppendAppointment(make([]byte, 0, 1536), v.Appointment, v.Customer))
 }
 
+// create runs an idempotent create whose body decode validates: the
+// checks of creating, the body, then the business's stored answer.
+func create[T any](c *call, decode func([]byte) (*T, error),
+	do func(context.Context, uuid.UUID, T, business.IdemKey) (*business.Answer, error)) {
+	key, ok := creating(c)
+	if !ok {
+		return
+	}
+	in, err := decode(c.ctx.PostBody())
+	if err != nil {
+		c.s.fail(c.ctx, err)
+		return
+	}
+	rctx, cancel := reqContext()
+	defer cancel()
+	c.answer(do(rctx, c.st.Business.ID, *in, *key))
+}
+
 func (s *Server) createAppointment(c *call) {
 	key, ok := creating(c)
 	if !ok {
