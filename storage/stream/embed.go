@@ -1,0 +1,46 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Node is the configuration of a journal replica embedded in a slotd node:
+// a NATS server with JetStream, clustered with its peers over routes.
+type Node struct {
+	Name        string   // unique in the cluster
+	Dir         string   // JetStream's store directory
+	Host        string   // listen address, e.g. 127.0.0.1
+	ClientPort  int      // -1: any free port
+	ClusterPort int      // where peers reach this node's routes
+	Routes      []string // host:port of every node's cluster port, this one's included
+	Cluster     string   // cluster name; default "slotd"
+}
+
+// Start starts the node and waits until it accepts connections (not until
+// the cluster has a JetStream leader: that needs a quorum of its peers).
+func Start(n Node) (*server.Server, error) {
+	if n.Cluster == "" {
+		n.Cluster = "slotd"
+	}
+	var routes []*url.URL
+	for _, r := range n.Routes {
+		routes = append(routes, &url.URL{Scheme: "nats", Host: r})
+	}
+	s, err := server.NewServer(&server.Options{ServerName: n.Name, Host: n.Host, Port: n.ClientPort, JetStream: true,
+		StoreDir: n.Dir, Cluster: server.ClusterOpts{Name: n.Cluster, Host: n.Host, Port: n.ClusterPort}, Routes: routes,
+		NoLog: true, NoSigs: true})
+	if err != nil {
+		return nil, fmt.Errorf("stream: node %s: %w", n.Name, err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		s.Shutdown()
+		return nil, errors.New("stream: node " + n.Name + " did not start within 10 s")
+	}
+	return s, nil
+}
