@@ -6,9 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/slotd/slotd/actors/tenant"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
-	"github.com/slotd/slotd/storage/record"
 )
 
 // Expiry of holds and waitlist entries (decisions §6). The deadlines are
@@ -63,15 +61,7 @@ func (a *businessActor) expire(ctx actor.Context) {
 	if a.state == nil {
 		return
 	}
-	now := a.now()
-	ch := tenant.DecideHoldExpiry(a.state, now, a.ids)
-	if ex := tenant.DecideEntryExpiry(a.state, now); ex != nil {
-		if ch == nil {
-			ch = ex
-		} else {
-			ch.Entries = mergeEntries(ch, ex)
-		}
-	}
+	ch := tenant.DecideExpiries(a.state, a.now(), a.ids)
 	if ch == nil {
 		a.schedule(ctx)
 		return
@@ -82,20 +72,4 @@ func (a *businessActor) expire(ctx actor.Context) {
 			log.Error("journalling expiries failed", "err", err)
 		}
 	})
-}
-
-// mergeEntries returns ch's entries with ex's expiries added, an entry
-// ch already changes (an offer that lapsed) kept as ch has it.
-func mergeEntries(ch, ex *record.Change) []catalog.WaitlistEntry {
-	out := ch.Entries
-	for _, e := range ex.Entries {
-		seen := false
-		for i := range out {
-			seen = seen || out[i].ID == e.ID
-		}
-		if !seen {
-			out = append(out, e)
-		}
-	}
-	return out
 }

@@ -212,7 +212,7 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 		b.taken = append(b.taken, span{h.Start, h.End})
 		b.made = append(b.made, fmt.Sprintf("hold %s %s-%s staff=%s expires=%s", svc.Name, b.local(h.Start), b.local(h.End), s.StaffMember(h.StaffID).Name, b.local(h.ExpiresAt)))
 	}
-	if ch := DecideHoldExpiry(s, b.now, b.ids); ch != nil {
+	if ch := DecideExpiries(s, b.now, b.ids); ch != nil {
 		s = step(t, s, ch)
 	}
 	for _, id := range holds {

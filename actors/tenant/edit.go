@@ -14,10 +14,10 @@ import (
 )
 
 var (
-	errNoAppointment = problem.New(problem.NotFound, "No such resource for this business.")
-	errTransition    = problem.New(problem.InvalidTransition, "The appointment cannot move to that status from its current one.")
-	errSlotTaken     = problem.New(problem.SlotTaken, "The time is taken by another booking.")
-	errServiceGone   = problem.New(problem.ServiceNotBookable, "The appointment's service is no longer bookable.")
+	errNotFound    = problem.New(problem.NotFound, "No such resource for this business.")
+	errTransition  = problem.New(problem.InvalidTransition, "The appointment cannot move to that status from its current one.")
+	errSlotTaken   = problem.New(problem.SlotTaken, "The time is taken by another booking.")
+	errServiceGone = problem.New(problem.ServiceNotBookable, "The appointment's service is no longer bookable.")
 )
 
 // PatchInput is a validated PATCH /appointments/{id} body; nil members were
@@ -46,7 +46,7 @@ func matches(a *catalog.Appointment, want []int) bool {
 func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
 	a := s.Appointment(id)
 	if a == nil {
-		return nil, nil, errNoAppointment
+		return nil, nil, errNotFound
 	}
 	if !matches(a, in.IfMatch) {
 		return nil, nil, errStale
@@ -170,7 +170,7 @@ var transitions = map[catalog.Status][]catalog.Status{
 func DecideStatus(s *State, id uuid.UUID, to catalog.Status, ifMatch []int, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
 	a := s.Appointment(id)
 	if a == nil {
-		return nil, nil, errNoAppointment
+		return nil, nil, errNotFound
 	}
 	if !matches(a, ifMatch) {
 		return nil, nil, errStale

@@ -32,7 +32,6 @@ type HoldInput struct {
 var (
 	errUnknownHold = problem.FieldError("holdId", problem.Invalid, "No such hold.")
 	errHoldGone    = problem.New(problem.HoldExpired, "The hold has expired, was released or was already used.")
-	errNoHold      = problem.New(problem.NotFound, "No such resource for this business.")
 )
 
 // Hold returns the hold with id, live or not, or nil.
@@ -82,7 +81,7 @@ func DecideExtend(s *State, id uuid.UUID, ttl time.Duration, now time.Time) (*re
 	h := s.Hold(id)
 	switch {
 	case h == nil:
-		return nil, nil, errNoHold
+		return nil, nil, errNotFound
 	case !h.Live(now):
 		return nil, nil, errHoldGone
 	}
@@ -113,7 +112,7 @@ func DecideRelease(s *State, id uuid.UUID, now time.Time, ids IDs) (*record.Chan
 	h := s.Hold(id)
 	switch {
 	case h == nil:
-		return nil, errNoHold
+		return nil, errNotFound
 	case h.Status == catalog.HoldReleased:
 		return nil, nil
 	case !h.Live(now):
@@ -122,24 +121,6 @@ func DecideRelease(s *State, id uuid.UUID, now time.Time, ids IDs) (*record.Chan
 	ch := &record.Change{At: now}
 	endHold(s, ch, h, catalog.HoldReleased, now, ids)
 	return ch, nil
-}
-
-// DecideHoldExpiry returns the change that expires every active hold
-// whose expiresAt has come, or nil when none has.
-func DecideHoldExpiry(s *State, now time.Time, ids IDs) *record.Change {
-	var ch *record.Change
-	s.liveHolds.Ascend(nil, func(k CreationKey, _ struct{}) bool {
-		h := s.Hold(k.ID)
-		if h == nil || now.Before(h.ExpiresAt) {
-			return false // in expiry order: the rest are later
-		}
-		if ch == nil {
-			ch = &record.Change{At: now}
-		}
-		endHold(s, ch, h, catalog.HoldExpired, now, ids)
-		return true
-	})
-	return ch
 }
 
 // endHold adds to ch the end of hold h in status to. A waitlist offer's

@@ -121,7 +121,7 @@ func TestExtendingAnOfferMovesItsDeadline(t *testing.T) {
 
 	// The lapse returns it to waiting; with nobody else waiting, nothing
 	// is offered, and the entry is not offered its own lapsed start again.
-	ch = DecideHoldExpiry(s, t0.Add(21*time.Minute), ids)
+	ch = DecideExpiries(s, t0.Add(21*time.Minute), ids)
 	require.NotNil(t, ch)
 	AddOffers(s, ch, t0.Add(21*time.Minute), ids)
 	s = step(t, s, ch)
@@ -129,8 +129,8 @@ func TestExtendingAnOfferMovesItsDeadline(t *testing.T) {
 	require.Len(t, ch.Holds, 1)
 
 	// Past its window it expires.
-	require.Nil(t, DecideEntryExpiry(s, slotA))
-	ex := DecideEntryExpiry(s, slotA.Add(time.Millisecond))
+	require.Nil(t, DecideExpiries(s, slotA, ids))
+	ex := DecideExpiries(s, slotA.Add(time.Millisecond), ids)
 	require.Equal(t, []catalog.EntryStatus{catalog.EntryExpired}, []catalog.EntryStatus{ex.Entries[0].Status})
 	s = step(t, s, ex)
 	require.False(t, s.Waiting())

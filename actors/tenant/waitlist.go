@@ -116,7 +116,7 @@ func DecideEntry(s *State, in *EntryInput, now time.Time, ids IDs) (*record.Chan
 func DecideEntryDelete(s *State, id uuid.UUID, now time.Time) (*record.Change, error) {
 	e := s.Entry(id)
 	if e == nil {
-		return nil, errNoHold
+		return nil, errNotFound
 	}
 	n := *e
 	n.Status, n.UpdatedAt = catalog.EntryDeleted, now
@@ -131,23 +131,34 @@ func DecideEntryDelete(s *State, id uuid.UUID, now time.Time) (*record.Change, e
 	return ch, nil
 }
 
-// DecideEntryExpiry returns the change that expires every waiting entry
-// whose window has passed, or nil.
-func DecideEntryExpiry(s *State, now time.Time) *record.Change {
-	var ch *record.Change
+// DecideExpiries returns the change that ends everything whose deadline
+// has come at now, or nil: active holds past expiresAt (an offer's entry
+// waits again, or expires) and waiting entries past their window.
+func DecideExpiries(s *State, now time.Time, ids IDs) *record.Change {
+	ch := &record.Change{At: now}
+	s.liveHolds.Ascend(nil, func(k CreationKey, _ struct{}) bool {
+		h := s.Hold(k.ID)
+		if h == nil || now.Before(h.ExpiresAt) {
+			return false // in expiry order: the rest are later
+		}
+		endHold(s, ch, h, catalog.HoldExpired, now, ids)
+		return true
+	})
 	s.windowEnds.Ascend(nil, func(k CreationKey, _ struct{}) bool {
-		e, _ := s.entries.Get(k.ID)
+		e, i := entryIn(s, ch, k.ID)
 		if !e.To.Before(now) {
 			return false // in order of to: the rest end later
 		}
-		if ch == nil {
-			ch = &record.Change{At: now}
+		if e.Status == catalog.EntryWaiting {
+			n := *e
+			n.Status, n.UpdatedAt = catalog.EntryExpired, now
+			putEntryIn(ch, n, i)
 		}
-		n := *e
-		n.Status, n.UpdatedAt = catalog.EntryExpired, now
-		ch.Entries = append(ch.Entries, n)
 		return true
 	})
+	if len(ch.Holds) == 0 && len(ch.Entries) == 0 {
+		return nil
+	}
 	return ch
 }
 

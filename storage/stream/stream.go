@@ -86,7 +86,6 @@ type Position struct {
 // seqHeader carries a record's number within its business.
 const seqHeader = "Slotd-Seq"
 
-
 // Append appends rec as business biz's record after at (the position of
 // its last record; the zero Position for its first) and returns the new
 // position. ErrFenced: another writer appended after at.
