@@ -19,6 +19,11 @@ import (
 type Batch struct {
 	s *Store
 	b *pebble.Batch
+	// The business whose rows the batch holds (replica.go): a batch of
+	// one business is replicated on its own in cluster mode.
+	biz    [16]byte
+	hasBiz bool
+	mixed  bool
 }
 
 // NewBatch returns an empty batch. It must be finished with Commit or Close.
@@ -37,6 +42,7 @@ func (b *Batch) pb() *pebble.Batch {
 // the batch's own buffer: key and value are copied exactly once, straight
 // into the batch representation, with no intermediate allocation.
 func (b *Batch) set(key []byte, prefix []byte, val []byte) {
+	b.note(key)
 	op := b.pb().SetDeferred(len(key), len(prefix)+len(val))
 	copy(op.Key, key)
 	n := copy(op.Value, prefix)
@@ -46,6 +52,7 @@ func (b *Batch) set(key []byte, prefix []byte, val []byte) {
 }
 
 func (b *Batch) del(key []byte) {
+	b.note(key)
 	op := b.pb().DeleteDeferred(len(key))
 	copy(op.Key, key)
 	_ = op.Finish()
@@ -132,6 +139,13 @@ func (b *Batch) Empty() bool {
 // and fsync (group commit), so throughput scales with the number of
 // committers while each still waits only for its own durability.
 func (b *Batch) Commit() error {
+	if b.s.rep != nil {
+		p, err := b.CommitNoWait()
+		if err != nil {
+			return err
+		}
+		return p.Wait()
+	}
 	pb := b.pb()
 	b.b = nil
 	defer pb.Close()
@@ -170,6 +184,7 @@ type Pending struct {
 	s     *Store
 	b     *pebble.Batch // nil for an empty batch
 	start time.Time
+	done  chan error // cluster mode: the replicator's verdict (replica.go)
 }
 
 // CommitNoWait applies the batch without waiting for its sync; Pending.Wait
@@ -190,6 +205,9 @@ func (b *Batch) CommitNoWait() (*Pending, error) {
 		_ = pb.Close()
 		return &Pending{}, nil
 	}
+	if b.s.rep != nil {
+		return b.replicate(pb)
+	}
 	s := b.s
 	if err := s.enter(); err != nil {
 		_ = pb.Close()
@@ -206,6 +224,9 @@ func (b *Batch) CommitNoWait() (*Pending, error) {
 
 // Wait blocks until the batch is durable and releases it.
 func (p *Pending) Wait() error {
+	if p.done != nil {
+		return p.waitReplicated()
+	}
 	if p.b == nil {
 		return nil
 	}
@@ -231,6 +252,9 @@ func (p *Pending) Wait() error {
 // write that a crash could still undo. The WAL is ordered, so this one
 // sync covers everything read before it.
 func (s *Store) SyncWAL() error {
+	if s.rep != nil { // rows are applied here only once replicated
+		return nil
+	}
 	if err := s.enter(); err != nil {
 		return err
 	}

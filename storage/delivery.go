@@ -91,6 +91,7 @@ func (b *Batch) SweepDeliveries(biz, ep, beforeID [16]byte, beforeEvent string) 
 }
 
 func (b *Batch) deleteRange(lo, hi []byte) {
+	b.note(lo)
 	op := b.pb().DeleteRangeDeferred(len(lo), len(hi))
 	copy(op.Key, lo)
 	copy(op.Value, hi)

@@ -51,7 +51,8 @@ type Options struct {
 
 // Store is the journal store. All methods are safe for concurrent use.
 type Store struct {
-	db *pebble.DB
+	db  *pebble.DB
+	rep Replicator // cluster mode (replica.go); nil on a single node
 
 	// active counts operations in flight; closed is set once by Close, which
 	// then waits (on drained) for active to reach zero before closing Pebble.

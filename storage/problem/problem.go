@@ -146,7 +146,15 @@ func (e *Error) Unwrap() error { return e.Cause }
 // Wrap returns an INTERNAL_ERROR caused by err. The client is told only
 // that the server failed; err stays attached for the one log line the
 // transport writes with the request id.
+//
+// A SERVICE_UNAVAILABLE is returned as it is: in cluster mode the journal
+// refuses a write of a business that is moving between nodes, and the
+// client is to retry it, not to report a server fault.
 func Wrap(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) && e.Code == Unavailable {
+		return e
+	}
 	return &Error{Code: Internal, Message: "The server failed to handle the request.", Cause: err}
 }
 

@@ -2,42 +2,91 @@ package stream
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"fmt"
+	"strconv"
+	"strings"
 
-	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Snapshots live in a JetStream object store beside the stream, one
-// object per business, replicated like the records: a node that activates
-// a business reads its snapshot and replays only the records after it.
-// The object starts with the position it covers (two big-endian uint64s),
-// so the snapshot and its position are written as one.
+// Checkpoints (replicator.go) are blobs in a stream of their own beside
+// the journal, replicated like it: a blob is the messages of one subject,
+// cut in chunks under the server's message size limit, each carrying its
+// number and the count. They are read with direct gets ("the first
+// message of this subject at or after this sequence"), served by any
+// replica and keeping no state on the server — the object store, tried
+// first, reads through a consumer that could wait for ever for a replica
+// that was lost.
 
-// PutSnapshot stores raw as business biz's snapshot as of position at.
-func (j *Journal) PutSnapshot(ctx context.Context, biz uuid.UUID, at Position, raw []byte) error {
-	b := make([]byte, 16, 16+len(raw))
-	binary.BigEndian.PutUint64(b, at.Seq)
-	binary.BigEndian.PutUint64(b[8:], at.Stream)
-	_, err := j.snaps.PutBytes(ctx, biz.String(), append(b, raw...))
-	return err
+// chunkSize is the most a blob's message carries (NATS's default
+// max_payload is 1 MiB).
+const chunkSize = 512 << 10
+
+const chunkHeader = "Slotd-Chunk" // "i/n"
+
+// errNoBlob is a blob that is not there (any more).
+var errNoBlob = errors.New("stream: no such checkpoint")
+
+func (j *Journal) blobSubject(name string) string { return j.cfg.Checkpoints + "." + name }
+
+// putBlob stores data under name.
+func (j *Journal) putBlob(ctx context.Context, name string, data []byte) error {
+	n := max((len(data)+chunkSize-1)/chunkSize, 1)
+	for i := range n {
+		end := min((i+1)*chunkSize, len(data))
+		msg := &nats.Msg{Subject: j.blobSubject(name), Data: data[i*chunkSize : end], Header: nats.Header{}}
+		msg.Header.Set(chunkHeader, strconv.Itoa(i)+"/"+strconv.Itoa(n))
+		if _, err := j.js.PublishMsg(ctx, msg); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// Snapshot returns business biz's latest snapshot and its position; ok is
-// false when it has none.
-func (j *Journal) Snapshot(ctx context.Context, biz uuid.UUID) (at Position, raw []byte, ok bool, err error) {
-	b, err := j.snaps.GetBytes(ctx, biz.String())
-	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return Position{}, nil, false, nil
-	}
+// getBlob returns the blob stored under name (the first one, were it
+// stored twice).
+func (j *Journal) getBlob(ctx context.Context, name string) ([]byte, error) {
+	s, err := j.js.Stream(ctx, j.cfg.Checkpoints)
 	if err != nil {
-		return Position{}, nil, false, err
+		return nil, err
 	}
-	if len(b) < 16 {
-		return Position{}, nil, false, fmt.Errorf("stream: snapshot of %s is %d bytes", biz, len(b))
+	var out []byte
+	var seq uint64 = 1
+	for i, n := 0, 1; i < n; i++ {
+		m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(j.blobSubject(name)))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil, errNoBlob
+		}
+		if err != nil {
+			return nil, err
+		}
+		ci, cn, ok := parseChunk(m.Header.Get(chunkHeader))
+		if !ok || ci != i || (i > 0 && cn != n) {
+			return nil, errors.New("stream: checkpoint " + name + " is not whole")
+		}
+		n = cn
+		out = append(out, m.Data...)
+		seq = m.Sequence + 1
 	}
-	at = Position{Seq: binary.BigEndian.Uint64(b), Stream: binary.BigEndian.Uint64(b[8:])}
-	return at, b[16:], true, nil
+	return out, nil
+}
+
+func parseChunk(h string) (i, n int, ok bool) {
+	a, b, found := strings.Cut(h, "/")
+	if !found {
+		return 0, 0, false
+	}
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	return i, n, err1 == nil && err2 == nil && i >= 0 && i < n
+}
+
+// deleteBlob deletes the blob stored under name.
+func (j *Journal) deleteBlob(ctx context.Context, name string) error {
+	s, err := j.js.Stream(ctx, j.cfg.Checkpoints)
+	if err != nil {
+		return err
+	}
+	return s.Purge(ctx, jetstream.WithPurgeSubject(j.blobSubject(name)))
 }

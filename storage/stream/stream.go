@@ -15,17 +15,24 @@ import (
 // Config names the stream and object store and says how many replicas
 // they keep.
 type Config struct {
-	Stream    string // default "SLOTD_JOURNAL"
-	Snapshots string // default "slotd-snapshots"
-	Replicas  int    // default 3
+	Stream string // default "SLOTD_JOURNAL"
+	// Checkpoints is the stream of checkpoints (snapshot.go), default
+	// "SLOTD_CHECKPOINTS"; Pointers the KV bucket of each business's
+	// latest one (replicator.go), default "slotd-checkpoints".
+	Checkpoints string
+	Pointers    string
+	Replicas    int // default 3
 }
 
 func (c *Config) defaults() {
 	if c.Stream == "" {
 		c.Stream = "SLOTD_JOURNAL"
 	}
-	if c.Snapshots == "" {
-		c.Snapshots = "slotd-snapshots"
+	if c.Checkpoints == "" {
+		c.Checkpoints = "SLOTD_CHECKPOINTS"
+	}
+	if c.Pointers == "" {
+		c.Pointers = "slotd-checkpoints"
 	}
 	if c.Replicas == 0 {
 		c.Replicas = 3
@@ -41,11 +48,15 @@ var ErrFenced = errors.New("stream: the business's journal moved on (fenced)")
 // last-subject-sequence check.
 const wrongLastSequence = 10071
 
+// wrongLastSequenceConstant is the same refusal, as the server words it
+// when the check fails against a subject with no record yet.
+const wrongLastSequenceConstant = 10164
+
 // Journal is the replicated journal of every business.
 type Journal struct {
 	js    jetstream.JetStream
 	cfg   Config
-	snaps jetstream.ObjectStore
+	ckpts jetstream.KeyValue // checkpoint pointers
 }
 
 // Open creates (or finds) the stream and the snapshot store on the
@@ -65,12 +76,19 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stream: creating %s: %w", cfg.Stream, err)
 	}
-	snaps, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: cfg.Snapshots,
-		Replicas: cfg.Replicas, Storage: jetstream.FileStorage})
+	_, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: cfg.Checkpoints, Subjects: []string{cfg.Checkpoints + ".>"}, Replicas: cfg.Replicas,
+		Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy, AllowDirect: true,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("stream: creating %s: %w", cfg.Snapshots, err)
+		return nil, fmt.Errorf("stream: creating %s: %w", cfg.Checkpoints, err)
 	}
-	return &Journal{js: js, cfg: cfg, snaps: snaps}, nil
+	ckpts, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: cfg.Pointers,
+		Replicas: cfg.Replicas, Storage: jetstream.FileStorage, History: 1})
+	if err != nil {
+		return nil, fmt.Errorf("stream: creating %s: %w", cfg.Pointers, err)
+	}
+	return &Journal{js: js, cfg: cfg, ckpts: ckpts}, nil
 }
 
 func (j *Journal) subject(biz uuid.UUID) string { return j.cfg.Stream + "." + biz.String() }
@@ -96,7 +114,7 @@ func (j *Journal) Append(ctx context.Context, biz uuid.UUID, at Position, rec []
 	ack, err := j.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(at.Stream))
 	if err != nil {
 		var apiErr *jetstream.APIError
-		if errors.As(err, &apiErr) && apiErr.ErrorCode == wrongLastSequence {
+		if errors.As(err, &apiErr) && (apiErr.ErrorCode == wrongLastSequence || apiErr.ErrorCode == wrongLastSequenceConstant) {
 			return at, ErrFenced
 		}
 		return at, err
@@ -110,13 +128,28 @@ func (j *Journal) Append(ctx context.Context, biz uuid.UUID, at Position, rec []
 // delays it: the read resumes after the last record handed to fn, until
 // ctx ends.
 func (j *Journal) Replay(ctx context.Context, biz uuid.UUID, after Position, fn func(seq uint64, rec []byte) error) (Position, error) {
-	last, err := j.last(ctx, biz)
-	if err != nil || last <= after.Stream {
-		return after, err
+	var last uint64
+	for {
+		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+		l, err := j.last(actx, biz)
+		cancel()
+		if err == nil {
+			last = l
+			break
+		}
+		if ctx.Err() != nil {
+			return after, fmt.Errorf("stream: replaying %s: %w", biz, err)
+		}
+		time.Sleep(retryWait)
+	}
+	if last <= after.Stream {
+		return after, nil
 	}
 	pos := after
 	for pos.Stream < last {
-		next, err := j.read(ctx, biz, pos, last, fn)
+		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+		next, err := j.read(actx, biz, pos, last, fn)
+		cancel()
 		pos = next
 		var fatal *fnError
 		switch {
@@ -140,56 +173,45 @@ func (e *fnError) Error() string { return e.err.Error() }
 // retryWait is the pause before a replay resumes after a failed read.
 const retryWait = 50 * time.Millisecond
 
-// read hands fn the records of biz after pos up to last through one
-// ordered consumer, returning the position reached.
+// attemptTimeout bounds one attempt of a read: while the stream elects a
+// new leader, a request can go unanswered, and one attempt must not spend
+// the whole replay's time.
+const attemptTimeout = 2 * time.Second
+
+// read hands fn the records of biz after pos up to last, one direct get
+// ("the first message of the subject at or after this sequence") each,
+// returning the position reached. Direct gets are served by any replica
+// and keep no state on the server: an ordered consumer, tried first,
+// could retry its own reset for ever after losing the replica it was on.
 func (j *Journal) read(ctx context.Context, biz uuid.UUID, pos Position, last uint64, fn func(seq uint64, rec []byte) error) (Position, error) {
-	cons, err := j.js.OrderedConsumer(ctx, j.cfg.Stream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{j.subject(biz)}, DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq: pos.Stream + 1,
-	})
+	s, err := j.js.Stream(ctx, j.cfg.Stream)
 	if err != nil {
 		return pos, err
 	}
+	subject := j.subject(biz)
 	for pos.Stream < last {
-		batch, err := cons.FetchNoWait(fetchBatch)
+		m, err := s.GetMsg(ctx, pos.Stream+1, jetstream.WithGetMsgSubject(subject))
 		if err != nil {
 			return pos, err
 		}
-		n := 0
-		for m := range batch.Messages() {
-			n++
-			if pos, err = j.deliver(biz, pos, m, fn); err != nil {
-				return pos, err
-			}
-		}
-		if err := batch.Error(); err != nil {
+		if pos, err = j.deliver(biz, pos, m, fn); err != nil {
 			return pos, err
-		}
-		if n == 0 { // they exist (last said so): the stream is between leaders
-			return pos, errors.New("stream: no records where the journal has some")
 		}
 	}
 	return pos, nil
 }
 
-// fetchBatch is how many records one fetch of a replay asks for.
-const fetchBatch = 512
-
 // deliver hands record m, which must follow pos, to fn.
-func (j *Journal) deliver(biz uuid.UUID, pos Position, m jetstream.Msg, fn func(seq uint64, rec []byte) error) (Position, error) {
-	meta, err := m.Metadata()
-	if err != nil {
-		return pos, err
-	}
-	seq, err := strconv.ParseUint(m.Headers().Get(seqHeader), 10, 64)
+func (j *Journal) deliver(biz uuid.UUID, pos Position, m *jetstream.RawStreamMsg, fn func(seq uint64, rec []byte) error) (Position, error) {
+	seq, err := strconv.ParseUint(m.Header.Get(seqHeader), 10, 64)
 	if err != nil || seq != pos.Seq+1 {
 		return pos, &fnError{fmt.Errorf("stream: %s record at stream sequence %d is number %q, want %d",
-			biz, meta.Sequence.Stream, m.Headers().Get(seqHeader), pos.Seq+1)}
+			biz, m.Sequence, m.Header.Get(seqHeader), pos.Seq+1)}
 	}
-	if err := fn(seq, m.Data()); err != nil {
+	if err := fn(seq, m.Data); err != nil {
 		return pos, &fnError{err}
 	}
-	return Position{Seq: seq, Stream: meta.Sequence.Stream}, nil
+	return Position{Seq: seq, Stream: m.Sequence}, nil
 }
 
 // last returns the stream sequence of business biz's last record, 0 when
@@ -207,4 +229,10 @@ func (j *Journal) last(ctx context.Context, biz uuid.UUID) (uint64, error) {
 		return 0, err
 	}
 	return m.Sequence, nil
+}
+
+// Ping reports whether the stream answers: its leader is reachable.
+func (j *Journal) Ping(ctx context.Context) error {
+	_, err := j.js.Stream(ctx, j.cfg.Stream)
+	return err
 }

@@ -49,7 +49,7 @@ func ctx(t testing.TB) context.Context {
 	return c
 }
 
-func TestAppendReplaySnapshot(t *testing.T) {
+func TestAppendReplay(t *testing.T) {
 	ss := streamtest.Cluster(t, 3)
 	j := connect(t, ss...)
 	biz, other := uuid.New(), uuid.New()
@@ -79,15 +79,6 @@ func TestAppendReplaySnapshot(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"r4", "r5"}, got, "a tail after a position")
 
-	_, _, ok, err := j.Snapshot(ctx(t), biz)
-	require.NoError(t, err)
-	require.False(t, ok)
-	require.NoError(t, j.PutSnapshot(ctx(t), biz, at[3], []byte("state-at-3")))
-	sat, raw, ok, err := j.Snapshot(ctx(t), biz)
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.Equal(t, at[3], sat)
-	require.Equal(t, "state-at-3", string(raw))
 }
 
 // TestFencing: two nodes that both believe they own a business cannot both

@@ -44,13 +44,27 @@ func (o StoreOutbox) List(fn func(biz [16]byte, id string, row []byte) error) er
 }
 
 // Done deletes mail rows in one synced batch: the rows a pass sent cost
-// one commit, not one each.
+// one commit, not one each. In cluster mode each business's rows are
+// replicated on their own, so it commits a batch per business (keys come
+// business by business, as List walks them).
 func (o StoreOutbox) Done(keys []OutboxKey) error {
-	b := o.S.NewBatch()
-	for _, k := range keys {
-		b.DeleteOutbox(k.Biz, storage.OutboxMail, k.ID)
+	var errs []error
+	for len(keys) > 0 {
+		n := len(keys)
+		if o.S.Replicated() {
+			n = 1
+			for n < len(keys) && keys[n].Biz == keys[0].Biz {
+				n++
+			}
+		}
+		b := o.S.NewBatch()
+		for _, k := range keys[:n] {
+			b.DeleteOutbox(k.Biz, storage.OutboxMail, k.ID)
+		}
+		errs = append(errs, b.Commit())
+		keys = keys[n:]
 	}
-	return b.Commit()
+	return errors.Join(errs...)
 }
 
 // DefaultPoll is how often an idle Drainer looks at the outbox without

@@ -1,0 +1,216 @@
+package stream
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/slotd/slotd/storage/catalog"
+)
+
+// Registry is the cluster-wide index every node routes by: which
+// business each API key belongs to, and which businesses exist. One entry
+// per business in a replicated KV bucket (its name and its keys' hashes),
+// written by the business's owner after every write that changes its
+// keys and again whenever a node takes it over (so an owner lost between
+// a write and its entry is repaired by the next), and watched by every
+// node, which keeps the index in memory: routing a request reads a map.
+//
+// The entry follows the journal, it is not part of it: for the moments
+// after a key change the other nodes may still route by the old entry.
+// A key added is then refused as unknown (401) a moment longer; a key
+// removed is forwarded to its business's owner, which refuses it, since
+// the owner authenticates from the business's own state.
+type Registry struct {
+	kv  jetstream.KeyValue
+	log *slog.Logger
+
+	mu      sync.Mutex
+	entries map[uuid.UUID]entry
+	keys    atomic.Pointer[map[catalog.KeyHash]uuid.UUID]
+	synced  chan struct{} // closed once the watch delivered every entry
+}
+
+type entry struct {
+	Name string   `json:"name"`
+	Keys []string `json:"keys"` // hex SHA-256 of each key
+}
+
+// OpenRegistry opens (creating if needed) the registry bucket and starts
+// watching it; it returns once the index holds every entry.
+func OpenRegistry(ctx context.Context, j *Journal, bucket string, log *slog.Logger) (*Registry, error) {
+	if bucket == "" {
+		bucket = "slotd-businesses"
+	}
+	kv, err := j.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, Replicas: j.cfg.Replicas,
+		Storage: jetstream.FileStorage, History: 1})
+	if err != nil {
+		return nil, fmt.Errorf("stream: creating %s: %w", bucket, err)
+	}
+	r := &Registry{kv: kv, log: log, entries: map[uuid.UUID]entry{}, synced: make(chan struct{})}
+	empty := map[catalog.KeyHash]uuid.UUID{}
+	r.keys.Store(&empty)
+	w, err := kv.WatchAll(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	go r.watch(w)
+	select {
+	case <-r.synced:
+		return r, nil
+	case <-ctx.Done():
+		_ = w.Stop()
+		return nil, ctx.Err()
+	}
+}
+
+func (r *Registry) watch(w jetstream.KeyWatcher) {
+	initial := true
+	for e := range w.Updates() {
+		if e == nil {
+			if initial {
+				initial = false
+				close(r.synced)
+			}
+			continue
+		}
+		id, err := uuid.Parse(e.Key())
+		if err != nil {
+			continue
+		}
+		var en entry
+		if e.Operation() == jetstream.KeyValuePut {
+			if err := json.Unmarshal(e.Value(), &en); err != nil {
+				r.log.Warn("unreadable registry entry", "business", id, "err", err)
+				continue
+			}
+		}
+		r.set(id, en, e.Operation() == jetstream.KeyValuePut)
+	}
+}
+
+// set replaces business id's entry in the index.
+func (r *Registry) set(id uuid.UUID, en entry, present bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if present {
+		r.entries[id] = en
+	} else {
+		delete(r.entries, id)
+	}
+	next := make(map[catalog.KeyHash]uuid.UUID, len(*r.keys.Load()))
+	for biz, e := range r.entries {
+		for _, k := range e.Keys {
+			var h catalog.KeyHash
+			if b, err := hex.DecodeString(k); err == nil && len(b) == len(h) {
+				copy(h[:], b)
+				next[h] = biz
+			}
+		}
+	}
+	r.keys.Store(&next)
+}
+
+// Owner implements business.KeyIndex.
+func (r *Registry) Owner(h catalog.KeyHash) (uuid.UUID, bool) {
+	id, ok := (*r.keys.Load())[h]
+	return id, ok
+}
+
+// Changed implements business.KeyIndex: the owner of biz changed its
+// keys. The index is updated here at once and the entry written behind.
+func (r *Registry) Changed(biz uuid.UUID, name string, added, removed []catalog.KeyHash) {
+	r.mu.Lock()
+	en := r.entries[biz]
+	en.Name = name
+	set := map[string]bool{}
+	for _, k := range en.Keys {
+		set[k] = true
+	}
+	for _, h := range removed {
+		delete(set, hex.EncodeToString(h[:]))
+	}
+	for _, h := range added {
+		set[hex.EncodeToString(h[:])] = true
+	}
+	r.mu.Unlock()
+	r.Publish(biz, en.Name, slices.Sorted(maps.Keys(set)))
+}
+
+// Publish writes business biz's entry: its name and its keys' hex hashes.
+func (r *Registry) Publish(biz uuid.UUID, name string, keys []string) {
+	en := entry{Name: name, Keys: keys}
+	r.set(biz, en, true)
+	val, _ := json.Marshal(en)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := r.kv.Put(ctx, biz.String(), val); err != nil {
+		r.log.Warn("registry entry not written; the next take-over writes it", "business", biz, "err", err)
+	}
+}
+
+// PublishHashes is Publish for key hashes.
+func (r *Registry) PublishHashes(biz uuid.UUID, name string, hashes []catalog.KeyHash) {
+	keys := make([]string, len(hashes))
+	for i, h := range hashes {
+		keys[i] = hex.EncodeToString(h[:])
+	}
+	slices.Sort(keys)
+	r.Publish(biz, name, keys)
+}
+
+// Has reports whether business id has an entry: whether it was ever put.
+func (r *Registry) Has(id uuid.UUID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.entries[id]
+	return ok
+}
+
+// Businesses calls fn with every business of the cluster, in id order.
+func (r *Registry) Businesses(fn func(id uuid.UUID, name string) error) error {
+	r.mu.Lock()
+	ids := slices.SortedFunc(maps.Keys(r.entries), func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) })
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = r.entries[id].Name
+	}
+	r.mu.Unlock()
+	for i, id := range ids {
+		if err := fn(id, names[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Secret returns the cluster-wide value of name, making it with make the
+// first time any node asks (the cursor-sealing secret: a cursor one node
+// sealed opens on every other).
+func (r *Registry) Secret(ctx context.Context, name string, make func() []byte) ([]byte, error) {
+	key := "secret-" + name
+	for {
+		e, err := r.kv.Get(ctx, key)
+		if err == nil {
+			return e.Value(), nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyNotFound) {
+			return nil, err
+		}
+		if _, err := r.kv.Create(ctx, key, make()); err != nil && ctx.Err() != nil {
+			return nil, err
+		}
+		// Created, or another node created it first: read what won.
+	}
+}
