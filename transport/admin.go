@@ -33,6 +33,12 @@ var errAdminWrites = problem.New(problem.Forbidden, "Admin writes are disabled: 
 
 // Admin returns the handler of the admin listener.
 func (s *Server) Admin() fasthttp.RequestHandler {
+	_, adm := s.routers()
+	return s.observe(adm, adminEdge)
+}
+
+// buildAdmin returns the routes of the admin listener.
+func (s *Server) buildAdmin() fasthttp.RequestHandler {
 	r := newRouter(s, writeError, errAdminNotFound)
 	add := func(method, path string, h fasthttp.RequestHandler) { s.handle(r, listenerAdmin, method, path, h) }
 	add(fasthttp.MethodGet, "/healthz", func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
@@ -45,10 +51,14 @@ func (s *Server) Admin() fasthttp.RequestHandler {
 	add(fasthttp.MethodGet, "/admin/v1/businesses/{id}/keys", s.admin(false, s.adminKeys))
 	add(fasthttp.MethodPost, "/admin/v1/businesses/{id}/keys", s.admin(true, s.adminIssueKey))
 	add(fasthttp.MethodPost, "/admin/v1/businesses/{id}/keys/{keyId}/revoke", s.admin(true, s.adminRevokeKey))
-	return s.observe(r.Handler, adminEdge)
+	return r.Handler
 }
 
 func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
+	if s.Cluster != nil && !s.Cluster.Ready() {
+		writeJSON(ctx, 503, []byte(`{"status":"not in the cluster"}`))
+		return
+	}
 	if !s.ready.Load() {
 		writeJSON(ctx, 503, []byte(`{"status":"starting"}`))
 		return
@@ -62,6 +72,10 @@ func (s *Server) admin(write bool, fn fasthttp.RequestHandler) fasthttp.RequestH
 	return func(ctx *fasthttp.RequestCtx) {
 		if perr := s.adminRefusal(ctx, write); perr != nil {
 			writeError(ctx, perr)
+			return
+		}
+		// A business's admin calls are served where the business lives.
+		if id, ok := adminPathID(ctx, "id"); ok && s.elsewhere(ctx, id, fwdAdmin) {
 			return
 		}
 		if tooLarge(ctx) {
@@ -91,7 +105,13 @@ func (s *Server) adminRefusal(ctx *fasthttp.RequestCtx, write bool) *problem.Err
 func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {
 	b := []byte(`{"data":[`)
 	n := 0
-	err := s.Store.Businesses(func(id [16]byte, name []byte) error {
+	each := s.Store.Businesses
+	if s.Cluster != nil {
+		each = func(fn func(id [16]byte, name []byte) error) error {
+			return s.Cluster.Businesses(func(id uuid.UUID, name string) error { return fn(id, []byte(name)) })
+		}
+	}
+	err := each(func(id [16]byte, name []byte) error {
 		if n > 0 {
 			b = append(b, ',')
 		}
@@ -136,6 +156,10 @@ func (s *Server) adminPutBusiness(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) adminWorld(ctx *fasthttp.RequestCtx) {
+	if s.Cluster != nil {
+		s.adminWorldClustered(ctx)
+		return
+	}
 	specs, err := world.Parse(ctx.PostBody())
 	if err != nil {
 		s.fail(ctx, worldProblem(err))

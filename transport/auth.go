@@ -39,9 +39,15 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 		if !s.admitIP(ctx) {
 			return
 		}
+		if s.Cluster != nil {
+			if biz, ok := s.keyBusiness(ctx); ok && s.elsewhere(ctx, biz, fwdPublic) {
+				return
+			}
+			ctx.Response.Header.Set(nodeHeader, s.NodeName)
+		}
 		c, perr := s.authenticate(ctx)
 		if perr != nil {
-			if perr.Code == problem.Internal {
+			if perr.Code == problem.Internal || perr.Code == problem.Unavailable {
 				writeError(ctx, perr)
 			} else {
 				s.failedAuth(ctx, perr)
@@ -85,6 +91,10 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*call, *problem.Error) 
 	}
 	biz, err := s.business(owner)
 	if err != nil {
+		if s.Cluster != nil { // the business is being taken over: settled in moments
+			s.Log.Warn("business unavailable", "request_id", requestID(ctx), "err", err)
+			return nil, errMoving
+		}
 		s.Log.Error("business unavailable", "request_id", requestID(ctx), "err", err)
 		return nil, errInternal
 	}

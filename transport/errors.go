@@ -40,6 +40,9 @@ var (
 func writeError(ctx *fasthttp.RequestCtx, e *problem.Error) {
 	ctx.Response.Header.SetContentType("application/json")
 	ctx.SetStatusCode(Status(e.Code))
+	if e.Code == problem.Unavailable && len(ctx.Response.Header.Peek("Retry-After")) == 0 {
+		ctx.Response.Header.Set("Retry-After", "1") // cluster mode: a business between nodes
+	}
 	b := wire.AppendError(make([]byte, 0, 256), e)
 	ctx.SetBody(b)
 }

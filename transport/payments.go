@@ -53,6 +53,9 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, errNoBusiness)
 		return
 	}
+	if s.elsewhere(ctx, biz, fwdPublic) {
+		return
+	}
 	if tooLarge(ctx) {
 		writeError(ctx, errBodyTooLarge)
 		return

@@ -57,11 +57,16 @@ type Config struct {
 	// AccessLog gets one line per request on either listener (see
 	// NewAccessLog); nil logs none.
 	AccessLog *slog.Logger
+	// Cluster is set in cluster mode (cluster.go); NodeName then names
+	// this node in the X-Slotd-Node header of the answers it produces.
+	Cluster  Cluster
+	NodeName string
 }
 
 // Server serves the public and admin APIs.
 type Server struct {
 	Config
+	routeSet
 	ready   atomic.Bool
 	reqSeq  atomic.Uint64
 	reqBase string
@@ -100,6 +105,12 @@ type route struct {
 
 // Public returns the handler of the public API.
 func (s *Server) Public() fasthttp.RequestHandler {
+	pub, _ := s.routers()
+	return s.observe(pub, publicEdge)
+}
+
+// buildPublic returns the routes of the public API.
+func (s *Server) buildPublic() fasthttp.RequestHandler {
 	r := newRouter(s, s.meter, errNotFound)
 	add := func(method, path string, h fasthttp.RequestHandler) { s.handle(r, listenerPublic, method, path, h) }
 	get := func(path string, rt route) { add(fasthttp.MethodGet, path, s.api(rt)) }
@@ -129,7 +140,7 @@ func (s *Server) Public() fasthttp.RequestHandler {
 	s.paymentRoutes(add)
 	add(fasthttp.MethodGet, "/api/v1/webhooks/{id}/deliveries", hook(s.listDeliveries))
 	add(fasthttp.MethodPost, "/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay", hook(s.replayDelivery))
-	return s.observe(r.Handler, publicEdge)
+	return r.Handler
 }
 
 // newRouter returns a router whose misses answer in the §7.1 shape through

@@ -31,6 +31,8 @@ type businessActor struct {
 	couriers map[uuid.UUID]*actor.PID // by endpoint
 	pay      payState
 	timer    deadline // expiry of holds and waitlist entries (timers.go)
+	// release lets the business go in cluster mode (storage.Store.Own).
+	release func()
 }
 
 // Receive implements actor.Actor.
@@ -47,6 +49,10 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *actor.Stopping, *actor.Restarting:
 		a.stopPayments()
 		a.stopTimer()
+		if a.release != nil {
+			a.release()
+			a.release = nil
+		}
 	case *Put:
 		r, err := a.put(m)
 		respondNow(ctx, r, err)
@@ -144,6 +150,15 @@ var errNoBusiness = problem.New(problem.NotFound, "No such business.")
 // load rebuilds the state from the snapshot and the journal after it, and
 // publishes it (after any write a previous incarnation left in flight).
 func (a *businessActor) load() {
+	// In cluster mode the store holds the business's rows only once this
+	// node has taken it over from the replicated journal.
+	release, err := a.env.Store.Own(a.h.ID)
+	if err != nil {
+		a.env.Log.Warn("business could not be taken over", "business", a.h.ID, "err", err)
+		a.h.loaded(err)
+		return
+	}
+	a.release = release
 	st, snapSeq, err := a.replay()
 	if err != nil {
 		a.env.Log.Error("business state could not be rebuilt", "business", a.h.ID, "err", err)
@@ -206,7 +221,7 @@ func (a *businessActor) put(m *Put) (PutResult, error) {
 	if err != nil {
 		return PutResult{}, err
 	}
-	a.env.Keys.Changed(a.h.ID, added, removed)
+	a.env.Keys.Changed(a.h.ID, rec.Catalog.Business.Name, added, removed)
 	return PutResult{Created: created, Changed: true}, nil
 }
 
@@ -225,7 +240,7 @@ func (a *businessActor) issue(m *Issue) (catalog.Key, error) {
 	if err != nil {
 		return catalog.Key{}, err
 	}
-	a.env.Keys.Changed(a.h.ID, []catalog.KeyHash{m.Key.Hash}, nil)
+	a.env.Keys.Changed(a.h.ID, a.state.Business.Name, []catalog.KeyHash{m.Key.Hash}, nil)
 	return rec.Key.Key, nil
 }
 

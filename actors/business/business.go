@@ -34,7 +34,9 @@ import (
 // about every committed change.
 type KeyIndex interface {
 	Owner(h catalog.KeyHash) (uuid.UUID, bool)
-	Changed(biz uuid.UUID, added, removed []catalog.KeyHash)
+	// Changed reports business biz's keys added and removed by a write
+	// (and its name as the write left it).
+	Changed(biz uuid.UUID, name string, added, removed []catalog.KeyHash)
 }
 
 // Env is what a business actor needs from the rest of the server.

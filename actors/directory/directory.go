@@ -29,6 +29,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/storage/problem"
 )
 
 // Directory finds and starts business actors.
@@ -43,6 +44,9 @@ type Directory struct {
 
 	keys  atomic.Pointer[map[catalog.KeyHash]uuid.UUID] // copy-on-write; changes are rare
 	keyMu sync.Mutex                                    // serializes key-changing writes
+	// index replaces keys in cluster mode: the cluster-wide registry.
+	index business.KeyIndex
+	admit func(id uuid.UUID) bool
 }
 
 // Config configures a Directory.
@@ -67,6 +71,12 @@ type Config struct {
 	Payments  business.Payments
 	PublicURL string
 	Metrics   *business.Metrics
+	// Keys is the key index in cluster mode (the cluster-wide registry,
+	// stream.Registry); nil keeps it in memory, loaded from the store.
+	Keys business.KeyIndex
+	// Admit, in cluster mode, says whether a business may run here (its
+	// grain is on this node); an actor is started only when it does.
+	Admit func(id uuid.UUID) bool
 }
 
 // Open loads the key index and returns a directory with no actors running.
@@ -84,6 +94,11 @@ func Open(c Config) (*Directory, error) {
 	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued,
 		Couriers: c.Couriers, Encoder: c.Encoder, SnapshotEvery: c.SnapshotEvery,
 		Payments: c.Payments, PublicURL: c.PublicURL, Metrics: c.Metrics}
+	d.admit = c.Admit
+	if c.Keys != nil {
+		d.index, d.env.Keys = c.Keys, c.Keys
+		return d, nil
+	}
 	idx := map[catalog.KeyHash]uuid.UUID{}
 	err := c.Store.Keys(func(h [32]byte, v []byte) error {
 		id, err := uuid.FromBytes(v)
@@ -102,6 +117,9 @@ func Open(c Config) (*Directory, error) {
 // exist.
 func (d *Directory) Business(ctx context.Context, id uuid.UUID) (*business.Handle, error) {
 	h := d.handle(id)
+	if h == nil {
+		return nil, errNotHere
+	}
 	if err := h.Wait(ctx); err != nil {
 		return nil, err
 	}
@@ -140,6 +158,9 @@ func (d *Directory) handle(id uuid.UUID) *business.Handle {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.admit != nil && !d.admit(id) {
+		return nil // decided under mu: Drop, which takes mu, cannot miss an actor started here
+	}
 	if v, ok := d.handles.Load(id); ok {
 		if h := v.(*business.Handle); !h.Failed() {
 			return h
@@ -154,8 +175,30 @@ func (d *Directory) handle(id uuid.UUID) *business.Handle {
 	return h
 }
 
+// Drop stops business id's actor, if it runs, letting it finish the
+// message it is handling; in cluster mode the business's rows leave this
+// node with it. The next request for id starts a new actor.
+func (d *Directory) Drop(id uuid.UUID) {
+	d.mu.Lock()
+	v, ok := d.handles.LoadAndDelete(id)
+	if ok {
+		d.live.Add(-1)
+	}
+	d.mu.Unlock()
+	if ok {
+		_ = d.sys.Root.PoisonFuture(v.(*business.Handle).PID).Wait()
+	}
+}
+
+// errNotHere refuses to start a business that does not live on this node
+// (cluster mode): it moved while the request was on its way.
+var errNotHere = problem.New(problem.Unavailable, "The business is moving between nodes; retry shortly.")
+
 // KeyOwner returns the business that key hash h belongs to.
 func (d *Directory) KeyOwner(h catalog.KeyHash) (uuid.UUID, bool) {
+	if d.index != nil {
+		return d.index.Owner(h)
+	}
 	id, ok := (*d.keys.Load())[h]
 	return id, ok
 }
@@ -231,7 +274,7 @@ type keyIndex Directory
 
 func (k *keyIndex) Owner(h catalog.KeyHash) (uuid.UUID, bool) { return (*Directory)(k).KeyOwner(h) }
 
-func (k *keyIndex) Changed(biz uuid.UUID, added, removed []catalog.KeyHash) {
+func (k *keyIndex) Changed(biz uuid.UUID, _ string, added, removed []catalog.KeyHash) {
 	next := maps.Clone(*k.keys.Load())
 	for _, h := range removed {
 		if next[h] == biz {

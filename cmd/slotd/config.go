@@ -37,6 +37,8 @@ type config struct {
 	DisableModules moduleList
 	Conn           transport.ConnLimits
 	AccessLog      accessLogFormat
+	// Cluster holds the flags of cluster mode (cluster.go).
+	Cluster clusterFlags
 
 	// clock is the server's clock: the real one, or a fake in tests.
 	clock clock.Clock
@@ -100,6 +102,7 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.Var(&c.DisableModules, "disable-module", "switch a module off platform-wide: 503 MODULE_UNAVAILABLE (repeatable)")
 	c.AccessLog = transport.AccessLogCompact
 	fs.Var(&c.AccessLog, "access-log", "access log of every request on stderr, in `format` compact, json or off")
+	c.Cluster.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(out, "usage: slotd serve [flags]")
 		fmt.Fprintln(out, "Every flag may also be set as SLOTD_<FLAG>, e.g. SLOTD_LISTEN=:9090.")
@@ -161,6 +164,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 func (c *config) check() error {
 	if c.Data == "" {
 		return errors.New("--data must not be empty")
+	}
+	if err := c.Cluster.check(); err != nil {
+		return err
 	}
 	for _, a := range []struct{ name, v string }{{"--listen", c.Listen}, {"--admin-listen", c.AdminListen}} {
 		_, port, err := net.SplitHostPort(a.v)

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -49,7 +50,11 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if c.WebhooksAllowInsecure {
 		log.Warn("!!! --webhooks-allow-insecure is set: webhook deliveries may go to http://, any port and private or loopback addresses. Never use this in production. !!!")
 	}
-	store, err := openStore(c.Data, log)
+	storeDir := c.Data
+	if c.Cluster.on() {
+		storeDir = filepath.Join(c.Data, "node") // the journal replica is DATA/journal
+	}
+	store, err := openStore(storeDir, log)
 	if err != nil {
 		return err
 	}
@@ -62,7 +67,14 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	}
 	defer pubLn.Close() // once served, the server closes them; again is harmless
 	defer admLn.Close()
-	secret, err := cursorSecret(store)
+	var cn *clusterNode
+	if c.Cluster.on() {
+		if cn, err = startCluster(ctx, c, store, log); err != nil {
+			return err
+		}
+		defer cn.close()
+	}
+	secret, err := cursorSecret(store, cn)
 	if err != nil {
 		return err
 	}
@@ -73,9 +85,13 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	defer hooks.CloseIdleConnections()
 	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log, Metrics: courierMetrics}
 	metrics := business.NewMetrics()
-	dir, err := directory.Open(directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick, Couriers: couriers,
+	dcfg := directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick, Couriers: couriers,
 		Encoder: wire.Encoder{}, Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: publicURL(c, pubLn),
-		Metrics: metrics})
+		Metrics: metrics}
+	if cn != nil {
+		dcfg.Keys, dcfg.Admit = cn.registry, cn.Local
+	}
+	dir, err := directory.Open(dcfg)
 	if err != nil {
 		return err
 	}
@@ -84,14 +100,16 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	mailDone := make(chan error, 1)
 	go func() { mailDone <- mailer.Run(mailCtx) }()
 	defer func() { stopMail(); <-mailDone }()
-	if err := populate(ctx, c, store, dir, stdout, log); err != nil {
-		return err
-	}
-	if err := wakeCouriers(ctx, store, dir); err != nil {
-		return err
-	}
-	if err := wakeTimed(ctx, store, dir); err != nil {
-		return err
+	if cn == nil { // in cluster mode, after joining (below)
+		if err := populate(ctx, c, store, dir, stdout, log); err != nil {
+			return err
+		}
+		if err := wakeCouriers(ctx, store, dir); err != nil {
+			return err
+		}
+		if err := wakeTimed(ctx, store, dir); err != nil {
+			return err
+		}
 	}
 	var access *slog.Logger
 	if c.AccessLog != transport.AccessLogOff {
@@ -124,6 +142,17 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		metrics,
 		srv.Collector(),
 	)
+	if cn != nil {
+		srv.Cluster, srv.NodeName = cn, c.Cluster.Node
+		reg.MustRegister(cn.collector())
+		if err := cn.join(dir, srv.ServeForwarded); err != nil {
+			return err
+		}
+		defer cn.leave() // before the directory closes: the businesses move on
+		if err := loadWorldClustered(ctx, c, srv, log); err != nil {
+			return err
+		}
+	}
 	return listen(ctx, c, pubLn, admLn, srv, log, stdout, ready)
 }
 
@@ -316,7 +345,16 @@ func seedDemo(ctx context.Context, dir *directory.Directory, stdout io.Writer) e
 
 // cursorSecret returns the server's cursor-sealing secret, made once and
 // kept in the store so cursors survive restarts.
-func cursorSecret(store *storage.Store) ([]byte, error) {
+func cursorSecret(store *storage.Store, cn *clusterNode) ([]byte, error) {
+	if cn != nil { // one secret for the cluster: a cursor opens on any node
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return cn.registry.Secret(ctx, "cursor", func() []byte {
+			v := make([]byte, 32)
+			_, _ = rand.Read(v)
+			return v
+		})
+	}
 	v, ok, err := store.Meta("cursor-secret")
 	if err != nil || ok {
 		return v, err

@@ -1,0 +1,135 @@
+package placement
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// grain is one business's placement on this node.
+type grain struct {
+	n      *Node
+	id     uuid.UUID
+	active bool
+}
+
+// Receive implements actor.Actor.
+func (g *grain) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *cluster.ClusterInit:
+		id, err := uuid.Parse(m.Identity.Identity)
+		if err != nil {
+			ctx.Stop(ctx.Self())
+			return
+		}
+		g.id, g.active = id, true
+		g.n.local.Store(id, struct{}{})
+		g.n.owned.Add(1)
+		// Loaded off the mailbox: requests handed over meanwhile wait for
+		// the business's state in the directory, as any request does.
+		go g.n.activate(id)
+	case *actor.Stopping:
+		if g.active {
+			g.active = false
+			g.n.deactivate(g.id)
+		}
+	case *wrapperspb.BytesValue:
+		// Served off the grain's mailbox: the business actor pipelines its
+		// writes, and a request waiting for its append must not hold the
+		// next one back.
+		g.n.served.Add(1)
+		sender, root := ctx.Sender(), ctx.ActorSystem().Root
+		go func() { root.Send(sender, &wrapperspb.BytesValue{Value: g.n.cfg.Serve(m.Value)}) }()
+	case *emptypb.Empty:
+		ctx.Respond(m)
+	}
+}
+
+// activate starts business id's actor here. A business that cannot be
+// taken over now (the journal has no leader yet) is loaded again by the
+// next request that needs it.
+func (n *Node) activate(id uuid.UUID) {
+	if n.cfg.Exists != nil && !n.cfg.Exists(id) {
+		return // a put of a new business starts it, here, when it comes
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	h, err := n.cfg.Dir.Business(ctx, id)
+	if err != nil {
+		n.cfg.Log.Warn("business not taken over on activation", "business", id, "err", err)
+		return
+	}
+	if h.State() != nil && n.cfg.Activated != nil {
+		n.cfg.Activated(id)
+	}
+}
+
+// deactivate stops business id's actor here: the grain moved or stopped.
+func (n *Node) deactivate(id uuid.UUID) {
+	n.local.Delete(id)
+	n.owned.Add(-1)
+	n.cfg.Dir.Drop(id)
+}
+
+// sweepEvery is how often each node makes sure every business is active
+// somewhere, besides after each topology change.
+const sweepEvery = 10 * time.Second
+
+// sweeper activates every business on its owner after each topology
+// change and every sweepEvery: a business on a node that was lost is
+// otherwise activated only by its next request, and its timers, couriers
+// and outbox would wait for it. Each node sweeps every business; a touch
+// of an active business is one message.
+func (n *Node) sweeper() {
+	defer n.done.Done()
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.stop:
+			return
+		case <-t.C:
+		case <-n.sweepNow:
+		}
+		n.sweep()
+	}
+}
+
+func (n *Node) kick() {
+	select {
+	case n.sweepNow <- struct{}{}:
+	default:
+	}
+}
+
+// sweep touches every business, a few at a time.
+func (n *Node) sweep() {
+	if n.cfg.Businesses == nil {
+		return
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 16)
+	_ = n.cfg.Businesses(func(id uuid.UUID, _ string) error {
+		select {
+		case <-n.stop:
+			return context.Canceled
+		case slots <- struct{}{}:
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			ctx, cancel := context.WithTimeout(context.Background(), forwardTimeout)
+			defer cancel()
+			_ = n.Touch(ctx, id)
+		}()
+		return nil
+	})
+	wg.Wait()
+}

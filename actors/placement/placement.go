@@ -1,0 +1,227 @@
+// Package placement runs slotd's businesses as Proto.Actor cluster
+// virtual actors (grains) in cluster mode: it owns the node's cluster
+// membership, the "business" grain kind, and the hand-off of a request to
+// the node a business lives on.
+//
+// A business grain is the business's placement, not its state: when the
+// cluster's identity lookup (rendezvous hashing over the members,
+// disthash) activates business B on a node, the grain starts B's business
+// actor in the node's directory — which takes B over from the replicated
+// journal (storage.Store.Own) — and when the grain stops (its node leaves,
+// or the topology gives B to another node) it stops that actor, which
+// lets B's rows go. So at most one node runs a business's actor, its
+// couriers and its outbox at a time as far as membership knows; when
+// membership is wrong (a partition, a slow view) the journal's fencing is
+// what keeps two nodes from both acknowledging writes.
+//
+// Requests cross nodes whole: the node that received an HTTP request for
+// a business owned elsewhere sends its bytes to the business's grain and
+// writes back the bytes of the answer, which the owner produced with the
+// same handlers as any request (authentication, quotas, idempotency,
+// refusal order: all decided where the business's state is). Only
+// protobuf messages cross members at the pinned protoactor-go version, so
+// both travel as wrapperspb.BytesValue.
+package placement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
+	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+	"github.com/asynkron/protoactor-go/remote"
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/storage/problem"
+)
+
+// kind is the grain kind of a business.
+const kind = "business"
+
+// Config configures a node's membership.
+type Config struct {
+	Cluster string // cluster name; default "slotd"
+	// Host and Port are where this node's remote (gRPC) listener is, as
+	// the other nodes reach it.
+	Host string
+	Port int
+	// MembershipPort is this node's port of the automanaged membership
+	// provider (it listens on every interface); Peers are host:port of
+	// every node's membership port, this one's included.
+	MembershipPort int
+	Peers          []string
+	// Refresh is how often membership is polled (0: 500 ms). It bounds
+	// how fast a lost node is noticed.
+	Refresh time.Duration
+	// Dir runs the businesses this node owns.
+	Dir *directory.Directory
+	// Activated is called once a business's actor is running here (the
+	// registry entry is refreshed from it).
+	Activated func(id uuid.UUID)
+	// Businesses lists every business of the cluster, for the sweep that
+	// activates them on their owners; Exists says whether one was ever
+	// put (a grain of an id that names no business starts no actor).
+	Businesses func(fn func(id uuid.UUID, name string) error) error
+	Exists     func(id uuid.UUID) bool
+	// Serve runs a request another node handed over and returns the
+	// answer's bytes.
+	Serve func(req []byte) []byte
+	Log   *slog.Logger
+}
+
+// Node is this process's membership of the cluster.
+type Node struct {
+	cfg Config
+	sys *actor.ActorSystem
+	c   *cluster.Cluster
+
+	local     sync.Map // uuid.UUID -> struct{}: businesses whose grain is here
+	owned     atomic.Int64
+	forwarded atomic.Uint64 // requests handed to another node
+	served    atomic.Uint64 // requests another node handed here
+	members   atomic.Int64
+	joined    atomic.Bool
+
+	sweepNow chan struct{}
+	stop     chan struct{}
+	done     sync.WaitGroup
+}
+
+// Start joins the cluster and returns once this node is a member.
+func Start(cfg Config) (*Node, error) {
+	if cfg.Cluster == "" {
+		cfg.Cluster = "slotd"
+	}
+	if cfg.Refresh == 0 {
+		cfg.Refresh = 500 * time.Millisecond
+	}
+	n := &Node{cfg: cfg, sweepNow: make(chan struct{}, 1), stop: make(chan struct{})}
+	quiet := slog.New(newQuietHandler(cfg.Log.Handler())).With("component", "cluster")
+	n.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
+	props := actor.PropsFromProducer(func() actor.Actor { return &grain{n: n} })
+	provider := automanaged.NewWithConfig(cfg.Refresh, cfg.MembershipPort, cfg.Peers...)
+	conf := cluster.Configure(cfg.Cluster, provider, disthash.New(), remote.Configure(cfg.Host, cfg.Port),
+		cluster.WithKinds(cluster.NewKind(kind, props)), cluster.WithRequestTimeout(forwardTimeout))
+	n.c = cluster.New(n.sys, conf)
+	n.sys.EventStream.Subscribe(func(evt any) {
+		if t, ok := evt.(*cluster.ClusterTopology); ok {
+			n.members.Store(int64(len(t.Members)))
+			n.kick()
+		}
+	})
+	if err := startMember(n.c); err != nil {
+		return nil, err
+	}
+	n.joined.Store(true)
+	n.done.Add(1)
+	go n.sweeper()
+	return n, nil
+}
+
+// startMember starts the member, turning the provider's panics (a port
+// in use) into an error.
+func startMember(c *cluster.Cluster) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("placement: joining the cluster: %v", r)
+		}
+	}()
+	c.StartMember()
+	return nil
+}
+
+// Joined reports whether this node is a member with at least one member
+// in view (itself).
+func (n *Node) Joined() bool { return n.joined.Load() && n.members.Load() > 0 }
+
+// Local reports whether business id's grain is on this node.
+func (n *Node) Local(id uuid.UUID) bool {
+	_, ok := n.local.Load(id)
+	return ok
+}
+
+// forwardTimeout bounds one hand-over to another node: the owner's answer
+// to a write includes its journal append.
+const forwardTimeout = 5 * time.Second
+
+// errMoving answers a request that could not reach its business's node.
+var errMoving = problem.New(problem.Unavailable, "The business is moving between nodes; retry shortly.")
+
+// Forward hands request req for business id to the node it lives on and
+// returns the answer's bytes. Nothing is retried once it may have reached
+// the owner: a request that timed out might have been served, so the
+// client is answered 503 and retries (with its Idempotency-Key, where it
+// matters). A request that certainly went nowhere — no owner could be
+// found yet, or the grain it found had already stopped — is tried again,
+// with a growing pause, until the deadline.
+func (n *Node) Forward(ctx context.Context, id uuid.UUID, req []byte) ([]byte, error) {
+	n.forwarded.Add(1)
+	msg := &wrapperspb.BytesValue{Value: req}
+	for attempt := 0; ; attempt++ {
+		pid := n.c.Get(id.String(), kind)
+		if pid != nil {
+			r, err := n.sys.Root.RequestFuture(pid, msg, forwardTimeout).Result()
+			if err == nil {
+				if b, ok := r.(*wrapperspb.BytesValue); ok {
+					return b.Value, nil
+				}
+				return nil, fmt.Errorf("placement: business %s answered %T", id, r)
+			}
+			if !errors.Is(err, actor.ErrDeadLetter) && !errors.Is(err, remote.ErrDeadLetter) {
+				return nil, errMoving
+			}
+			n.c.PidCache.Remove(id.String(), kind)
+		}
+		wait := min(time.Duration(attempt+1)*50*time.Millisecond, 500*time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return nil, errMoving
+		case <-time.After(wait):
+		}
+	}
+}
+
+// Touch activates business id on its owner.
+func (n *Node) Touch(ctx context.Context, id uuid.UUID) error {
+	pid := n.c.Get(id.String(), kind)
+	if pid == nil {
+		return errMoving
+	}
+	_, err := n.sys.Root.RequestFuture(pid, &emptypb.Empty{}, forwardTimeout).Result()
+	if err != nil {
+		n.c.PidCache.Remove(id.String(), kind)
+	}
+	return err
+}
+
+// Stop leaves the cluster. A graceful stop hands the businesses on; a
+// stop that is not lets them be found missing, as a crash would.
+func (n *Node) Stop(graceful bool) {
+	close(n.stop)
+	n.done.Wait()
+	n.joined.Store(false)
+	n.c.Shutdown(graceful)
+}
+
+// Stats are the node's counters.
+type Stats struct {
+	Owned     int64  // businesses whose grain is on this node
+	Members   int64  // members in this node's view
+	Forwarded uint64 // requests handed to another node
+	Served    uint64 // requests another node handed here
+}
+
+// Stats returns the counters.
+func (n *Node) Stats() Stats {
+	return Stats{Owned: n.owned.Load(), Members: n.members.Load(), Forwarded: n.forwarded.Load(), Served: n.served.Load()}
+}

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/placement"
+	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/stream"
+	"github.com/slotd/slotd/transport"
+)
+
+// clusterFlags are the flags of cluster mode (docs/cluster.md). Cluster
+// mode is on when --cluster-node is set; without it slotd is the single
+// node it always was.
+type clusterFlags struct {
+	Node       string // this node's name, unique in the cluster
+	Listen     string // host:port of this node's cluster (gRPC) listener
+	Membership string // host:port of this node's membership endpoint
+	Peers      string // comma-separated host:port of every node's membership endpoint
+
+	JournalURL      string // an external NATS JetStream cluster
+	JournalListen   string // host:port of the embedded journal replica's client port
+	JournalRoutes   string // host:port of the embedded replica's route port
+	JournalPeers    string // comma-separated host:port of every replica's route port
+	JournalReplicas int
+}
+
+func (f *clusterFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.Node, "cluster-node", "", "cluster mode: this node's `name`, unique in the cluster (off: a single node)")
+	fs.StringVar(&f.Listen, "cluster-listen", "127.0.0.1:7100", "cluster mode: `host:port` where the other nodes reach this one (Proto.Actor remote)")
+	fs.StringVar(&f.Membership, "cluster-membership", "127.0.0.1:7200", "cluster mode: `host:port` of this node's membership endpoint (listens on every interface)")
+	fs.StringVar(&f.Peers, "cluster-peers", "", "cluster mode: `list` of every node's --cluster-membership, comma-separated, this one's included")
+	fs.StringVar(&f.JournalURL, "journal-url", "", "cluster mode: `URLs` of an external NATS JetStream cluster (instead of the embedded replica)")
+	fs.StringVar(&f.JournalListen, "journal-listen", "127.0.0.1:4222", "cluster mode: `host:port` of the embedded journal replica's client port")
+	fs.StringVar(&f.JournalRoutes, "journal-routes", "127.0.0.1:6222", "cluster mode: `host:port` of the embedded journal replica's route port")
+	fs.StringVar(&f.JournalPeers, "journal-peers", "", "cluster mode: `list` of every replica's --journal-routes, comma-separated, this one's included")
+	fs.IntVar(&f.JournalReplicas, "journal-replicas", 3, "cluster mode: replicas of each journal record (`N`)")
+}
+
+func (f *clusterFlags) on() bool { return f.Node != "" }
+
+func (f *clusterFlags) check() error {
+	if !f.on() {
+		return nil
+	}
+	for _, a := range []struct{ name, v string }{{"--cluster-listen", f.Listen}, {"--cluster-membership", f.Membership}} {
+		if _, err := hostPort(a.v); err != nil {
+			return fmt.Errorf("%s: %v", a.name, err)
+		}
+	}
+	if f.Peers == "" {
+		return errors.New("--cluster-peers: every node's --cluster-membership is needed in cluster mode")
+	}
+	if f.JournalURL == "" {
+		if f.JournalPeers == "" {
+			return errors.New("--journal-peers (or --journal-url): the journal replicas are needed in cluster mode")
+		}
+		for _, a := range []struct{ name, v string }{{"--journal-listen", f.JournalListen}, {"--journal-routes", f.JournalRoutes}} {
+			if _, err := hostPort(a.v); err != nil {
+				return fmt.Errorf("%s: %v", a.name, err)
+			}
+		}
+	}
+	if f.JournalReplicas < 1 || f.JournalReplicas > 5 {
+		return errors.New("--journal-replicas: want 1 to 5")
+	}
+	return nil
+}
+
+type addrPort struct {
+	host string
+	port int
+}
+
+func hostPort(v string) (addrPort, error) {
+	h, p, err := net.SplitHostPort(v)
+	if err != nil {
+		return addrPort{}, errors.New("want host:port")
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n <= 0 || n > 65535 {
+		return addrPort{}, errors.New("want a port number")
+	}
+	return addrPort{h, n}, nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// clusterNode is what cluster mode adds to a node: the journal replica
+// (embedded or not), the connection to it, the replicated journal, the
+// registry and, once joined, the node's membership.
+type clusterNode struct {
+	f        *clusterFlags
+	log      *slog.Logger
+	replica  *natsserver.Server // nil with --journal-url
+	nc       *nats.Conn
+	journal  *stream.Journal
+	registry *stream.Registry
+	rep      *stream.Replicator
+	node     *placement.Node
+	reach    atomic.Bool // the journal answered its last ping
+	stopPing chan struct{}
+}
+
+// startJournal starts the node's journal replica (unless external),
+// connects to the journal and puts store in cluster mode. The store is
+// this node's working copy of the businesses it owns: it starts empty.
+func startJournal(ctx context.Context, f *clusterFlags, data string, store *storage.Store, log *slog.Logger) (*clusterNode, error) {
+	cn := &clusterNode{f: f, log: log, stopPing: make(chan struct{})}
+	url := f.JournalURL
+	if url == "" {
+		lis, _ := hostPort(f.JournalListen)
+		routes, _ := hostPort(f.JournalRoutes)
+		s, err := stream.Start(stream.Node{Name: f.Node, Dir: filepath.Join(data, "journal"), Host: lis.host,
+			ClientPort: lis.port, ClusterPort: routes.port, Routes: splitList(f.JournalPeers)})
+		if err != nil {
+			return nil, err
+		}
+		cn.replica, url = s, s.ClientURL()
+	}
+	nc, err := nats.Connect(url, nats.Name("slotd "+f.Node), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		cn.close()
+		return nil, fmt.Errorf("journal %s: %w", url, err)
+	}
+	cn.nc = nc
+	// The stream needs a quorum of replicas to be created: wait for the
+	// peers to come up (each node starts its own).
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		octx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		cn.journal, err = stream.Open(octx, nc, stream.Config{Replicas: f.JournalReplicas})
+		if err == nil {
+			cn.registry, err = stream.OpenRegistry(octx, cn.journal, "", log)
+		}
+		cancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			cn.close()
+			return nil, fmt.Errorf("journal: not available after waiting for its replicas: %w", err)
+		}
+		log.Info("waiting for the journal's replicas", "err", err)
+		time.Sleep(500 * time.Millisecond)
+	}
+	cn.rep = stream.NewReplicator(cn.journal, store, log)
+	store.SetReplicator(cn.rep)
+	cn.reach.Store(true)
+	go cn.ping()
+	return cn, nil
+}
+
+// ping keeps reach current for /readyz.
+func (cn *clusterNode) ping() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-cn.stopPing:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		cn.reach.Store(cn.journal.Ping(ctx) == nil)
+		cancel()
+	}
+}
+
+// join makes the node a member of the cluster, serving handed-over
+// requests with serve.
+func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte) error {
+	lis, _ := hostPort(cn.f.Listen)
+	mem, _ := hostPort(cn.f.Membership)
+	n, err := placement.Start(placement.Config{Host: lis.host, Port: lis.port, MembershipPort: mem.port,
+		Peers: splitList(cn.f.Peers), Dir: dir, Businesses: cn.registry.Businesses, Exists: cn.registry.Has, Serve: serve, Log: cn.log,
+		Activated: func(id uuid.UUID) { cn.publish(dir, id) }})
+	if err != nil {
+		return err
+	}
+	cn.node = n
+	return nil
+}
+
+// publish refreshes business id's registry entry from its state.
+func (cn *clusterNode) publish(dir *directory.Directory, id uuid.UUID) {
+	h, ok := dir.Loaded(id)
+	if !ok || h.State() == nil {
+		return
+	}
+	st := h.State()
+	hashes := make([]catalog.KeyHash, 0, len(st.Keys))
+	for _, k := range st.Keys {
+		hashes = append(hashes, k.Hash)
+	}
+	cn.registry.PublishHashes(id, st.Business.Name, hashes)
+}
+
+// Local, Forward, Ready and Businesses make the node transport.Cluster.
+func (cn *clusterNode) Local(id uuid.UUID) bool { return cn.node != nil && cn.node.Local(id) }
+
+func (cn *clusterNode) Forward(ctx context.Context, id uuid.UUID, req []byte) ([]byte, error) {
+	return cn.node.Forward(ctx, id, req)
+}
+
+func (cn *clusterNode) Ready() bool {
+	return cn.node != nil && cn.node.Joined() && cn.nc.IsConnected() && cn.reach.Load()
+}
+
+func (cn *clusterNode) Businesses(fn func(id uuid.UUID, name string) error) error {
+	return cn.registry.Businesses(fn)
+}
+
+// leave leaves the cluster gracefully: the node's businesses move on.
+func (cn *clusterNode) leave() {
+	if cn.node != nil {
+		cn.node.Stop(true)
+	}
+}
+
+// close disconnects from the journal and stops the node's replica.
+func (cn *clusterNode) close() {
+	select {
+	case <-cn.stopPing:
+	default:
+		close(cn.stopPing)
+	}
+	if cn.nc != nil {
+		cn.nc.Close()
+	}
+	if cn.replica != nil {
+		cn.replica.Shutdown()
+		cn.replica.WaitForShutdown()
+	}
+}
+
+// collector is cluster mode's metrics, per node.
+func (cn *clusterNode) collector() prometheus.Collector { return clusterCollector{cn} }
+
+type clusterCollector struct{ cn *clusterNode }
+
+var (
+	descOwned     = prometheus.NewDesc("slotd_cluster_owned_businesses", "Businesses whose grain (and actor) is on this node.", nil, nil)
+	descMembers   = prometheus.NewDesc("slotd_cluster_members", "Members of the cluster in this node's view.", nil, nil)
+	descForwarded = prometheus.NewDesc("slotd_cluster_forwarded_requests_total", "Requests this node handed to the node their business lives on.", nil, nil)
+	descServed    = prometheus.NewDesc("slotd_cluster_served_requests_total", "Requests another node handed to this one.", nil, nil)
+	descFenced    = prometheus.NewDesc("slotd_journal_fencing_refusals_total", "Appends refused because another node wrote the business since (fencing).", nil, nil)
+	descAppends   = prometheus.NewDesc("slotd_journal_appends_total", "Records this node appended to the replicated journal (each may carry several writes).", nil, nil)
+	descCkpts     = prometheus.NewDesc("slotd_journal_checkpoints_total", "Checkpoints of businesses this node stored.", nil, nil)
+)
+
+func (c clusterCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descOwned, descMembers, descForwarded, descServed, descFenced, descAppends, descCkpts} {
+		ch <- d
+	}
+}
+
+func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
+	var ns placement.Stats
+	if c.cn.node != nil {
+		ns = c.cn.node.Stats()
+	}
+	rs := c.cn.rep.Stats()
+	ch <- prometheus.MustNewConstMetric(descOwned, prometheus.GaugeValue, float64(ns.Owned))
+	ch <- prometheus.MustNewConstMetric(descMembers, prometheus.GaugeValue, float64(ns.Members))
+	ch <- prometheus.MustNewConstMetric(descForwarded, prometheus.CounterValue, float64(ns.Forwarded))
+	ch <- prometheus.MustNewConstMetric(descServed, prometheus.CounterValue, float64(ns.Served))
+	ch <- prometheus.MustNewConstMetric(descFenced, prometheus.CounterValue, float64(rs.Fenced))
+	ch <- prometheus.MustNewConstMetric(descAppends, prometheus.CounterValue, float64(rs.Appends))
+	ch <- prometheus.MustNewConstMetric(descCkpts, prometheus.CounterValue, float64(rs.Checkpoints))
+}
+
+// startCluster starts cluster mode's journal over store, which it empties
+// first: the node's working copy is rebuilt from the journal, business by
+// business, as the node takes businesses over.
+func startCluster(ctx context.Context, c *config, store *storage.Store, log *slog.Logger) (*clusterNode, error) {
+	if err := store.DropAll(); err != nil {
+		return nil, err
+	}
+	return startJournal(ctx, &c.Cluster, c.Data, store, log)
+}
+
+// loadWorldClustered loads --world in cluster mode, each business on its
+// node. Right after joining, the cluster may still be settling (the other
+// nodes starting, the journal electing leaders): a put refused as
+// unavailable is tried again for a while.
+func loadWorldClustered(ctx context.Context, c *config, srv *transport.Server, log *slog.Logger) error {
+	if c.World == "" {
+		return nil
+	}
+	data, err := os.ReadFile(c.World)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_, err = srv.PutWorldClustered(wctx, data)
+		cancel()
+		var pe *transport.PutError
+		settling := err != nil && (!errors.As(err, &pe) || pe.Status == 503 || pe.Status == 500)
+		if !settling || ctx.Err() != nil || time.Now().After(deadline) {
+			if err != nil {
+				return fmt.Errorf("world file %s:\n%s", c.World, indent(err.Error()))
+			}
+			return nil
+		}
+		log.Info("world load: the cluster is settling; trying again", "err", err)
+		time.Sleep(500 * time.Millisecond)
+	}
+}
