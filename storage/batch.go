@@ -232,6 +232,12 @@ func (p *Pending) Wait() error {
 	}
 	err := p.b.SyncWait()
 	_ = p.b.Close()
+	p.b = nil
+	return p.finish(err)
+}
+
+// finish counts the commit and ends its operation.
+func (p *Pending) finish(err error) error {
 	took := time.Since(p.start)
 	p.s.commitNanos.Add(uint64(took))
 	if err == nil {
@@ -239,7 +245,6 @@ func (p *Pending) Wait() error {
 		p.s.commitLatency.Observe(took.Seconds())
 	}
 	p.s.exit()
-	p.b = nil
 	return err
 }
 

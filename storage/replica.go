@@ -115,15 +115,8 @@ func (b *Batch) replicate(pb *pebble.Batch) (*Pending, error) {
 // waitReplicated is Pending.Wait in cluster mode.
 func (p *Pending) waitReplicated() error {
 	err := <-p.done
-	took := time.Since(p.start)
-	p.s.commitNanos.Add(uint64(took))
-	if err == nil {
-		p.s.commits.Add(1)
-		p.s.commitLatency.Observe(took.Seconds())
-	}
-	p.s.exit()
 	p.done = nil
-	return err
+	return p.finish(err)
 }
 
 // businessRanges are the key ranges holding business biz's rows.
