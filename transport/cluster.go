@@ -77,9 +77,14 @@ func (s *Server) elsewhere(ctx *fasthttp.RequestCtx, biz uuid.UUID, listener byt
 	if s.Cluster.Local(biz) {
 		return false
 	}
+	req, err := encodeForward(ctx, listener)
+	if err != nil {
+		writeError(ctx, errBadRequest)
+		return true
+	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	answer, err := s.Cluster.Forward(rctx, biz, encodeForward(ctx, listener))
+	answer, err := s.Cluster.Forward(rctx, biz, req)
 	if err != nil {
 		s.fail(ctx, err)
 		return true
@@ -97,7 +102,7 @@ func (s *Server) elsewhere(ctx *fasthttp.RequestCtx, biz uuid.UUID, listener byt
 
 var errMoving = problem.New(problem.Unavailable, "The business is moving between nodes; retry shortly.")
 
-func encodeForward(ctx *fasthttp.RequestCtx, listener byte) []byte {
+func encodeForward(ctx *fasthttp.RequestCtx, listener byte) ([]byte, error) {
 	var flags byte
 	if tooLarge(ctx) {
 		flags |= fwdTooLarge
@@ -109,8 +114,13 @@ func encodeForward(ctx *fasthttp.RequestCtx, listener byte) []byte {
 	b.WriteByte(flags)
 	b.WriteByte(byte(len(ip)))
 	b.WriteString(ip)
-	_, _ = ctx.Request.WriteTo(&b)
-	return b.Bytes()
+	if len(ctx.Request.Host()) == 0 { // HTTP/1.0 may omit it; writing a request needs one
+		ctx.Request.SetHost("slotd")
+	}
+	if _, err := ctx.Request.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // ServeForwarded runs a request another node handed over (Forward's
