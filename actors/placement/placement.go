@@ -15,12 +15,15 @@
 // what keeps two nodes from both acknowledging writes.
 //
 // Requests cross nodes whole: the node that received an HTTP request for
-// a business owned elsewhere sends its bytes to the business's grain and
-// writes back the bytes of the answer, which the owner produced with the
-// same handlers as any request (authentication, quotas, idempotency,
-// refusal order: all decided where the business's state is). Only
-// protobuf messages cross members at the pinned protoactor-go version, so
-// both travel as wrapperspb.BytesValue.
+// a business owned elsewhere asks the cluster where the business's grain
+// is (activating it there if need be) and hands that node the request's
+// bytes; it writes back the bytes of the answer, which the owner produced
+// with the same handlers as any request (authentication, quotas,
+// idempotency, refusal order: all decided where the business's state
+// is). The bytes take the road Config.HandOver gives (cmd/slotd: HTTP
+// between the nodes), or else travel to the grain as a message — only
+// protobuf crosses members at the pinned protoactor-go version, so as
+// wrapperspb.BytesValue.
 package placement
 
 import (
@@ -76,7 +79,13 @@ type Config struct {
 	// Serve runs a request another node handed over and returns the
 	// answer's bytes.
 	Serve func(req []byte) []byte
-	Log   *slog.Logger
+	// HandOver, if set, carries request req to the node whose cluster
+	// address is addr by a shorter road than a grain message (cmd/slotd:
+	// HTTP between the nodes' hand-over listeners, where that node serves
+	// it with ServeHandOver). handled is false when it has no road to addr
+	// (yet); sent reports whether req may have reached the node.
+	HandOver func(addr string, req []byte) (answer []byte, handled, sent bool, err error)
+	Log      *slog.Logger
 }
 
 // Node is this process's membership of the cluster.
@@ -86,6 +95,7 @@ type Node struct {
 	c   *cluster.Cluster
 
 	local     sync.Map // uuid.UUID -> struct{}: businesses whose grain is here
+	pids      sync.Map // uuid.UUID -> *actor.PID: where each business's grain is (pid)
 	owned     atomic.Int64
 	forwarded atomic.Uint64 // requests handed to another node
 	served    atomic.Uint64 // requests another node handed here
@@ -116,6 +126,7 @@ func Start(cfg Config) (*Node, error) {
 	n.sys.EventStream.Subscribe(func(evt any) {
 		if t, ok := evt.(*cluster.ClusterTopology); ok {
 			n.members.Store(int64(len(t.Members)))
+			n.pids.Clear() // grains move only when the topology changes
 			n.kick()
 		}
 	})
@@ -158,29 +169,28 @@ const forwardTimeout = 5 * time.Second
 var errMoving = problem.New(problem.Unavailable, "The business is moving between nodes; retry shortly.")
 
 // Forward hands request req for business id to the node it lives on and
-// returns the answer's bytes. Nothing is retried once it may have reached
-// the owner: a request that timed out might have been served, so the
-// client is answered 503 and retries (with its Idempotency-Key, where it
-// matters). A request that certainly went nowhere — no owner could be
-// found yet, or the grain it found had already stopped — is tried again,
-// with a growing pause, until the deadline.
+// returns the answer's bytes. The cluster's identity lookup says which
+// node that is (activating the business there if need be); the bytes go
+// to that node's hand-over listener (handover.go), or, while its address
+// is not known yet, to the business's grain as a message. Nothing is
+// retried once it may have reached the owner: a request that timed out
+// might have been served, so the client is answered 503 and retries (with
+// its Idempotency-Key, where it matters). A request that certainly went
+// nowhere — no owner could be found yet, the grain it found had already
+// stopped, its node refused the connection — is tried again, with a
+// growing pause, until the deadline.
 func (n *Node) Forward(ctx context.Context, id uuid.UUID, req []byte) ([]byte, error) {
 	n.forwarded.Add(1)
-	msg := &wrapperspb.BytesValue{Value: req}
 	for attempt := 0; ; attempt++ {
-		pid := n.c.Get(id.String(), kind)
-		if pid != nil {
-			r, err := n.sys.Root.RequestFuture(pid, msg, forwardTimeout).Result()
+		if pid := n.pid(id); pid != nil {
+			answer, sent, err := n.send(pid, req)
 			if err == nil {
-				if b, ok := r.(*wrapperspb.BytesValue); ok {
-					return b.Value, nil
-				}
-				return nil, fmt.Errorf("placement: business %s answered %T", id, r)
+				return answer, nil
 			}
-			if !errors.Is(err, actor.ErrDeadLetter) && !errors.Is(err, remote.ErrDeadLetter) {
+			if sent {
 				return nil, errMoving
 			}
-			n.c.PidCache.Remove(id.String(), kind)
+			n.forget(id)
 		}
 		wait := min(time.Duration(attempt+1)*50*time.Millisecond, 500*time.Millisecond)
 		select {
@@ -191,15 +201,66 @@ func (n *Node) Forward(ctx context.Context, id uuid.UUID, req []byte) ([]byte, e
 	}
 }
 
+// pid returns the PID of business id's grain, activating it where the
+// identity lookup puts it. The lookup (disthash) asks the owner's
+// placement actor every time — a round trip to another node — so the
+// answer is kept until the topology changes or the PID fails.
+func (n *Node) pid(id uuid.UUID) *actor.PID {
+	if v, ok := n.pids.Load(id); ok {
+		return v.(*actor.PID)
+	}
+	pid := n.c.Get(id.String(), kind)
+	if pid != nil {
+		n.pids.Store(id, pid)
+	}
+	return pid
+}
+
+func (n *Node) forget(id uuid.UUID) {
+	n.pids.Delete(id)
+	n.c.PidCache.Remove(id.String(), kind)
+}
+
+// send hands req to the grain pid; sent reports whether it may have
+// reached it (then it must not be sent again).
+func (n *Node) send(pid *actor.PID, req []byte) (answer []byte, sent bool, err error) {
+	if pid.Address != n.sys.Address() && n.cfg.HandOver != nil {
+		if answer, handled, sent, err := n.cfg.HandOver(pid.Address, req); handled {
+			return answer, sent, err
+		}
+	}
+	r, err := n.sys.Root.RequestFuture(pid, &wrapperspb.BytesValue{Value: req}, forwardTimeout).Result()
+	if err != nil {
+		dead := errors.Is(err, actor.ErrDeadLetter) || errors.Is(err, remote.ErrDeadLetter)
+		return nil, !dead, err
+	}
+	b, ok := r.(*wrapperspb.BytesValue)
+	if !ok {
+		return nil, true, fmt.Errorf("placement: grain %s answered %T", pid.Id, r)
+	}
+	return b.Value, true, nil
+}
+
+// ServeHandOver serves a request another node handed over by the road of
+// Config.HandOver.
+func (n *Node) ServeHandOver(req []byte) []byte {
+	n.served.Add(1)
+	return n.cfg.Serve(req)
+}
+
+// Address is this node's cluster address (host:port), as grains' PIDs
+// name it.
+func (n *Node) Address() string { return n.sys.Address() }
+
 // Touch activates business id on its owner.
 func (n *Node) Touch(ctx context.Context, id uuid.UUID) error {
-	pid := n.c.Get(id.String(), kind)
+	pid := n.pid(id)
 	if pid == nil {
 		return errMoving
 	}
 	_, err := n.sys.Root.RequestFuture(pid, &emptypb.Empty{}, forwardTimeout).Result()
 	if err != nil {
-		n.c.PidCache.Remove(id.String(), kind)
+		n.forget(id)
 	}
 	return err
 }

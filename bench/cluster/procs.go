@@ -108,15 +108,15 @@ type node struct {
 
 // nodePorts are the loopback addresses of one node.
 type nodePorts struct {
-	pub, admin, listen, membership, journal, routes string
+	pub, admin, listen, membership, journal, routes, handover string
 }
 
 func pickPorts(cluster bool) (nodePorts, error) {
 	n := 2
 	if cluster {
-		n = 6
+		n = 7
 	}
-	addrs := make([]string, 6)
+	addrs := make([]string, 7)
 	for i := range n {
 		a, err := freePort()
 		if err != nil {
@@ -124,7 +124,7 @@ func pickPorts(cluster bool) (nodePorts, error) {
 		}
 		addrs[i] = a
 	}
-	return nodePorts{addrs[0], addrs[1], addrs[2], addrs[3], addrs[4], addrs[5]}, nil
+	return nodePorts{addrs[0], addrs[1], addrs[2], addrs[3], addrs[4], addrs[5], addrs[6]}, nil
 }
 
 // freePort returns a loopback address nobody listens on now.
@@ -172,7 +172,7 @@ func clusterArgs(i int, all []nodePorts) []string {
 	me := all[i]
 	return []string{
 		"--cluster-node", nodeName(i), "--cluster-listen", me.listen, "--cluster-membership", me.membership,
-		"--cluster-peers", strings.Join(members, ","),
+		"--cluster-peers", strings.Join(members, ","), "--cluster-handover", me.handover,
 		"--journal-listen", me.journal, "--journal-routes", me.routes,
 		"--journal-peers", strings.Join(routes, ","), "--journal-replicas", fmt.Sprint(len(all)),
 	}

@@ -18,6 +18,7 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/placement"
@@ -35,6 +36,7 @@ type clusterFlags struct {
 	Listen     string // host:port of this node's cluster (gRPC) listener
 	Membership string // host:port of this node's membership endpoint
 	Peers      string // comma-separated host:port of every node's membership endpoint
+	HandOver   string // host:port of this node's hand-over listener (handover.go)
 
 	JournalURL      string // an external NATS JetStream cluster
 	JournalListen   string // host:port of the embedded journal replica's client port
@@ -48,6 +50,7 @@ func (f *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Listen, "cluster-listen", "127.0.0.1:7100", "cluster mode: `host:port` where the other nodes reach this one (Proto.Actor remote)")
 	fs.StringVar(&f.Membership, "cluster-membership", "127.0.0.1:7200", "cluster mode: `host:port` of this node's membership endpoint (listens on every interface)")
 	fs.StringVar(&f.Peers, "cluster-peers", "", "cluster mode: `list` of every node's --cluster-membership, comma-separated, this one's included")
+	fs.StringVar(&f.HandOver, "cluster-handover", "127.0.0.1:7300", "cluster mode: `host:port` where the other nodes hand this one requests for its businesses")
 	fs.StringVar(&f.JournalURL, "journal-url", "", "cluster mode: `URLs` of an external NATS JetStream cluster (instead of the embedded replica)")
 	fs.StringVar(&f.JournalListen, "journal-listen", "127.0.0.1:4222", "cluster mode: `host:port` of the embedded journal replica's client port")
 	fs.StringVar(&f.JournalRoutes, "journal-routes", "127.0.0.1:6222", "cluster mode: `host:port` of the embedded journal replica's route port")
@@ -61,7 +64,7 @@ func (f *clusterFlags) check() error {
 	if !f.on() {
 		return nil
 	}
-	for _, a := range []struct{ name, v string }{{"--cluster-listen", f.Listen}, {"--cluster-membership", f.Membership}} {
+	for _, a := range []struct{ name, v string }{{"--cluster-listen", f.Listen}, {"--cluster-membership", f.Membership}, {"--cluster-handover", f.HandOver}} {
 		if _, err := hostPort(a.v); err != nil {
 			return fmt.Errorf("%s: %v", a.name, err)
 		}
@@ -124,6 +127,9 @@ type clusterNode struct {
 	registry *stream.Registry
 	rep      *stream.Replicator
 	node     *placement.Node
+	client   *fasthttp.Client // hand-overs to other nodes
+	handLn   net.Listener     // the hand-over listener
+	handSrv  *fasthttp.Server
 	reach    atomic.Bool // the journal answered its last ping
 	stopPing chan struct{}
 }
@@ -132,7 +138,7 @@ type clusterNode struct {
 // connects to the journal and puts store in cluster mode. The store is
 // this node's working copy of the businesses it owns: it starts empty.
 func startJournal(ctx context.Context, f *clusterFlags, data string, store *storage.Store, log *slog.Logger) (*clusterNode, error) {
-	cn := &clusterNode{f: f, log: log, stopPing: make(chan struct{})}
+	cn := &clusterNode{f: f, log: log, stopPing: make(chan struct{}), client: newHandOverClient()}
 	url := f.JournalURL
 	if url == "" {
 		lis, _ := hostPort(f.JournalListen)
@@ -196,16 +202,24 @@ func (cn *clusterNode) ping() {
 // join makes the node a member of the cluster, serving handed-over
 // requests with serve.
 func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte) error {
-	lis, _ := hostPort(cn.f.Listen)
-	mem, _ := hostPort(cn.f.Membership)
-	n, err := placement.Start(placement.Config{Host: lis.host, Port: lis.port, MembershipPort: mem.port,
-		Peers: splitList(cn.f.Peers), Dir: dir, Businesses: cn.registry.Businesses, Exists: cn.registry.Has, Serve: serve, Log: cn.log,
-		Activated: func(id uuid.UUID) { cn.publish(dir, id) }})
+	ln, err := listenOn("--cluster-handover", cn.f.HandOver)
 	if err != nil {
 		return err
 	}
-	cn.node = n
-	return nil
+	lis, _ := hostPort(cn.f.Listen)
+	mem, _ := hostPort(cn.f.Membership)
+	n, err := placement.Start(placement.Config{Host: lis.host, Port: lis.port, MembershipPort: mem.port,
+		Peers: splitList(cn.f.Peers), Dir: dir, Businesses: cn.registry.Businesses, Exists: cn.registry.Has, Serve: serve,
+		HandOver: cn.handOver, Log: cn.log, Activated: func(id uuid.UUID) { cn.publish(dir, id) }})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	cn.node, cn.handLn, cn.handSrv = n, ln, cn.handOverServer()
+	go func() { _ = cn.handSrv.Serve(ln) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return cn.registry.PublishNode(ctx, cn.f.Node, n.Address(), ln.Addr().String())
 }
 
 // publish refreshes business id's registry entry from its state.
@@ -241,6 +255,9 @@ func (cn *clusterNode) Businesses(fn func(id uuid.UUID, name string) error) erro
 func (cn *clusterNode) leave() {
 	if cn.node != nil {
 		cn.node.Stop(true)
+	}
+	if cn.handSrv != nil {
+		_ = cn.handSrv.Shutdown()
 	}
 }
 

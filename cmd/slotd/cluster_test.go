@@ -32,7 +32,7 @@ type clusterProc struct {
 }
 
 // clusterPorts are one node's ports.
-type clusterPorts struct{ pub, admin, listen, membership, jclient, jroutes int }
+type clusterPorts struct{ pub, admin, listen, membership, jclient, jroutes, handover int }
 
 func freePort(t *testing.T) int {
 	t.Helper()
@@ -51,7 +51,7 @@ func startNodes(t *testing.T, bin string, n int, partitioned bool, args ...strin
 	ports := make([]clusterPorts, n)
 	var members, routes []string
 	for i := range ports {
-		ports[i] = clusterPorts{freePort(t), freePort(t), freePort(t), freePort(t), freePort(t), freePort(t)}
+		ports[i] = clusterPorts{freePort(t), freePort(t), freePort(t), freePort(t), freePort(t), freePort(t), freePort(t)}
 		members = append(members, fmt.Sprintf("127.0.0.1:%d", ports[i].membership))
 		routes = append(routes, fmt.Sprintf("127.0.0.1:%d", ports[i].jroutes))
 	}
@@ -67,6 +67,7 @@ func startNodes(t *testing.T, bin string, n int, partitioned bool, args ...strin
 			"--admin-token", testAdminToken, "--world", "testdata/world.json", "--access-log", "off",
 			"--cluster-node", name, "--cluster-listen", fmt.Sprintf("127.0.0.1:%d", p.listen),
 			"--cluster-membership", members[i], "--cluster-peers", peers,
+			"--cluster-handover", fmt.Sprintf("127.0.0.1:%d", p.handover),
 			"--journal-listen", fmt.Sprintf("127.0.0.1:%d", p.jclient), "--journal-routes", routes[i],
 			"--journal-peers", strings.Join(routes, ","), "--journal-replicas", fmt.Sprint(n)}, args...)...)
 		log := &syncBuffer{}

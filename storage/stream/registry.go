@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,7 @@ type Registry struct {
 
 	mu      sync.Mutex
 	entries map[uuid.UUID]entry
+	nodes   map[string]string // cluster address -> hand-over address
 	keys    atomic.Pointer[map[catalog.KeyHash]uuid.UUID]
 	synced  chan struct{} // closed once the watch delivered every entry
 }
@@ -58,7 +60,7 @@ func OpenRegistry(ctx context.Context, j *Journal, bucket string, log *slog.Logg
 	if err != nil {
 		return nil, fmt.Errorf("stream: creating %s: %w", bucket, err)
 	}
-	r := &Registry{kv: kv, log: log, entries: map[uuid.UUID]entry{}, synced: make(chan struct{})}
+	r := &Registry{kv: kv, log: log, entries: map[uuid.UUID]entry{}, nodes: map[string]string{}, synced: make(chan struct{})}
 	empty := map[catalog.KeyHash]uuid.UUID{}
 	r.keys.Store(&empty)
 	w, err := kv.WatchAll(context.Background())
@@ -83,6 +85,10 @@ func (r *Registry) watch(w jetstream.KeyWatcher) {
 				initial = false
 				close(r.synced)
 			}
+			continue
+		}
+		if strings.HasPrefix(e.Key(), nodePrefix) {
+			r.setNode(e)
 			continue
 		}
 		id, err := uuid.Parse(e.Key())
@@ -168,6 +174,42 @@ func (r *Registry) PublishHashes(biz uuid.UUID, name string, hashes []catalog.Ke
 	}
 	slices.Sort(keys)
 	r.Publish(biz, name, keys)
+}
+
+// nodePrefix starts the key of a node's entry: its cluster address and
+// the address of its hand-over listener.
+const nodePrefix = "node."
+
+type nodeEntry struct {
+	Cluster  string `json:"cluster"`
+	HandOver string `json:"handover"`
+}
+
+func (r *Registry) setNode(e jetstream.KeyValueEntry) {
+	var n nodeEntry
+	if e.Operation() != jetstream.KeyValuePut || json.Unmarshal(e.Value(), &n) != nil {
+		return
+	}
+	r.mu.Lock()
+	r.nodes[n.Cluster] = n.HandOver
+	r.mu.Unlock()
+}
+
+// PublishNode writes node name's entry: where the cluster reaches it and
+// where its hand-over listener is.
+func (r *Registry) PublishNode(ctx context.Context, name, cluster, handOver string) error {
+	val, _ := json.Marshal(nodeEntry{Cluster: cluster, HandOver: handOver})
+	_, err := r.kv.Put(ctx, nodePrefix+name, val)
+	return err
+}
+
+// HandOverAddr returns the hand-over address of the node whose cluster
+// address is cluster.
+func (r *Registry) HandOverAddr(cluster string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.nodes[cluster]
+	return a, ok
 }
 
 // Has reports whether business id has an entry: whether it was ever put.
