@@ -89,9 +89,12 @@ func (b *Batch) note(key []byte) {
 func (b *Batch) replicate(pb *pebble.Batch) (*Pending, error) {
 	s := b.s
 	if !b.hasBiz { // meta rows only: this node's own
-		err := pb.Commit(pebble.Sync)
-		_ = pb.Close()
-		return &Pending{}, err
+		defer pb.Close()
+		if err := s.enter(); err != nil {
+			return nil, err
+		}
+		defer s.exit()
+		return &Pending{}, pb.Commit(pebble.Sync)
 	}
 	if b.mixed {
 		_ = pb.Close()

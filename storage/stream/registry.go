@@ -250,9 +250,12 @@ func (r *Registry) Secret(ctx context.Context, name string, make func() []byte) 
 		if !errors.Is(err, jetstream.ErrKeyNotFound) {
 			return nil, err
 		}
-		if _, err := r.kv.Create(ctx, key, make()); err != nil && ctx.Err() != nil {
-			return nil, err
+		if _, err := r.kv.Create(ctx, key, make()); err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			time.Sleep(retryWait) // another node created it first, or no leader yet
 		}
-		// Created, or another node created it first: read what won.
+		// Read what won.
 	}
 }

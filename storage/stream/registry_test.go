@@ -1,0 +1,52 @@
+package stream_test
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/stream"
+	"github.com/slotd/slotd/storage/stream/streamtest"
+)
+
+// TestRegistry: what one node writes into the registry, every other node
+// routes by; the cluster-wide secret is one.
+func TestRegistry(t *testing.T) {
+	ss := streamtest.Cluster(t, 3)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a, err := stream.OpenRegistry(ctx(t), connect(t, ss[0]), "", log)
+	require.NoError(t, err)
+	b, err := stream.OpenRegistry(ctx(t), connect(t, ss[1]), "", log)
+	require.NoError(t, err)
+
+	biz := uuid.New()
+	k1, k2 := catalog.HashKey("sk_one"), catalog.HashKey("sk_two")
+	a.PublishHashes(biz, "Salon", []catalog.KeyHash{k1})
+	require.Eventually(t, func() bool { id, ok := b.Owner(k1); return ok && id == biz }, 10*time.Second, 5*time.Millisecond)
+	require.True(t, b.Has(biz))
+	a.Changed(biz, "Salon Renamed", []catalog.KeyHash{k2}, []catalog.KeyHash{k1})
+	require.Eventually(t, func() bool {
+		_, one := b.Owner(k1)
+		id, two := b.Owner(k2)
+		return !one && two && id == biz
+	}, 10*time.Second, 5*time.Millisecond)
+	var names []string
+	require.NoError(t, b.Businesses(func(_ uuid.UUID, name string) error { names = append(names, name); return nil }))
+	require.Equal(t, []string{"Salon Renamed"}, names)
+
+	require.NoError(t, a.PublishNode(ctx(t), "n1", "127.0.0.1:7101", "127.0.0.1:7301"))
+	require.Eventually(t, func() bool { h, ok := b.HandOverAddr("127.0.0.1:7101"); return ok && h == "127.0.0.1:7301" },
+		10*time.Second, 5*time.Millisecond)
+
+	s1, err := a.Secret(ctx(t), "cursor", func() []byte { return []byte("from a") })
+	require.NoError(t, err)
+	s2, err := b.Secret(ctx(t), "cursor", func() []byte { return []byte("from b") })
+	require.NoError(t, err)
+	require.Equal(t, "from a", string(s1))
+	require.Equal(t, s1, s2, "one secret for the cluster")
+}
