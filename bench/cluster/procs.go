@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -127,14 +128,18 @@ func pickPorts(cluster bool) (nodePorts, error) {
 	return nodePorts{addrs[0], addrs[1], addrs[2], addrs[3], addrs[4], addrs[5], addrs[6]}, nil
 }
 
-// freePort returns a loopback address nobody listens on now.
+// freePort returns a loopback address nobody listens on now, from
+// 30000-32699: below the kernel's ephemeral range, so that what other
+// programs get with ":0" cannot take it before slotd binds it (a node
+// binds some of its ports only once the journal is up, seconds later).
 func freePort() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+	for range 1000 {
+		addr := fmt.Sprintf("127.0.0.1:%d", 30000+rand.IntN(2700))
+		if ln, err := net.Listen("tcp", addr); err == nil {
+			return addr, ln.Close()
+		}
 	}
-	addr := ln.Addr().String()
-	return addr, ln.Close()
+	return "", errors.New("no free port in 30000-32699")
 }
 
 // startNode starts slotd serve with the world file and the given extra

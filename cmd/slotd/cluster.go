@@ -208,6 +208,15 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 	}
 	lis, _ := hostPort(cn.f.Listen)
 	mem, _ := hostPort(cn.f.Membership)
+	// The membership provider listens on every interface and, when it
+	// cannot, only logs it and leaves the node outside the cluster for
+	// good: refuse to start instead.
+	probe, err := listenOn("--cluster-membership", fmt.Sprintf(":%d", mem.port))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	probe.Close()
 	n, err := placement.Start(placement.Config{Host: lis.host, Port: lis.port, MembershipPort: mem.port,
 		Peers: splitList(cn.f.Peers), Dir: dir, Businesses: cn.registry.Businesses, Exists: cn.registry.Has, Serve: serve,
 		HandOver: cn.handOver, Log: cn.log, Activated: func(id uuid.UUID) { cn.publish(dir, id) }})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -34,12 +35,22 @@ type clusterProc struct {
 // clusterPorts are one node's ports.
 type clusterPorts struct{ pub, admin, listen, membership, jclient, jroutes, handover int }
 
+// freePort returns a port nobody listens on now, from 20000-29999: below
+// the kernel's ephemeral range, so that the ports other tests running
+// meanwhile get with ":0" cannot take it in the seconds before a node
+// binds it (the membership port is bound only once the journal is up).
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	for range 1000 {
+		port := 20000 + rand.IntN(10000)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			l.Close()
+			return port
+		}
+	}
+	t.Fatal("no free port in 20000-29999")
+	return 0
 }
 
 // startNodes starts n nodes sharing one journal (n replicas). With
