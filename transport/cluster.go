@@ -107,17 +107,21 @@ func encodeForward(ctx *fasthttp.RequestCtx, listener byte) ([]byte, error) {
 	if tooLarge(ctx) {
 		flags |= fwdTooLarge
 	}
-	ip := ctx.RemoteIP().String()
+	return forwardBytes(&ctx.Request, listener, flags, ctx.RemoteIP().String())
+}
+
+// forwardBytes frames req as a handed-over request from a client at ip.
+func forwardBytes(req *fasthttp.Request, listener, flags byte, ip string) ([]byte, error) {
 	var b bytes.Buffer
-	b.Grow(64 + len(ip) + len(ctx.Request.Header.Header()) + len(ctx.PostBody()))
+	b.Grow(64 + len(ip) + len(req.Header.Header()) + len(req.Body()))
 	b.WriteByte(listener)
 	b.WriteByte(flags)
 	b.WriteByte(byte(len(ip)))
 	b.WriteString(ip)
-	if len(ctx.Request.Host()) == 0 { // HTTP/1.0 may omit it; writing a request needs one
-		ctx.Request.SetHost("slotd")
+	if len(req.Host()) == 0 { // HTTP/1.0 may omit it; writing a request needs one
+		req.SetHost("slotd")
 	}
-	if _, err := ctx.Request.WriteTo(&b); err != nil {
+	if _, err := req.WriteTo(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -94,20 +94,15 @@ func (s *Server) putOn(ctx context.Context, id uuid.UUID, raw []byte) (directory
 		req.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+s.AdminToken)
 	}
 	req.SetBody(raw)
-	var b bytes.Buffer
-	b.WriteByte(fwdAdmin)
-	b.WriteByte(0)
-	b.WriteByte(byte(len("127.0.0.1")))
-	b.WriteString("127.0.0.1")
-	_, _ = req.WriteTo(&b)
+	fwd, err := forwardBytes(&req, fwdAdmin, 0, "127.0.0.1")
+	if err != nil {
+		return directory.PutResult{}, err
+	}
 	var answer []byte
 	if s.Cluster.Local(id) {
-		answer = s.ServeForwarded(b.Bytes())
-	} else {
-		var err error
-		if answer, err = s.Cluster.Forward(ctx, id, b.Bytes()); err != nil {
-			return directory.PutResult{}, err
-		}
+		answer = s.ServeForwarded(fwd)
+	} else if answer, err = s.Cluster.Forward(ctx, id, fwd); err != nil {
+		return directory.PutResult{}, err
 	}
 	var resp fasthttp.Response
 	if err := resp.Read(bufio.NewReader(bytes.NewReader(answer))); err != nil {

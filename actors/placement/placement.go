@@ -139,8 +139,9 @@ func Start(cfg Config) (*Node, error) {
 	return n, nil
 }
 
-// startMember starts the member, turning the provider's panics (a port
-// in use) into an error.
+// startMember starts the member, turning StartMember's panics (gossip or
+// the provider failing to start) into an error. (A membership port in use
+// is not one of them: the provider only logs it; cmd/slotd checks first.)
 func startMember(c *cluster.Cluster) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -1,8 +1,11 @@
 // Package stream owns slotd's replicated journal: each business's records
-// appended to one NATS JetStream stream (three replicas) under the
-// business's own subject, and its snapshots beside them in a JetStream
-// object store. It is the journal of cluster mode (docs/cluster.md); the
-// embedded single-node default keeps package storage's Pebble journal.
+// (its store batches) appended to one NATS JetStream stream (three
+// replicas) under the business's own subject; the checkpoints that bound
+// a take-over's replay, beside them in a second stream with a pointer per
+// business in a KV bucket (Replicator); and the registry every node
+// routes by (Registry). It is the journal of cluster mode
+// (docs/cluster.md); the embedded single-node default keeps package
+// storage's Pebble journal.
 //
 // Fencing is the stream's, not ours: every append names the stream
 // sequence of the business's last record it knows of

@@ -42,6 +42,7 @@ type Registry struct {
 	nodes   map[string]string // cluster address -> hand-over address
 	keys    atomic.Pointer[map[catalog.KeyHash]uuid.UUID]
 	synced  chan struct{} // closed once the watch delivered every entry
+	built   bool          // the key index is built (after synced); under mu
 }
 
 type entry struct {
@@ -83,6 +84,10 @@ func (r *Registry) watch(w jetstream.KeyWatcher) {
 		if e == nil {
 			if initial {
 				initial = false
+				r.mu.Lock()
+				r.keys.Store(keyIndex(r.entries))
+				r.built = true
+				r.mu.Unlock()
 				close(r.synced)
 			}
 			continue
@@ -106,26 +111,56 @@ func (r *Registry) watch(w jetstream.KeyWatcher) {
 	}
 }
 
-// set replaces business id's entry in the index.
+// set replaces business id's entry in the index. While the watch
+// delivers the bucket's first contents (not yet built) only the
+// entries are kept, and the key index is built once at the end: rebuilt
+// per entry, a start would cost O(businesses²).
 func (r *Registry) set(id uuid.UUID, en entry, present bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	old := r.entries[id]
 	if present {
 		r.entries[id] = en
 	} else {
 		delete(r.entries, id)
 	}
-	next := make(map[catalog.KeyHash]uuid.UUID, len(*r.keys.Load()))
-	for biz, e := range r.entries {
-		for _, k := range e.Keys {
-			var h catalog.KeyHash
-			if b, err := hex.DecodeString(k); err == nil && len(b) == len(h) {
-				copy(h[:], b)
-				next[h] = biz
-			}
+	if !r.built {
+		return
+	}
+	next := maps.Clone(*r.keys.Load()) // copy-on-write: readers never lock
+	for _, h := range hashes(old.Keys) {
+		if next[h] == id {
+			delete(next, h)
 		}
 	}
+	for _, h := range hashes(en.Keys) {
+		next[h] = id
+	}
 	r.keys.Store(&next)
+}
+
+// keyIndex builds the key index of entries.
+func keyIndex(entries map[uuid.UUID]entry) *map[catalog.KeyHash]uuid.UUID {
+	idx := map[catalog.KeyHash]uuid.UUID{}
+	for biz, e := range entries {
+		for _, h := range hashes(e.Keys) {
+			idx[h] = biz
+		}
+	}
+	return &idx
+}
+
+// hashes decodes hex key hashes, skipping any that is not one.
+func hashes(keys []string) []catalog.KeyHash {
+	out := make([]catalog.KeyHash, 0, len(keys))
+	for _, k := range keys {
+		var h catalog.KeyHash
+		if b, err := hex.DecodeString(k); err == nil && len(b) == len(h) {
+			copy(h[:], b)
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // Owner implements business.KeyIndex.

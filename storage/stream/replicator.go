@@ -59,7 +59,6 @@ func NewReplicator(j *Journal, store *storage.Store, log *slog.Logger) *Replicat
 
 // Stats are the replicator's counters.
 type Stats struct {
-	Owned   int    // businesses this node writes
 	Appends uint64 // records appended
 	Fenced  uint64 // appends refused because another writer moved on
 	// Checkpoints counts checkpoints stored and pointed at.
@@ -68,10 +67,7 @@ type Stats struct {
 
 // Stats returns the counters.
 func (r *Replicator) Stats() Stats {
-	r.mu.Lock()
-	n := len(r.owned)
-	r.mu.Unlock()
-	return Stats{Owned: n, Appends: r.appends.Load(), Fenced: r.fenced.Load(),
+	return Stats{Appends: r.appends.Load(), Fenced: r.fenced.Load(),
 		Checkpoints: r.checkpoints.Load()}
 }
 
@@ -113,25 +109,38 @@ func (r *Replicator) Own(biz [16]byte) (release func(), err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	at, dump, err := r.latestCheckpoint(ctx, uuid.UUID(biz))
-	if err != nil {
-		return nil, unavailable(err)
+	pos, size, err := r.restore(ctx, biz)
+	// A checkpoint taken meanwhile may have purged records this replay
+	// still needed: start again from it (the pointer only moves forwards).
+	for tries := 1; errors.Is(err, ErrGap) && tries < 5; tries++ {
+		pos, size, err = r.restore(ctx, biz)
 	}
-	if err := r.store.ResetBusiness(biz, dump); err != nil {
-		return nil, err
-	}
-	pos, err := r.j.Replay(ctx, uuid.UUID(biz), at, func(_ uint64, rec []byte) error {
-		return eachBatch(rec, r.store.ApplyReplicated)
-	})
 	if err != nil {
 		_ = r.store.DropBusiness(biz)
 		return nil, unavailable(err)
 	}
-	w := &writer{biz: uuid.UUID(biz), pos: pos, lastSize: len(dump)}
+	w := &writer{biz: uuid.UUID(biz), pos: pos, lastSize: size}
 	r.mu.Lock()
 	r.owned[biz] = w
 	r.mu.Unlock()
 	return func() { r.release(biz, w) }, nil
+}
+
+// restore rebuilds biz's rows in the store from its latest checkpoint and
+// the records after it, and returns the position reached and the
+// checkpoint's size.
+func (r *Replicator) restore(ctx context.Context, biz [16]byte) (Position, int, error) {
+	at, dump, err := r.latestCheckpoint(ctx, uuid.UUID(biz))
+	if err != nil {
+		return at, 0, err
+	}
+	if err := r.store.ResetBusiness(biz, dump); err != nil {
+		return at, 0, err
+	}
+	pos, err := r.j.Replay(ctx, uuid.UUID(biz), at, func(_ uint64, rec []byte) error {
+		return eachBatch(rec, r.store.ApplyReplicated)
+	})
+	return pos, len(dump), err
 }
 
 // release lets biz go if w is still its writer.

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Config names the stream and object store and says how many replicas
+// Config names the streams and the bucket and says how many replicas
 // they keep.
 type Config struct {
 	Stream string // default "SLOTD_JOURNAL"
@@ -43,6 +43,11 @@ func (c *Config) defaults() {
 // the business's last record: another writer appended since. The writer
 // has lost the business; it must not append again before re-reading.
 var ErrFenced = errors.New("stream: the business's journal moved on (fenced)")
+
+// ErrGap is a replay that found records missing after its starting
+// position: they were purged under a newer checkpoint while it read
+// (Replicator.Own starts again from that checkpoint).
+var ErrGap = errors.New("stream: records purged under a newer checkpoint")
 
 // wrongLastSequence is JetStream's error code for a failed expected
 // last-subject-sequence check.
@@ -205,8 +210,12 @@ func (j *Journal) read(ctx context.Context, biz uuid.UUID, pos Position, last ui
 func (j *Journal) deliver(biz uuid.UUID, pos Position, m *jetstream.RawStreamMsg, fn func(seq uint64, rec []byte) error) (Position, error) {
 	seq, err := strconv.ParseUint(m.Header.Get(seqHeader), 10, 64)
 	if err != nil || seq != pos.Seq+1 {
-		return pos, &fnError{fmt.Errorf("stream: %s record at stream sequence %d is number %q, want %d",
-			biz, m.Sequence, m.Header.Get(seqHeader), pos.Seq+1)}
+		err := fmt.Errorf("stream: %s record at stream sequence %d is number %q, want %d",
+			biz, m.Sequence, m.Header.Get(seqHeader), pos.Seq+1)
+		if seq > pos.Seq+1 {
+			err = fmt.Errorf("%w: %w", ErrGap, err)
+		}
+		return pos, &fnError{err}
 	}
 	if err := fn(seq, m.Data); err != nil {
 		return pos, &fnError{err}

@@ -217,3 +217,24 @@ func BenchmarkAppendParallel(b *testing.B) {
 		}
 	})
 }
+
+// TestReplayGap: a replay whose starting position's successors were
+// purged (a newer checkpoint) reports ErrGap, so the take-over starts
+// again from the newer checkpoint instead of rebuilding a hole.
+func TestReplayGap(t *testing.T) {
+	j := connect(t, streamtest.Cluster(t, 3)...)
+	biz := uuid.New()
+	var at [5]stream.Position
+	var err error
+	for i := 1; i < len(at); i++ {
+		at[i], err = j.Append(ctx(t), biz, at[i-1], fmt.Appendf(nil, "r%d", i))
+		require.NoError(t, err)
+	}
+	require.NoError(t, stream.PurgeBefore(j, ctx(t), biz, at[3].Stream))
+	_, err = j.Replay(ctx(t), biz, at[1], func(uint64, []byte) error { return nil })
+	require.ErrorIs(t, err, stream.ErrGap)
+	var got []string
+	_, err = j.Replay(ctx(t), biz, at[2], func(_ uint64, rec []byte) error { got = append(got, string(rec)); return nil })
+	require.NoError(t, err, "from the newer checkpoint's position the records are whole")
+	require.Equal(t, []string{"r3", "r4"}, got)
+}
