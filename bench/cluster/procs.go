@@ -132,15 +132,29 @@ func pickPorts(cluster bool) (nodePorts, error) {
 // 30000-32699: below the kernel's ephemeral range, so that what other
 // programs get with ":0" cannot take it before slotd binds it (a node
 // binds some of its ports only once the journal is up, seconds later).
+// A port is handed out once per run: picked at random, two picks could
+// otherwise name the same port before either is bound.
 func freePort() (string, error) {
+	portsMu.Lock()
+	defer portsMu.Unlock()
 	for range 1000 {
-		addr := fmt.Sprintf("127.0.0.1:%d", 30000+rand.IntN(2700))
+		port := 30000 + rand.IntN(2700)
+		if portsGiven[port] {
+			continue
+		}
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
 		if ln, err := net.Listen("tcp", addr); err == nil {
+			portsGiven[port] = true
 			return addr, ln.Close()
 		}
 	}
 	return "", errors.New("no free port in 30000-32699")
 }
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
 
 // startNode starts slotd serve with the world file and the given extra
 // (cluster) flags; its data directory and log live under the run's

@@ -39,19 +39,32 @@ type clusterPorts struct{ pub, admin, listen, membership, jclient, jroutes, hand
 // the kernel's ephemeral range, so that the ports other tests running
 // meanwhile get with ":0" cannot take it in the seconds before a node
 // binds it (the membership port is bound only once the journal is up).
+// A port is handed out once per test binary: picked at random, two picks
+// could otherwise name the same port before either is bound.
 func freePort(t *testing.T) int {
 	t.Helper()
+	portsMu.Lock()
+	defer portsMu.Unlock()
 	for range 1000 {
 		port := 20000 + rand.IntN(10000)
+		if portsGiven[port] {
+			continue
+		}
 		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err == nil {
 			l.Close()
+			portsGiven[port] = true
 			return port
 		}
 	}
 	t.Fatal("no free port in 20000-29999")
 	return 0
 }
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
 
 // startNodes starts n nodes sharing one journal (n replicas). With
 // partitioned, each node's membership lists only itself: every node then
