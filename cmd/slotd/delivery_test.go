@@ -48,6 +48,17 @@ func (s *server) waitDeliveries(id string, ok func([]map[string]any) bool) []map
 	return ds
 }
 
+// settled reports whether every delivery of ds is delivered: the log
+// lists a delivery (pending) before its receiver has had it.
+func settled(ds []map[string]any) bool {
+	for _, d := range ds {
+		if d["status"] != "delivered" {
+			return false
+		}
+	}
+	return true
+}
+
 func statuses(ds []map[string]any) string {
 	var b []string
 	for _, d := range ds {

@@ -258,7 +258,7 @@ func TestPaymentRedirectExpiryAndLatePayment(t *testing.T) {
 	require.Equal(t, map[string]any{"currency": "EUR", "value": "35.00"}, refunds[0].JSON["amount"])
 	require.Equal(t, "payment_expired", s.get("/api/v1/appointments/"+id, keyFull).Body["status"])
 
-	ds := s.waitDeliveries(epID, func(ds []map[string]any) bool { return len(ds) == 3 })
+	ds := s.waitDeliveries(epID, func(ds []map[string]any) bool { return len(ds) == 3 && settled(ds) })
 	require.Equal(t, "appointment.updated#1:delivered payment.succeeded#1:delivered payment.refunded#1:delivered", statuses(ds))
 }
 

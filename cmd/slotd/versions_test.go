@@ -78,7 +78,7 @@ func TestVersions(t *testing.T) {
 	require.EqualValues(t, 5, ok.Body["version"])
 
 	// Every event carries the version its appointment had then.
-	ds := s.waitDeliveries(ep, func(ds []map[string]any) bool { return len(ds) >= 3 })
+	ds := s.waitDeliveries(ep, func(ds []map[string]any) bool { return len(ds) >= 3 && settled(ds) })
 	require.Len(t, ds, 3, statuses(ds))
 	_, bodies := rcv.events()
 	var versions []float64

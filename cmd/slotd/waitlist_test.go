@@ -77,7 +77,7 @@ func TestWaitlistOffers(t *testing.T) {
 	requireError(t, s.post("/api/v1/appointments", keyFull, "b-1", booking(haircutID, tue+"09:45:00Z", annaID, "b@example.com")), 409, "SLOT_TAKEN")
 
 	// The offer was announced to the subscribed endpoint, as the entry.
-	s.waitDeliveries(ep, func(ds []map[string]any) bool { return len(ds) == 2 })
+	s.waitDeliveries(ep, func(ds []map[string]any) bool { return len(ds) == 2 && settled(ds) })
 	_, bodies := rcv.events()
 	var offered []any
 	for _, body := range bodies {
