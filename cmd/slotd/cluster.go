@@ -158,7 +158,7 @@ func startJournal(ctx context.Context, f *clusterFlags, data string, store *stor
 	cn.nc = nc
 	// The stream needs a quorum of replicas to be created: wait for the
 	// peers to come up (each node starts its own).
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(startWait)
 	for {
 		octx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		cn.journal, err = stream.Open(octx, nc, stream.Config{Replicas: f.JournalReplicas})
@@ -182,6 +182,11 @@ func startJournal(ctx context.Context, f *clusterFlags, data string, store *stor
 	go cn.ping()
 	return cn, nil
 }
+
+// startWait bounds how long a starting node waits for the journal's
+// replicas to elect leaders (stream, buckets) and for the cluster to settle
+// before it gives up: seconds on an idle machine, far more on a loaded one.
+const startWait = 2 * time.Minute
 
 // ping keeps reach current for /readyz.
 func (cn *clusterNode) ping() {
@@ -226,7 +231,7 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 	}
 	cn.node, cn.handLn, cn.handSrv = n, ln, cn.handOverServer()
 	go func() { _ = cn.handSrv.Serve(ln) }()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), startWait)
 	defer cancel()
 	return cn.registry.PublishNode(ctx, cn.f.Node, n.Address(), ln.Addr().String())
 }
@@ -344,7 +349,7 @@ func loadWorldClustered(ctx context.Context, c *config, srv *transport.Server, l
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(startWait)
 	for {
 		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		_, err = srv.PutWorldClustered(wctx, data)

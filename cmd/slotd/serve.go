@@ -347,7 +347,7 @@ func seedDemo(ctx context.Context, dir *directory.Directory, stdout io.Writer) e
 // kept in the store so cursors survive restarts.
 func cursorSecret(store *storage.Store, cn *clusterNode) ([]byte, error) {
 	if cn != nil { // one secret for the cluster: a cursor opens on any node
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), startWait)
 		defer cancel()
 		return cn.registry.Secret(ctx, "cursor", func() []byte {
 			v := make([]byte, 32)

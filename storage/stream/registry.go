@@ -234,8 +234,10 @@ func (r *Registry) setNode(e jetstream.KeyValueEntry) {
 // where its hand-over listener is.
 func (r *Registry) PublishNode(ctx context.Context, name, cluster, handOver string) error {
 	val, _ := json.Marshal(nodeEntry{Cluster: cluster, HandOver: handOver})
-	_, err := r.kv.Put(ctx, nodePrefix+name, val)
-	return err
+	return retry(ctx, func(ctx context.Context) error {
+		_, err := r.kv.Put(ctx, nodePrefix+name, val)
+		return err
+	})
 }
 
 // HandOverAddr returns the hand-over address of the node whose cluster
@@ -277,20 +279,19 @@ func (r *Registry) Businesses(fn func(id uuid.UUID, name string) error) error {
 // sealed opens on every other).
 func (r *Registry) Secret(ctx context.Context, name string, make func() []byte) ([]byte, error) {
 	key := "secret-" + name
-	for {
+	var v []byte
+	err := retry(ctx, func(ctx context.Context) error {
 		e, err := r.kv.Get(ctx, key)
 		if err == nil {
-			return e.Value(), nil
+			v = e.Value()
+			return nil
 		}
-		if !errors.Is(err, jetstream.ErrKeyNotFound) {
-			return nil, err
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			// Another node may create it first: the next attempt reads
+			// what won.
+			_, _ = r.kv.Create(ctx, key, make())
 		}
-		if _, err := r.kv.Create(ctx, key, make()); err != nil {
-			if ctx.Err() != nil {
-				return nil, err
-			}
-			time.Sleep(retryWait) // another node created it first, or no leader yet
-		}
-		// Read what won.
-	}
+		return err
+	})
+	return v, err
 }

@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"testing"
@@ -49,4 +50,43 @@ func TestRegistry(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "from a", string(s1))
 	require.Equal(t, s1, s2, "one secret for the cluster")
+}
+
+// TestRegistryRidesOutLostQuorum: a node starting while the journal's
+// replicas have no quorum (peers still starting, or a bucket just created
+// and without a leader yet) waits for one instead of failing its start
+// (CI saw a node exit on "no responders" from the cursor secret).
+func TestRegistryRidesOutLostQuorum(t *testing.T) {
+	rs := streamtest.Start(t, 3)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	reg, err := stream.OpenRegistry(ctx(t), connect(t, rs.Servers[0]), "", log)
+	require.NoError(t, err)
+	rs.Stop(1)
+	rs.Stop(2)
+	// Without a quorum the bucket answers nothing.
+	short, cancel := context.WithTimeout(context.Background(), time.Second)
+	_, err = reg.Secret(short, "cursor", func() []byte { return []byte("s") })
+	cancel()
+	require.Error(t, err)
+	t.Logf("without quorum: %v", err)
+
+	type result struct {
+		secret []byte
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		long, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s, err := reg.Secret(long, "cursor", func() []byte { return []byte("s") })
+		if err == nil {
+			err = reg.PublishNode(long, "n1", "127.0.0.1:7101", "127.0.0.1:7301")
+		}
+		done <- result{s, err}
+	}()
+	rs.Restart(1)
+	rs.Restart(2)
+	r := <-done
+	require.NoError(t, r.err)
+	require.Equal(t, "s", string(r.secret))
 }

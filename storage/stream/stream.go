@@ -134,18 +134,11 @@ func (j *Journal) Append(ctx context.Context, biz uuid.UUID, at Position, rec []
 // ctx ends.
 func (j *Journal) Replay(ctx context.Context, biz uuid.UUID, after Position, fn func(seq uint64, rec []byte) error) (Position, error) {
 	var last uint64
-	for {
-		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
-		l, err := j.last(actx, biz)
-		cancel()
-		if err == nil {
-			last = l
-			break
-		}
-		if ctx.Err() != nil {
-			return after, fmt.Errorf("stream: replaying %s: %w", biz, err)
-		}
-		time.Sleep(retryWait)
+	if err := retry(ctx, func(ctx context.Context) (err error) {
+		last, err = j.last(ctx, biz)
+		return err
+	}); err != nil {
+		return after, fmt.Errorf("stream: replaying %s: %w", biz, err)
 	}
 	if last <= after.Stream {
 		return after, nil
@@ -177,6 +170,23 @@ func (e *fnError) Error() string { return e.err.Error() }
 
 // retryWait is the pause before a replay resumes after a failed read.
 const retryWait = 50 * time.Millisecond
+
+// retry calls fn until it succeeds or ctx is done, each attempt bounded
+// by attemptTimeout, and returns fn's last error. A bucket or stream just
+// created answers "no responders" or times out until its replicas have
+// elected a leader, which takes seconds on a loaded machine: operations
+// that a node cannot start without wait for it instead of failing.
+func retry(ctx context.Context, fn func(ctx context.Context) error) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+		err := fn(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(retryWait)
+	}
+}
 
 // attemptTimeout bounds one attempt of a read: while the stream elects a
 // new leader, a request can go unanswered, and one attempt must not spend

@@ -15,6 +15,20 @@ import (
 // Cluster starts n embedded replicas on loopback and stops them when the
 // test ends.
 func Cluster(t testing.TB, n int) []*server.Server {
+	return Start(t, n).Servers
+}
+
+// Replicas is a loopback cluster whose replicas a test can stop and
+// start again (same name, store and cluster port).
+type Replicas struct {
+	t       testing.TB
+	nodes   []stream.Node
+	Servers []*server.Server
+}
+
+// Start starts n embedded replicas on loopback and stops them when the
+// test ends.
+func Start(t testing.TB, n int) *Replicas {
 	t.Helper()
 	ports := make([]int, n)
 	routes := make([]string, n)
@@ -22,21 +36,34 @@ func Cluster(t testing.TB, n int) []*server.Server {
 		ports[i] = freePort(t)
 		routes[i] = fmt.Sprintf("127.0.0.1:%d", ports[i])
 	}
-	out := make([]*server.Server, n)
-	for i := range out {
-		s, err := stream.Start(stream.Node{Name: fmt.Sprintf("n%d", i), Dir: t.TempDir(), Host: "127.0.0.1",
-			ClientPort: -1, ClusterPort: ports[i], Routes: routes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = s
+	r := &Replicas{t: t, nodes: make([]stream.Node, n), Servers: make([]*server.Server, n)}
+	for i := range r.nodes {
+		r.nodes[i] = stream.Node{Name: fmt.Sprintf("n%d", i), Dir: t.TempDir(), Host: "127.0.0.1",
+			ClientPort: -1, ClusterPort: ports[i], Routes: routes}
+		r.Restart(i)
 	}
 	t.Cleanup(func() {
-		for _, s := range out {
+		for _, s := range r.Servers {
 			s.Shutdown()
 		}
 	})
-	return out
+	return r
+}
+
+// Stop shuts replica i down and waits until it has.
+func (r *Replicas) Stop(i int) {
+	r.Servers[i].Shutdown()
+	r.Servers[i].WaitForShutdown()
+}
+
+// Restart starts replica i (again), on a new client port.
+func (r *Replicas) Restart(i int) {
+	r.t.Helper()
+	s, err := stream.Start(r.nodes[i])
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.Servers[i] = s
 }
 
 func freePort(t testing.TB) int {
