@@ -85,6 +85,12 @@ func (f *clusterFlags) check() error {
 	if f.JournalReplicas < 1 || f.JournalReplicas > 5 {
 		return errors.New("--journal-replicas: want 1 to 5")
 	}
+	// Embedded replicas elect JetStream's leaders among themselves: one
+	// alone never does, and a record cannot have more replicas than there
+	// are replicas to hold it. Either would wait for ever at start.
+	if n := len(splitList(f.JournalPeers)); f.JournalURL == "" && (n < 2 || f.JournalReplicas > n) {
+		return fmt.Errorf("--journal-peers: %d embedded journal replica(s) cannot hold --journal-replicas %d (and one alone elects no leader): list every replica, or give --journal-url", n, f.JournalReplicas)
+	}
 	return nil
 }
 

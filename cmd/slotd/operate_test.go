@@ -139,3 +139,50 @@ func TestOutOfRangePortIsACommandLineError(t *testing.T) {
 	require.Empty(t, out.String())
 	require.NoDirExists(t, data, "nothing was created")
 }
+
+// TestClusterFlagsAreCheckedBeforeStart: a cluster flag set that could
+// never start (a malformed address, no peers, fewer embedded journal
+// replicas than each record needs) is a command-line error naming the
+// flag, not a node that waits for ever.
+func TestClusterFlagsAreCheckedBeforeStart(t *testing.T) {
+	base := map[string]string{
+		"--cluster-node": "n1", "--cluster-listen": "127.0.0.1:7101", "--cluster-membership": "127.0.0.1:7201",
+		"--cluster-handover": "127.0.0.1:7301", "--cluster-peers": "127.0.0.1:7201,127.0.0.1:7202,127.0.0.1:7203",
+		"--journal-listen": "127.0.0.1:7401", "--journal-routes": "127.0.0.1:7501",
+		"--journal-peers": "127.0.0.1:7501,127.0.0.1:7502,127.0.0.1:7503",
+	}
+	for _, tc := range []struct {
+		set  map[string]string
+		flag string
+	}{
+		{map[string]string{"--cluster-listen": "7101"}, "--cluster-listen"},
+		{map[string]string{"--cluster-handover": "127.0.0.1:x"}, "--cluster-handover"},
+		{map[string]string{"--cluster-peers": ""}, "--cluster-peers"},
+		{map[string]string{"--journal-peers": ""}, "--journal-peers"},
+		{map[string]string{"--journal-routes": "nowhere"}, "--journal-routes"},
+		{map[string]string{"--journal-replicas": "0"}, "--journal-replicas"},
+		{map[string]string{"--journal-peers": "127.0.0.1:7501"}, "--journal-peers"},
+		{map[string]string{"--journal-peers": "127.0.0.1:7501,127.0.0.1:7502"}, "--journal-peers"},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			args := []string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"}
+			for k, v := range base {
+				if nv, ok := tc.set[k]; ok {
+					v = nv
+				}
+				args = append(args, k+"="+v)
+			}
+			for k, v := range tc.set {
+				if _, ok := base[k]; !ok {
+					args = append(args, k+"="+v)
+				}
+			}
+			var out, errb bytes.Buffer
+			code := run(args, func(string) string { return "" }, &out, &errb)
+			require.Equal(t, 2, code, "stderr: %s", errb.String())
+			require.Contains(t, errb.String(), "slotd: "+tc.flag)
+			require.NoDirExists(t, data, "nothing was created")
+		})
+	}
+}
