@@ -19,8 +19,10 @@ import (
 	"github.com/slotd/slotd/storage/clock"
 )
 
-// benchBusiness puts a business with one service and staff staff members.
-func benchBusiness(b *testing.B, d *Directory, staff int) (uuid.UUID, uuid.UUID, []uuid.UUID) {
+// benchBusiness puts a business in Amsterdam with the default rules, one
+// 30-minute service and staff staff members working the hours hours every
+// day of the week (none: nil).
+func benchBusiness(b *testing.B, d *Directory, staff int, hours []catalog.Span) (uuid.UUID, uuid.UUID, []uuid.UUID) {
 	id, cat, svc := uuid.New(), uuid.New(), uuid.New()
 	spec := catalog.Spec{
 		Business:   catalog.Business{ID: id, Name: "Bench", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: catalog.Pro, Modules: catalog.AllModules, Assignment: catalog.FirstAvailable, Rules: catalog.DefaultRules()},
@@ -30,6 +32,9 @@ func benchBusiness(b *testing.B, d *Directory, staff int) (uuid.UUID, uuid.UUID,
 	var ids []uuid.UUID
 	for i := 0; i < staff; i++ {
 		s := catalog.Staff{ID: uuid.New(), Name: fmt.Sprint("S", i), IsActive: true, IsBookable: true, AssignedServiceIDs: []uuid.UUID{svc}}
+		for d := range s.Hours {
+			s.Hours[d] = hours
+		}
 		spec.Staff = append(spec.Staff, s)
 		ids = append(ids, s.ID)
 	}
@@ -69,7 +74,7 @@ func book(b *testing.B, d *Directory, biz, svc, staff uuid.UUID) {
 
 func BenchmarkDurableBooking(b *testing.B) {
 	d := benchDir(b)
-	biz, svc, staff := benchBusiness(b, d, 1)
+	biz, svc, staff := benchBusiness(b, d, 1, nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		book(b, d, biz, svc, staff[0])
@@ -81,7 +86,7 @@ func BenchmarkDurableBooking(b *testing.B) {
 // business: the actor pipelines, so its writes share fsyncs.
 func BenchmarkDurableBookingOneBusiness64(b *testing.B) {
 	d := benchDir(b)
-	biz, svc, staff := benchBusiness(b, d, 1)
+	biz, svc, staff := benchBusiness(b, d, 1, nil)
 	b.SetParallelism(32)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -98,7 +103,7 @@ func BenchmarkDurableBooking16Businesses64(b *testing.B) {
 	type target struct{ biz, svc, staff uuid.UUID }
 	var ts []target
 	for i := 0; i < 16; i++ {
-		biz, svc, staff := benchBusiness(b, d, 1)
+		biz, svc, staff := benchBusiness(b, d, 1, nil)
 		ts = append(ts, target{biz, svc, staff[0]})
 	}
 	var next atomic.Int64

@@ -44,7 +44,7 @@ func payBench(b *testing.B) (*Directory, uuid.UUID, uuid.UUID, uuid.UUID) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { d.Close(); st.Close() })
-	biz, svc, staff := benchBusiness(b, d, 1)
+	biz, svc, staff := benchBusiness(b, d, 1, nil)
 	spec := d.handle(biz).State()
 	put := catalog.Spec{Business: spec.Business, Categories: spec.Categories, Services: spec.Services, Staff: spec.Staff}
 	put.Business.Payments = catalog.Payments{Provider: payment.ClientSecret, RequiresPayment: true, HoldMinutes: 15,

@@ -22,31 +22,6 @@ import (
 // both in one invocation for the baseline: -bench 'DurableBooking$|DurableHold|Check$'),
 // and a check is a read of the published state, as the transport makes it.
 
-// sixBusiness puts a business in Amsterdam with the default rules, one
-// 30-minute service and staff staff members working the hours hours
-// every day of the week.
-func sixBusiness(b *testing.B, d *Directory, staff int, hours []catalog.Span) (uuid.UUID, uuid.UUID, []uuid.UUID) {
-	id, cat, svc := uuid.New(), uuid.New(), uuid.New()
-	spec := catalog.Spec{
-		Business:   catalog.Business{ID: id, Name: "Bench", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: catalog.Pro, Modules: catalog.AllModules, Assignment: catalog.FirstAvailable, Rules: catalog.DefaultRules()},
-		Categories: []catalog.Category{{ID: cat, Name: "C"}},
-		Services:   []catalog.Service{{ID: svc, Name: "Cut", DurationMinutes: 30, PriceCents: 3500, IsActive: true, CategoryID: cat}},
-	}
-	var ids []uuid.UUID
-	for i := 0; i < staff; i++ {
-		s := catalog.Staff{ID: uuid.New(), Name: fmt.Sprint("S", i), IsActive: true, IsBookable: true, AssignedServiceIDs: []uuid.UUID{svc}}
-		for d := range s.Hours {
-			s.Hours[d] = hours
-		}
-		spec.Staff = append(spec.Staff, s)
-		ids = append(ids, s.ID)
-	}
-	if _, err := d.Put(context.Background(), []catalog.Spec{spec}); err != nil {
-		b.Fatal(err)
-	}
-	return id, svc, ids
-}
-
 // BenchmarkDurableHold places one durable hold per op (POST /holds): the
 // booking decision with the rules enforced, an idempotency key, synced.
 // Each op takes its own free start: 8 staff members working round the
@@ -56,7 +31,7 @@ func sixBusiness(b *testing.B, d *Directory, staff int, hours []catalog.Span) (u
 func BenchmarkDurableHold(b *testing.B) {
 	d := benchDir(b)
 	const staff = 8
-	biz, svc, ids := sixBusiness(b, d, staff, []catalog.Span{{From: 0, To: 24 * 60}})
+	biz, svc, ids := benchBusiness(b, d, staff, []catalog.Span{{From: 0, To: 24 * 60}})
 	first := time.Now().UTC().Truncate(24 * time.Hour).Add(48 * time.Hour)
 	last := first.Add(360 * 24 * time.Hour)
 	n := 0
@@ -89,7 +64,7 @@ func BenchmarkDurableHoldLive(b *testing.B) {
 		b.Run(fmt.Sprint("live=", live), func(b *testing.B) {
 			d := benchDir(b)
 			const staff = 8
-			biz, svc, ids := sixBusiness(b, d, staff, []catalog.Span{{From: 0, To: 24 * 60}})
+			biz, svc, ids := benchBusiness(b, d, staff, []catalog.Span{{From: 0, To: 24 * 60}})
 			first := time.Now().UTC().Truncate(24 * time.Hour).Add(48 * time.Hour)
 			hold := func(n int) uuid.UUID {
 				st := ids[n%staff]
