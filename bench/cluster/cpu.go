@@ -1,12 +1,9 @@
 package main
 
 import (
-	"errors"
-	"os"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
+
+	"github.com/slotd/slotd/bench/proc"
 )
 
 // CPU accounting of a phase, from Linux's /proc: the slotd processes'
@@ -32,20 +29,15 @@ type cpuMark struct {
 	slotdOK, mOK bool
 }
 
-// cpuUserHz is USER_HZ, which Linux fixes at 100: /proc counts CPU time
-// in it.
-const cpuUserHz = 100
-
 func markCPU(nodes []*node) cpuMark {
-	m := cpuMark{at: time.Now(), self: selfCPU(), slotdOK: true}
+	m := cpuMark{at: time.Now(), self: proc.SelfCPU(), slotdOK: true}
 	for _, n := range nodes {
-		d, err := procCPU(n.p.pid())
+		d, err := proc.CPU(n.p.PID())
 		m.slotd += d
 		m.slotdOK = m.slotdOK && err == nil
 	}
-	var err error
-	m.machine, err = machineBusy()
-	m.mOK = err == nil
+	mc, err := proc.MachineCPU()
+	m.machine, m.mOK = mc.Busy, err == nil
 	return m
 }
 
@@ -64,59 +56,4 @@ func (m cpuMark) since(nodes []*node, ok int64) *CPU {
 		c.Others = max(0, (now.machine-m.machine).Seconds()-c.Slotd-c.LoadGen)
 	}
 	return c
-}
-
-// procCPU is a process's user + system time from /proc/PID/stat. The
-// command name may hold spaces, so fields are counted from the last ')'.
-func procCPU(pid int) (time.Duration, error) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 {
-		return 0, errors.New("/proc/PID/stat: no command name")
-	}
-	f := strings.Fields(string(stat[i+1:])) // f[0] is field 3, the state
-	if len(f) < 13 {
-		return 0, errors.New("/proc/PID/stat: too few fields")
-	}
-	return ticks(f[11], f[12]) // fields 14 and 15, utime and stime
-}
-
-// machineBusy is the time every CPU of the machine spent not idle, from
-// the first line of /proc/stat: "cpu user nice system idle iowait irq
-// softirq steal ...".
-func machineBusy() (time.Duration, error) {
-	stat, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, err
-	}
-	line, _, _ := strings.Cut(string(stat), "\n")
-	f := strings.Fields(line)
-	if len(f) < 9 || f[0] != "cpu" {
-		return 0, errors.New("/proc/stat: unexpected first line")
-	}
-	return ticks(f[1], f[2], f[3], f[6], f[7], f[8])
-}
-
-func ticks(fields ...string) (time.Duration, error) {
-	var sum int64
-	for _, s := range fields {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, err
-		}
-		sum += v
-	}
-	return time.Duration(sum) * time.Second / cpuUserHz, nil
-}
-
-// selfCPU is the tool's own user + system time.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

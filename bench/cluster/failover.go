@@ -87,9 +87,9 @@ func (b *bench) failover(ctx context.Context, d *deployment, biz int, victim *no
 			req: b.booking(d, survivors, acks)})
 	}()
 	sleep(ctx, time.Second)
-	b.progress("failover: kill -9 %s (pid %d), the node of business %d", victim.name, victim.p.pid(), biz)
+	b.progress("failover: kill -9 %s (pid %d), the node of business %d", victim.name, victim.p.PID(), biz)
 	killedAt := time.Now()
-	victim.p.kill()
+	victim.p.Kill()
 	b.pollBack(ctx, f, survivors[0], biz, killedAt)
 	sleep(ctx, time.Second) // the load goes on a little after the recovery
 	close(stop)

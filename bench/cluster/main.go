@@ -51,6 +51,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/slotd/slotd/bench/proc"
 )
 
 // adminToken is the admin bearer token every node is started with.
@@ -114,7 +116,7 @@ type bench struct {
 	worldFile string
 	w         *world
 	load      *httpClient // the measured load's connections
-	procs     procs
+	procs     proc.Group
 	log       io.Writer
 	began     time.Time
 }
@@ -149,7 +151,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	b := &bench{opt: opt, tmp: tmp, w: newWorld(opt.businesses, time.Now()), load: newClient(opt.clients, opt.timeout),
 		log: stderr, began: time.Now(), worldFile: filepath.Join(tmp, "world.json")}
 	rep, err := b.run(ctx)
-	b.procs.stopAll(15 * time.Second)
+	b.procs.StopAll(15 * time.Second)
 	if err == nil && opt.jsonPath != "" {
 		err = rep.writeJSON(opt.jsonPath)
 	}
@@ -201,7 +203,7 @@ func (b *bench) single(ctx context.Context, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	defer n.p.terminate(15 * time.Second)
+	defer n.p.Terminate(15 * time.Second)
 	if err := n.waitReady(ctx, b.opt.readyTimeout); err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func scrape(ctx context.Context, n *node) NodeMetrics {
 func scrapeAll(ctx context.Context, nodes []*node) []NodeMetrics {
 	var out []NodeMetrics
 	for _, n := range nodes {
-		if !n.p.exited() {
+		if !n.p.Exited() {
 			out = append(out, scrape(ctx, n))
 		}
 	}

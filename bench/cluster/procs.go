@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,89 +13,14 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/slotd/slotd/bench/proc"
 )
 
-// Every slotd the tool starts is registered here and stopped by its PID:
-// SIGTERM at the end of its phase (slotd drains), SIGKILL for the
-// failover, and whatever is left when the run ends, fails or is
-// interrupted. Children get a process group of their own, so a Ctrl-C at
-// the terminal reaches the tool alone and the tool stops them; on Linux
-// they also get SIGKILL should the tool itself die (procs_linux.go).
-
-type procs struct {
-	mu   sync.Mutex
-	list []*proc
-}
-
-// proc is one started child.
-type proc struct {
-	cmd  *exec.Cmd
-	done chan struct{} // closed once the process has been reaped
-	err  error         // its exit status, once done is closed
-}
-
-func (ps *procs) start(cmd *exec.Cmd) (*proc, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setDeathSignal(cmd.SysProcAttr)
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &proc{cmd: cmd, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	ps.mu.Lock()
-	ps.list = append(ps.list, p)
-	ps.mu.Unlock()
-	return p, nil
-}
-
-func (p *proc) pid() int { return p.cmd.Process.Pid }
-
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// terminate sends SIGTERM and waits up to grace, then kills.
-func (p *proc) terminate(grace time.Duration) {
-	if p.exited() {
-		return
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(grace):
-		p.kill()
-	}
-}
-
-// kill sends SIGKILL and waits until the process is gone (reaped), so
-// its ports are free again.
-func (p *proc) kill() {
-	if !p.exited() {
-		_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	}
-	<-p.done
-}
-
-// stopAll stops every child still running, all at once (the nodes of a
-// cluster leave together), each within grace.
-func (ps *procs) stopAll(grace time.Duration) {
-	ps.mu.Lock()
-	list := append([]*proc(nil), ps.list...)
-	ps.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, p := range list {
-		wg.Go(func() { p.terminate(grace) })
-	}
-	wg.Wait()
-}
+// Every slotd the tool starts is a child in bench.procs (package proc),
+// stopped by its PID: SIGTERM at the end of its phase (slotd drains),
+// SIGKILL for the failover, and whatever is left when the run ends, fails
+// or is interrupted.
 
 // node is one slotd process.
 type node struct {
@@ -104,7 +28,7 @@ type node struct {
 	pub   string // http://127.0.0.1:P, the public API
 	admin string // http://127.0.0.1:A, the admin listener
 	log   string // the file holding its stdout and stderr
-	p     *proc
+	p     *proc.Proc
 }
 
 // nodePorts are the loopback addresses of one node.
@@ -169,15 +93,15 @@ func (b *bench) startNode(name string, ports nodePorts, extra ...string) (*node,
 		return nil, err
 	}
 	cmd := exec.Command(b.bin, args...)
-	cmd.Env = environWithout("SLOTD_")
+	cmd.Env = proc.Environ("SLOTD_")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	p, err := b.procs.start(cmd)
+	p, err := b.procs.Start("slotd "+name, cmd, syscall.SIGTERM)
 	logFile.Close() // the child holds its own descriptor
 	if err != nil {
-		return nil, fmt.Errorf("start slotd %s: %w", name, err)
+		return nil, err
 	}
 	n := &node{name: name, pub: "http://" + ports.pub, admin: "http://" + ports.admin, log: logPath, p: p}
-	b.progress("%s: slotd pid %d, api %s, admin %s", name, p.pid(), n.pub, n.admin)
+	b.progress("%s: slotd pid %d, api %s, admin %s", name, p.PID(), n.pub, n.admin)
 	return n, nil
 }
 
@@ -236,17 +160,17 @@ func (n *node) waitReady(ctx context.Context, timeout time.Duration) error {
 			return nil
 		}
 		select {
-		case <-n.p.done:
+		case <-n.p.Done():
 			return n.exitError()
 		case <-ctx.Done():
-			if n.p.exited() {
+			if n.p.Exited() {
 				return n.exitError()
 			}
 			if errors.Is(ctx.Err(), context.Canceled) {
 				return fmt.Errorf("%s: interrupted while waiting for /readyz", n.name)
 			}
 			return fmt.Errorf("%s (pid %d) not ready within %s; the end of its log (%s):\n%s",
-				n.name, n.p.pid(), timeout, n.log, logTail(n.log, 1500))
+				n.name, n.p.PID(), timeout, n.log, proc.LogTail(n.log, 1500))
 		case <-tick.C:
 		}
 	}
@@ -256,63 +180,15 @@ func (n *node) waitReady(ctx context.Context, timeout time.Duration) error {
 // the end of the node's log.
 func (n *node) exitError() error {
 	return fmt.Errorf("%s (pid %d) exited: %v; the end of its log (%s):\n%s",
-		n.name, n.p.pid(), n.p.err, n.log, logTail(n.log, 2500))
-}
-
-// logTail is the last n bytes of a log file.
-func logTail(path string, n int) string {
-	b, _ := os.ReadFile(path)
-	if len(b) > n {
-		b = b[len(b)-n:]
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			b = b[i+1:]
-		}
-	}
-	return strings.TrimSpace(string(b))
-}
-
-// environWithout is the tool's environment minus the variables with the
-// given prefixes, so an operator's SLOTD_* settings change nothing.
-func environWithout(prefixes ...string) []string {
-	var out []string
-next:
-	for _, kv := range os.Environ() {
-		for _, p := range prefixes {
-			if strings.HasPrefix(kv, p) {
-				continue next
-			}
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// moduleRoot is the directory of slotd's go.mod.
-func moduleRoot(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("not inside slotd's module: run the tool from the repository")
-	}
-	return filepath.Dir(gomod), nil
+		n.name, n.p.PID(), n.p.Err(), n.log, proc.LogTail(n.log, 2500))
 }
 
 // buildSlotd compiles ./cmd/slotd into the run's directory.
 func (b *bench) buildSlotd(ctx context.Context) error {
-	root, err := moduleRoot(ctx)
+	root, err := proc.ModuleRoot(ctx)
 	if err != nil {
 		return err
 	}
 	b.bin = filepath.Join(b.tmp, "slotd")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", b.bin, "./cmd/slotd")
-	cmd.Dir = root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build ./cmd/slotd: %w\n%s", err, stderr.String())
-	}
-	return nil
+	return proc.GoBuild(ctx, root, b.bin, "./cmd/slotd")
 }

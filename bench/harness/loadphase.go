@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/slotd/slotd/bench/proc"
 )
 
 // The load phase: a large world (-load-appointments over -load-businesses)
@@ -36,8 +38,8 @@ func (h *harness) loadPhase(ctx context.Context) error {
 	h.progress("load: world %s in %.1fs", bytesText(ld.FileBytes), ld.WriteSeconds)
 
 	data := filepath.Join(h.tmp, "data-load")
-	machine0, merr := machineCPU()
-	self := selfCPU()
+	machine0, merr := proc.MachineCPU()
+	self := proc.SelfCPU()
 	s, err := h.startSlotd("slotd-load", data, path)
 	if err != nil {
 		return err
@@ -46,14 +48,14 @@ func (h *harness) loadPhase(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := readProc(s.p.pid())
+	st, err := proc.Read(s.p.PID())
 	if err != nil {
 		return err
 	}
 	ld.ReadySeconds, ld.RSS, ld.HWM = ready.Seconds(), st.RSS, st.HWM
 	ld.OtherCPUCores = -1
-	if machine1, err := machineCPU(); err == nil && merr == nil {
-		other := (machine1.busy - machine0.busy - st.CPU - (selfCPU() - self)).Seconds()
+	if machine1, err := proc.MachineCPU(); err == nil && merr == nil {
+		other := (machine1.Busy - machine0.Busy - st.CPU - (proc.SelfCPU() - self)).Seconds()
 		ld.OtherCPUCores = max(0, other) / ready.Seconds()
 	}
 	h.progress("load: ready in %.1fs, RSS %s (peak %s); slotd used %.1fs of CPU%s", ld.ReadySeconds, bytesText(ld.RSS), bytesText(ld.HWM),
@@ -64,8 +66,8 @@ func (h *harness) loadPhase(ctx context.Context) error {
 		_ = os.Remove(path)
 	}
 
-	s.p.kill()
-	h.progress("load: killed slotd (pid %d) with SIGKILL; restarting on %s without --world", s.p.pid(), data)
+	s.p.Kill()
+	h.progress("load: killed slotd (pid %d) with SIGKILL; restarting on %s without --world", s.p.PID(), data)
 	s, err = h.startSlotd("slotd-restart", data, "")
 	if err != nil {
 		return err
@@ -80,7 +82,7 @@ func (h *harness) loadPhase(ctx context.Context) error {
 		return fmt.Errorf("first answer after the restart: %w", err)
 	}
 	ld.RestartFirstAnswer = first.Seconds()
-	if st, err := readProc(s.p.pid()); err == nil {
+	if st, err := proc.Read(s.p.PID()); err == nil {
 		ld.RestartRSS = st.RSS
 	}
 	h.progress("load: after kill -9, ready in %.2fs, first answer after %.2fs, RSS %s",

@@ -55,6 +55,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/slotd/slotd/bench/proc"
 )
 
 func main() {
@@ -131,7 +133,7 @@ type harness struct {
 	out   io.Writer // progress
 	start time.Time
 	tmp   string
-	procs procs
+	procs proc.Group
 	bin   struct{ slotd, static string }
 	rep   Report
 
@@ -162,7 +164,7 @@ func Run(ctx context.Context, opt Options, progress io.Writer) (*Report, error) 
 
 // cleanup stops every child by PID and removes the run's directory.
 func (h *harness) cleanup() {
-	h.procs.stopAll(30 * time.Second)
+	h.procs.StopAll(30 * time.Second)
 	if err := h.pgRemove(); err != nil {
 		h.progress("removing the PostgreSQL cluster: %v", err)
 	}
@@ -242,7 +244,7 @@ func (h *harness) startMain(ctx context.Context, l *layout) (*slotd, error) {
 		return nil, err
 	}
 	w.ReadySeconds = ready.Seconds()
-	st, err := readProc(s.p.pid())
+	st, err := proc.Read(s.p.PID())
 	if err != nil {
 		return nil, err
 	}
@@ -254,9 +256,9 @@ func (h *harness) startMain(ctx context.Context, l *layout) (*slotd, error) {
 // stopSlotd stops slotd as an operator would (SIGTERM; it drains and
 // exits 0), allowing the 30 s the README asks for.
 func (h *harness) stopSlotd(s *slotd, name string) error {
-	took, clean := s.p.terminate(30 * time.Second)
+	took, clean := s.p.Terminate(30 * time.Second)
 	if !clean {
-		return fmt.Errorf("slotd (%s, pid %d) did not stop cleanly within 30 s after SIGTERM (%v); its log: %s", name, s.p.pid(), s.p.err, s.log)
+		return fmt.Errorf("slotd (%s, pid %d) did not stop cleanly within 30 s after SIGTERM (%v); its log: %s", name, s.p.PID(), s.p.Err(), s.log)
 	}
 	h.progress("%s: slotd stopped cleanly in %.2fs", name, took.Seconds())
 	return nil

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/slotd/slotd/bench/loadgen"
+	"github.com/slotd/slotd/bench/proc"
 )
 
 // phaseSpec is one closed-loop load against one server: slotd, or a
@@ -16,9 +13,9 @@ import (
 type phaseSpec struct {
 	name, title string
 	cfg         loadgen.Config
-	slotd       *slotd // the server, when it is slotd
-	server      *proc  // the server, when it is a baseline
-	profile     bool   // take a CPU profile of slotd meanwhile
+	slotd       *slotd     // the server, when it is slotd
+	server      *proc.Proc // the server, when it is a baseline
+	profile     bool       // take a CPU profile of slotd meanwhile
 }
 
 // measure runs one load and records it as a phase, with the CPU the
@@ -33,17 +30,17 @@ func (h *harness) measure(ctx context.Context, ps phaseSpec) (*Phase, error) {
 	var profiled func() *Profile
 	switch {
 	case ps.slotd != nil:
-		server, serverPID = "slotd", ps.slotd.p.pid()
+		server, serverPID = "slotd", ps.slotd.p.PID()
 		before = ps.slotd.usage()
 		if ps.profile {
 			profiled = h.startProfile(ctx, ps.slotd, ps.name, ps.cfg.Duration)
 		}
 	case ps.server != nil:
-		serverPID = ps.server.pid()
-		before.cpu, _ = procCPU(serverPID)
+		serverPID = ps.server.PID()
+		before.cpu, _ = proc.CPU(serverPID)
 	}
-	self := selfCPU()
-	machine0, machineErr := machineCPU()
+	self := proc.SelfCPU()
+	machine0, machineErr := proc.MachineCPU()
 	sum, err := loadgen.Run(ctx, ps.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ps.name, err)
@@ -51,10 +48,10 @@ func (h *harness) measure(ctx context.Context, ps phaseSpec) (*Phase, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: cut short: %w", ps.name, err) // not a measurement
 	}
-	machine1, machineErr1 := machineCPU()
+	machine1, machineErr1 := proc.MachineCPU()
 	p := phaseOf(ps.name, ps.title, server, sum)
-	p.HarnessCPUSeconds = (selfCPU() - self).Seconds()
-	if serverCPU, err := procCPU(serverPID); serverPID != 0 && err == nil {
+	p.HarnessCPUSeconds = (proc.SelfCPU() - self).Seconds()
+	if serverCPU, err := proc.CPU(serverPID); serverPID != 0 && err == nil {
 		p.ServerCPUSeconds = (serverCPU - before.cpu).Seconds()
 		if p.Requests > 0 {
 			p.ServerCPUPerReqUS = p.ServerCPUSeconds * 1e6 / float64(p.Requests)
@@ -67,9 +64,9 @@ func (h *harness) measure(ctx context.Context, ps phaseSpec) (*Phase, error) {
 		}
 	}
 	if machineErr == nil && machineErr1 == nil && p.ServerCPUSeconds >= 0 {
-		other := (machine1.busy - machine0.busy).Seconds() - p.ServerCPUSeconds - p.HarnessCPUSeconds
+		other := (machine1.Busy - machine0.Busy).Seconds() - p.ServerCPUSeconds - p.HarnessCPUSeconds
 		p.OtherCPUCores = max(0, other) / sum.Elapsed.Seconds()
-		p.StealCores = (machine1.steal - machine0.steal).Seconds() / sum.Elapsed.Seconds()
+		p.StealCores = (machine1.Steal - machine0.Steal).Seconds() / sum.Elapsed.Seconds()
 	}
 	if profiled != nil {
 		p.Profile = profiled()
@@ -113,32 +110,4 @@ func msText(v float64) string {
 	default:
 		return fmt.Sprintf("%.2fms", v)
 	}
-}
-
-// machineTimes are the machine's CPU times so far, from /proc/stat.
-type machineTimes struct {
-	busy  time.Duration // user, nice, system, irq and softirq of every process and the kernel
-	steal time.Duration // time the hypervisor gave to other guests
-}
-
-// machineCPU reads the first line of /proc/stat: "cpu user nice system
-// idle iowait irq softirq steal guest guest_nice", in USER_HZ ticks.
-func machineCPU() (machineTimes, error) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return machineTimes{}, err
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	if len(f) < 9 || f[0] != "cpu" {
-		return machineTimes{}, fmt.Errorf("/proc/stat: unexpected first line %q", line)
-	}
-	var v [8]int64
-	for i := range v {
-		if v[i], err = strconv.ParseInt(f[i+1], 10, 64); err != nil {
-			return machineTimes{}, err
-		}
-	}
-	tick := func(n int64) time.Duration { return time.Duration(n) * time.Second / clockTicks }
-	return machineTimes{busy: tick(v[0] + v[1] + v[2] + v[5] + v[6]), steal: tick(v[7])}, nil
 }

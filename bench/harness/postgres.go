@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/slotd/slotd/bench/proc"
 )
 
 // The PostgreSQL baseline (PERF-NOTES): bookings in a table whose
@@ -61,8 +63,8 @@ func (h *harness) postgres(ctx context.Context, l *layout, name string) error {
 		return err
 	}
 	phase, err := h.pgbench(ctx, c, name)
-	if _, clean := p.terminate(60 * time.Second); !clean && err == nil {
-		err = fmt.Errorf("postgres (pid %d) did not stop cleanly: %v", p.pid(), p.err)
+	if _, clean := p.Terminate(60 * time.Second); !clean && err == nil {
+		err = fmt.Errorf("postgres (pid %d) did not stop cleanly: %v", p.PID(), p.Err())
 	}
 	if err != nil {
 		return err
@@ -156,8 +158,8 @@ func (h *harness) pgSetup(ctx context.Context, l *layout) (*pgCluster, string, e
 		return nil, "", err
 	}
 	err = h.pgSchema(ctx, c, l)
-	if _, clean := p.terminate(60 * time.Second); !clean && err == nil {
-		err = fmt.Errorf("postgres did not stop cleanly: %v", p.err)
+	if _, clean := p.Terminate(60 * time.Second); !clean && err == nil {
+		err = fmt.Errorf("postgres did not stop cleanly: %v", p.Err())
 	}
 	return c, "", err
 }
@@ -202,14 +204,14 @@ func (c *pgCluster) command(ctx context.Context, name string, args ...string) *e
 	if cmd.Dir == "" {
 		cmd.Dir = os.TempDir()
 	}
-	cmd.Env = append(environWithout("PG", "HOME="), "HOME="+cmd.Dir, "LC_ALL=C")
+	cmd.Env = append(proc.Environ("PG", "HOME="), "HOME="+cmd.Dir, "LC_ALL=C")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
 	return cmd
 }
 
 // pgStart starts the postmaster on a free loopback port and waits until
 // it accepts a query.
-func (h *harness) pgStart(ctx context.Context, c *pgCluster) (*proc, error) {
+func (h *harness) pgStart(ctx context.Context, c *pgCluster) (*proc.Proc, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
@@ -225,7 +227,7 @@ func (h *harness) pgStart(ctx context.Context, c *pgCluster) (*proc, error) {
 	cmd := c.command(context.Background(), "postgres", "-D", c.data, "-p", c.port, "-k", c.dir,
 		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=on", "-c", "synchronous_commit=on", "-c", "max_connections=100")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	p, err := h.procs.start("postgres", cmd, syscall.SIGINT)
+	p, err := h.procs.Start("postgres", cmd, syscall.SIGINT)
 	if err != nil {
 		return nil, err
 	}
@@ -238,13 +240,13 @@ func (h *harness) pgStart(ctx context.Context, c *pgCluster) (*proc, error) {
 			return p, nil
 		}
 		select {
-		case <-p.done:
-			return nil, fmt.Errorf("postgres exited: %v: %s", p.err, logTail(logFile.Name(), 1000))
+		case <-p.Done():
+			return nil, fmt.Errorf("postgres exited: %v: %s", p.Err(), proc.LogTail(logFile.Name(), 1000))
 		case <-deadline.C:
-			p.terminate(10 * time.Second)
-			return nil, fmt.Errorf("postgres did not accept a query within 60 s: %s", logTail(logFile.Name(), 1000))
+			p.Terminate(10 * time.Second)
+			return nil, fmt.Errorf("postgres did not accept a query within 60 s: %s", proc.LogTail(logFile.Name(), 1000))
 		case <-ctx.Done():
-			p.terminate(10 * time.Second)
+			p.Terminate(10 * time.Second)
 			return nil, ctx.Err()
 		case <-tick.C:
 		}

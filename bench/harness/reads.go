@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/bench/loadgen"
+	"github.com/slotd/slotd/bench/proc"
 )
 
 // The read phases: two static denominators and the two availability
@@ -134,17 +135,17 @@ func (h *harness) staticPhase(ctx context.Context, name, title, bodyFile string)
 			once.Do(func() { addr <- strings.TrimSuffix(a, "/") })
 		}
 	}}
-	p, err := h.procs.start(name, cmd, syscall.SIGTERM)
+	p, err := h.procs.Start(name, cmd, syscall.SIGTERM)
 	if err != nil {
 		return err
 	}
-	defer p.terminate(5 * time.Second)
+	defer p.Terminate(5 * time.Second)
 	var base string
 	select {
 	case a := <-addr:
 		base = "http://" + a
-	case <-p.done:
-		return fmt.Errorf("%s: bench/static exited: %v: %s", name, p.err, logTail(logFile.Name(), 500))
+	case <-p.Done():
+		return fmt.Errorf("%s: bench/static exited: %v: %s", name, p.Err(), proc.LogTail(logFile.Name(), 500))
 	case <-time.After(30 * time.Second):
 		return fmt.Errorf("%s: bench/static did not listen within 30 s", name)
 	case <-ctx.Done():

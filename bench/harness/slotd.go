@@ -16,13 +16,15 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/slotd/slotd/bench/proc"
 )
 
 // slotd is one slotd child process, driven only through its operator
 // interface (decisions §1): flags, its HTTP listeners and the files it
 // writes under --data.
 type slotd struct {
-	p       *proc
+	p       *proc.Proc
 	data    string
 	base    string // http://127.0.0.1:PORT, the public API
 	admin   string // http://127.0.0.1:PORT, the admin listener
@@ -76,18 +78,18 @@ func (h *harness) startSlotdOnce(name, data, world string) (*slotd, error) {
 	}
 	s := &slotd{data: data, base: "http://" + pub, admin: "http://" + adm, log: logPath, gc: &gcTrace{}}
 	cmd := exec.Command(h.bin.slotd, args...)
-	cmd.Env = append(environWithout("SLOTD_", "GODEBUG="), "GODEBUG=gctrace=1")
+	cmd.Env = append(proc.Environ("SLOTD_", "GODEBUG="), "GODEBUG=gctrace=1")
 	cmd.Stdout = logFile
 	cmd.Stderr = &lineWriter{out: logFile, line: s.gc.observe}
 	s.started = time.Now()
-	if s.p, err = h.procs.start(name, cmd, syscall.SIGTERM); err != nil {
+	if s.p, err = h.procs.Start(name, cmd, syscall.SIGTERM); err != nil {
 		logFile.Close()
 		return nil, err
 	}
 	// The file takes stderr's lines until the process and its copying
 	// goroutine are done.
-	go func() { <-s.p.done; logFile.Close() }()
-	h.progress("%s: started slotd (pid %d) on %s, admin %s, data %s", name, s.p.pid(), s.base, s.admin, data)
+	go func() { <-s.p.Done(); logFile.Close() }()
+	h.progress("%s: started slotd (pid %d) on %s, admin %s, data %s", name, s.p.PID(), s.base, s.admin, data)
 	return s, nil
 }
 
@@ -125,36 +127,28 @@ func (s *slotd) poll(ctx context.Context, deadline time.Duration, url, bearer st
 				return time.Since(s.started), nil
 			}
 		}
-		if s.p.exited() {
+		if s.p.Exited() {
 			return 0, s.exitError()
 		}
 		select {
 		case <-ctx.Done():
-			if s.p.exited() {
+			if s.p.Exited() {
 				return 0, s.exitError()
 			}
-			return 0, fmt.Errorf("slotd (pid %d) gave no 200 on %s within %s; its log: %s", s.p.pid(), url, deadline, s.log)
+			return 0, fmt.Errorf("slotd (pid %d) gave no 200 on %s within %s; its log: %s", s.p.PID(), url, deadline, s.log)
 		case <-tick.C:
-		case <-s.p.done:
+		case <-s.p.Done():
 		}
 	}
 }
 
 // exitError explains an early exit with the end of slotd's log.
 func (s *slotd) exitError() error {
-	tail := logTail(s.log, 2000)
+	tail := proc.LogTail(s.log, 2000)
 	if strings.Contains(tail, "cannot listen") {
 		return fmt.Errorf("%w: %s", errCannotListen, tail)
 	}
-	return fmt.Errorf("slotd (pid %d) exited: %v; the end of its log (%s):\n%s", s.p.pid(), s.p.err, s.log, tail)
-}
-
-func logTail(path string, n int) string {
-	b, _ := os.ReadFile(path)
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return strings.TrimSpace(string(b))
+	return fmt.Errorf("slotd (pid %d) exited: %v; the end of its log (%s):\n%s", s.p.PID(), s.p.Err(), s.log, tail)
 }
 
 // freePort returns a loopback address with a port nobody listens on now.
@@ -165,23 +159,6 @@ func freePort() (string, error) {
 	}
 	addr := ln.Addr().String()
 	return addr, ln.Close()
-}
-
-// environWithout is the harness's environment minus the variables with
-// the given prefixes, so an operator's SLOTD_* settings cannot change what
-// is measured.
-func environWithout(prefixes ...string) []string {
-	var out []string
-next:
-	for _, kv := range os.Environ() {
-		for _, p := range prefixes {
-			if strings.HasPrefix(kv, p) {
-				continue next
-			}
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // lineWriter copies a child's output to a file and hands each complete
@@ -267,7 +244,7 @@ type usage struct {
 }
 
 func (s *slotd) usage() usage {
-	cpu, err := procCPU(s.p.pid())
+	cpu, err := proc.CPU(s.p.PID())
 	gc, cycles := s.gc.snapshot()
 	return usage{cpu: cpu, gc: gc, cycles: cycles, ok: err == nil}
 }

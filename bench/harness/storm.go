@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/bench/loadgen"
+	"github.com/slotd/slotd/bench/proc"
 )
 
 // The durable booking storm: -storm-c connections, every request a POST
@@ -92,7 +93,7 @@ func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 	if err != nil {
 		return err
 	}
-	writesBefore, werr := procWriteBytes(s.p.pid())
+	writesBefore, werr := proc.WriteBytes(s.p.PID())
 
 	got := h.stormAcks
 	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
@@ -131,13 +132,13 @@ func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 	stormEnd := time.Now()
 	st.Acknowledged = int64(len(got.list))
 	st.UnexpectedAnswers = got.odd
-	if ps, err := readProc(s.p.pid()); err == nil {
+	if ps, err := proc.Read(s.p.PID()); err == nil {
 		st.RSSAfter, st.HWMAfter = ps.RSS, ps.HWM
 	}
 	if sizeAfter, err := dataSize(s.data); err == nil {
 		st.DataDirGrowthBytes = sizeAfter - sizeBefore
 	}
-	if writesAfter, err := procWriteBytes(s.p.pid()); err == nil && werr == nil {
+	if writesAfter, err := proc.WriteBytes(s.p.PID()); err == nil && werr == nil {
 		st.WriteBytes = writesAfter - writesBefore
 	}
 	if st.Acknowledged > 0 {
