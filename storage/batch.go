@@ -24,6 +24,10 @@ type Batch struct {
 	biz    [16]byte
 	hasBiz bool
 	mixed  bool
+	// state: the batch changes a business's state (a journal record or
+	// a snapshot), not only bookkeeping rows; on a nearly full disk only
+	// bookkeeping may go on (health.go).
+	state bool
 }
 
 // NewBatch returns an empty batch. It must be finished with Commit or Close.
@@ -66,6 +70,7 @@ func (b *Batch) Append(biz [16]byte, seq uint64, rec []byte) {
 		panic("storage: journal sequence numbers start at 1")
 	}
 	k := journalKey(biz, seq)
+	b.state = true
 	b.set(k[:], nil, rec)
 }
 
@@ -94,6 +99,7 @@ func (b *Batch) PutSnapshot(biz [16]byte, seq uint64, val []byte) {
 	k := snapshotKey(biz)
 	var hdr [snapshotSeqLen]byte
 	binary.BigEndian.PutUint64(hdr[:], seq)
+	b.state = true
 	b.set(k[:], hdr[:], val)
 }
 
@@ -157,12 +163,16 @@ func (b *Batch) Commit() error {
 		return err
 	}
 	defer s.exit()
+	if err := s.space.admit(len(pb.Repr()), !b.state); err != nil {
+		return err
+	}
 	start := time.Now()
-	err := pb.Commit(pebble.Sync)
+	err := s.guarded(func() error { return pb.Commit(pebble.Sync) })
 	took := time.Since(start)
 	s.commitNanos.Add(uint64(took))
 	if err != nil {
-		return err
+		s.fail(err)
+		return s.failedErr()
 	}
 	s.commits.Add(1)
 	s.commitLatency.Observe(took.Seconds())
@@ -213,11 +223,18 @@ func (b *Batch) CommitNoWait() (*Pending, error) {
 		_ = pb.Close()
 		return nil, err
 	}
-	p := &Pending{s: s, b: pb, start: time.Now()}
-	if err := s.db.ApplyNoSyncWait(pb, pebble.Sync); err != nil {
+	if err := s.space.admit(len(pb.Repr()), !b.state); err != nil {
 		_ = pb.Close()
 		s.exit()
 		return nil, err
+	}
+	p := &Pending{s: s, b: pb, start: time.Now()}
+	if err := s.guarded(func() error { return s.db.ApplyNoSyncWait(pb, pebble.Sync) }); err != nil {
+		// The batch may sit in Pebble's pending queue (and its memtable):
+		// it is not released, and Pebble is not used again.
+		s.exit()
+		s.fail(err)
+		return nil, s.failedErr()
 	}
 	return p, nil
 }
@@ -231,9 +248,17 @@ func (p *Pending) Wait() error {
 		return nil
 	}
 	err := p.b.SyncWait()
+	if err != nil {
+		// The batch is in Pebble's memtable but not durable, and Pebble's
+		// WAL writer keeps failing after its first error: the journal
+		// failed (health.go). The batch is left to Pebble.
+		p.s.fail(err)
+		p.b = nil
+		return p.finish(p.s.failedErr())
+	}
 	_ = p.b.Close()
 	p.b = nil
-	return p.finish(err)
+	return p.finish(nil)
 }
 
 // finish counts the commit and ends its operation.
@@ -264,5 +289,9 @@ func (s *Store) SyncWAL() error {
 		return err
 	}
 	defer s.exit()
-	return s.db.LogData(nil, pebble.Sync)
+	if err := s.guarded(func() error { return s.db.LogData(nil, pebble.Sync) }); err != nil {
+		s.fail(err)
+		return s.failedErr()
+	}
+	return nil
 }

@@ -275,7 +275,7 @@ func TestCloseDuringCommits(t *testing.T) {
 
 func TestForeignPebbleRefused(t *testing.T) {
 	fs := vfs.NewMem()
-	db, err := pebble.Open("db", &pebble.Options{FS: fs, Logger: newPebbleLogger(nil)})
+	db, err := pebble.Open("db", &pebble.Options{FS: fs, Logger: newPebbleLogger(nil, func(error) {})})
 	require.NoError(t, err)
 	var k [8]byte
 	binary.BigEndian.PutUint64(k[:], 1)

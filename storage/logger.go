@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,22 +14,26 @@ import (
 // Infof and Errorf.
 //
 // Fatalf is different: Pebble calls it when continuing is unsafe (a failed
-// WAL write or fsync leaves the commit pipeline wedged; detected corruption),
-// and it relies on Fatalf not returning. We therefore always report the
-// message, to stderr if there is no logger, and exit the process, exactly as
-// pebble.DefaultLogger does. A panic would not do: the actor framework
-// recovers panics in actors and would keep the server running on top of a
-// store that may have lost acknowledged writes. Crashing and recovering from
-// the synced WAL on restart is the correct response.
+// WAL write or fsync leaves the commit pipeline wedged; detected
+// corruption), and it relies on Fatalf not returning. A panic would not
+// do: the actor framework recovers panics in actors and would keep the
+// server running on top of a store that may have lost acknowledged writes.
+// Nor does an immediate exit: clients with requests in flight would get a
+// reset connection instead of an answer. So Fatalf fails the store for
+// good (health.go) — every later operation is refused without touching
+// Pebble, and the server drains, answering 503, and exits non-zero — and
+// then parks the calling goroutine for ever. A restart recovers from the
+// synced WAL.
 type pebbleLogger struct {
-	l *slog.Logger
+	l    *slog.Logger
+	fail func(error)
 }
 
-func newPebbleLogger(l *slog.Logger) pebble.Logger {
+func newPebbleLogger(l *slog.Logger, fail func(error)) pebble.Logger {
 	if l != nil {
 		l = l.With(slog.String("component", "pebble"))
 	}
-	return pebbleLogger{l: l}
+	return pebbleLogger{l: l, fail: fail}
 }
 
 func (p pebbleLogger) Infof(format string, args ...any) {
@@ -45,12 +50,11 @@ func (p pebbleLogger) Errorf(format string, args ...any) {
 
 func (p pebbleLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if p.l != nil {
-		p.l.Error("fatal storage error; exiting", slog.String("error", msg))
-	} else {
+	if p.l == nil {
 		fmt.Fprintf(os.Stderr, "storage: fatal pebble error: %s\n", msg)
 	}
-	os.Exit(1)
+	p.fail(errors.New(msg))
+	select {} // Pebble must not go on; the server exits (see above)
 }
 
 // eventListener reports the Pebble events an operator needs to see: a slow

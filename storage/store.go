@@ -44,9 +44,13 @@ type Options struct {
 	// with Pebble's disk-health checks). Tests pass vfs.NewMem() or
 	// vfs.NewCrashableMem().
 	FS vfs.FS
-	// Logger receives Pebble's log output. nil discards it, except for fatal
-	// errors, which are always written to stderr before the process exits.
+	// Logger receives Pebble's log output and the store's own warnings
+	// (disk nearly full, journal failed). nil discards them, except for a
+	// journal failure, which is always written to stderr.
 	Logger *slog.Logger
+	// Reserve is the free space, in bytes, below which writes are refused
+	// (health.go); 0 means DefaultReserve of the filesystem's size.
+	Reserve uint64
 }
 
 // Store is the journal store. All methods are safe for concurrent use.
@@ -71,6 +75,14 @@ type Store struct {
 	// commitLatency is the time each durable commit took (metrics.go).
 	commitLatency prometheus.Histogram
 
+	log   *slog.Logger
+	space *space // nil when the filesystem cannot tell its free space
+	// failure is set once, by fail, when the journal failed (health.go);
+	// failed is closed then.
+	failure  atomic.Pointer[error]
+	failed   chan struct{}
+	failOnce sync.Once
+
 	// fsyncLatency is Pebble's WAL fsync histogram: one observation per WAL
 	// sync, in nanoseconds. Pebble creates it once at open, so we grab it
 	// once instead of calling the comparatively expensive DB.Metrics() on
@@ -80,11 +92,13 @@ type Store struct {
 
 // Open opens (creating if necessary) the store in dir.
 func Open(dir string, o Options) (*Store, error) {
+	s := &Store{commitLatency: newCommitLatency(), log: o.Logger, failed: make(chan struct{})}
+	s.drained = sync.NewCond(&s.closeMu)
 	opts := &pebble.Options{
 		FS:                 o.FS,
 		FormatMajorVersion: pebbleFormat,
 		MemTableSize:       memTableSize,
-		Logger:             newPebbleLogger(o.Logger),
+		Logger:             newPebbleLogger(o.Logger, s.fail),
 	}
 	if o.Logger != nil {
 		el := eventListener(o.Logger)
@@ -93,13 +107,19 @@ func Open(dir string, o Options) (*Store, error) {
 	if opts.FS == nil {
 		opts.WithFSDefaults()
 	}
+	fs := opts.FS
+	s.space = newSpace(func() (vfs.DiskUsage, error) { return diskUsage(fs, dir) }, o.Reserve, s.warn)
+	if s.space != nil {
+		// On a small volume the memtable, flushed as one sstable, must
+		// fit in what the reserve leaves once writes stop.
+		opts.MemTableSize = min(memTableSize, max(1<<20, s.space.reserve/2))
+	}
 	// pebble.Open creates dir (and syncs its parents) when it is missing.
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
-	s := &Store{db: db, commitLatency: newCommitLatency()}
-	s.drained = sync.NewCond(&s.closeMu)
+	s.db = db
 	if m := db.Metrics(); m != nil {
 		s.fsyncLatency = m.LogWriter.FsyncLatency
 	}
@@ -150,6 +170,13 @@ func (s *Store) checkFormat(dir string) error {
 // after Close return ErrClosed, as does a second Close. Close must not be
 // called from inside a Replay, Keys or Businesses callback.
 func (s *Store) Close() error {
+	if s.Err() != nil {
+		// Pebble cannot be closed cleanly (its commit lock may be held
+		// for good); the process is about to exit and the next start
+		// recovers from the WAL.
+		s.closed.Store(true)
+		return s.failedErr()
+	}
 	s.closeMu.Lock()
 	if s.closed.Swap(true) {
 		s.closeMu.Unlock()
@@ -172,7 +199,18 @@ func (s *Store) enter() error {
 		s.exit()
 		return ErrClosed
 	}
+	if s.failure.Load() != nil {
+		s.exit()
+		return s.failedErr()
+	}
 	return nil
+}
+
+// warn logs a warning of the store's own, when it has a logger.
+func (s *Store) warn(msg string, args ...any) {
+	if s.log != nil {
+		s.log.Warn(msg, args...)
+	}
 }
 
 func (s *Store) exit() {

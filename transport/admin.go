@@ -63,6 +63,13 @@ func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 		writeJSON(ctx, 503, []byte(`{"status":"starting"}`))
 		return
 	}
+	// Not ready while writes cannot be made durable (disk full, journal
+	// failed): a load balancer sends the traffic to a node that can.
+	if h := s.Store.Health(); !h.Writable {
+		b := wire.AppendString([]byte(`{"status":"writes refused","reason":`), h.Reason)
+		writeJSON(ctx, 503, append(b, '}'))
+		return
+	}
 	writeJSON(ctx, 200, []byte(`{"status":"ready"}`))
 }
 

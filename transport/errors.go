@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"strconv"
+
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/storage/problem"
@@ -41,7 +43,8 @@ func writeError(ctx *fasthttp.RequestCtx, e *problem.Error) {
 	ctx.Response.Header.SetContentType("application/json")
 	ctx.SetStatusCode(Status(e.Code))
 	if e.Code == problem.Unavailable && len(ctx.Response.Header.Peek("Retry-After")) == 0 {
-		ctx.Response.Header.Set("Retry-After", "1") // cluster mode: a business between nodes
+		// 1 s by default: in cluster mode, a business between nodes.
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(max(e.RetryAfter, 1)))
 	}
 	b := wire.AppendError(make([]byte, 0, 256), e)
 	ctx.SetBody(b)

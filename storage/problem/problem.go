@@ -97,6 +97,9 @@ type Error struct {
 	Fields       []Field
 	Scope        string
 	RequiredPlan string
+	// RetryAfter is the Retry-After, in seconds, of a SERVICE_UNAVAILABLE
+	// (0: the transport's default of 1).
+	RetryAfter int
 	// Cause is what made an INTERNAL_ERROR happen (a failed journal sync,
 	// a timed-out actor, a panic). It is for the operator's log: the
 	// client sees only Code and Message, never the cause.
