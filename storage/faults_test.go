@@ -7,11 +7,13 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/problem"
 )
 
@@ -217,4 +219,24 @@ func TestDefaultReserve(t *testing.T) {
 	require.Equal(t, uint64(64<<20)/10, DefaultReserve(64<<20), "a tenth of a small volume")
 	require.Equal(t, uint64(256<<20), DefaultReserve(1<<40), "at most 256 MiB")
 	require.False(t, errors.Is(ErrDiskFull, ErrJournalFailed))
+}
+
+// Another process filling the volume is noticed within 100 ms of the
+// store's clock, however much headroom the last measurement left.
+func TestDiskFilledByOthersNoticedInTime(t *testing.T) {
+	mem := vfs.NewMem()
+	const total, reserve = 1 << 30, 1 << 20
+	mem.TestingSetDiskUsage(vfs.DiskUsage{AvailBytes: total / 2, TotalBytes: total})
+	clk := clock.NewFake(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
+	s, err := Open("db", Options{FS: mem, Reserve: reserve, Clock: clk})
+	require.NoError(t, err)
+	defer s.Close()
+	biz := bizID(1)
+	commit(t, s, func(b *Batch) { b.Append(biz, 1, []byte("first")) })
+
+	mem.TestingSetDiskUsage(vfs.DiskUsage{AvailBytes: reserve / 4, TotalBytes: total}) // a log file grew
+	clk.Advance(100 * time.Millisecond)
+	b := s.NewBatch()
+	b.Append(biz, 2, []byte("second"))
+	require.ErrorIs(t, b.Commit(), ErrDiskFull)
 }

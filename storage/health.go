@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/slotd/slotd/storage/clock"
 
 	"github.com/slotd/slotd/storage/problem"
 )
@@ -131,15 +134,20 @@ func (s *Store) Health() Health {
 // is not made for every write: each admitted batch is charged twice its
 // size (its WAL record now, the sstable its rows become later) against the
 // headroom measured last, and the filesystem is measured again once half
-// of that headroom is spent, or 64 MiB, whichever comes first. Near the
-// reserve that is every write, and while writes are refused every refused
-// write measures, so space given back is noticed by the next write.
+// of that headroom is spent or 64 MiB, whichever comes first — and at
+// least every 100 ms, because other processes fill the volume too (a
+// volume that another writer fills faster than the reserve in 100 ms ends
+// in a journal failure and a restart). Near the reserve that is every
+// write, and while writes are refused every refused write measures, so
+// space given back is noticed by the next write.
 type space struct {
 	usage   func() (vfs.DiskUsage, error)
 	reserve uint64
 	log     func(msg string, args ...any)
+	clock   clock.Clock
 
 	left  atomic.Int64 // bytes that may still be charged before measuring
+	next  atomic.Int64 // unix nanoseconds of the next measurement due by time
 	avail atomic.Uint64
 	full  atomic.Bool
 	mu    sync.Mutex // one measurement at a time
@@ -158,14 +166,17 @@ func diskUsage(fs vfs.FS, dir string) (vfs.DiskUsage, error) {
 	}
 }
 
-// recheckEvery caps the bytes charged between two measurements: other
-// processes share the filesystem.
-const recheckEvery = 64 << 20
+// recheckEvery and recheckAfter cap the bytes charged and the time passed
+// between two measurements: other processes share the filesystem.
+const (
+	recheckEvery = 64 << 20
+	recheckAfter = 100 * time.Millisecond
+)
 
 // newSpace returns the guard of the filesystem usage reports on, keeping
 // reserve bytes free (0: the default for its size), or nil when the
 // filesystem cannot tell its free space (an in-memory one in tests).
-func newSpace(usage func() (vfs.DiskUsage, error), reserve uint64, log func(string, ...any)) *space {
+func newSpace(usage func() (vfs.DiskUsage, error), reserve uint64, clk clock.Clock, log func(string, ...any)) *space {
 	u, err := usage()
 	if err != nil || u.TotalBytes == 0 {
 		return nil
@@ -173,7 +184,7 @@ func newSpace(usage func() (vfs.DiskUsage, error), reserve uint64, log func(stri
 	if reserve == 0 {
 		reserve = DefaultReserve(u.TotalBytes)
 	}
-	sp := &space{usage: usage, reserve: reserve, log: log}
+	sp := &space{usage: usage, reserve: reserve, log: log, clock: clk}
 	sp.measure()
 	return sp
 }
@@ -189,7 +200,7 @@ func (sp *space) admit(n int, bookkeeping bool) error {
 	if sp == nil {
 		return nil
 	}
-	if sp.left.Add(-2*int64(n)) > 0 && !sp.full.Load() {
+	if sp.left.Add(-2*int64(n)) > 0 && !sp.full.Load() && sp.clock.Now().UnixNano() < sp.next.Load() {
 		return nil
 	}
 	avail := sp.measure()
@@ -207,6 +218,7 @@ func (sp *space) admit(n int, bookkeeping bool) error {
 func (sp *space) measure() uint64 {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
+	sp.next.Store(sp.clock.Now().Add(recheckAfter).UnixNano())
 	u, err := sp.usage()
 	if err != nil {
 		// Keep the last verdict, and measure again on the next write.

@@ -12,6 +12,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/slotd/slotd/storage/clock"
 )
 
 // ErrClosed is returned by every Store and Batch operation that starts after
@@ -51,6 +53,8 @@ type Options struct {
 	// Reserve is the free space, in bytes, below which writes are refused
 	// (health.go); 0 means DefaultReserve of the filesystem's size.
 	Reserve uint64
+	// Clock paces the free-space measurements; nil is the real clock.
+	Clock clock.Clock
 }
 
 // Store is the journal store. All methods are safe for concurrent use.
@@ -108,11 +112,17 @@ func Open(dir string, o Options) (*Store, error) {
 		opts.WithFSDefaults()
 	}
 	fs := opts.FS
-	s.space = newSpace(func() (vfs.DiskUsage, error) { return diskUsage(fs, dir) }, o.Reserve, s.warn)
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	s.space = newSpace(func() (vfs.DiskUsage, error) { return diskUsage(fs, dir) }, o.Reserve, o.Clock, s.warn)
 	if s.space != nil {
-		// On a small volume the memtable, flushed as one sstable, must
-		// fit in what the reserve leaves once writes stop.
-		opts.MemTableSize = min(memTableSize, max(1<<20, s.space.reserve/2))
+		// Once writes stop, what Pebble still writes must fit in the
+		// reserve: per memtable, a WAL preallocated to 110% of its size
+		// and its flush, with two memtables queued at most. An eighth of
+		// the reserve keeps that under half of it (on a small volume; on
+		// a large one the reserve is 256 MiB and the memtable 32 MiB).
+		opts.MemTableSize = min(memTableSize, max(1<<20, s.space.reserve/8))
 	}
 	// pebble.Open creates dir (and syncs its parents) when it is missing.
 	db, err := pebble.Open(dir, opts)

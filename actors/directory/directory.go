@@ -194,6 +194,10 @@ func (d *Directory) Drop(id uuid.UUID) {
 // (cluster mode): it moved while the request was on its way.
 var errNotHere = problem.New(problem.Unavailable, "The business is moving between nodes; retry shortly.")
 
+// errNoAnswer answers a request its business did not answer in time.
+var errNoAnswer = &problem.Error{Code: problem.Unavailable, RetryAfter: 2,
+	Message: "The business did not answer in time; retry the request (with the same Idempotency-Key)."}
+
 // KeyOwner returns the business that key hash h belongs to.
 func (d *Directory) KeyOwner(h catalog.KeyHash) (uuid.UUID, bool) {
 	if d.index != nil {
@@ -219,7 +223,13 @@ func (d *Directory) askWithin(ctx context.Context, id uuid.UUID, msg any, timeou
 	}
 	r, err := d.sys.Root.RequestFuture(h.PID, msg, timeout).Result()
 	if err != nil {
-		return nil, fmt.Errorf("business %s did not answer %T: %w", id, msg, err)
+		// Most likely a journal sync slower than the timeout (a slow or
+		// failing disk): the write may still become durable, so the
+		// client is told to retry (with its Idempotency-Key, which
+		// answers IDEMPOTENCY_IN_PROGRESS until it settles).
+		e := *errNoAnswer
+		e.Cause = fmt.Errorf("business %s did not answer %T: %w", id, msg, err)
+		return nil, &e
 	}
 	return r, nil
 }

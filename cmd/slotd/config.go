@@ -7,8 +7,11 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
@@ -39,9 +42,49 @@ type config struct {
 	AccessLog      accessLogFormat
 	// Cluster holds the flags of cluster mode (cluster.go).
 	Cluster clusterFlags
+	// DiskReserve is the free space below which writes are refused
+	// (storage.Options.Reserve); 0: a tenth of the volume, at most 256 MiB.
+	DiskReserve byteSize
 
 	// clock is the server's clock: the real one, or a fake in tests.
 	clock clock.Clock
+	// fs is the filesystem of the data directory: nil for the real one;
+	// tests inject faults (vfs/errorfs).
+	fs vfs.FS
+}
+
+// byteSize is a flag of a number of bytes: 1048576, 512KiB, 64MiB, 1GiB
+// (KB, MB and GB are the same powers of 1024; "auto" is 0).
+type byteSize uint64
+
+func (b *byteSize) String() string {
+	if *b == 0 {
+		return "auto"
+	}
+	return strconv.FormatUint(uint64(*b), 10)
+}
+
+func (b *byteSize) Set(v string) error {
+	if v == "auto" {
+		*b = 0
+		return nil
+	}
+	num, mul := v, uint64(1)
+	for _, u := range []struct {
+		suffix string
+		mul    uint64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"B", 1}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			num, mul = n, u.mul
+			break
+		}
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(num), 10, 64)
+	if err != nil || n > (1<<63)/mul {
+		return fmt.Errorf("want a size such as 64MiB, 1GiB or auto")
+	}
+	*b = byteSize(n * mul)
+	return nil
 }
 
 // accessLogFormat is the --access-log flag: compact, json or off.
@@ -102,6 +145,7 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.Var(&c.DisableModules, "disable-module", "switch a module off platform-wide: 503 MODULE_UNAVAILABLE (repeatable)")
 	c.AccessLog = transport.AccessLogCompact
 	fs.Var(&c.AccessLog, "access-log", "access log of every request on stderr, in `format` compact, json or off")
+	fs.Var(&c.DiskReserve, "disk-reserve", "free `size` kept on the data directory's volume: below it writes are refused with 503 until space is freed (auto: a tenth of the volume, at most 256MiB)")
 	c.Cluster.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(out, "usage: slotd serve [flags]")

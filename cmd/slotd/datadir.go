@@ -15,8 +15,8 @@ import (
 // LOCK file another process holds with a bare "resource temporarily
 // unavailable"; that almost always means a second slotd was started on the
 // same --data, so the error says so and names the file.
-func openStore(dir string, log *slog.Logger) (*storage.Store, error) {
-	store, err := storage.Open(dir, storage.Options{Logger: log})
+func openStore(dir string, c *config, log *slog.Logger) (*storage.Store, error) {
+	store, err := storage.Open(dir, storage.Options{Logger: log, FS: c.fs, Reserve: uint64(c.DiskReserve), Clock: c.clock})
 	if err == nil {
 		return store, nil
 	}

@@ -54,7 +54,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if c.Cluster.on() {
 		storeDir = filepath.Join(c.Data, "node") // the journal replica is DATA/journal
 	}
-	store, err := openStore(storeDir, log)
+	store, err := openStore(storeDir, c, log)
 	if err != nil {
 		return err
 	}
@@ -95,11 +95,23 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if err != nil {
 		return err
 	}
-	defer dir.Close()
+	defer func() {
+		// After a journal failure an actor may be parked inside Pebble
+		// for good (storage/logger.go): the process exits instead, and
+		// the next start recovers from the WAL.
+		if store.Err() == nil {
+			dir.Close()
+		}
+	}()
 	mailCtx, stopMail := context.WithCancel(context.Background())
 	mailDone := make(chan error, 1)
 	go func() { mailDone <- mailer.Run(mailCtx) }()
-	defer func() { stopMail(); <-mailDone }()
+	defer func() {
+		stopMail()
+		if store.Err() == nil { // else the mailer may be parked in Pebble
+			<-mailDone
+		}
+	}()
 	if cn == nil { // in cluster mode, after joining (below)
 		if err := populate(ctx, c, store, dir, stdout, log); err != nil {
 			return err
@@ -153,7 +165,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 			return err
 		}
 	}
-	return listen(ctx, c, pubLn, admLn, srv, log, stdout, ready)
+	return listen(ctx, c, pubLn, admLn, srv, store.Failed(), log, stdout, ready)
 }
 
 // bind opens the public and the admin listener, or neither.
@@ -384,10 +396,19 @@ func disabled(ms []catalog.Module) map[catalog.Module]bool {
 // journal cleanly.
 const drainTimeout = 25 * time.Second
 
-// listen serves both listeners until ctx ends, then drains them: the
-// public one first, so that the admin listener answers /readyz with 503
-// while it drains, then the admin one.
-func listen(ctx context.Context, c *config, pubLn, admLn net.Listener, srv *transport.Server, log *slog.Logger, stdout io.Writer, ready func(addrs)) error {
+// failedDrainTimeout bounds the drain after the journal failed: a little
+// over the directory's 10 s timeout, so that every request in flight gets
+// an answer before slotd exits.
+const failedDrainTimeout = 12 * time.Second
+
+// errJournalFailed ends serve when the journal failed: slotd exits 1, and
+// the next start recovers every acknowledged write from the WAL.
+var errJournalFailed = errors.New("the journal failed; restart slotd to recover (see docs/faults.md)")
+
+// listen serves both listeners until ctx ends or the journal fails
+// (failed), then drains them: the public one first, so that the admin
+// listener answers /readyz with 503 while it drains, then the admin one.
+func listen(ctx context.Context, c *config, pubLn, admLn net.Listener, srv *transport.Server, failed <-chan struct{}, log *slog.Logger, stdout io.Writer, ready func(addrs)) error {
 	pubConns, admConns := trackConns(pubLn), trackConns(admLn)
 	pub, adm := srv.PublicServer(c.Conn), srv.AdminServer(c.Conn)
 	pub.ConnState, adm.ConnState = pubConns.connState, admConns.connState
@@ -404,10 +425,18 @@ func listen(ctx context.Context, c *config, pubLn, admLn net.Listener, srv *tran
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errc:
+	case <-failed:
+		serveErr = errJournalFailed
 	}
 	srv.SetReady(false)
-	log.Info("shutting down: draining in-flight requests", "bound", drainTimeout)
-	shut, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	bound := drainTimeout
+	if serveErr == errJournalFailed {
+		// Requests in flight are answered 503 at once, or by the
+		// directory's timeout if their actor is parked in Pebble.
+		bound = failedDrainTimeout
+	}
+	log.Info("shutting down: draining in-flight requests", "bound", bound)
+	shut, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	return errors.Join(serveErr, drain(shut, pub, pubConns, log), drain(shut, adm, admConns, log))
 }
