@@ -45,6 +45,12 @@ var (
 		"WAL fsyncs Pebble performed; below slotd_journal_commits_total by what group commit saved.", nil, nil)
 	descWALFsync = prometheus.NewDesc("slotd_journal_wal_fsync_duration_seconds",
 		"Latency of Pebble's WAL fsyncs.", nil, nil)
+	descWritable = prometheus.NewDesc("slotd_journal_writable",
+		"1 while writes can be made durable; 0 while they are refused (disk nearly full, or the journal failed: see /readyz's reason).", nil, nil)
+	descDiskFree = prometheus.NewDesc("slotd_disk_free_bytes",
+		"Free bytes of the data directory's volume at the last measurement (0 when it cannot tell).", nil, nil)
+	descDiskReserve = prometheus.NewDesc("slotd_disk_reserve_bytes",
+		"Free bytes kept on the data directory's volume: below it writes are refused (--disk-reserve).", nil, nil)
 	descCommitsPerSync = prometheus.NewDesc("slotd_journal_commits_per_wal_sync",
 		"Journal commits per WAL fsync since start (0 before the first sync); rate(slotd_journal_commits_total) / rate(slotd_journal_wal_syncs_total) is the current figure.", nil, nil)
 )
@@ -61,6 +67,9 @@ func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descWALSyncs
 	ch <- descWALFsync
 	ch <- descCommitsPerSync
+	ch <- descWritable
+	ch <- descDiskFree
+	ch <- descDiskReserve
 	c.s.commitLatency.Describe(ch)
 }
 
@@ -76,6 +85,14 @@ func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descCommitsPerSync, prometheus.GaugeValue, ratio)
 	ch <- c.s.fsyncHistogram()
 	ch <- c.s.commitLatency
+	h := c.s.Health()
+	writable := 0.0
+	if h.Writable {
+		writable = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descWritable, prometheus.GaugeValue, writable)
+	ch <- prometheus.MustNewConstMetric(descDiskFree, prometheus.GaugeValue, float64(h.AvailBytes))
+	ch <- prometheus.MustNewConstMetric(descDiskReserve, prometheus.GaugeValue, float64(h.ReserveBytes))
 }
 
 // fsyncHistogram is Pebble's WAL fsync histogram in seconds, on the

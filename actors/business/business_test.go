@@ -273,7 +273,7 @@ func TestRefusalWaitsForTheWriteItReveals(t *testing.T) {
 		require.Error(t, err)
 		var pe *problem.Error
 		if errors.As(err, &pe) {
-			require.Equal(t, problem.Internal, pe.Code, "answered %v while the write it reveals was syncing", err)
+			require.Equal(t, problem.Unavailable, pe.Code, "answered %v while the write it reveals was syncing", err)
 		}
 
 		gate.Release()

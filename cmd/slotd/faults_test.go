@@ -180,6 +180,10 @@ func TestDiskFullRefusesWritesAndRecovers(t *testing.T) {
 	require.Equal(t, 503, ready.Status)
 	require.Equal(t, "writes refused", ready.Body["status"])
 	require.Contains(t, ready.Body["reason"], "disk full")
+	metrics := string(s.adminDo("GET", "/metrics", nil).Raw)
+	require.Contains(t, metrics, "\nslotd_journal_writable 0\n")
+	require.Contains(t, metrics, "\nslotd_disk_free_bytes 3.3554432e+07\n")
+	require.Contains(t, metrics, "\nslotd_disk_reserve_bytes 6.7108864e+07\n")
 
 	r = s.post("/api/v1/appointments", keyFull, "during", booking(haircutID, tue+"09:30:00Z", annaID, "during@example.com"))
 	requireError(t, r, 503, "SERVICE_UNAVAILABLE")
@@ -191,6 +195,7 @@ func TestDiskFullRefusesWritesAndRecovers(t *testing.T) {
 
 	setFree(total / 2)
 	require.Equal(t, 200, do(t, "GET", s.admin+"/readyz", "", nil).Status)
+	require.Contains(t, string(s.adminDo("GET", "/metrics", nil).Raw), "\nslotd_journal_writable 1\n")
 	r = s.post("/api/v1/appointments", keyFull, "during", booking(haircutID, tue+"09:30:00Z", annaID, "during@example.com"))
 	require.Equal(t, 201, r.Status, "the same key books once space is back: %s", r.Raw)
 	require.Contains(t, s.log.String(), "disk space recovered")
