@@ -206,6 +206,11 @@ func (s *Server) observe(next fasthttp.RequestHandler, e edge) fasthttp.RequestH
 			start = time.Now()
 		}
 		s.stamp(ctx)
+		if ambiguousFraming(&ctx.Request.Header) {
+			s.refuseUnread(ctx, e, errFraming)
+			s.finish(ctx, e, start)
+			return
+		}
 		switch readBody(ctx, e.maxBody) {
 		case bodyTimedOut:
 			s.refuseUnread(ctx, e, errReadTimeout)

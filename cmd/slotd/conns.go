@@ -35,14 +35,38 @@ type trackedConn struct {
 	t    *connTracker
 	used atomic.Bool // it has sent at least one byte
 	idle atomic.Bool // it is between requests
+	// begun: a byte of the current request has been read (other than
+	// the blank lines before it); cleared when the connection goes idle.
+	begun atomic.Bool
 }
 
+// Read reads the connection, dropping the blank lines a client sends
+// before a request (RFC 9112 §2.2 lets a server ignore them). fasthttp
+// skips them too, but then counts them as a request begun: a connection
+// sending only blank lines was closed at the read timeout without the 408
+// a silent one gets. Dropped here, they are as nothing, and the timeout is
+// answered as for any connection that sent nothing.
 func (c *trackedConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	if n > 0 && !c.used.Load() {
-		c.used.Store(true)
+	for {
+		n, err := c.Conn.Read(p)
+		if n > 0 && !c.begun.Load() {
+			k := 0
+			for k < n && (p[k] == '\r' || p[k] == '\n') {
+				k++
+			}
+			if k == n && err == nil {
+				continue // only blank lines so far: the read deadline still runs
+			}
+			n = copy(p, p[k:n])
+			if n > 0 {
+				c.begun.Store(true)
+			}
+		}
+		if n > 0 && !c.used.Load() {
+			c.used.Store(true)
+		}
+		return n, err
 	}
-	return n, err
 }
 
 func (c *trackedConn) Close() error {
@@ -86,6 +110,9 @@ func (t *connTracker) connState(nc net.Conn, state fasthttp.ConnState) {
 		return
 	}
 	c.idle.Store(state == fasthttp.StateIdle)
+	if state == fasthttp.StateIdle {
+		c.begun.Store(false)
+	}
 	if state == fasthttp.StateIdle && t.isClosing() {
 		c.Close()
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -320,5 +321,88 @@ func TestLargeBodyIsAnswered(t *testing.T) {
 			require.True(t, res.Close)
 			requireClosed(t, br)
 		}
+	}
+}
+
+// A connection that sends only blank lines is cut off like a silent one:
+// 408 in the error shape, then closed (RFC 9112 §2.2 lets a server skip
+// blank lines before a request; it does not make them a request).
+func TestBlankLinesAreCutOff(t *testing.T) {
+	s := startShortTimeouts(t)
+	c := dial(t, s)
+	began := time.Now()
+	stop := make(chan struct{})
+	defer close(stop)
+	go trickle(c, "\r\n", stop)
+	requireCutOff(t, c, began)
+}
+
+// A request whose framing two parsers could read differently — both
+// Content-Length and Transfer-Encoding, a transfer coding other than
+// chunked, two different Content-Lengths — is refused with 400 and the
+// connection closed (RFC 9112 §6.1, §6.3): the bytes after it never run as
+// a second request under whatever key they carry (request smuggling).
+func TestAmbiguousFramingIsRefused(t *testing.T) {
+	s := startWorld(t)
+	smuggled := "GET /api/v1/me HTTP/1.1\r\nHost: slotd\r\nAuthorization: Bearer " + keyStudio + "\r\n\r\n"
+	body := `{"firstName":"Smuggler","email":"s@example.com"}`
+	chunked := fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+	head := "POST /api/v1/customers HTTP/1.1\r\nHost: slotd\r\nAuthorization: Bearer " + keyFull + "\r\nContent-Type: application/json\r\nIdempotency-Key: smuggle\r\n"
+	for name, req := range map[string]string{
+		"TE twice":         head + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked + smuggled,
+		"CL then TE":       head + fmt.Sprintf("Content-Length: %d\r\n", len(chunked)) + "Transfer-Encoding: chunked\r\n\r\n" + chunked + smuggled,
+		"TE then CL":       head + "Transfer-Encoding: chunked\r\n" + fmt.Sprintf("Content-Length: %d\r\n", len(chunked)) + "\r\n" + chunked + smuggled,
+		"TE tab chunked":   head + fmt.Sprintf("Content-Length: %d\r\n", len(chunked)) + "Transfer-Encoding:\tchunked\r\n\r\n" + chunked + smuggled,
+		"TE identity":      head + "Transfer-Encoding: identity\r\n" + fmt.Sprintf("Content-Length: %d\r\n", len(body)) + "\r\n" + body + smuggled,
+		"TE gzip, chunked": head + "Transfer-Encoding: gzip, chunked\r\n\r\n" + chunked + smuggled,
+		"two CLs":          head + fmt.Sprintf("Content-Length: %d\r\nContent-Length: %d\r\n", len(body), len(body)+len(smuggled)) + "\r\n" + body + smuggled,
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := dial(t, s)
+			_, err := io.WriteString(c, req)
+			require.NoError(t, err)
+			br := bufio.NewReader(c)
+			res, err := http.ReadResponse(br, nil)
+			require.NoError(t, err)
+			raw, _ := io.ReadAll(res.Body)
+			require.Equal(t, 400, res.StatusCode, "body: %s", raw)
+			require.Contains(t, string(raw), `"code":"VALIDATION_ERROR"`)
+			require.True(t, res.Close, "the connection is closed")
+			requireClosed(t, br)
+		})
+	}
+	list := s.get("/api/v1/customers?limit=100", keyFull)
+	require.NotContains(t, string(list.Raw), "Smuggler", "no framing read the body as a request")
+
+	// Unambiguous chunked and Content-Length bodies are served as ever.
+	plain := `{"firstName":"Plain","email":"p@example.com"}`
+	for _, req := range []string{
+		head + "Transfer-Encoding: chunked\r\n\r\n" + chunked,
+		strings.Replace(head, "smuggle", "plain", 1) + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(plain)) + plain,
+	} {
+		c := dial(t, s)
+		_, err := io.WriteString(c, req)
+		require.NoError(t, err)
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err)
+		raw, _ := io.ReadAll(res.Body)
+		require.Equal(t, 201, res.StatusCode, "body: %s", raw)
+	}
+}
+
+// Blank lines before a request are skipped (RFC 9112 §2.2), on a new
+// connection and between kept-alive requests.
+func TestBlankLinesBeforeARequestAreSkipped(t *testing.T) {
+	s := startWorld(t)
+	c := dial(t, s)
+	br := bufio.NewReader(c)
+	get := "GET /api/v1/me HTTP/1.1\r\nHost: slotd\r\nAuthorization: Bearer " + keyFull + "\r\n\r\n"
+	for range 2 {
+		_, err := io.WriteString(c, "\r\n\r\n"+get)
+		require.NoError(t, err)
+		res, err := http.ReadResponse(br, nil)
+		require.NoError(t, err)
+		_, _ = io.ReadAll(res.Body)
+		require.Equal(t, 200, res.StatusCode)
 	}
 }
