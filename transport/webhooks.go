@@ -36,7 +36,7 @@ const (
 
 var (
 	errPingFailed   = problem.FieldError("url", problem.Invalid, "The endpoint did not answer the signed webhook.test ping with a 2xx status.")
-	errDestination  = problem.FieldError("url", problem.InvalidURL, "The destination is not allowed: webhooks are only sent to public internet addresses on port 443.")
+	errDestination  = problem.FieldError("url", problem.InvalidURL, "The destination is not allowed: webhooks are only sent to public internet addresses on port 443."+insecureHint)
 	errIdemNotTaken = problem.FieldError("Idempotency-Key", problem.UnknownField, "This endpoint does not accept an Idempotency-Key; a URL can be registered once.")
 )
 
@@ -112,7 +112,7 @@ func (s *Server) webhookURL(obj input.Object, errs *input.Errors, p input.Presen
 		return ""
 	}
 	if err := deliver.CheckURL(u, s.WebhooksAllowInsecure); err != nil {
-		errs.Add("url", problem.InvalidURL, "Must be an https:// URL on port 443.")
+		errs.Add("url", problem.InvalidURL, "Must be an https:// URL on port 443."+insecureHint)
 		return ""
 	}
 	return u
@@ -181,8 +181,12 @@ func destinationRefused(reason string) *problem.Error {
 		return errDestination
 	}
 	return problem.FieldError("url", problem.InvalidURL,
-		"The destination is not allowed: the URL's host is "+reason+", and webhooks are only sent to public internet addresses.")
+		"The destination is not allowed: the URL's host is "+reason+", and webhooks are only sent to public internet addresses."+insecureHint)
 }
+
+// insecureHint ends the refusals of a local or plain-http webhook URL: an
+// integrator trying webhooks on a laptop needs the development flag's name.
+const insecureHint = " (For local testing, a server started with --webhooks-allow-insecure accepts http://, any port and private or loopback addresses.)"
 
 // hostOf is the host of a URL, for the log: the rest of a webhook URL may
 // carry the consumer's own secrets.

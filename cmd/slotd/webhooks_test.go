@@ -164,12 +164,14 @@ func TestWebhookSSRFAtRegistration(t *testing.T) {
 	// refused outright; an https URL to a loopback or private address is
 	// refused by the destination guard when its ping dials, and the answer
 	// says so rather than blaming the consumer.
-	requireField(t, s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":%q,"eventTypes":["appointment.created"]}`, rcv.URL)), "url", "invalid_url")
-	requireField(t, s.hook("POST", "/api/v1/webhooks", `{"url":"https://localhost:8443/x","eventTypes":["appointment.created"]}`), "url", "invalid_url")
+	for _, url := range []string{rcv.URL, "http://127.0.0.1:9999/hook", "https://localhost:8443/x"} {
+		f := requireField(t, s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":%q,"eventTypes":["appointment.created"]}`, url)), "url", "invalid_url")
+		require.Contains(t, f["message"], "--webhooks-allow-insecure", "the refusal names the development flag")
+	}
 	for url, class := range map[string]string{"https://localhost/x?token=t0ps3cret": "a loopback address", "https://10.1.2.3/x": "a private address"} {
 		r := s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(`{"url":%q,"eventTypes":["appointment.created"]}`, url))
 		f := requireField(t, r, "url", "invalid_url")
-		require.Equal(t, "The destination is not allowed: the URL's host is "+class+", and webhooks are only sent to public internet addresses.", f["message"])
+		require.Equal(t, "The destination is not allowed: the URL's host is "+class+", and webhooks are only sent to public internet addresses. (For local testing, a server started with --webhooks-allow-insecure accepts http://, any port and private or loopback addresses.)", f["message"])
 		require.NotContains(t, string(r.Raw), "10.1.2.3", "the message does not echo the address")
 	}
 	require.Empty(t, s.hook("GET", "/api/v1/webhooks", "").Body["data"], "nothing stored")
