@@ -309,3 +309,24 @@ func TestWorldFileKeyOfAnotherBusinessIsRefusedAtItsPath(t *testing.T) {
 	require.Equal(t, 200, s2.get("/api/v1/me", keyFull).Status, "the salon keeps its key")
 	require.Equal(t, name, s2.get("/api/v1/me", keyStudio).Body["name"], "nothing of the file was put")
 }
+
+// A world file that is not JSON is reported in the file's words, with the
+// line and column of the problem, and nothing is loaded (exit 1).
+func TestWorldFileSyntaxErrorsNameLineAndColumn(t *testing.T) {
+	for content, want := range map[string]string{
+		"{\"businesses\": [\n  {\"id\": \"x\",\n   \"name\": }\n]}\n": "line 3, column 11: invalid character '}' looking for beginning of value",
+		"{\"businesses\": [\n":                                      "line 1, column 17: the file ends in the middle of its JSON value",
+		"{\"businesses\": []} x":                                    "line 1, column 18: there is data after the JSON value",
+		"":                                                          "the file is empty",
+		"[1]":                                                       "the file must hold a JSON object with a businesses array",
+	} {
+		file := filepath.Join(t.TempDir(), "world.json")
+		require.NoError(t, os.WriteFile(file, []byte(content), 0o644))
+		var out, errb bytes.Buffer
+		code := run([]string{"serve", "--data", t.TempDir(), "--world", file, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"},
+			func(string) string { return "" }, &out, &errb)
+		require.Equal(t, 1, code)
+		require.Contains(t, errb.String(), "world file "+file+":\n  "+want, "%q", content)
+		require.NotContains(t, errb.String(), "(body)", "a file is not a request body")
+	}
+}
