@@ -315,10 +315,10 @@ func TestWorldFileKeyOfAnotherBusinessIsRefusedAtItsPath(t *testing.T) {
 func TestWorldFileSyntaxErrorsNameLineAndColumn(t *testing.T) {
 	for content, want := range map[string]string{
 		"{\"businesses\": [\n  {\"id\": \"x\",\n   \"name\": }\n]}\n": "line 3, column 11: invalid character '}' looking for beginning of value",
-		"{\"businesses\": [\n":                                      "line 1, column 17: the file ends in the middle of its JSON value",
-		"{\"businesses\": []} x":                                    "line 1, column 18: there is data after the JSON value",
-		"":                                                          "the file is empty",
-		"[1]":                                                       "the file must hold a JSON object with a businesses array",
+		"{\"businesses\": [\n":   "line 1, column 17: the file ends in the middle of its JSON value",
+		"{\"businesses\": []} x": "line 1, column 18: there is data after the JSON value",
+		"":                       "the file is empty",
+		"[1]":                    "the file must hold a JSON object with a businesses array",
 	} {
 		file := filepath.Join(t.TempDir(), "world.json")
 		require.NoError(t, os.WriteFile(file, []byte(content), 0o644))

@@ -212,7 +212,9 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 // at a time however large the file.
 func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *slog.Logger) error {
 	path := c.World
-	fail := func(err error) error { return fmt.Errorf("world file %s:\n%s", path, indent(fileProblems(path, err).Error())) }
+	fail := func(err error) error {
+		return fmt.Errorf("world file %s:\n%s", path, indent(fileProblems(path, err).Error()))
+	}
 	var outline []catalog.Spec
 	err := readFile(path, func(r io.Reader) (err error) {
 		outline, err = world.Check(r)
