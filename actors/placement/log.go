@@ -2,7 +2,9 @@ package placement
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -13,6 +15,12 @@ import (
 // as the node is gone. An operator needs to know the node is gone, not
 // to read it 120 times a minute: records below WARN are dropped, and a
 // message repeated within a minute is written once.
+//
+// The levels of the membership layer are also put right (level): a peer
+// that does not answer a poll or a connection is a WARN (the cluster goes
+// on without it, and a node being drained or restarted is one), and the
+// end of the provider's own health server when the node leaves is
+// routine, not an ERROR.
 type quietHandler struct {
 	next slog.Handler
 	mu   *sync.Mutex
@@ -30,6 +38,9 @@ func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level = level(r); r.Level < slog.LevelWarn {
+		return nil
+	}
 	h.mu.Lock()
 	if t, ok := h.last[r.Message]; ok && r.Time.Sub(t) < repeatEvery {
 		h.mu.Unlock()
@@ -38,6 +49,29 @@ func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
 	h.last[r.Message] = r.Time
 	h.mu.Unlock()
 	return h.next.Handle(ctx, r)
+}
+
+// level is the level a record of the membership provider deserves.
+func level(r slog.Record) slog.Level {
+	switch r.Message {
+	case "Failure reaching nodes", "Couldn't request node health status",
+		"Bad connection to the node health status", "Bad response from the node health status",
+		// Proto.Actor's remote, when a peer went away (lost, or drained).
+		"EndpointWriter lost connection", "EndpointWriter failed to create receive stream", "EndpointWriter failed to connect":
+		return min(r.Level, slog.LevelWarn)
+	case "Automanaged server stopping..!":
+		closed := false
+		r.Attrs(func(a slog.Attr) bool {
+			if err, ok := a.Value.Any().(error); ok && errors.Is(err, http.ErrServerClosed) {
+				closed = true
+			}
+			return !closed
+		})
+		if closed {
+			return slog.LevelInfo
+		}
+	}
+	return r.Level
 }
 
 func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {

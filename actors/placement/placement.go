@@ -119,7 +119,7 @@ func Start(cfg Config) (*Node, error) {
 	quiet := slog.New(newQuietHandler(cfg.Log.Handler())).With("component", "cluster")
 	n.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
 	props := actor.PropsFromProducer(func() actor.Actor { return &grain{n: n} })
-	provider := automanaged.NewWithConfig(cfg.Refresh, cfg.MembershipPort, cfg.Peers...)
+	provider := automanaged.NewWithTesting(cfg.Refresh, cfg.MembershipPort, healthServer(n), cfg.Peers...)
 	conf := cluster.Configure(cfg.Cluster, provider, disthash.New(), remote.Configure(cfg.Host, cfg.Port),
 		cluster.WithKinds(cluster.NewKind(kind, props)), cluster.WithRequestTimeout(forwardTimeout))
 	n.c = cluster.New(n.sys, conf)

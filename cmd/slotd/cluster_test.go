@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +31,7 @@ type clusterProc struct {
 	pub, admin string // http://host:port
 	cmd        *exec.Cmd
 	log        *syncBuffer
+	stdout     *syncBuffer
 }
 
 // clusterPorts are one node's ports.
@@ -94,11 +96,11 @@ func startNodes(t *testing.T, bin string, n int, partitioned bool, args ...strin
 			"--cluster-handover", fmt.Sprintf("127.0.0.1:%d", p.handover),
 			"--journal-listen", fmt.Sprintf("127.0.0.1:%d", p.jclient), "--journal-routes", routes[i],
 			"--journal-peers", strings.Join(routes, ","), "--journal-replicas", fmt.Sprint(n)}, args...)...)
-		log := &syncBuffer{}
-		cmd.Stderr, cmd.Stdout = log, io.Discard
+		log, stdout := &syncBuffer{}, &syncBuffer{}
+		cmd.Stderr, cmd.Stdout = log, stdout
 		require.NoError(t, cmd.Start())
 		procs[i] = &clusterProc{name: name, pub: fmt.Sprintf("http://127.0.0.1:%d", p.pub),
-			admin: fmt.Sprintf("http://127.0.0.1:%d", p.admin), cmd: cmd, log: log}
+			admin: fmt.Sprintf("http://127.0.0.1:%d", p.admin), cmd: cmd, log: log, stdout: stdout}
 	}
 	t.Cleanup(func() {
 		for _, p := range procs {
@@ -106,6 +108,14 @@ func startNodes(t *testing.T, bin string, n int, partitioned bool, args ...strin
 			_ = p.cmd.Wait()
 			if t.Failed() {
 				t.Logf("%s's log:\n%s", p.name, tail(p.log.String(), 4000))
+			}
+		}
+	})
+	t.Cleanup(func() {
+		// Nothing but slotd's own lines on stdout: no library banner.
+		for _, p := range procs {
+			for _, line := range strings.Split(strings.TrimSpace(p.stdout.String()), "\n") {
+				require.True(t, line == "" || strings.HasPrefix(line, "slotd: "), "%s printed on stdout: %q", p.name, line)
 			}
 		}
 	})
@@ -353,6 +363,25 @@ func TestClusterFailover(t *testing.T) {
 		}
 		return true
 	}, 60*time.Second, 50*time.Millisecond, "webhooks of acknowledged bookings missing")
+
+	// A graceful drain of a survivor: exit 0, and the membership layer of
+	// neither node logs an ERROR for it (the other node's polls of the
+	// drained one are warnings).
+	var other *clusterProc
+	for _, p := range procs {
+		if p != victim && p != survivor {
+			other = p
+		}
+	}
+	before, otherBefore := len(survivor.log.String()), len(other.log.String())
+	require.NoError(t, other.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, other.cmd.Wait(), "a drained node exits 0")
+	require.NotContains(t, other.log.String()[otherBefore:], "level=ERROR", "the drained node's log")
+	require.Eventually(t, func() bool {
+		status, _, _, err := clusterCall("GET", survivor.pub, "/api/v1/me", "")
+		return err == nil && status == 200
+	}, 30*time.Second, 20*time.Millisecond)
+	require.NotContains(t, survivor.log.String()[before:], "level=ERROR", "the survivor's log while the other drains")
 }
 
 // TestClusterSplitBrain: nodes whose membership is partitioned each
