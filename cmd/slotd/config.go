@@ -40,6 +40,9 @@ type config struct {
 	DisableModules moduleList
 	Conn           transport.ConnLimits
 	AccessLog      accessLogFormat
+	// LogFormat is the server log's format: text or json; auto (the
+	// default) is json when the access log is, else text.
+	LogFormat logFormat
 	// Cluster holds the flags of cluster mode (cluster.go).
 	Cluster clusterFlags
 	// DiskReserve is the free space below which writes are refused
@@ -101,6 +104,26 @@ func (f *accessLogFormat) Set(v string) error {
 	return fmt.Errorf("want compact, json or off")
 }
 
+// logFormat is the --log-format flag: auto, text or json.
+type logFormat string
+
+func (f *logFormat) String() string { return string(*f) }
+
+func (f *logFormat) Set(v string) error {
+	switch v {
+	case "auto", "text", "json":
+		*f = logFormat(v)
+		return nil
+	}
+	return fmt.Errorf("want text, json or auto")
+}
+
+// json reports whether the server's lines are JSON; with them, every line
+// slotd writes on stderr is (a compact access log becomes JSON too).
+func (c *config) jsonLog() bool {
+	return c.LogFormat == "json" || c.LogFormat == "auto" && c.AccessLog == transport.AccessLogJSON
+}
+
 // moduleList is the repeatable --disable-module flag.
 type moduleList []catalog.Module
 
@@ -145,6 +168,8 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.Var(&c.DisableModules, "disable-module", "switch a module off platform-wide: 503 MODULE_UNAVAILABLE (repeatable)")
 	c.AccessLog = transport.AccessLogCompact
 	fs.Var(&c.AccessLog, "access-log", "access log of every request on stderr, in `format` compact, json or off")
+	c.LogFormat = "auto"
+	fs.Var(&c.LogFormat, "log-format", "`format` of the server's log on stderr: text, or json (then every line on stderr is JSON, the access log's too); auto: json when --access-log is json")
 	fs.Var(&c.DiskReserve, "disk-reserve", "free `size` kept on the data directory's volume: below it writes are refused with 503 until space is freed (auto: a tenth of the volume, at most 256MiB)")
 	c.Cluster.register(fs)
 	fs.Usage = func() {

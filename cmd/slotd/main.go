@@ -58,7 +58,11 @@ func runServe(args []string, getenv func(string) string, stdout, stderr io.Write
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := serve(ctx, c, stdout, stderr, nil); err != nil {
-		fmt.Fprintln(stderr, "slotd:", err)
+		if c.jsonLog() { // every line on stderr is JSON, the last one too
+			newLogger(c, stderr).Error("slotd stopped", "err", err.Error())
+		} else {
+			fmt.Fprintln(stderr, "slotd:", err)
+		}
 		return 1
 	}
 	return 0

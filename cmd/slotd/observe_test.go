@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -245,4 +247,34 @@ func TestAdminReadsOfUnknownBusinessesStartNoActor(t *testing.T) {
 	}
 	require.Equal(t, before, actors())
 	require.Equal(t, 200, s.adminDo("GET", "/admin/v1/businesses/"+salonID+"/keys", nil).Status)
+}
+
+// --log-format json makes every line slotd writes on stderr JSON: its own
+// log, Pebble's, the access log (compact becomes JSON) and the last line
+// of a failed start.
+func TestLogFormatJSON(t *testing.T) {
+	s := startWorld(t, "--log-format", "json", "--access-log", "compact")
+	require.Equal(t, 200, s.get("/api/v1/me", keyFull).Status)
+	require.Equal(t, 404, s.get("/nope", keyFull).Status)
+	s.stop()
+	requireJSONLines(t, s.log.String(), 3)
+
+	var out, errb bytes.Buffer
+	bad := filepath.Join(t.TempDir(), "world.json")
+	require.NoError(t, os.WriteFile(bad, []byte("{"), 0o644))
+	code := run([]string{"serve", "--data", t.TempDir(), "--world", bad, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+		"--access-log", "json"}, func(string) string { return "" }, &out, &errb)
+	require.Equal(t, 1, code)
+	requireJSONLines(t, errb.String(), 1)
+	require.Contains(t, errb.String(), `"msg":"slotd stopped"`, "--access-log json alone makes the server's log JSON too")
+}
+
+func requireJSONLines(t *testing.T, text string, atLeast int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	require.GreaterOrEqual(t, len(lines), atLeast, "%s", text)
+	for _, l := range lines {
+		var v map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &v), "not JSON: %q", l)
+	}
 }

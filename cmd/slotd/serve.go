@@ -46,7 +46,7 @@ type addrs struct{ Public, Admin string }
 // stops the business actors and closes the journal. ready, if not nil, is
 // called with the bound addresses once requests are served.
 func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(addrs)) error {
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := newLogger(c, stderr)
 	if c.WebhooksAllowInsecure {
 		log.Warn("!!! --webhooks-allow-insecure is set: webhook deliveries may go to http://, any port and private or loopback addresses. Never use this in production. !!!")
 	}
@@ -129,7 +129,11 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		// written when serve returns, after the listeners have drained.
 		out := transport.NewAsyncWriter(stderr)
 		defer out.Close()
-		if access, err = transport.NewAccessLog(out, string(c.AccessLog)); err != nil {
+		format := string(c.AccessLog)
+		if c.jsonLog() {
+			format = transport.AccessLogJSON
+		}
+		if access, err = transport.NewAccessLog(out, format); err != nil {
 			return err
 		}
 	}
@@ -166,6 +170,15 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		}
 	}
 	return listen(ctx, c, pubLn, admLn, srv, store.Failed(), log, stdout, ready)
+}
+
+// newLogger is the server's log on stderr, text or JSON (--log-format).
+func newLogger(c *config, stderr io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if c.jsonLog() {
+		return slog.New(slog.NewJSONHandler(stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(stderr, opts))
 }
 
 // bind opens the public and the admin listener, or neither.
