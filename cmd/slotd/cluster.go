@@ -143,7 +143,7 @@ type clusterNode struct {
 // startJournal starts the node's journal replica (unless external),
 // connects to the journal and puts store in cluster mode. The store is
 // this node's working copy of the businesses it owns: it starts empty.
-func startJournal(ctx context.Context, f *clusterFlags, data string, store *storage.Store, log *slog.Logger) (*clusterNode, error) {
+func startJournal(ctx context.Context, f *clusterFlags, data string, store *storage.Store, status func(string), log *slog.Logger) (*clusterNode, error) {
 	cn := &clusterNode{f: f, log: log, stopPing: make(chan struct{}), client: newHandOverClient()}
 	url := f.JournalURL
 	if url == "" {
@@ -163,9 +163,12 @@ func startJournal(ctx context.Context, f *clusterFlags, data string, store *stor
 	}
 	cn.nc = nc
 	// The stream needs a quorum of replicas to be created: wait for the
-	// peers to come up (each node starts its own).
-	deadline := time.Now().Add(startWait)
+	// peers to come up (each node starts its own), and say which are
+	// missing — on /readyz at once, in the log every few seconds.
+	start := time.Now()
+	deadline, nextLog := start.Add(startWait), start.Add(3*time.Second)
 	for {
+		status(f.waiting(url))
 		octx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		cn.journal, err = stream.Open(octx, nc, stream.Config{Replicas: f.JournalReplicas})
 		if err == nil {
@@ -175,18 +178,49 @@ func startJournal(ctx context.Context, f *clusterFlags, data string, store *stor
 		if err == nil {
 			break
 		}
+		why := f.waiting(url)
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			cn.close()
-			return nil, fmt.Errorf("journal: not available after waiting for its replicas: %w", err)
+			return nil, fmt.Errorf("journal: not available after waiting %v: %s (%w)", startWait, why, err)
 		}
-		log.Info("waiting for the journal's replicas", "err", err)
+		if time.Now().After(nextLog) {
+			log.Warn(why, "waited", time.Since(start).Round(time.Second), "gives up after", startWait, "err", err)
+			nextLog = time.Now().Add(10 * time.Second)
+		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	status("joining the cluster")
 	cn.rep = stream.NewReplicator(cn.journal, store, log)
 	store.SetReplicator(cn.rep)
 	cn.reach.Store(true)
 	go cn.ping()
 	return cn, nil
+}
+
+// waiting says what the node waits for: with embedded replicas, which
+// of them answer on their route port and which are missing.
+func (f *clusterFlags) waiting(url string) string {
+	if f.JournalURL != "" {
+		return "waiting for the journal at " + url
+	}
+	peers := splitList(f.JournalPeers)
+	var missing []string
+	for _, p := range peers {
+		if p == f.JournalRoutes {
+			continue
+		}
+		c, err := net.DialTimeout("tcp", p, 300*time.Millisecond)
+		if err != nil {
+			missing = append(missing, p)
+			continue
+		}
+		c.Close()
+	}
+	if len(missing) == 0 {
+		return fmt.Sprintf("waiting for the journal: all %d replicas answer; electing leaders", len(peers))
+	}
+	return fmt.Sprintf("waiting for the journal: %d of %d replicas answer, a quorum of %d is needed; missing: %s (start them: docs/cluster.md)",
+		len(peers)-len(missing), len(peers), len(peers)/2+1, strings.Join(missing, ", "))
 }
 
 // startWait bounds how long a starting node waits for the journal's
@@ -336,11 +370,11 @@ func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
 // startCluster starts cluster mode's journal over store, which it empties
 // first: the node's working copy is rebuilt from the journal, business by
 // business, as the node takes businesses over.
-func startCluster(ctx context.Context, c *config, store *storage.Store, log *slog.Logger) (*clusterNode, error) {
+func startCluster(ctx context.Context, c *config, store *storage.Store, status func(string), log *slog.Logger) (*clusterNode, error) {
 	if err := store.DropAll(); err != nil {
 		return nil, err
 	}
-	return startJournal(ctx, &c.Cluster, c.Data, store, log)
+	return startJournal(ctx, &c.Cluster, c.Data, store, status, log)
 }
 
 // loadWorldClustered loads --world in cluster mode, each business on its

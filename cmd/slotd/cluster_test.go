@@ -460,3 +460,47 @@ func TestClusterSplitBrain(t *testing.T) {
 	}
 	require.Positive(t, fenced)
 }
+
+// A node started while the other journal replicas are down answers
+// /healthz at once, says on /readyz which replicas are missing, and logs
+// it within seconds (it keeps waiting, up to startWait).
+func TestClusterNodeWithoutQuorumSaysWhy(t *testing.T) {
+	bin := buildBinary(t)
+	p := clusterPorts{freePort(t), freePort(t), freePort(t), freePort(t), freePort(t), freePort(t), freePort(t)}
+	routes := []string{fmt.Sprintf("127.0.0.1:%d", p.jroutes), fmt.Sprintf("127.0.0.1:%d", freePort(t)), fmt.Sprintf("127.0.0.1:%d", freePort(t))}
+	member := fmt.Sprintf("127.0.0.1:%d", p.membership)
+	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", fmt.Sprintf("127.0.0.1:%d", p.pub),
+		"--admin-listen", fmt.Sprintf("127.0.0.1:%d", p.admin), "--admin-token", testAdminToken, "--world", "testdata/world.json",
+		"--cluster-node", "n1", "--cluster-listen", fmt.Sprintf("127.0.0.1:%d", p.listen), "--cluster-membership", member,
+		"--cluster-peers", member, "--cluster-handover", fmt.Sprintf("127.0.0.1:%d", p.handover),
+		"--journal-listen", fmt.Sprintf("127.0.0.1:%d", p.jclient), "--journal-routes", routes[0],
+		"--journal-peers", strings.Join(routes, ","))
+	log := &syncBuffer{}
+	cmd.Stderr, cmd.Stdout = log, io.Discard
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	admin := fmt.Sprintf("http://127.0.0.1:%d", p.admin)
+
+	require.Eventually(t, func() bool {
+		r, err := client.Get(admin + "/healthz")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == 200
+	}, 10*time.Second, 20*time.Millisecond, "/healthz answers while the node waits for its journal")
+	var ready resp
+	require.Eventually(t, func() bool {
+		ready = do(t, "GET", admin+"/readyz", "", nil)
+		return strings.Contains(fmt.Sprint(ready.Body["reason"]), "missing")
+	}, 10*time.Second, 50*time.Millisecond)
+	require.Equal(t, 503, ready.Status)
+	require.Equal(t, "starting", ready.Body["status"])
+	reason := ready.Body["reason"].(string)
+	require.Contains(t, reason, "1 of 3 replicas answer, a quorum of 2 is needed")
+	require.Contains(t, reason, routes[1])
+	require.Contains(t, reason, routes[2])
+	requireError(t, do(t, "GET", admin+"/metrics", "", nil), 503, "SERVICE_UNAVAILABLE")
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "level=WARN msg=\"waiting for the journal: 1 of 3") },
+		15*time.Second, 100*time.Millisecond, "the log says why within seconds")
+}

@@ -330,3 +330,15 @@ func TestWorldFileSyntaxErrorsNameLineAndColumn(t *testing.T) {
 		require.NotContains(t, errb.String(), "(body)", "a file is not a request body")
 	}
 }
+
+// A --world file that is not there is said at once, before anything waits
+// (in cluster mode the journal's replicas; here the data directory).
+func TestMissingWorldFileFailsAtOnce(t *testing.T) {
+	var out, errb bytes.Buffer
+	missing := filepath.Join(t.TempDir(), "world.json")
+	code := run([]string{"serve", "--data", t.TempDir(), "--world", missing, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+		"--cluster-node", "n1", "--cluster-peers", "127.0.0.1:7200", "--journal-peers", "127.0.0.1:6222,127.0.0.1:6223", "--journal-replicas", "2"},
+		func(string) string { return "" }, &out, &errb)
+	require.Equal(t, 1, code)
+	require.Contains(t, errb.String(), "world file: stat "+missing+": no such file or directory")
+}

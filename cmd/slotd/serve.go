@@ -66,10 +66,18 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		return err
 	}
 	defer pubLn.Close() // once served, the server closes them; again is harmless
-	defer admLn.Close()
+	// The admin listener answers /healthz (and /readyz: 503, and why) from
+	// now on, while the node waits for its journal or loads its world.
+	boot := serveStartup(admLn, "starting")
+	defer boot.stop() // a no-op once listen has taken the listener over
+	if c.World != "" {
+		if _, err := os.Stat(c.World); err != nil { // before any wait: say so now
+			return fmt.Errorf("world file: %w", err)
+		}
+	}
 	var cn *clusterNode
 	if c.Cluster.on() {
-		if cn, err = startCluster(ctx, c, store, log); err != nil {
+		if cn, err = startCluster(ctx, c, store, boot.set, log); err != nil {
 			return err
 		}
 		defer cn.close()
@@ -113,6 +121,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		}
 	}()
 	if cn == nil { // in cluster mode, after joining (below)
+		boot.set("loading the world file or seeding the demo business")
 		if err := populate(ctx, c, store, dir, stdout, log); err != nil {
 			return err
 		}
@@ -161,15 +170,17 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if cn != nil {
 		srv.Cluster, srv.NodeName = cn, c.Cluster.Node
 		reg.MustRegister(cn.collector())
+		boot.set("joining the cluster")
 		if err := cn.join(dir, srv.ServeForwarded); err != nil {
 			return err
 		}
 		defer cn.leave() // before the directory closes: the businesses move on
+		boot.set("loading the world file")
 		if err := loadWorldClustered(ctx, c, srv, log); err != nil {
 			return err
 		}
 	}
-	return listen(ctx, c, pubLn, admLn, srv, store.Failed(), log, stdout, ready)
+	return listen(ctx, c, pubLn, boot.handOver(), srv, store.Failed(), log, stdout, ready)
 }
 
 // newLogger is the server's log on stderr, text or JSON (--log-format).
