@@ -28,7 +28,21 @@ type Batch struct {
 	// a snapshot), not only bookkeeping rows; on a nearly full disk only
 	// bookkeeping may go on (health.go).
 	state bool
+	// derived: the batch holds only state derived from the business's
+	// journal (Derived).
+	derived bool
 }
+
+// Derived marks the batch as holding only state derived from a business's
+// journal — a snapshot and the truncation of the records it covers. On a
+// single node that changes nothing. In cluster mode (replica.go) the
+// batch is applied to this node's working copy in order with the
+// business's replicated batches, once those before it are acknowledged,
+// but is not itself appended to the replicated journal: it would be the
+// largest record of a large business (over the journal's payload limit
+// from a few thousand appointments), and the journal's own checkpoints
+// carry the rows to the next owner.
+func (b *Batch) Derived() { b.derived = true }
 
 // NewBatch returns an empty batch. It must be finished with Commit or Close.
 func (s *Store) NewBatch() *Batch {

@@ -41,8 +41,10 @@ type Replicator interface {
 	// Replicate appends repr, a batch of biz's rows, after biz's last
 	// record, and calls done exactly once: with nil once the replicas
 	// acknowledged it, or with the error that failed it. The calls for one
-	// business complete in the order Replicate was called.
-	Replicate(biz [16]byte, repr []byte, done func(error))
+	// business complete in the order Replicate was called. A local batch
+	// (Batch.Derived) is not appended: its done is called in that order
+	// once the batches before it were acknowledged, or with their error.
+	Replicate(biz [16]byte, repr []byte, local bool, done func(error))
 }
 
 // ErrMixedBatch refuses to replicate a batch holding rows of more than one
@@ -105,7 +107,7 @@ func (b *Batch) replicate(pb *pebble.Batch) (*Pending, error) {
 		return nil, err
 	}
 	p := &Pending{s: s, start: time.Now(), done: make(chan error, 1)}
-	s.rep.Replicate(b.biz, pb.Repr(), func(err error) {
+	s.rep.Replicate(b.biz, pb.Repr(), b.derived, func(err error) {
 		if err == nil {
 			err = s.db.Apply(pb, pebble.NoSync)
 		}

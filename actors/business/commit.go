@@ -247,6 +247,7 @@ func (a *businessActor) maybeSnapshot(st *tenant.State) {
 		raw, err := record.EncodeSnapshot(tenant.Snapshot(st))
 		if err == nil {
 			b := store.NewBatch()
+			b.Derived()
 			b.PutSnapshot(id, st.Seq, raw)
 			b.TruncateJournal(id, through)
 			err = b.Commit()

@@ -21,6 +21,14 @@ type Node struct {
 	Cluster     string   // cluster name; default "slotd"
 }
 
+// MaxPayload is the embedded replicas' largest message, raised from NATS's
+// 1 MiB default (and a journal behind --journal-url needs the same
+// max_payload): one journal record is one write of one business, and the
+// write that puts a large business (its whole world-file entry, a
+// business of 100,000 appointments) is tens of megabytes. 64 MiB is NATS's
+// own ceiling. Checkpoints are chunked and never need it.
+const MaxPayload = 64 << 20
+
 // Start starts the node and waits until it accepts connections (not until
 // the cluster has a JetStream leader: that needs a quorum of its peers).
 func Start(n Node) (*server.Server, error) {
@@ -33,7 +41,7 @@ func Start(n Node) (*server.Server, error) {
 	}
 	s, err := server.NewServer(&server.Options{ServerName: n.Name, Host: n.Host, Port: n.ClientPort, JetStream: true,
 		StoreDir: n.Dir, Cluster: server.ClusterOpts{Name: n.Cluster, Host: n.Host, Port: n.ClusterPort}, Routes: routes,
-		NoLog: true, NoSigs: true})
+		MaxPayload: MaxPayload, NoLog: true, NoSigs: true})
 	if err != nil {
 		return nil, fmt.Errorf("stream: node %s: %w", n.Name, err)
 	}

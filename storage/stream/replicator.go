@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/slotd/slotd/storage"
@@ -87,8 +88,9 @@ type writer struct {
 }
 
 type queued struct {
-	repr []byte
-	done func(error)
+	repr  []byte
+	local bool // applied in order, not appended (storage.Batch.Derived)
+	done  func(error)
 }
 
 // errDisowned fails the batches of a business this node let go.
@@ -178,7 +180,7 @@ func (w *writer) stop() {
 }
 
 // Replicate implements storage.Replicator.
-func (r *Replicator) Replicate(biz [16]byte, repr []byte, done func(error)) {
+func (r *Replicator) Replicate(biz [16]byte, repr []byte, local bool, done func(error)) {
 	r.mu.Lock()
 	w := r.owned[biz]
 	r.mu.Unlock()
@@ -187,7 +189,7 @@ func (r *Replicator) Replicate(biz [16]byte, repr []byte, done func(error)) {
 		return
 	}
 	w.mu.Lock()
-	w.queue = append(w.queue, queued{repr: repr, done: done})
+	w.queue = append(w.queue, queued{repr: repr, local: local, done: done})
 	start := !w.running
 	w.running = true
 	w.mu.Unlock()
@@ -224,7 +226,10 @@ func (r *Replicator) run(w *writer) {
 	}
 }
 
-// append appends one group as one record. A failure is sticky: fenced,
+// append appends the batches of one group as one record; the group's
+// local batches (state derived from the journal: a snapshot) are not
+// part of it, but are applied in queue order with the others by their
+// done, and fail with them. A failure is sticky: fenced,
 // the business moved on without this node; of unknown outcome (a timeout,
 // a lost connection), the record may be in the journal, and this writer's
 // position is no longer known. Either way the business's actor must stop
@@ -232,8 +237,14 @@ func (r *Replicator) run(w *writer) {
 func (r *Replicator) append(w *writer, group []queued) error {
 	var rec []byte
 	for _, q := range group {
+		if q.local {
+			continue
+		}
 		rec = binary.AppendUvarint(rec, uint64(len(q.repr)))
 		rec = append(rec, q.repr...)
+	}
+	if len(rec) == 0 {
+		return nil
 	}
 	timeout := r.Timeout
 	if timeout == 0 {
@@ -244,6 +255,13 @@ func (r *Replicator) append(w *writer, group []queued) error {
 	cancel()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if errors.Is(err, nats.ErrMaxPayload) {
+		// Refused by the client before it was sent: nothing was
+		// appended and the writer's position holds. Only this group
+		// fails (a write larger than the journal's max_payload).
+		r.log.Error("a write is larger than the journal's largest message; it was refused", "business", w.biz, "bytes", len(rec))
+		return err
+	}
 	if err != nil {
 		if errors.Is(err, ErrFenced) {
 			r.fenced.Add(1)

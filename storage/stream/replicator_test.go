@@ -91,3 +91,63 @@ func TestReplicatorTakeOverAndFence(t *testing.T) {
 	require.Len(t, a.records(t, biz), 11)
 	require.Equal(t, fmt.Sprintf("record %d", 11), a.records(t, biz)[10])
 }
+
+// TestReplicatorLargeBusiness: a snapshot far over NATS's 1 MiB default
+// (Batch.Derived) is applied in order and not appended, so it can neither
+// fail nor take the writes grouped with it down; a single write of 8 MiB
+// (a large business's world entry) is appended whole; the next owner
+// gets both through a checkpoint.
+func TestReplicatorLargeBusiness(t *testing.T) {
+	ss := streamtest.Cluster(t, 3)
+	j := connect(t, ss[0])
+	a, b := newNode(t, j), newNode(t, connect(t, ss[1]))
+	biz := uuid.New()
+	_, err := a.rep.Own(biz)
+	require.NoError(t, err)
+
+	big := make([]byte, 8<<20)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	bt := a.store.NewBatch()
+	bt.Append(biz, 1, big)
+	require.NoError(t, bt.Commit(), "a write of 8 MiB")
+	require.NoError(t, a.write(biz, 2))
+	// The 8 MiB record outweighs the last checkpoint: one is taken.
+	require.Eventually(t, func() bool { return a.rep.Stats().Checkpoints >= 1 }, 20*time.Second, 10*time.Millisecond)
+	appends := a.rep.Stats().Appends
+
+	// A snapshot of 8 MiB with a write queued behind it.
+	snap := a.store.NewBatch()
+	snap.Derived()
+	snap.PutSnapshot(biz, 2, big)
+	snap.TruncateJournal(biz, 1)
+	p, err := snap.CommitNoWait()
+	require.NoError(t, err)
+	require.NoError(t, a.write(biz, 3), "the write after the snapshot")
+	require.NoError(t, p.Wait())
+	require.Equal(t, appends+1, a.rep.Stats().Appends, "the snapshot was not appended")
+	seq, raw, ok, err := a.store.Snapshot(biz)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, uint64(2), seq)
+	require.Len(t, raw, len(big))
+	require.Equal(t, []string{"record 2", "record 3"}, a.records(t, biz), "record 1 truncated under the snapshot")
+
+	// Enough writes for a checkpoint after the snapshot, which carries
+	// it over.
+	next := uint64(4)
+	require.Eventually(t, func() bool {
+		require.NoError(t, a.write(biz, next))
+		next++
+		return a.rep.Stats().Checkpoints >= 2
+	}, 20*time.Second, 10*time.Millisecond)
+	_, err = b.rep.Own(biz)
+	require.NoError(t, err)
+	bseq, braw, ok, err := b.store.Snapshot(biz)
+	require.NoError(t, err)
+	require.True(t, ok, "the next owner has the snapshot")
+	require.Equal(t, seq, bseq)
+	require.Equal(t, raw, braw)
+	require.Equal(t, a.records(t, biz), b.records(t, biz))
+}
