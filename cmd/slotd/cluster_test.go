@@ -142,11 +142,16 @@ func tail(s string, n int) string {
 // call sends one request to base and decodes the answer; err is a
 // transport failure (a node killed mid-request).
 func clusterCall(method, base, path, body string, headers ...string) (int, map[string]any, http.Header, error) {
+	return clusterCallKey(keyFull, method, base, path, body, headers...)
+}
+
+// clusterCallKey is clusterCall with another business's key.
+func clusterCallKey(key, method, base, path, body string, headers ...string) (int, map[string]any, http.Header, error) {
 	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+keyFull)
+	req.Header.Set("Authorization", "Bearer "+key)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
