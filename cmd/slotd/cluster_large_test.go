@@ -3,8 +3,8 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"net/http"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -79,8 +79,10 @@ var (
 
 const largeKey = "sk_large_business_full"
 
-func largeStaff(s int) uuid.UUID       { return uuid.NewSHA1(largeBusiness, fmt.Appendf(nil, "staff %d", s)) }
-func largeAppointment(k int) uuid.UUID { return uuid.NewSHA1(largeBusiness, fmt.Appendf(nil, "appointment %d", k)) }
+func largeStaff(s int) uuid.UUID { return uuid.NewSHA1(largeBusiness, fmt.Appendf(nil, "staff %d", s)) }
+func largeAppointment(k int) uuid.UUID {
+	return uuid.NewSHA1(largeBusiness, fmt.Appendf(nil, "appointment %d", k))
+}
 
 // writeLargeWorld writes a world of one business with n appointments of
 // 30 minutes: 20 staff, 16 a weekday each, from 2027-01-04 on.
