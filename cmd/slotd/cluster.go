@@ -43,6 +43,7 @@ type clusterFlags struct {
 	JournalRoutes   string // host:port of the embedded replica's route port
 	JournalPeers    string // comma-separated host:port of every replica's route port
 	JournalReplicas int
+	JournalSync     string // always, or an fsync interval such as 1s (embedded replicas)
 }
 
 func (f *clusterFlags) register(fs *flag.FlagSet) {
@@ -56,6 +57,7 @@ func (f *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.JournalRoutes, "journal-routes", "127.0.0.1:6222", "cluster mode: `host:port` of the embedded journal replica's route port")
 	fs.StringVar(&f.JournalPeers, "journal-peers", "", "cluster mode: `list` of every replica's --journal-routes, comma-separated, this one's included")
 	fs.IntVar(&f.JournalReplicas, "journal-replicas", 3, "cluster mode: replicas of each journal record (`N`)")
+	fs.StringVar(&f.JournalSync, "journal-sync", "always", "cluster mode: when the embedded replicas fsync: always (before acknowledging each write), or an `interval` such as 1s (faster; a write acknowledged in the last interval is lost if every replica fails at once)")
 }
 
 func (f *clusterFlags) on() bool { return f.Node != "" }
@@ -82,6 +84,9 @@ func (f *clusterFlags) check() error {
 			}
 		}
 	}
+	if _, err := f.syncInterval(); err != nil {
+		return err
+	}
 	if f.JournalReplicas < 1 || f.JournalReplicas > 5 {
 		return errors.New("--journal-replicas: want 1 to 5")
 	}
@@ -92,6 +97,18 @@ func (f *clusterFlags) check() error {
 		return fmt.Errorf("--journal-peers: %d embedded journal replica(s) cannot hold --journal-replicas %d (and one alone elects no leader): list every replica, or give --journal-url", n, f.JournalReplicas)
 	}
 	return nil
+}
+
+// syncInterval is --journal-sync: 0 for always.
+func (f *clusterFlags) syncInterval() (time.Duration, error) {
+	if f.JournalSync == "always" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(f.JournalSync)
+	if err != nil || d <= 0 {
+		return 0, errors.New("--journal-sync: want always or a positive interval such as 1s")
+	}
+	return d, nil
 }
 
 type addrPort struct {
@@ -149,8 +166,9 @@ func startJournal(ctx context.Context, f *clusterFlags, data string, store *stor
 	if url == "" {
 		lis, _ := hostPort(f.JournalListen)
 		routes, _ := hostPort(f.JournalRoutes)
+		sync, _ := f.syncInterval() // checked with the flags
 		s, err := stream.Start(stream.Node{Name: f.Node, Dir: filepath.Join(data, "journal"), Host: lis.host,
-			ClientPort: lis.port, ClusterPort: routes.port, Routes: splitList(f.JournalPeers)})
+			ClientPort: lis.port, ClusterPort: routes.port, Routes: splitList(f.JournalPeers), SyncInterval: sync})
 		if err != nil {
 			return nil, err
 		}

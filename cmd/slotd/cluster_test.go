@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -508,4 +509,104 @@ func TestClusterNodeWithoutQuorumSaysWhy(t *testing.T) {
 	requireError(t, do(t, "GET", admin+"/metrics", "", nil), 503, "SERVICE_UNAVAILABLE")
 	require.Eventually(t, func() bool { return strings.Contains(log.String(), "level=WARN msg=\"waiting for the journal: 1 of 3") },
 		15*time.Second, 100*time.Millisecond, "the log says why within seconds")
+}
+
+// restartNode starts p again with the same flags (ports, data directory)
+// and waits until it is ready.
+func restartNode(t *testing.T, p *clusterProc) {
+	t.Helper()
+	cmd := exec.Command(p.cmd.Path, p.cmd.Args[1:]...)
+	p.log.Write([]byte("--- restarted ---\n"))
+	cmd.Stderr, cmd.Stdout = p.log, p.stdout
+	require.NoError(t, cmd.Start())
+	p.cmd = cmd
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+}
+
+// waitReady waits until every node's /readyz is 200.
+func waitReady(t *testing.T, procs []*clusterProc) {
+	t.Helper()
+	for _, p := range procs {
+		require.Eventually(t, func() bool {
+			r, err := client.Get(p.admin + "/readyz")
+			if err != nil {
+				return false
+			}
+			r.Body.Close()
+			return r.StatusCode == 200
+		}, 120*time.Second, 50*time.Millisecond, "%s never became ready", p.name)
+	}
+}
+
+// TestClusterWholeRestartKeepsAcknowledged: every node is killed at once
+// (SIGKILL, as a power cut would) in the middle of a booking storm and
+// the cluster is started again from the same data directories: every
+// acknowledged booking is there, no staff member double-booked. With the
+// journal's replicas fsyncing before they acknowledge (--journal-sync
+// always, the default) nothing acknowledged can be only in memory.
+// SLOTD_TEST_EXTRA="--journal-sync 2m" runs it with JetStream's own
+// interval instead: it lost acknowledged bookings in 2 of 3 runs here.
+func TestClusterWholeRestartKeepsAcknowledged(t *testing.T) {
+	bin := buildBinary(t)
+	procs := startNodes(t, bin, 3, false, strings.Fields(os.Getenv("SLOTD_TEST_EXTRA"))...)
+	starts := slotStarts()
+	var (
+		mu    sync.Mutex
+		acked []booked
+		n     atomic.Int64
+	)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					k := int(n.Add(1))
+					start := starts[k%len(starts)]
+					status, body, _, err := clusterCall("POST", p.pub, "/api/v1/appointments",
+						booking(haircutID, start, "", fmt.Sprintf("w%d@example.com", k)), "Idempotency-Key", fmt.Sprintf("whole-%d", k))
+					if err != nil {
+						return // killed
+					}
+					if status == 201 {
+						a := body["appointment"].(map[string]any)
+						mu.Lock()
+						acked = append(acked, booked{id: a["id"].(string), staff: a["staffMember"].(map[string]any)["id"].(string),
+							start: a["startTime"].(string), end: a["endTime"].(string)})
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+	}
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 20 }, 60*time.Second, 10*time.Millisecond)
+	for _, p := range procs {
+		require.NoError(t, p.cmd.Process.Signal(os.Kill))
+	}
+	close(stop)
+	wg.Wait()
+	for _, p := range procs {
+		_ = p.cmd.Wait()
+	}
+	for _, p := range procs {
+		restartNode(t, p)
+	}
+	waitReady(t, procs)
+	all := listAll(t, procs[0])
+	byID := map[string]bool{}
+	for _, a := range all {
+		byID[a["id"].(string)] = true
+	}
+	for _, b := range acked {
+		require.True(t, byID[b.id], "acknowledged booking %s (%s) is missing after the restart", b.id, b.start)
+	}
+	requireNoOverlap(t, all)
+	t.Logf("%d acknowledged before every node was killed, %d in the calendar after the restart", len(acked), len(all))
 }

@@ -161,6 +161,7 @@ func TestClusterFlagsAreCheckedBeforeStart(t *testing.T) {
 		{map[string]string{"--journal-peers": ""}, "--journal-peers"},
 		{map[string]string{"--journal-routes": "nowhere"}, "--journal-routes"},
 		{map[string]string{"--journal-replicas": "0"}, "--journal-replicas"},
+		{map[string]string{"--journal-sync": "sometimes"}, "--journal-sync"},
 		{map[string]string{"--journal-peers": "127.0.0.1:7501"}, "--journal-peers"},
 		{map[string]string{"--journal-peers": "127.0.0.1:7501,127.0.0.1:7502"}, "--journal-peers"},
 	} {

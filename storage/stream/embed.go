@@ -19,6 +19,14 @@ type Node struct {
 	ClusterPort int      // where peers reach this node's routes
 	Routes      []string // host:port of every node's cluster port, this one's included
 	Cluster     string   // cluster name; default "slotd"
+	// SyncInterval is how often the replica fsyncs what it holds; 0
+	// fsyncs every write before acknowledging it (JetStream's
+	// sync_always), which is what "never lose an acknowledged write"
+	// needs when every replica can fail at once (a power cut of a
+	// rack, kill -9 of every node: a replica's unsynced tail is lost with
+	// its process, and a quorum that lost the same tail forgets writes it
+	// acknowledged).
+	SyncInterval time.Duration
 }
 
 // MaxPayload is the embedded replicas' largest message, raised from NATS's
@@ -41,7 +49,7 @@ func Start(n Node) (*server.Server, error) {
 	}
 	s, err := server.NewServer(&server.Options{ServerName: n.Name, Host: n.Host, Port: n.ClientPort, JetStream: true,
 		StoreDir: n.Dir, Cluster: server.ClusterOpts{Name: n.Cluster, Host: n.Host, Port: n.ClusterPort}, Routes: routes,
-		MaxPayload: MaxPayload, NoLog: true, NoSigs: true})
+		MaxPayload: MaxPayload, SyncAlways: n.SyncInterval == 0, SyncInterval: n.SyncInterval, NoLog: true, NoSigs: true})
 	if err != nil {
 		return nil, fmt.Errorf("stream: node %s: %w", n.Name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 
@@ -38,8 +39,11 @@ func Start(t testing.TB, n int) *Replicas {
 	}
 	r := &Replicas{t: t, nodes: make([]stream.Node, n), Servers: make([]*server.Server, n)}
 	for i := range r.nodes {
+		// JetStream's own default sync interval: these tests are about
+		// replication, fencing and take-over, not fsync (the binaries'
+		// tests run the default, --journal-sync always).
 		r.nodes[i] = stream.Node{Name: fmt.Sprintf("n%d", i), Dir: t.TempDir(), Host: "127.0.0.1",
-			ClientPort: -1, ClusterPort: ports[i], Routes: routes}
+			ClientPort: -1, ClusterPort: ports[i], Routes: routes, SyncInterval: 2 * time.Minute}
 		r.Restart(i)
 	}
 	t.Cleanup(func() {
