@@ -41,6 +41,7 @@ import (
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/google/uuid"
+	"github.com/labstack/echo"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
@@ -105,6 +106,7 @@ type Node struct {
 	sweepNow chan struct{}
 	stop     chan struct{}
 	done     sync.WaitGroup
+	health   *echo.Echo // the membership provider's health server
 }
 
 // Start joins the cluster and returns once this node is a member.
@@ -119,7 +121,8 @@ func Start(cfg Config) (*Node, error) {
 	quiet := slog.New(newQuietHandler(cfg.Log.Handler())).With("component", "cluster")
 	n.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
 	props := actor.PropsFromProducer(func() actor.Actor { return &grain{n: n} })
-	provider := automanaged.NewWithTesting(cfg.Refresh, cfg.MembershipPort, healthServer(n), cfg.Peers...)
+	n.health = healthServer(n)
+	provider := automanaged.NewWithTesting(cfg.Refresh, cfg.MembershipPort, n.health, cfg.Peers...)
 	conf := cluster.Configure(cfg.Cluster, provider, disthash.New(), remote.Configure(cfg.Host, cfg.Port),
 		cluster.WithKinds(cluster.NewKind(kind, props)), cluster.WithRequestTimeout(forwardTimeout))
 	n.c = cluster.New(n.sys, conf)
@@ -273,6 +276,21 @@ func (n *Node) Stop(graceful bool) {
 	n.done.Wait()
 	n.joined.Store(false)
 	n.c.Shutdown(graceful)
+	// The provider closes it only on some of its paths; a node that
+	// rejoins needs the membership port back at once.
+	_ = n.health.Close()
+}
+
+// Abandon leaves the cluster at once, as a lost node would, and stops
+// every business actor the node still runs — a non-graceful shutdown
+// need not stop the grains, and their businesses' state, held from
+// before, must not outlive the membership that placed them here.
+func (n *Node) Abandon() {
+	n.Stop(false)
+	n.local.Range(func(k, _ any) bool {
+		n.deactivate(k.(uuid.UUID))
+		return true
+	})
 }
 
 // Stats are the node's counters.

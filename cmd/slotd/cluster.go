@@ -24,6 +24,7 @@ import (
 	"github.com/slotd/slotd/actors/placement"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/stream"
 	"github.com/slotd/slotd/transport"
 )
@@ -149,7 +150,10 @@ type clusterNode struct {
 	journal  *stream.Journal
 	registry *stream.Registry
 	rep      *stream.Replicator
-	node     *placement.Node
+	node     atomic.Pointer[placement.Node] // replaced when the node rejoins (lapsed)
+	member   placement.Config               // how it joins
+	lease    *stream.Lease                  // its right to serve (stream.Lease)
+	rejoins  atomic.Uint64
 	client   *fasthttp.Client // hand-overs to other nodes
 	handLn   net.Listener     // the hand-over listener
 	handSrv  *fasthttp.Server
@@ -241,6 +245,20 @@ func (f *clusterFlags) waiting(url string) string {
 		len(peers)-len(missing), len(peers), len(peers)/2+1, strings.Join(missing, ", "))
 }
 
+// waitFree waits until addr can be listened on, or for at most d.
+func waitFree(addr string, d time.Duration) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if ln, err := net.Listen("tcp", addr); err == nil {
+			ln.Close()
+			return
+		}
+	}
+}
+
+// errNotMember answers a request while the node is not a member (its
+// rejoin failed).
+var errNotMember = problem.New(problem.Unavailable, "This node is not in the cluster; retry on another.")
+
 // startWait bounds how long a starting node waits for the journal's
 // replicas to elect leaders (stream, buckets) and for the cluster to settle
 // before it gives up: seconds on an idle machine, far more on a loaded one.
@@ -280,18 +298,58 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 		return err
 	}
 	probe.Close()
-	n, err := placement.Start(placement.Config{Host: lis.host, Port: lis.port, MembershipPort: mem.port,
+	cn.member = placement.Config{Host: lis.host, Port: lis.port, MembershipPort: mem.port,
 		Peers: splitList(cn.f.Peers), Dir: dir, Businesses: cn.registry.Businesses, Exists: cn.registry.Has, Serve: serve,
-		HandOver: cn.handOver, Log: cn.log, Activated: func(id uuid.UUID) { cn.publish(dir, id) }})
+		HandOver: cn.handOver, Log: cn.log, Activated: func(id uuid.UUID) { cn.publish(dir, id) }}
+	ctx, cancel := context.WithTimeout(context.Background(), startWait)
+	defer cancel()
+	// The lease first: the node serves nothing without it.
+	if cn.lease, err = cn.registry.Lease(ctx, cn.f.Node, cn.lapsed); err != nil {
+		ln.Close()
+		return err
+	}
+	n, err := placement.Start(cn.member)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	cn.node, cn.handLn, cn.handSrv = n, ln, cn.handOverServer()
+	cn.node.Store(n)
+	cn.handLn, cn.handSrv = ln, cn.handOverServer()
 	go func() { _ = cn.handSrv.Serve(ln) }()
-	ctx, cancel := context.WithTimeout(context.Background(), startWait)
-	defer cancel()
 	return cn.registry.PublishNode(ctx, cn.f.Node, n.Address(), ln.Addr().String())
+}
+
+// lapsed runs when this node's lease was renewed after it had lapsed:
+// the node was paused (SIGSTOP, a stalled VM) or cut off from the journal
+// for longer than the lease lasts. Its businesses may have been taken
+// over and written by the survivors meanwhile, and the survivors' view
+// of the cluster has dropped it (and they will not take its old identity
+// back). So it lets go of every business it ran — their actors stop,
+// their rows go — and rejoins the cluster as a new member; what it serves
+// from now on it takes over afresh from the journal. Nothing is served
+// while this runs: the lease is valid again only afterwards.
+func (cn *clusterNode) lapsed() {
+	cn.log.Warn("this node's lease lapsed (paused or cut off from the journal for longer than it lasts): letting go of its businesses and rejoining the cluster as a new member",
+		"lease", stream.LeaseTTL)
+	cn.rejoins.Add(1)
+	if old := cn.node.Load(); old != nil {
+		old.Abandon()
+	}
+	// The old member's listeners must be gone before the new one binds
+	// the same ports (the provider only logs a failed bind).
+	waitFree(fmt.Sprintf(":%d", cn.member.MembershipPort), 5*time.Second)
+	n, err := placement.Start(cn.member)
+	if err != nil {
+		cn.log.Error("rejoining the cluster failed; the node serves nothing until it restarts", "err", err)
+		cn.node.Store(nil)
+		return
+	}
+	cn.node.Store(n)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cn.registry.PublishNode(ctx, cn.f.Node, n.Address(), cn.handLn.Addr().String()); err != nil {
+		cn.log.Warn("publishing the node entry after rejoining failed", "err", err)
+	}
 }
 
 // publish refreshes business id's registry entry from its state.
@@ -309,14 +367,26 @@ func (cn *clusterNode) publish(dir *directory.Directory, id uuid.UUID) {
 }
 
 // Local, Forward, Ready and Businesses make the node transport.Cluster.
-func (cn *clusterNode) Local(id uuid.UUID) bool { return cn.node != nil && cn.node.Local(id) }
+//
+// A node serves a business only while its lease is valid (stream.Lease):
+// paused past it, it serves nothing it held, however its view of the
+// cluster looks.
+func (cn *clusterNode) Local(id uuid.UUID) bool {
+	n := cn.node.Load()
+	return n != nil && cn.lease.Valid() && n.Local(id)
+}
 
 func (cn *clusterNode) Forward(ctx context.Context, id uuid.UUID, req []byte) ([]byte, error) {
-	return cn.node.Forward(ctx, id, req)
+	n := cn.node.Load()
+	if n == nil {
+		return nil, errNotMember
+	}
+	return n.Forward(ctx, id, req)
 }
 
 func (cn *clusterNode) Ready() bool {
-	return cn.node != nil && cn.node.Joined() && cn.nc.IsConnected() && cn.reach.Load()
+	n := cn.node.Load()
+	return n != nil && n.Joined() && cn.lease.Valid() && cn.nc.IsConnected() && cn.reach.Load()
 }
 
 func (cn *clusterNode) Businesses(fn func(id uuid.UUID, name string) error) error {
@@ -325,8 +395,11 @@ func (cn *clusterNode) Businesses(fn func(id uuid.UUID, name string) error) erro
 
 // leave leaves the cluster gracefully: the node's businesses move on.
 func (cn *clusterNode) leave() {
-	if cn.node != nil {
-		cn.node.Stop(true)
+	if cn.lease != nil {
+		cn.lease.Stop()
+	}
+	if n := cn.node.Load(); n != nil {
+		n.Stop(true)
 	}
 	if cn.handSrv != nil {
 		_ = cn.handSrv.Shutdown()
@@ -372,8 +445,8 @@ func (c clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
 	var ns placement.Stats
-	if c.cn.node != nil {
-		ns = c.cn.node.Stats()
+	if n := c.cn.node.Load(); n != nil {
+		ns = n.Stats()
 	}
 	rs := c.cn.rep.Stats()
 	ch <- prometheus.MustNewConstMetric(descOwned, prometheus.GaugeValue, float64(ns.Owned))

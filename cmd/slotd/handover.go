@@ -85,7 +85,11 @@ func (cn *clusterNode) handOverServer() *fasthttp.Server {
 				ctx.SetStatusCode(fasthttp.StatusNotFound)
 				return
 			}
-			ctx.SetBody(cn.node.ServeHandOver(ctx.PostBody()))
+			if n := cn.node.Load(); n != nil {
+				ctx.SetBody(n.ServeHandOver(ctx.PostBody()))
+			} else {
+				ctx.SetStatusCode(503)
+			}
 		},
 	}
 }

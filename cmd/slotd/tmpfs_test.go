@@ -111,7 +111,7 @@ func TestFullDiskEndToEnd(t *testing.T) {
 	require.NoError(t, proc.Wait(), "SIGTERM exits 0")
 	t.Logf("SIGTERM finished in %v", time.Since(start))
 
-	s2, _ := startBinary(t, bin, data)
+	s2, _ := startBinary(t, bin, data, "--access-log", "off")
 	for _, id := range acked {
 		require.Equal(t, 200, s2.get("/api/v1/appointments/"+id, keyFull).Status, "acknowledged booking %s", id)
 	}
