@@ -55,9 +55,12 @@ func (s *Server) buildAdmin() fasthttp.RequestHandler {
 }
 
 func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
-	if s.Cluster != nil && !s.Cluster.Ready() {
-		writeJSON(ctx, 503, []byte(`{"status":"not in the cluster"}`))
-		return
+	if s.Cluster != nil {
+		if why := s.Cluster.NotReady(); why != "" {
+			b := wire.AppendString([]byte(`{"status":"not ready","reason":`), why)
+			writeJSON(ctx, 503, append(b, '}'))
+			return
+		}
 	}
 	if !s.ready.Load() {
 		writeJSON(ctx, 503, []byte(`{"status":"starting"}`))

@@ -35,9 +35,9 @@ type Cluster interface {
 	// Forward hands the request req (ForwardRequest's bytes) to business
 	// biz's node and returns the answer's bytes.
 	Forward(ctx context.Context, biz uuid.UUID, req []byte) ([]byte, error)
-	// Ready reports whether this node has joined the cluster and reaches
-	// the journal (/readyz).
-	Ready() bool
+	// NotReady says why this node is not ready (/readyz): not joined, no
+	// journal, no lease, its journal replica catching up; "" when ready.
+	NotReady() string
 	// Businesses lists every business of the cluster (the admin list).
 	Businesses(fn func(id uuid.UUID, name string) error) error
 }

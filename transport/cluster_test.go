@@ -23,7 +23,7 @@ type fakeCluster struct {
 }
 
 func (f *fakeCluster) Local(uuid.UUID) bool { return f.local }
-func (f *fakeCluster) Ready() bool          { return true }
+func (f *fakeCluster) NotReady() string     { return "" }
 func (f *fakeCluster) Businesses(func(uuid.UUID, string) error) error {
 	return nil
 }

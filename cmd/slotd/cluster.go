@@ -384,9 +384,17 @@ func (cn *clusterNode) Forward(ctx context.Context, id uuid.UUID, req []byte) ([
 	return n.Forward(ctx, id, req)
 }
 
-func (cn *clusterNode) Ready() bool {
+func (cn *clusterNode) NotReady() string {
 	n := cn.node.Load()
-	return n != nil && n.Joined() && cn.lease.Valid() && cn.nc.IsConnected() && cn.reach.Load()
+	switch {
+	case n == nil || !n.Joined():
+		return "not a member of the cluster"
+	case !cn.nc.IsConnected() || !cn.reach.Load():
+		return "the journal does not answer"
+	case !cn.lease.Valid():
+		return "this node's lease is not valid (it was paused or cut off; it rejoins)"
+	}
+	return ""
 }
 
 func (cn *clusterNode) Businesses(fn func(id uuid.UUID, name string) error) error {

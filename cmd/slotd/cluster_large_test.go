@@ -28,7 +28,7 @@ func TestClusterLargeBusinessTakeOver(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "large.json")
 	writeLargeWorld(t, file, appts)
 	procs := startNodesWorld(t, bin, 3, file)
-	victim := largeOwner(t, procs)
+	victim := ownerOf(t, procs, largeKey)
 
 	// Writes after the load: enough for the business actor to snapshot
 	// (it snapshots once the journal since the last outweighs a quarter
@@ -128,20 +128,6 @@ func writeLargeWorld(t *testing.T, path string, n int) {
 // startNodesWorld is startNodes with another world file.
 func startNodesWorld(t *testing.T, bin string, n int, world string) []*clusterProc {
 	return startNodes(t, bin, n, false, "--world", world)
-}
-
-// largeOwner is the node the large business lives on.
-func largeOwner(t *testing.T, procs []*clusterProc) *clusterProc {
-	status, _, h, err := largeCall("GET", procs[0].pub, "/api/v1/me", "")
-	require.NoError(t, err)
-	require.Equal(t, 200, status)
-	for _, p := range procs {
-		if p.name == h.Get("X-Slotd-Node") {
-			return p
-		}
-	}
-	t.Fatalf("no node named %q", h.Get("X-Slotd-Node"))
-	return nil
 }
 
 // largeCall is clusterCall with the large business's key.

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -172,8 +173,11 @@ func clusterCallKey(key, method, base, path, body string, headers ...string) (in
 
 // owner returns the node the salon lives on (the one that answers for it:
 // X-Slotd-Node).
-func owner(t *testing.T, procs []*clusterProc) *clusterProc {
-	status, _, h, err := clusterCall("GET", procs[0].pub, "/api/v1/me", "")
+func owner(t *testing.T, procs []*clusterProc) *clusterProc { return ownerOf(t, procs, keyFull) }
+
+// ownerOf is owner for the business of key.
+func ownerOf(t *testing.T, procs []*clusterProc, key string) *clusterProc {
+	status, _, h, err := clusterCallKey(key, "GET", procs[0].pub, "/api/v1/me", "")
 	require.NoError(t, err)
 	require.Equal(t, 200, status)
 	for _, p := range procs {
@@ -511,6 +515,63 @@ func TestClusterNodeWithoutQuorumSaysWhy(t *testing.T) {
 		15*time.Second, 100*time.Millisecond, "the log says why within seconds")
 }
 
+// ledger books through the nodes and keeps what was acknowledged.
+type ledger struct {
+	prefix string
+	starts []string
+	n      atomic.Int64
+	mu     sync.Mutex
+	acked  []booked
+}
+
+func newLedger(prefix string) *ledger { return &ledger{prefix: prefix, starts: slotStarts()} }
+
+// book sends one booking (its own Idempotency-Key) through p and returns
+// the answer's status and X-Slotd-Node; err is a transport failure.
+func (l *ledger) book(p *clusterProc) (status int, node string, err error) {
+	k := int(l.n.Add(1))
+	status, body, h, err := clusterCall("POST", p.pub, "/api/v1/appointments",
+		booking(haircutID, l.starts[k%len(l.starts)], "", fmt.Sprintf("%s%d@example.com", l.prefix, k)), "Idempotency-Key", fmt.Sprintf("%s-%d", l.prefix, k))
+	if err != nil || status != 201 {
+		return status, "", err
+	}
+	a := body["appointment"].(map[string]any)
+	l.mu.Lock()
+	l.acked = append(l.acked, booked{id: a["id"].(string), staff: a["staffMember"].(map[string]any)["id"].(string),
+		start: a["startTime"].(string), end: a["endTime"].(string)})
+	l.mu.Unlock()
+	return status, h.Get("X-Slotd-Node"), nil
+}
+
+func (l *ledger) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.acked)
+}
+
+// last returns the n bookings acknowledged last.
+func (l *ledger) last(n int) []booked {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]booked(nil), l.acked[max(0, len(l.acked)-n):]...)
+}
+
+// requireAllThere asserts that the calendar p lists holds every
+// acknowledged booking and no two overlap; it returns how many it holds.
+func (l *ledger) requireAllThere(t *testing.T, p *clusterProc) int {
+	t.Helper()
+	all := listAll(t, p)
+	byID := map[string]bool{}
+	for _, a := range all {
+		byID[a["id"].(string)] = true
+	}
+	for _, b := range l.acked {
+		require.True(t, byID[b.id], "acknowledged booking %s (%s) is missing", b.id, b.start)
+	}
+	requireNoOverlap(t, all)
+	return len(all)
+}
+
 // restartNode starts p again with the same flags (ports, data directory)
 // and waits until it is ready.
 func restartNode(t *testing.T, p *clusterProc) {
@@ -527,14 +588,20 @@ func restartNode(t *testing.T, p *clusterProc) {
 func waitReady(t *testing.T, procs []*clusterProc) {
 	t.Helper()
 	for _, p := range procs {
-		require.Eventually(t, func() bool {
+		var last string
+		ok := assert.Eventually(t, func() bool {
 			r, err := client.Get(p.admin + "/readyz")
 			if err != nil {
 				return false
 			}
+			b, _ := io.ReadAll(r.Body)
 			r.Body.Close()
+			last = string(b)
 			return r.StatusCode == 200
-		}, 120*time.Second, 50*time.Millisecond, "%s never became ready", p.name)
+		}, 120*time.Second, 50*time.Millisecond)
+		if !ok {
+			t.Fatalf("%s never became ready: %s", p.name, last)
+		}
 	}
 }
 
@@ -549,12 +616,7 @@ func waitReady(t *testing.T, procs []*clusterProc) {
 func TestClusterWholeRestartKeepsAcknowledged(t *testing.T) {
 	bin := buildBinary(t)
 	procs := startNodes(t, bin, 3, false, strings.Fields(os.Getenv("SLOTD_TEST_EXTRA"))...)
-	starts := slotStarts()
-	var (
-		mu    sync.Mutex
-		acked []booked
-		n     atomic.Int64
-	)
+	l := newLedger("whole")
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, p := range procs {
@@ -568,25 +630,14 @@ func TestClusterWholeRestartKeepsAcknowledged(t *testing.T) {
 						return
 					default:
 					}
-					k := int(n.Add(1))
-					start := starts[k%len(starts)]
-					status, body, _, err := clusterCall("POST", p.pub, "/api/v1/appointments",
-						booking(haircutID, start, "", fmt.Sprintf("w%d@example.com", k)), "Idempotency-Key", fmt.Sprintf("whole-%d", k))
-					if err != nil {
+					if _, _, err := l.book(p); err != nil {
 						return // killed
-					}
-					if status == 201 {
-						a := body["appointment"].(map[string]any)
-						mu.Lock()
-						acked = append(acked, booked{id: a["id"].(string), staff: a["staffMember"].(map[string]any)["id"].(string),
-							start: a["startTime"].(string), end: a["endTime"].(string)})
-						mu.Unlock()
 					}
 				}
 			}()
 		}
 	}
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 20 }, 60*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return l.count() >= 20 }, 60*time.Second, 10*time.Millisecond)
 	for _, p := range procs {
 		require.NoError(t, p.cmd.Process.Signal(os.Kill))
 	}
@@ -599,16 +650,8 @@ func TestClusterWholeRestartKeepsAcknowledged(t *testing.T) {
 		restartNode(t, p)
 	}
 	waitReady(t, procs)
-	all := listAll(t, procs[0])
-	byID := map[string]bool{}
-	for _, a := range all {
-		byID[a["id"].(string)] = true
-	}
-	for _, b := range acked {
-		require.True(t, byID[b.id], "acknowledged booking %s (%s) is missing after the restart", b.id, b.start)
-	}
-	requireNoOverlap(t, all)
-	t.Logf("%d acknowledged before every node was killed, %d in the calendar after the restart", len(acked), len(all))
+	n := l.requireAllThere(t, procs[0])
+	t.Logf("%d acknowledged before every node was killed, %d in the calendar after the restart", l.count(), n)
 }
 
 // TestClusterPausedOwnerServesNothingStale: the salon's node is paused
@@ -628,28 +671,10 @@ func TestClusterPausedOwnerServesNothingStale(t *testing.T) {
 			survivors = append(survivors, p)
 		}
 	}
-	starts := slotStarts()
-	var (
-		mu    sync.Mutex
-		acked []booked
-		k     atomic.Int64
-	)
-	book := func(p *clusterProc) (int, string) {
-		n := int(k.Add(1))
-		status, body, h, err := clusterCall("POST", p.pub, "/api/v1/appointments",
-			booking(haircutID, starts[n%len(starts)], "", fmt.Sprintf("p%d@example.com", n)), "Idempotency-Key", fmt.Sprintf("pause-%d", n))
-		if err != nil || status != 201 {
-			return status, ""
-		}
-		a := body["appointment"].(map[string]any)
-		mu.Lock()
-		acked = append(acked, booked{id: a["id"].(string), staff: a["staffMember"].(map[string]any)["id"].(string),
-			start: a["startTime"].(string), end: a["endTime"].(string)})
-		mu.Unlock()
-		return status, h.Get("X-Slotd-Node")
-	}
+	l := newLedger("pause")
 	for range 3 {
-		status, _ := book(victim)
+		status, _, err := l.book(victim)
+		require.NoError(t, err)
 		require.Equal(t, 201, status)
 	}
 
@@ -657,11 +682,11 @@ func TestClusterPausedOwnerServesNothingStale(t *testing.T) {
 	paused := time.Now()
 	// The survivors take the salon over and book on it.
 	require.Eventually(t, func() bool {
-		status, node := book(survivors[0])
+		status, node, _ := l.book(survivors[0])
 		return status == 201 && node != victim.name
 	}, 60*time.Second, 100*time.Millisecond, "the survivors never took the salon over")
 	for range 3 {
-		book(survivors[1])
+		_, _, _ = l.book(survivors[1])
 	}
 	time.Sleep(max(0, 12*time.Second-time.Since(paused))) // paused well past the lease and the failure detection
 	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGCONT))
@@ -672,11 +697,8 @@ func TestClusterPausedOwnerServesNothingStale(t *testing.T) {
 	var agreedAt time.Time
 	for time.Since(resumed) < 20*time.Second {
 		for _, p := range procs {
-			book(p)
-			mu.Lock()
-			sample := append([]booked(nil), acked...)
-			mu.Unlock()
-			for _, b := range sample[max(0, len(sample)-4):] {
+			_, _, _ = l.book(p)
+			for _, b := range l.last(4) {
 				status, _, _, err := clusterCall("GET", p.pub, "/api/v1/appointments/"+b.id, "")
 				if err == nil {
 					require.NotEqual(t, 404, status, "%s answered an acknowledged booking %s with 404 (stale) %v after SIGCONT", p.name, b.id, time.Since(resumed))
@@ -718,14 +740,65 @@ func TestClusterPausedOwnerServesNothingStale(t *testing.T) {
 	t.Logf("one owner agreed by all nodes %v after SIGCONT (and since)", agreedAt.Sub(resumed).Round(time.Millisecond))
 	require.Contains(t, victim.log.String(), "lease lapsed", "the paused node noticed")
 
-	all := listAll(t, survivors[0])
-	byID := map[string]bool{}
-	for _, a := range all {
-		byID[a["id"].(string)] = true
+	l.requireAllThere(t, survivors[0])
+	t.Logf("%d bookings acknowledged, none overlapping", l.count())
+}
+
+// TestClusterSecondLossAfterRejoin: a node is killed, the survivors
+// acknowledge bookings, the node comes back with the same flags and data
+// (ready only once its journal replica is current), and then another
+// node is killed: the two left — a majority — take the salon on and
+// acknowledge bookings within a fail-over's time, and every booking
+// acknowledged through all of it is there.
+//
+// It fails today, and so runs only with SLOTD_KNOWN_GAPS=1 (issue 21, open):
+// once the first node is back (ready, its replica current), the business
+// moves back to it and its appends time out ("append of unknown outcome:
+// context deadline exceeded") for over a minute, with --journal-sync
+// always and with an interval alike — the 503s an adversarial run saw
+// after a rejoin.
+func TestClusterSecondLossAfterRejoin(t *testing.T) {
+	if os.Getenv("SLOTD_KNOWN_GAPS") != "1" {
+		t.Skip("a known gap of issue 21: set SLOTD_KNOWN_GAPS=1 to run it")
 	}
-	for _, b := range acked {
-		require.True(t, byID[b.id], "acknowledged booking %s missing", b.id)
+	bin := buildBinary(t)
+	procs := startNodes(t, bin, 3, false, strings.Fields(os.Getenv("SLOTD_TEST_EXTRA"))...)
+	l := newLedger("second")
+	// bookAgain books through p until one is acknowledged; it returns how
+	// long that took.
+	bookAgain := func(p *clusterProc, within time.Duration) time.Duration {
+		began := time.Now()
+		require.Eventually(t, func() bool { status, _, _ := l.book(p); return status == 201 }, within, 50*time.Millisecond,
+			"no booking acknowledged through %s", p.name)
+		return time.Since(began)
 	}
-	requireNoOverlap(t, all)
-	t.Logf("%d bookings acknowledged, none overlapping", len(acked))
+
+	first := owner(t, procs)
+	require.NoError(t, first.cmd.Process.Kill())
+	_ = first.cmd.Wait()
+	var rest []*clusterProc
+	for _, p := range procs {
+		if p != first {
+			rest = append(rest, p)
+		}
+	}
+	t.Logf("first loss (%s): booking acknowledged again after %v", first.name, bookAgain(rest[0], 60*time.Second).Round(time.Millisecond))
+
+	restartNode(t, first)
+	waitReady(t, []*clusterProc{first})
+	bookAgain(first, 60*time.Second)
+	for _, p := range procs {
+		_, _, _ = l.book(p)
+	}
+
+	second := rest[0]
+	require.NoError(t, second.cmd.Process.Kill())
+	_ = second.cmd.Wait()
+	left := []*clusterProc{first, rest[1]}
+	for _, p := range left {
+		t.Logf("second loss (%s): booking acknowledged through %s after %v", second.name, p.name, bookAgain(p, 60*time.Second).Round(time.Millisecond))
+	}
+
+	l.requireAllThere(t, left[1])
+	t.Logf("%d bookings acknowledged through two losses and a return, all there", l.count())
 }
