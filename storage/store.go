@@ -47,8 +47,8 @@ type Options struct {
 	// vfs.NewCrashableMem().
 	FS vfs.FS
 	// Logger receives Pebble's log output and the store's own warnings
-	// (disk nearly full, journal failed). nil discards them, except for a
-	// journal failure, which is always written to stderr.
+	// (disk nearly full, journal failed). nil discards them, except for
+	// Pebble's fatal errors, which are written to stderr.
 	Logger *slog.Logger
 	// Reserve is the free space, in bytes, below which writes are refused
 	// (health.go); 0 means DefaultReserve of the filesystem's size.
