@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"time"
@@ -37,6 +36,10 @@ type Node struct {
 // own ceiling. Checkpoints are chunked and never need it.
 const MaxPayload = 64 << 20
 
+// startTimeout bounds how long Start waits for the replica to accept
+// connections.
+const startTimeout = time.Minute
+
 // Start starts the node and waits until it accepts connections (not until
 // the cluster has a JetStream leader: that needs a quorum of its peers).
 func Start(n Node) (*server.Server, error) {
@@ -54,9 +57,11 @@ func Start(n Node) (*server.Server, error) {
 		return nil, fmt.Errorf("stream: node %s: %w", n.Name, err)
 	}
 	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
+	// Seconds on an idle machine; a loaded one (CI ran three-node
+	// clusters of two test packages at once) took over 10 s.
+	if !s.ReadyForConnections(startTimeout) {
 		s.Shutdown()
-		return nil, errors.New("stream: node " + n.Name + " did not start within 10 s")
+		return nil, fmt.Errorf("stream: node %s did not start within %v", n.Name, startTimeout)
 	}
 	return s, nil
 }
