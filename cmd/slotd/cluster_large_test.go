@@ -20,9 +20,7 @@ import (
 // appointment and every acknowledged booking there. The take-over time is
 // logged (docs/cluster.md quotes it).
 func TestClusterLargeBusinessTakeOver(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three nodes and a business of 100,000 appointments")
-	}
+	clusterFaultTest(t)
 	bin := buildBinary(t)
 	const appts = 100_000
 	file := filepath.Join(t.TempDir(), "large.json")
