@@ -1,8 +1,10 @@
 package storage
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -239,4 +241,22 @@ func TestDiskFilledByOthersNoticedInTime(t *testing.T) {
 	b := s.NewBatch()
 	b.Append(biz, 2, []byte("second"))
 	require.ErrorIs(t, b.Commit(), ErrDiskFull)
+}
+
+// Pebble's background errors (flushes and compactions failing on a full
+// volume, retried every few tens of milliseconds) are written at most
+// once per backgroundEvery, saying how many were left out.
+func TestBackgroundErrorsAreSpaced(t *testing.T) {
+	var buf bytes.Buffer
+	clk := clock.NewFake(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
+	el := eventListener(slog.New(slog.NewTextHandler(&buf, nil)), clk)
+	for i := range 50 {
+		el.BackgroundError(fmt.Errorf("write %06d.sst: %w", i, syscall.ENOSPC))
+		clk.Advance(20 * time.Millisecond) // one second in all
+	}
+	require.Equal(t, 1, strings.Count(buf.String(), "background error"))
+	clk.Advance(backgroundEvery)
+	el.BackgroundError(syscall.ENOSPC)
+	require.Equal(t, 2, strings.Count(buf.String(), "background error"))
+	require.Contains(t, buf.String(), "left_out_since_last=49")
 }

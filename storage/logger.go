@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/slotd/slotd/storage/clock"
 )
 
 // pebbleLogger adapts slog to pebble.Logger. A nil slog.Logger discards
@@ -57,14 +61,35 @@ func (p pebbleLogger) Fatalf(format string, args ...any) {
 	select {} // Pebble must not go on; the server exits (see above)
 }
 
+// backgroundEvery spaces the log lines of Pebble's background errors.
+const backgroundEvery = 10 * time.Second
+
 // eventListener reports the Pebble events an operator needs to see: a slow
 // disk or a write stall shows up as commit latency for every tenant, and
 // would otherwise be invisible. Routine flush/compaction chatter is left out.
-func eventListener(l *slog.Logger) pebble.EventListener {
+//
+// Background errors are written at most once per backgroundEvery, with the
+// number left out since: on a volume another process filled, Pebble
+// retries its flushes and compactions and fails each, every few tens of
+// milliseconds, each with another file name.
+func eventListener(l *slog.Logger, clk clock.Clock) pebble.EventListener {
 	l = l.With(slog.String("component", "pebble"))
+	var mu sync.Mutex
+	var next time.Time
+	var quiet int
 	return pebble.EventListener{
 		BackgroundError: func(err error) {
-			l.Error("background error", slog.Any("error", err))
+			mu.Lock()
+			now := clk.Now()
+			if now.Before(next) {
+				quiet++
+				mu.Unlock()
+				return
+			}
+			left := quiet
+			next, quiet = now.Add(backgroundEvery), 0
+			mu.Unlock()
+			l.Error("background error", slog.Any("error", err), slog.Int("left_out_since_last", left))
 		},
 		DiskSlow: func(info pebble.DiskSlowInfo) {
 			l.Warn("disk slow", slog.String("info", info.String()))

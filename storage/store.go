@@ -104,17 +104,17 @@ func Open(dir string, o Options) (*Store, error) {
 		MemTableSize:       memTableSize,
 		Logger:             newPebbleLogger(o.Logger, s.fail),
 	}
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
 	if o.Logger != nil {
-		el := eventListener(o.Logger)
+		el := eventListener(o.Logger, o.Clock)
 		opts.EventListener = &el
 	}
 	if opts.FS == nil {
 		opts.WithFSDefaults()
 	}
 	fs := opts.FS
-	if o.Clock == nil {
-		o.Clock = clock.Real{}
-	}
 	s.space = newSpace(func() (vfs.DiskUsage, error) { return diskUsage(fs, dir) }, o.Reserve, o.Clock, s.warn)
 	if s.space != nil {
 		// Once writes stop, what Pebble still writes must fit in the
