@@ -69,3 +69,19 @@ func hasHeader(raw []byte, name string) bool {
 	}
 	return false
 }
+
+// BenchmarkAmbiguousFraming: the check on a request with typical headers
+// (it runs on every request).
+func BenchmarkAmbiguousFraming(b *testing.B) {
+	h, err := parseHead("Authorization: Bearer sk_live_0123456789abcdef\r\nContent-Type: application/json\r\n" +
+		"Content-Length: 120\r\nIdempotency-Key: 6f1c2d3e00004000800000000001\r\nUser-Agent: integrator/1.0\r\nAccept: */*\r\n")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ambiguousFraming(h) {
+			b.Fatal("ambiguous")
+		}
+	}
+}
