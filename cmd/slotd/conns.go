@@ -57,7 +57,9 @@ func (c *trackedConn) Read(p []byte) (int, error) {
 			if k == n && err == nil {
 				continue // only blank lines so far: the read deadline still runs
 			}
-			n = copy(p, p[k:n])
+			if k > 0 {
+				n = copy(p, p[k:n])
+			}
 			if n > 0 {
 				c.begun.Store(true)
 			}

@@ -27,11 +27,15 @@ type Lease struct {
 	kv  jetstream.KeyValue
 	key string
 	ttl time.Duration
-	// Lapsed runs on the renewer when the lease had lapsed and was just
-	// renewed; the lease is valid again only once it returned.
+	// lapsed runs on the renewer when the lease had lapsed and was just
+	// renewed; the lease is valid again only from the renewal after it
+	// returned.
 	lapsed func()
 
-	epoch time.Time    // monotonic base of until
+	// epoch is the base of until on the process's monotonic clock. Not
+	// the injected clock.Clock: the point is a clock that keeps running
+	// while the process is stopped, which a fake one cannot stand for.
+	epoch time.Time
 	until atomic.Int64 // nanoseconds after epoch the lease is valid until
 	rev   uint64
 	stop  chan struct{}
