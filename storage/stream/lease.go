@@ -3,10 +3,13 @@ package stream
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/oklog/ulid/v2"
 )
 
 // Lease is a node's right to serve the businesses it owns: a key of the
@@ -19,27 +22,46 @@ import (
 // So a node paused for longer than TTL finds, the moment it runs again,
 // that it may not serve: it answers nothing from the state it held (the
 // survivors may have taken its businesses over and written them since).
-// When a renewal succeeds after such a lapse, Lapsed is called before
-// the lease is valid again, for the node to let go of everything it
-// owned and rejoin the cluster; what it serves after that it has taken
-// over afresh from the journal.
+// The renewer then calls lapsed, for the node to let go of everything it
+// owned and rejoin the cluster, and only a renewal sent after that makes
+// the lease valid again; what the node serves then it has taken over
+// afresh from the journal.
+//
+// Each run of valid renewals is one incarnation of the lease, named in
+// the key's value and in the owner records of the businesses the node
+// claims under it (owner.go). A lapse ends the incarnation for good: the
+// renewal that finds it writes a new one. Another node that must take a
+// business over from an incarnation that stopped renewing ends it itself,
+// by compare-and-set on the key ("fenced"); the node then finds its lease
+// lapsed at its next renewal, however long it was away.
 type Lease struct {
-	kv  jetstream.KeyValue
-	key string
-	ttl time.Duration
-	// lapsed runs on the renewer when the lease had lapsed and was just
-	// renewed; the lease is valid again only from the renewal after it
+	kv   jetstream.KeyValue
+	node string
+	key  string
+	ttl  time.Duration
+	// lapsed runs on the renewer once it finds the lease's incarnation
+	// over; the lease is valid again only from a renewal sent after it
 	// returned.
 	lapsed func()
+	// may, if set, says whether the node may hold the lease now (cmd/slotd:
+	// it sees a majority of the cluster's members). Without it the lease
+	// is not valid, and once the node has had it, the lease is not renewed
+	// either, so that the majority's nodes can take its businesses over.
+	may    func() bool
+	hadMay bool // the renewer saw may() once
+
+	inc    atomic.Pointer[string] // the incarnation
+	fenced bool                   // the key was found fenced or taken (renewer only)
 
 	// epoch is the base of until on the process's monotonic clock. Not
 	// the injected clock.Clock: the point is a clock that keeps running
 	// while the process is stopped, which a fake one cannot stand for.
-	epoch time.Time
-	until atomic.Int64 // nanoseconds after epoch the lease is valid until
-	rev   uint64
-	stop  chan struct{}
-	done  chan struct{}
+	epoch    time.Time
+	until    atomic.Int64 // nanoseconds after epoch the lease is valid until
+	rev      uint64
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
 }
 
 // LeaseTTL is how long a renewal lets a node serve: a node paused or cut
@@ -48,15 +70,17 @@ type Lease struct {
 const LeaseTTL = 3 * time.Second
 
 // Lease takes node's lease and keeps renewing it until Stop. It returns
-// once the lease is held.
-func (r *Registry) Lease(ctx context.Context, node string, lapsed func()) (*Lease, error) {
-	l := &Lease{kv: r.kv, key: leasePrefix + node, ttl: LeaseTTL, lapsed: lapsed, epoch: time.Now(),
+// once the lease is held. may is Lease.may (nil: always).
+func (r *Registry) Lease(ctx context.Context, node string, lapsed func(), may func() bool) (*Lease, error) {
+	l := &Lease{kv: r.kv, node: node, key: leasePrefix + node, ttl: LeaseTTL, lapsed: lapsed, may: may, epoch: time.Now(),
 		stop: make(chan struct{}), done: make(chan struct{})}
+	inc := newIncarnation()
+	l.inc.Store(&inc)
 	err := retry(ctx, func(ctx context.Context) error {
 		e, err := l.kv.Get(ctx, l.key)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
-			l.rev, err = l.kv.Create(ctx, l.key, []byte("0"))
+			l.rev, err = l.kv.Create(ctx, l.key, leaseValue(inc, 0))
 			return err
 		case err != nil:
 			return err
@@ -78,11 +102,38 @@ func (r *Registry) Lease(ctx context.Context, node string, lapsed func()) (*Leas
 const leasePrefix = "lease."
 
 // Valid reports whether the node may serve now.
-func (l *Lease) Valid() bool { return int64(time.Since(l.epoch)) < l.until.Load() }
+func (l *Lease) Valid() bool {
+	return int64(time.Since(l.epoch)) < l.until.Load() && (l.may == nil || l.may())
+}
 
-// Stop ends the renewals (the lease then lapses).
+// Holder names the lease's incarnation: node/incarnation.
+func (l *Lease) Holder() string { return l.node + "/" + *l.inc.Load() }
+
+func newIncarnation() string { return ulid.Make().String() }
+
+// leaseValue is a renewal's value: the incarnation and when it was sent
+// (for people reading the bucket).
+func leaseValue(inc string, sent time.Duration) []byte {
+	return []byte(inc + " " + sent.Round(time.Millisecond).String())
+}
+
+// leaseIncarnation is the incarnation a lease key's value names; "" for
+// a fenced key.
+func leaseIncarnation(v []byte) string {
+	inc, _, _ := strings.Cut(string(v), " ")
+	if inc == fencedValue {
+		return ""
+	}
+	return inc
+}
+
+// fencedValue starts the value of a lease key another node fenced.
+const fencedValue = "fenced"
+
+// Stop ends the renewals (the lease then lapses). It may be called more
+// than once.
 func (l *Lease) Stop() {
-	close(l.stop)
+	l.stopOnce.Do(func() { close(l.stop) })
 	<-l.done
 }
 
@@ -103,27 +154,56 @@ func (l *Lease) run() {
 // renew renews the lease once; it reports whether the journal took it.
 func (l *Lease) renew() bool {
 	sent := time.Since(l.epoch)
+	if until := l.until.Load(); l.fenced || (until != 0 && int64(sent) >= until) {
+		// This incarnation is over (it ran out, or another node ended
+		// it): the node lets go of everything before anything else, and
+		// the lease is valid again only as a new incarnation, from a
+		// renewal sent after that. This does not wait for the journal or
+		// the majority: rejoining as a new member is how a node that was
+		// away gets back into the others' view.
+		l.until.Store(0)
+		l.fenced = false
+		inc := newIncarnation()
+		l.inc.Store(&inc)
+		if l.lapsed != nil {
+			l.lapsed()
+		}
+		sent = time.Since(l.epoch)
+	}
+	if l.may != nil {
+		if l.may() {
+			l.hadMay = true
+		} else if l.hadMay {
+			return false // let it run out: the majority takes over
+		}
+	}
+	inc := *l.inc.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/2)
-	rev, err := l.kv.Update(ctx, l.key, []byte(sent.String()), l.rev)
+	rev, err := l.kv.Update(ctx, l.key, leaseValue(inc, sent), l.rev)
 	cancel()
 	if err != nil {
 		// Perhaps our own write whose answer was lost: the next renewal
-		// names the revision the key has now.
+		// names the revision the key has now. Anything else in the key
+		// means another node fenced this incarnation (or another process
+		// runs under this node's name): the lease is over.
 		ctx, cancel := context.WithTimeout(context.Background(), l.ttl/2)
-		if e, err := l.kv.Get(ctx, l.key); err == nil {
+		if e, err := l.kv.Get(ctx, l.key); err == nil && e.Revision() != l.rev {
 			l.rev = e.Revision()
+			var over bool
+			if x, fenced := strings.CutPrefix(string(e.Value()), fencedValue+" "); fenced {
+				over = x == inc // a fence of an incarnation already let go of is nothing new
+			} else {
+				over = leaseIncarnation(e.Value()) != inc // not our own write
+			}
+			if over {
+				l.fenced = true
+				l.until.Store(min(l.until.Load(), 1)) // not valid from now on
+			}
 		}
 		cancel()
 		return false
 	}
 	l.rev = rev
-	if until := l.until.Load(); until != 0 && int64(sent) >= until && l.lapsed != nil {
-		// Renewed after a lapse: the node lets go first, and the lease
-		// is valid again only from the next renewal, sent after that.
-		l.lapsed()
-		l.until.Store(0)
-		return true
-	}
 	l.until.Store(int64(sent + l.ttl))
 	return true
 }

@@ -47,6 +47,8 @@ type Replicator struct {
 	// the records since the last one outweigh it.
 	CheckpointEvery int
 
+	claims atomic.Pointer[Claims] // nil: no owner records (one writer by construction)
+
 	mu    sync.Mutex
 	owned map[[16]byte]*writer
 
@@ -72,9 +74,16 @@ func (r *Replicator) Stats() Stats {
 		Checkpoints: r.checkpoints.Load()}
 }
 
+// SetClaims makes Own take each business's owner record first (owner.go).
+func (r *Replicator) SetClaims(c *Claims) { r.claims.Store(c) }
+
 // writer is one owned business's append queue.
 type writer struct {
 	biz uuid.UUID
+	// holder and claim are the owner record this writer holds (claims)
+	// and its revision, released with it.
+	holder string
+	claim  uint64
 
 	mu      sync.Mutex
 	pos     Position
@@ -111,6 +120,14 @@ func (r *Replicator) Own(biz [16]byte) (release func(), err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	w := &writer{biz: uuid.UUID(biz)}
+	claims := r.claims.Load()
+	if claims != nil {
+		var err error
+		if w.holder, w.claim, err = claims.Claim(ctx, w.biz); err != nil {
+			return nil, unavailable(err)
+		}
+	}
 	pos, size, err := r.restore(ctx, biz)
 	// A checkpoint taken meanwhile may have purged records this replay
 	// still needed: start again from it (the pointer only moves forwards).
@@ -119,9 +136,10 @@ func (r *Replicator) Own(biz [16]byte) (release func(), err error) {
 	}
 	if err != nil {
 		_ = r.store.DropBusiness(biz)
+		r.unclaim(w)
 		return nil, unavailable(err)
 	}
-	w := &writer{biz: uuid.UUID(biz), pos: pos, lastSize: size}
+	w.pos, w.lastSize = pos, size
 	r.mu.Lock()
 	r.owned[biz] = w
 	r.mu.Unlock()
@@ -158,6 +176,14 @@ func (r *Replicator) release(biz [16]byte, w *writer) {
 		if err := r.store.DropBusiness(biz); err != nil {
 			r.log.Warn("dropping a released business's rows failed", "business", w.biz, "err", err)
 		}
+		r.unclaim(w)
+	}
+}
+
+// unclaim releases w's owner record, if it holds one.
+func (r *Replicator) unclaim(w *writer) {
+	if c := r.claims.Load(); c != nil && w.claim != 0 {
+		c.Release(w.biz, w.holder, w.claim)
 	}
 }
 
