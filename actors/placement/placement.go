@@ -159,6 +159,13 @@ func startMember(c *cluster.Cluster) (err error) {
 // in view (itself).
 func (n *Node) Joined() bool { return n.joined.Load() && n.members.Load() > 0 }
 
+// Majority reports whether this node sees a majority of the cluster's
+// members (Config.Peers), itself included: a node cut off from the others'
+// membership must not serve, since they take its businesses over.
+func (n *Node) Majority() bool {
+	return n.Joined() && n.members.Load()*2 > int64(len(n.cfg.Peers))
+}
+
 // Local reports whether business id's grain is on this node.
 func (n *Node) Local(id uuid.UUID) bool {
 	_, ok := n.local.Load(id)

@@ -304,10 +304,11 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 	ctx, cancel := context.WithTimeout(context.Background(), startWait)
 	defer cancel()
 	// The lease first: the node serves nothing without it.
-	if cn.lease, err = cn.registry.Lease(ctx, cn.f.Node, cn.lapsed); err != nil {
+	if cn.lease, err = cn.registry.Lease(ctx, cn.f.Node, cn.lapsed, cn.majority); err != nil {
 		ln.Close()
 		return err
 	}
+	cn.rep.SetClaims(cn.registry.Claims(cn.lease))
 	n, err := placement.Start(cn.member)
 	if err != nil {
 		ln.Close()
@@ -319,9 +320,10 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 	return cn.registry.PublishNode(ctx, cn.f.Node, n.Address(), ln.Addr().String())
 }
 
-// lapsed runs when this node's lease was renewed after it had lapsed:
-// the node was paused (SIGSTOP, a stalled VM) or cut off from the journal
-// for longer than the lease lasts. Its businesses may have been taken
+// lapsed runs when this node finds its lease's incarnation over: the node
+// was paused (SIGSTOP, a stalled VM), cut off from the journal or from the
+// majority of the membership for longer than the lease lasts, or another
+// node ended the incarnation to take a business over. Its businesses may have been taken
 // over and written by the survivors meanwhile, and the survivors' view
 // of the cluster has dropped it (and they will not take its old identity
 // back). So it lets go of every business it ran — their actors stop,
@@ -329,7 +331,7 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 // from now on it takes over afresh from the journal. Nothing is served
 // while this runs: the lease is valid again only afterwards.
 func (cn *clusterNode) lapsed() {
-	cn.log.Warn("this node's lease lapsed (paused or cut off from the journal for longer than it lasts): letting go of its businesses and rejoining the cluster as a new member",
+	cn.log.Warn("this node's lease lapsed (paused, or cut off from the journal or the majority for longer than it lasts): letting go of its businesses and rejoining the cluster as a new member",
 		"lease", stream.LeaseTTL)
 	cn.rejoins.Add(1)
 	if old := cn.node.Load(); old != nil {
@@ -350,6 +352,13 @@ func (cn *clusterNode) lapsed() {
 	if err := cn.registry.PublishNode(ctx, cn.f.Node, n.Address(), cn.handLn.Addr().String()); err != nil {
 		cn.log.Warn("publishing the node entry after rejoining failed", "err", err)
 	}
+}
+
+// majority reports whether the node may hold its lease: it sees a
+// majority of the cluster's members (or has not joined yet).
+func (cn *clusterNode) majority() bool {
+	n := cn.node.Load()
+	return n == nil || n.Majority()
 }
 
 // publish refreshes business id's registry entry from its state.
@@ -391,8 +400,19 @@ func (cn *clusterNode) NotReady() string {
 		return "not a member of the cluster"
 	case !cn.nc.IsConnected() || !cn.reach.Load():
 		return "the journal does not answer"
+	case !n.Majority():
+		st := n.Stats()
+		return fmt.Sprintf("this node sees %d of the cluster's %d members; it serves only while it sees a majority", st.Members, len(cn.member.Peers))
 	case !cn.lease.Valid():
 		return "this node's lease is not valid (it was paused or cut off; it rejoins)"
+	}
+	if cn.replica != nil {
+		// The embedded replica counts towards the journal's quorum only
+		// once it is current: a node back from a crash is not ready
+		// (and the cluster not yet tolerant of the next loss) before.
+		if h := cn.replica.Healthz(nil); h.Status != "ok" {
+			return "this node's journal replica is catching up: " + h.Error
+		}
 	}
 	return ""
 }
