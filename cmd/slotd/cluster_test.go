@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/stream/streamtest"
 )
 
 // The cluster tests run real slotd binaries on loopback: three nodes,
@@ -38,36 +38,12 @@ type clusterProc struct {
 // clusterPorts are one node's ports.
 type clusterPorts struct{ pub, admin, listen, membership, jclient, jroutes, handover int }
 
-// freePort returns a port nobody listens on now, from 20000-29999: below
-// the kernel's ephemeral range, so that the ports other tests running
-// meanwhile get with ":0" cannot take it in the seconds before a node
-// binds it (the membership port is bound only once the journal is up).
-// A port is handed out once per test binary: picked at random, two picks
-// could otherwise name the same port before either is bound.
-func freePort(t *testing.T) int {
-	t.Helper()
-	portsMu.Lock()
-	defer portsMu.Unlock()
-	for range 1000 {
-		port := 20000 + rand.IntN(10000)
-		if portsGiven[port] {
-			continue
-		}
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			l.Close()
-			portsGiven[port] = true
-			return port
-		}
-	}
-	t.Fatal("no free port in 20000-29999")
-	return 0
-}
-
-var (
-	portsMu    sync.Mutex
-	portsGiven = map[int]bool{}
-)
+// freePort returns a port nobody listens on now, from 20000-29999 (the
+// journal's own tests take theirs from 10000-19999): below the kernel's
+// ephemeral range, so that the ports other tests running meanwhile get
+// with ":0" cannot take it in the seconds before a node binds it (the
+// membership port is bound only once the journal is up).
+func freePort(t *testing.T) int { return streamtest.FreePort(t, 20000) }
 
 // startNodes starts n nodes sharing one journal (n replicas). With
 // partitioned, each node's membership lists only itself: every node then

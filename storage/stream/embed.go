@@ -3,6 +3,7 @@ package stream
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -60,8 +61,17 @@ func Start(n Node) (*server.Server, error) {
 	// Seconds on an idle machine; a loaded one (CI ran three-node
 	// clusters of two test packages at once) took over 10 s.
 	if !s.ReadyForConnections(startTimeout) {
+		// Say which listener is missing: a port another process took is
+		// the usual cause.
+		var missing []string
+		if s.Addr() == nil {
+			missing = append(missing, fmt.Sprintf("client %s:%d", n.Host, n.ClientPort))
+		}
+		if s.ClusterAddr() == nil {
+			missing = append(missing, fmt.Sprintf("routes %s:%d", n.Host, n.ClusterPort))
+		}
 		s.Shutdown()
-		return nil, fmt.Errorf("stream: node %s did not start within %v", n.Name, startTimeout)
+		return nil, fmt.Errorf("stream: node %s did not start within %v (not listening: %s)", n.Name, startTimeout, strings.Join(missing, ", "))
 	}
 	return s, nil
 }

@@ -4,7 +4,9 @@ package streamtest
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,11 +72,36 @@ func (r *Replicas) Restart(i int) {
 	r.Servers[i] = s
 }
 
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+func freePort(t testing.TB) int { return FreePort(t, 10000) }
+
+// FreePort returns a port nobody listens on now, from lo to lo+9999 —
+// below the kernel's ephemeral range, so that the ports of connections
+// other tests open meanwhile (tests of other packages run in parallel)
+// cannot take it in the moments before a replica binds it (CI saw a
+// replica never start on a ":0" port). A port is handed out once per test
+// binary: two random picks could otherwise name the same port before
+// either is bound. Test binaries running at once should use different lo.
+func FreePort(t testing.TB, lo int) int {
+	t.Helper()
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		port := lo + rand.IntN(10000)
+		if portsGiven[port] {
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			l.Close()
+			portsGiven[port] = true
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatalf("no free port in %d-%d", lo, lo+9999)
+	return 0
 }
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
