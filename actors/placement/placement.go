@@ -101,6 +101,7 @@ type Node struct {
 	forwarded atomic.Uint64 // requests handed to another node
 	served    atomic.Uint64 // requests another node handed here
 	members   atomic.Int64
+	view      atomic.Pointer[[]string] // the members' cluster addresses, as the topology last said
 	joined    atomic.Bool
 
 	sweepNow chan struct{}
@@ -129,6 +130,11 @@ func Start(cfg Config) (*Node, error) {
 	n.sys.EventStream.Subscribe(func(evt any) {
 		if t, ok := evt.(*cluster.ClusterTopology); ok {
 			n.members.Store(int64(len(t.Members)))
+			addrs := make([]string, 0, len(t.Members))
+			for _, m := range t.Members {
+				addrs = append(addrs, m.Address())
+			}
+			n.view.Store(&addrs)
 			n.pids.Clear() // grains move only when the topology changes
 			n.kick()
 		}
@@ -164,6 +170,15 @@ func (n *Node) Joined() bool { return n.joined.Load() && n.members.Load() > 0 }
 // membership must not serve, since they take its businesses over.
 func (n *Node) Majority() bool {
 	return n.Joined() && n.members.Load()*2 > int64(len(n.cfg.Peers))
+}
+
+// View returns the cluster addresses of the members this node sees, its
+// own included.
+func (n *Node) View() []string {
+	if v := n.view.Load(); v != nil {
+		return *v
+	}
+	return nil
 }
 
 // Local reports whether business id's grain is on this node.
@@ -279,6 +294,11 @@ func (n *Node) Touch(ctx context.Context, id uuid.UUID) error {
 // Stop leaves the cluster. A graceful stop hands the businesses on; a
 // stop that is not lets them be found missing, as a crash would.
 func (n *Node) Stop(graceful bool) {
+	select {
+	case <-n.stop:
+		return // stopped already
+	default:
+	}
 	close(n.stop)
 	n.done.Wait()
 	n.joined.Store(false)

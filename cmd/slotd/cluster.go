@@ -153,6 +153,9 @@ type clusterNode struct {
 	node     atomic.Pointer[placement.Node] // replaced when the node rejoins (lapsed)
 	member   placement.Config               // how it joins
 	lease    *stream.Lease                  // its right to serve (stream.Lease)
+	claims   *stream.Claims                 // the owner records it takes businesses over by
+	leaving  atomic.Bool                    // leave was called
+	seen     atomic.Bool                    // a majority's views list this node (views)
 	rejoins  atomic.Uint64
 	client   *fasthttp.Client // hand-overs to other nodes
 	handLn   net.Listener     // the hand-over listener
@@ -308,13 +311,15 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 		ln.Close()
 		return err
 	}
-	cn.rep.SetClaims(cn.registry.Claims(cn.lease))
+	cn.claims = cn.registry.Claims(cn.lease)
+	cn.rep.SetClaims(cn.claims)
 	n, err := placement.Start(cn.member)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	cn.node.Store(n)
+	go cn.views()
 	cn.handLn, cn.handSrv = ln, cn.handOverServer()
 	go func() { _ = cn.handSrv.Serve(ln) }()
 	return cn.registry.PublishNode(ctx, cn.f.Node, n.Address(), ln.Addr().String())
@@ -331,6 +336,9 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 // from now on it takes over afresh from the journal. Nothing is served
 // while this runs: the lease is valid again only afterwards.
 func (cn *clusterNode) lapsed() {
+	if cn.leaving.Load() {
+		return // draining: the node is on its way out anyway
+	}
 	cn.log.Warn("this node's lease lapsed (paused, or cut off from the journal or the majority for longer than it lasts): letting go of its businesses and rejoining the cluster as a new member",
 		"lease", stream.LeaseTTL)
 	cn.rejoins.Add(1)
@@ -355,10 +363,47 @@ func (cn *clusterNode) lapsed() {
 }
 
 // majority reports whether the node may hold its lease: it sees a
-// majority of the cluster's members (or has not joined yet).
+// majority of the cluster's members and a majority sees it (or it has not
+// joined yet).
 func (cn *clusterNode) majority() bool {
 	n := cn.node.Load()
-	return n == nil || n.Majority()
+	return n == nil || (n.Majority() && cn.seen.Load())
+}
+
+// viewsEvery is how often a node publishes its view of the membership;
+// viewsFresh how recent a view must be to count.
+const (
+	viewsEvery = time.Second
+	viewsFresh = 3 * time.Second
+)
+
+// views publishes this node's view of the membership every viewsEvery,
+// and keeps seen current: whether the views of a majority of the
+// cluster's nodes list this node (stream/views.go).
+func (cn *clusterNode) views() {
+	t := time.NewTicker(viewsEvery / 4)
+	defer t.Stop()
+	var published time.Time
+	for {
+		select {
+		case <-cn.stopPing:
+			return
+		case <-t.C:
+		}
+		n := cn.node.Load()
+		if n == nil || !n.Joined() {
+			cn.seen.Store(false)
+			continue
+		}
+		if time.Since(published) >= viewsEvery {
+			ctx, cancel := context.WithTimeout(context.Background(), viewsEvery)
+			if err := cn.registry.PublishView(ctx, cn.f.Node, n.Address(), n.View()); err == nil {
+				published = time.Now()
+			}
+			cancel()
+		}
+		cn.seen.Store(cn.registry.SeenBy(n.Address(), viewsFresh)*2 > len(cn.member.Peers))
+	}
 }
 
 // publish refreshes business id's registry entry from its state.
@@ -403,6 +448,8 @@ func (cn *clusterNode) NotReady() string {
 	case !n.Majority():
 		st := n.Stats()
 		return fmt.Sprintf("this node sees %d of the cluster's %d members; it serves only while it sees a majority", st.Members, len(cn.member.Peers))
+	case !cn.seen.Load():
+		return "a majority of the cluster's members does not see this node (can they reach its --cluster-membership port?); it serves only while they do"
 	case !cn.lease.Valid():
 		return "this node's lease is not valid (it was paused or cut off; it rejoins)"
 	}
@@ -423,11 +470,15 @@ func (cn *clusterNode) Businesses(fn func(id uuid.UUID, name string) error) erro
 
 // leave leaves the cluster gracefully: the node's businesses move on.
 func (cn *clusterNode) leave() {
+	cn.leaving.Store(true)
+	if n := cn.node.Load(); n != nil {
+		n.Stop(true) // the businesses' actors stop, and release their owner records
+	}
+	if cn.claims != nil {
+		cn.claims.Flush(2 * time.Second)
+	}
 	if cn.lease != nil {
 		cn.lease.Stop()
-	}
-	if n := cn.node.Load(); n != nil {
-		n.Stop(true)
 	}
 	if cn.handSrv != nil {
 		_ = cn.handSrv.Shutdown()
@@ -463,10 +514,14 @@ var (
 	descFenced    = prometheus.NewDesc("slotd_journal_fencing_refusals_total", "Appends refused because another node wrote the business since (fencing).", nil, nil)
 	descAppends   = prometheus.NewDesc("slotd_journal_appends_total", "Records this node appended to the replicated journal (each may carry several writes).", nil, nil)
 	descCkpts     = prometheus.NewDesc("slotd_journal_checkpoints_total", "Checkpoints of businesses this node stored.", nil, nil)
+	descLease     = prometheus.NewDesc("slotd_cluster_lease_valid", "1 while this node's lease is valid: it may serve (it renews it, sees a majority and is seen by one).", nil, nil)
+	descRejoins   = prometheus.NewDesc("slotd_cluster_rejoins_total", "Times this node found its lease over, let go of its businesses and rejoined as a new member.", nil, nil)
+	descClaims    = prometheus.NewDesc("slotd_cluster_owner_claims_total", "Owner records by outcome: taken by this node; refused (their holder's lease was alive); fenced (this node ended a silent holder's lease to take one); released by this node.", []string{"outcome"}, nil)
 )
 
 func (c clusterCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descOwned, descMembers, descForwarded, descServed, descFenced, descAppends, descCkpts} {
+	for _, d := range []*prometheus.Desc{descOwned, descMembers, descForwarded, descServed, descFenced, descAppends, descCkpts,
+		descLease, descRejoins, descClaims} {
 		ch <- d
 	}
 }
@@ -484,6 +539,21 @@ func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descFenced, prometheus.CounterValue, float64(rs.Fenced))
 	ch <- prometheus.MustNewConstMetric(descAppends, prometheus.CounterValue, float64(rs.Appends))
 	ch <- prometheus.MustNewConstMetric(descCkpts, prometheus.CounterValue, float64(rs.Checkpoints))
+	valid := 0.0
+	if c.cn.lease != nil && c.cn.lease.Valid() {
+		valid = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descLease, prometheus.GaugeValue, valid)
+	ch <- prometheus.MustNewConstMetric(descRejoins, prometheus.CounterValue, float64(c.cn.rejoins.Load()))
+	if c.cn.claims != nil {
+		cs := c.cn.claims.Stats()
+		for _, o := range []struct {
+			name string
+			n    uint64
+		}{{"taken", cs.Taken}, {"refused", cs.Refused}, {"fenced", cs.Fenced}, {"released", cs.Released}} {
+			ch <- prometheus.MustNewConstMetric(descClaims, prometheus.CounterValue, float64(o.n), o.name)
+		}
+	}
 }
 
 // startCluster starts cluster mode's journal over store, which it empties

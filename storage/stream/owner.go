@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -44,6 +46,23 @@ type Claims struct {
 	// it is fenced: the lease's TTL and a margin for the two clocks' rates
 	// and the renewal's own round trip.
 	Outlast time.Duration
+
+	releasing sync.WaitGroup
+
+	taken, refused, fenced, released atomic.Uint64
+}
+
+// ClaimStats are the claims' counters.
+type ClaimStats struct {
+	Taken    uint64 // owner records this node took
+	Refused  uint64 // claims given up: the holder's lease was alive
+	Fenced   uint64 // leases of other nodes this node ended to take a business
+	Released uint64 // owner records this node released
+}
+
+// Stats returns the counters.
+func (c *Claims) Stats() ClaimStats {
+	return ClaimStats{Taken: c.taken.Load(), Refused: c.refused.Load(), Fenced: c.fenced.Load(), Released: c.released.Load()}
 }
 
 // Claims returns the owner records of the registry's bucket, claimed
@@ -75,7 +94,11 @@ func (c *Claims) Claim(ctx context.Context, biz uuid.UUID) (holder string, rev u
 		me := c.lease.Holder()
 		rev, err := c.try(ctx, key, me)
 		if err == nil {
+			c.taken.Add(1)
 			return me, rev, nil
+		}
+		if errors.Is(err, ErrHolderAlive) {
+			c.refused.Add(1)
 		}
 		if errors.Is(err, ErrHolderAlive) || ctx.Err() != nil {
 			return "", 0, fmt.Errorf("stream: claiming %s: %w", biz, err)
@@ -152,6 +175,7 @@ func (c *Claims) outlive(ctx context.Context, holder, key string, rev uint64) er
 			if _, err := c.kv.Update(ctx, lkey, []byte(fencedValue+" "+inc), lrev); err != nil {
 				return ErrHolderAlive
 			}
+			c.fenced.Add(1)
 			c.log.Info("fenced the lease of a node that stopped renewing it, to take its business over", "holder", holder, "owner", key)
 			return nil
 		}
@@ -174,16 +198,33 @@ func (c *Claims) outlive(ctx context.Context, holder, key string, rev uint64) er
 // it). The caller has stopped serving biz. It retries in the background:
 // until it lands, a node taking biz over waits for this node's lease.
 func (c *Claims) Release(biz uuid.UUID, holder string, rev uint64) {
+	c.releasing.Add(1)
 	go func() {
+		defer c.releasing.Done()
 		key := ownerPrefix + biz.String()
 		for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 			ctx, cancel := context.WithTimeout(context.Background(), attemptTimeout)
 			_, err := c.kv.Update(ctx, key, []byte(released+holder), rev)
 			cancel()
+			if err == nil {
+				c.released.Add(1)
+			}
 			if err == nil || errors.Is(err, jetstream.ErrKeyRevisionMismatch) || c.lease.Holder() != holder {
 				return // released; or moved on; or the incarnation is over anyway
 			}
 			time.Sleep(wait)
 		}
 	}()
+}
+
+// Flush waits, for at most d, until every release made so far has landed
+// (or given up): a node that drains lets the others take its businesses
+// at once, rather than after its lease ran out.
+func (c *Claims) Flush(d time.Duration) {
+	done := make(chan struct{})
+	go func() { c.releasing.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
