@@ -370,16 +370,12 @@ func (cn *clusterNode) majority() bool {
 	return n == nil || (n.Majority() && cn.seen.Load())
 }
 
-// viewsEvery is how often a node publishes its view of the membership;
-// viewsFresh how recent a view must be to count.
-const (
-	viewsEvery = time.Second
-	viewsFresh = 3 * time.Second
-)
+// viewsEvery is how often a node publishes its view of the membership.
+const viewsEvery = time.Second
 
 // views publishes this node's view of the membership every viewsEvery,
-// and keeps seen current: whether the views of a majority of the
-// cluster's nodes list this node (stream/views.go).
+// and keeps seen current: whether the latest views of a majority of the
+// cluster's nodes (of those it sees) list this node (stream/views.go).
 func (cn *clusterNode) views() {
 	t := time.NewTicker(viewsEvery / 4)
 	defer t.Stop()
@@ -402,7 +398,7 @@ func (cn *clusterNode) views() {
 			}
 			cancel()
 		}
-		cn.seen.Store(cn.registry.SeenBy(n.Address(), viewsFresh)*2 > len(cn.member.Peers))
+		cn.seen.Store(cn.registry.SeenBy(n.Address(), n.View())*2 > len(cn.member.Peers))
 	}
 }
 

@@ -47,8 +47,9 @@ type Lease struct {
 	// it sees a majority of the cluster's members). Without it the lease
 	// is not valid, and once the node has had it, the lease is not renewed
 	// either, so that the majority's nodes can take its businesses over.
-	may    func() bool
-	hadMay bool // the renewer saw may() once
+	may     func() bool
+	hadMay  bool      // the renewer saw may() once
+	mayLost time.Time // since when may() has been false (zero: it is true)
 
 	inc    atomic.Pointer[string] // the incarnation
 	fenced bool                   // the key was found fenced or taken (renewer only)
@@ -151,32 +152,54 @@ func (l *Lease) run() {
 	}
 }
 
+// rejoinAfter is how many TTLs a node that does not see the majority (or
+// is not seen by it) waits, its lease run out, before it gives up its
+// incarnation and rejoins as a new member.
+const rejoinAfter = 2
+
+// over ends the lease's incarnation: the node lets go of everything
+// (lapsed) before anything else, and the lease is valid again only as a
+// new incarnation, from a renewal sent after that.
+func (l *Lease) over() {
+	l.until.Store(0)
+	l.fenced = false
+	inc := newIncarnation()
+	l.inc.Store(&inc)
+	if l.lapsed != nil {
+		l.lapsed()
+	}
+}
+
 // renew renews the lease once; it reports whether the journal took it.
+//
+// A lease that ran out because its renewals failed (the journal was
+// between leaders, or out of reach) is not over: nobody fenced it — the
+// renewal's compare-and-set from the last revision proves that — so no
+// other node took anything it held, and the same incarnation goes on.
+// One that was fenced is over (lapsed, then a new incarnation).
 func (l *Lease) renew() bool {
-	sent := time.Since(l.epoch)
-	if until := l.until.Load(); l.fenced || (until != 0 && int64(sent) >= until) {
-		// This incarnation is over (it ran out, or another node ended
-		// it): the node lets go of everything before anything else, and
-		// the lease is valid again only as a new incarnation, from a
-		// renewal sent after that. This does not wait for the journal or
-		// the majority: rejoining as a new member is how a node that was
-		// away gets back into the others' view.
-		l.until.Store(0)
-		l.fenced = false
-		inc := newIncarnation()
-		l.inc.Store(&inc)
-		if l.lapsed != nil {
-			l.lapsed()
-		}
-		sent = time.Since(l.epoch)
+	if l.fenced {
+		l.over() // another node ended this incarnation: what it held is gone
 	}
 	if l.may != nil {
 		if l.may() {
-			l.hadMay = true
+			l.hadMay, l.mayLost = true, time.Time{}
 		} else if l.hadMay {
-			return false // let it run out: the majority takes over
+			// Let it run out: the majority takes over. A lease that ran
+			// out for want of the majority for longer than rejoinAfter
+			// is given up: the others may have dropped this node's
+			// membership for good, and only a new member is let back.
+			if l.mayLost.IsZero() {
+				l.mayLost = time.Now()
+			}
+			if until := l.until.Load(); until != 0 && int64(time.Since(l.epoch)) >= until && time.Since(l.mayLost) >= l.ttl*rejoinAfter {
+				l.over()
+				l.mayLost = time.Now()
+			}
+			return false
 		}
 	}
+	sent := time.Since(l.epoch)
 	inc := *l.inc.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/2)
 	rev, err := l.kv.Update(ctx, l.key, leaseValue(inc, sent), l.rev)
@@ -187,7 +210,7 @@ func (l *Lease) renew() bool {
 		// means another node fenced this incarnation (or another process
 		// runs under this node's name): the lease is over.
 		ctx, cancel := context.WithTimeout(context.Background(), l.ttl/2)
-		if e, err := l.kv.Get(ctx, l.key); err == nil && e.Revision() != l.rev {
+		if e, err := l.kv.Get(ctx, l.key); err == nil && e.Revision() > l.rev { // an older revision is a lagging replica's
 			l.rev = e.Revision()
 			var over bool
 			if x, fenced := strings.CutPrefix(string(e.Value()), fencedValue+" "); fenced {

@@ -39,6 +39,7 @@ import (
 // the holder's lease lapses or it lets go, and is answered 503 there
 // meanwhile: never served by two nodes.
 type Claims struct {
+	reg   *Registry
 	kv    jetstream.KeyValue
 	lease *Lease
 	log   *slog.Logger
@@ -68,7 +69,7 @@ func (c *Claims) Stats() ClaimStats {
 // Claims returns the owner records of the registry's bucket, claimed
 // under lease.
 func (r *Registry) Claims(lease *Lease) *Claims {
-	return &Claims{kv: r.kv, lease: lease, log: r.log, Outlast: lease.ttl + time.Second}
+	return &Claims{reg: r, kv: r.kv, lease: lease, log: r.log, Outlast: lease.ttl + time.Second}
 }
 
 // ownerPrefix names the owner keys of the registry bucket.
@@ -165,6 +166,12 @@ func (c *Claims) outlive(ctx context.Context, holder, key string, rev uint64) er
 			return nil // renewed as another incarnation, or fenced: over
 		case lrev == 0:
 			lrev = e.Revision()
+			// The registry's watch may have delivered this renewal
+			// earlier: it was sent before then, so the wait may count
+			// from then (a node killed seconds ago is over sooner).
+			if at, ok := c.reg.leaseSince(node, lrev); ok && at.Before(changed) {
+				changed = at
+			}
 		case e.Revision() != lrev:
 			if time.Since(began) >= aliveAfter {
 				return ErrHolderAlive

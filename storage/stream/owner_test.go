@@ -116,3 +116,34 @@ func TestClaimAfterRestart(t *testing.T) {
 	_, _, err = reg.Claims(b).Claim(c, biz)
 	require.NoError(t, err, "the old incarnation is over once the node renewed as a new one")
 }
+
+// TestLeaseOutlivesJournalOutage: a lease that ran out only because the
+// journal could not take its renewals (no quorum) is not over — nobody
+// could fence it — so the node goes on as the same incarnation, keeping
+// what it holds, once the journal is back; it neither lets go nor rejoins.
+func TestLeaseOutlivesJournalOutage(t *testing.T) {
+	rs := streamtest.Start(t, 3)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	reg, err := stream.OpenRegistry(ctx(t), connect(t, rs.Servers[0]), "", log)
+	require.NoError(t, err)
+	var lapsed atomic.Int32
+	a, err := reg.Lease(ctx(t), "a", func() { lapsed.Add(1) }, nil)
+	require.NoError(t, err)
+	defer a.Stop()
+	holder := a.Holder()
+	biz := uuid.New()
+	_, rev, err := reg.Claims(a).Claim(ctx(t), biz)
+	require.NoError(t, err)
+
+	rs.Stop(1)
+	rs.Stop(2)
+	require.Eventually(t, func() bool { return !a.Valid() }, 10*time.Second, 10*time.Millisecond, "a lease renewed without a quorum")
+	rs.Restart(1)
+	rs.Restart(2)
+	require.Eventually(t, a.Valid, time.Minute, 10*time.Millisecond)
+	require.Zero(t, lapsed.Load(), "the node let go although nobody could have taken anything")
+	require.Equal(t, holder, a.Holder(), "the same incarnation goes on")
+	_, again, err := reg.Claims(a).Claim(ctx(t), biz)
+	require.NoError(t, err)
+	require.Greater(t, again, rev, "its owner record is still its own")
+}

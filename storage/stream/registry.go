@@ -39,8 +39,9 @@ type Registry struct {
 
 	mu      sync.Mutex
 	entries map[uuid.UUID]entry
-	nodes   map[string]string // cluster address -> hand-over address
-	views   map[string]view   // node name -> its view of the membership (views.go)
+	nodes   map[string]string    // cluster address -> hand-over address
+	views   map[string]viewEntry // node name -> its view of the membership (views.go)
+	leases  map[string]leaseSeen // node name -> its lease key's last revision seen (views.go)
 	keys    atomic.Pointer[map[catalog.KeyHash]uuid.UUID]
 	synced  chan struct{} // closed once the watch delivered every entry
 	built   bool          // the key index is built (after synced); under mu
@@ -62,7 +63,7 @@ func OpenRegistry(ctx context.Context, j *Journal, bucket string, log *slog.Logg
 	if err != nil {
 		return nil, fmt.Errorf("stream: creating %s: %w", bucket, err)
 	}
-	r := &Registry{kv: kv, log: log, entries: map[uuid.UUID]entry{}, nodes: map[string]string{}, views: map[string]view{}, synced: make(chan struct{})}
+	r := &Registry{kv: kv, log: log, entries: map[uuid.UUID]entry{}, nodes: map[string]string{}, views: map[string]viewEntry{}, leases: map[string]leaseSeen{}, synced: make(chan struct{})}
 	empty := map[catalog.KeyHash]uuid.UUID{}
 	r.keys.Store(&empty)
 	w, err := kv.WatchAll(context.Background())
@@ -99,6 +100,10 @@ func (r *Registry) watch(w jetstream.KeyWatcher) {
 		}
 		if strings.HasPrefix(e.Key(), viewPrefix) {
 			r.setView(e)
+			continue
+		}
+		if strings.HasPrefix(e.Key(), leasePrefix) {
+			r.setLease(e)
 			continue
 		}
 		id, err := uuid.Parse(e.Key())

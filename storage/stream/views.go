@@ -31,12 +31,6 @@ type viewEntry struct {
 	Sees []string `json:"sees"` // the members' cluster addresses it sees, its own included
 }
 
-// view is a view as this node holds it: with when it arrived.
-type view struct {
-	viewEntry
-	at time.Time
-}
-
 func (r *Registry) setView(e jetstream.KeyValueEntry) {
 	name := e.Key()[len(viewPrefix):]
 	var v viewEntry
@@ -46,7 +40,7 @@ func (r *Registry) setView(e jetstream.KeyValueEntry) {
 		delete(r.views, name)
 		return
 	}
-	r.views[name] = view{viewEntry: v, at: time.Now()}
+	r.views[name] = v
 }
 
 // PublishView writes node name's view: its cluster address and those of
@@ -57,16 +51,41 @@ func (r *Registry) PublishView(ctx context.Context, name, addr string, sees []st
 	return err
 }
 
-// SeenBy returns how many nodes' views, each received within fresh, list
-// addr among the members they see.
-func (r *Registry) SeenBy(addr string, fresh time.Duration) int {
+// SeenBy returns how many of the nodes whose cluster addresses are among
+// list addr in their latest views. Latest, not recent: a journal between
+// leaders delays everyone's views alike, and must not make a node look
+// unseen; the nodes counted are those in the caller's own view, so a lost
+// node's last view does not count for long.
+func (r *Registry) SeenBy(addr string, among []string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
 	for _, v := range r.views {
-		if time.Since(v.at) < fresh && slices.Contains(v.Sees, addr) {
+		if slices.Contains(among, v.Addr) && slices.Contains(v.Sees, addr) {
 			n++
 		}
 	}
 	return n
+}
+
+// leaseSeen is a lease key's revision and when this node's watch
+// delivered it.
+type leaseSeen struct {
+	rev uint64
+	at  time.Time
+}
+
+func (r *Registry) setLease(e jetstream.KeyValueEntry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.leases[e.Key()[len(leasePrefix):]] = leaseSeen{rev: e.Revision(), at: time.Now()}
+}
+
+// leaseSince returns when this node's watch delivered revision rev of
+// node's lease key — a time after the renewal was sent — if it did.
+func (r *Registry) leaseSince(node string, rev uint64) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l, ok := r.leases[node]
+	return l.at, ok && l.rev == rev
 }
