@@ -278,6 +278,10 @@ func (r *Replicator) append(w *writer, group []queued) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	pos, err := r.j.Append(ctx, w.biz, w.pos, rec)
+	for tries := 1; errors.Is(err, ErrFenced) && tries < fenceRetries && r.stillLast(ctx, w); tries++ {
+		r.log.Info("an append was refused as fenced with no later record of the business in sight; appending again", "business", w.biz, "after", w.pos.Stream)
+		pos, err = r.j.Append(ctx, w.biz, w.pos, rec)
+	}
 	cancel()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -304,6 +308,26 @@ func (r *Replicator) append(w *writer, group []queued) error {
 	w.since++
 	w.sinceBytes += len(rec)
 	return nil
+}
+
+// fenceRetries bounds the appends of one group refused as fenced while
+// the business's last record was still this writer's own.
+const fenceRetries = 3
+
+// stillLast reports whether w's last record may still be the business's
+// last one in the journal: then a refusal as fenced need not be another
+// writer's doing. In booking storms on three nodes sharing two cores, JetStream
+// refused about one append in ten thousand as "wrong last sequence" for a
+// business no other node had ever owned, and the writer then stopped: a
+// few 503s with no node moving. Appending again is
+// safe whatever this read says (it may come from a lagging replica): the
+// journal's own check decides each append atomically, so a writer that
+// was truly fenced is refused again.
+func (r *Replicator) stillLast(ctx context.Context, w *writer) bool {
+	last, err := r.j.last(ctx, w.biz)
+	// A replica behind this writer's own last record, or no answer, says
+	// nothing: only a later record is another writer's.
+	return err != nil || last <= w.pos.Stream
 }
 
 // unavailable is what a write or a take-over that the journal did not
