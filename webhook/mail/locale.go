@@ -161,9 +161,38 @@ func (l locale) get(key string, kv ...string) string {
 	if len(kv) == 0 {
 		return s
 	}
-	pairs := make([]string, 0, len(kv))
-	for i := 0; i+1 < len(kv); i += 2 {
-		pairs = append(pairs, "{"+kv[i]+"}", kv[i+1])
+	return fill(s, kv)
+}
+
+// fill replaces each {name} in s whose name is a key of kv (the first
+// such key wins) by the value following it, in one pass. It does what a
+// strings.Replacer of the pairs does, without building one per message:
+// that was 8 % of slotd's CPU in a booking storm (issue 22).
+func fill(s string, kv []string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 32)
+	for i := 0; i < len(s); {
+		if s[i] == '{' {
+			if j := strings.IndexByte(s[i+1:], '}'); j >= 0 {
+				if v, ok := lookup(kv, s[i+1:i+1+j]); ok {
+					b.WriteString(v)
+					i += j + 2
+					continue
+				}
+			}
+		}
+		b.WriteByte(s[i])
+		i++
 	}
-	return strings.NewReplacer(pairs...).Replace(s)
+	return b.String()
+}
+
+// lookup returns the value following name in kv.
+func lookup(kv []string, name string) (string, bool) {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i] == name {
+			return kv[i+1], true
+		}
+	}
+	return "", false
 }

@@ -589,3 +589,40 @@ func TestRenderWaitlistOfferBadRows(t *testing.T) {
 	require.NoError(t, err)
 	renderRow(t, testOfferRow("en", salon))
 }
+
+// TestFillIsTheReplacer: fill gives what a strings.Replacer of the
+// {name}/value pairs gives, on placeholders known and unknown, nested
+// braces, values that look like placeholders and keys given twice.
+func TestFillIsTheReplacer(t *testing.T) {
+	kv := []string{"name", "Ann {business}", "business", "Salon", "name", "second", "", "empty"}
+	var pairs []string
+	for i := 0; i+1 < len(kv); i += 2 {
+		pairs = append(pairs, "{"+kv[i]+"}", kv[i+1])
+	}
+	r := strings.NewReplacer(pairs...)
+	for _, s := range []string{"", "plain", "Hello {name}, welcome to {business}.", "{unknown} {name}", "{a{name}}",
+		"{", "}", "{name", "name}", "{}", "{{business}}", "{business}{business}", "x{business", "é{name}ü"} {
+		require.Equal(t, r.Replace(s), fill(s, kv), "%q", s)
+	}
+}
+
+// BenchmarkLocaleGet: a greeting filled per message.
+func BenchmarkLocaleGet(b *testing.B) {
+	l := localeFor("en")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = l.get("footer", "business", "Salon Aurora")
+	}
+}
+
+// BenchmarkRender: one confirmation e-mail rendered from its outbox row
+// (issue 22 asks for at most 10 µs).
+func BenchmarkRender(b *testing.B) {
+	row := testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Render(row, "Bookings <bookings@slotd.example>"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
