@@ -325,13 +325,12 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 	return cn.registry.PublishNode(ctx, cn.f.Node, n.Address(), ln.Addr().String())
 }
 
-// lapsed runs when this node finds its lease's incarnation over: the node
-// was paused (SIGSTOP, a stalled VM), cut off from the journal or from the
-// majority of the membership for longer than the lease lasts, or another
-// node ended the incarnation to take a business over. Its businesses may have been taken
-// over and written by the survivors meanwhile, and the survivors' view
-// of the cluster has dropped it (and they will not take its old identity
-// back). So it lets go of every business it ran — their actors stop,
+// lapsed runs when this node finds its lease's incarnation over: another
+// node ended it to take a business over (the node was paused, a stalled
+// VM, or cut off), or the node has been without the majority for longer
+// than two leases. Its businesses may have been taken over and written by
+// the survivors meanwhile, and the survivors' view of the cluster has
+// dropped it (and they will not take its old identity back). So it lets go of every business it ran — their actors stop,
 // their rows go — and rejoins the cluster as a new member; what it serves
 // from now on it takes over afresh from the journal. Nothing is served
 // while this runs: the lease is valid again only afterwards.
