@@ -22,10 +22,12 @@ import (
 // So a node paused for longer than TTL finds, the moment it runs again,
 // that it may not serve: it answers nothing from the state it held (the
 // survivors may have taken its businesses over and written them since).
-// The renewer then calls lapsed, for the node to let go of everything it
-// owned and rejoin the cluster, and only a renewal sent after that makes
-// the lease valid again; what the node serves then it has taken over
-// afresh from the journal.
+// If a survivor fenced the lease meanwhile (to take a business over), the
+// renewer finds it and calls lapsed, for the node to let go of everything
+// it owned and rejoin the cluster, and only a renewal of a new
+// incarnation, sent after that, makes the lease valid again; what the
+// node serves then it has taken over afresh from the journal. If nobody
+// fenced it, nobody took anything, and its next renewal lets it go on.
 //
 // Each run of valid renewals is one incarnation of the lease, named in
 // the key's value and in the owner records of the businesses the node
