@@ -539,6 +539,27 @@ type ledger struct {
 
 func newLedger(prefix string) *ledger { return &ledger{prefix: prefix, starts: slotStarts()} }
 
+// without returns procs but p.
+func without(procs []*clusterProc, p *clusterProc) []*clusterProc {
+	var rest []*clusterProc
+	for _, q := range procs {
+		if q != p {
+			rest = append(rest, q)
+		}
+	}
+	return rest
+}
+
+// mustBook books n times through p, each acknowledged.
+func (l *ledger) mustBook(t *testing.T, p *clusterProc, n int) {
+	t.Helper()
+	for range n {
+		status, _, err := l.book(p)
+		require.NoError(t, err)
+		require.Equal(t, 201, status)
+	}
+}
+
 // book sends one booking (its own Idempotency-Key) through p and returns
 // the answer's status and X-Slotd-Node; err is a transport failure.
 func (l *ledger) book(p *clusterProc) (status int, node string, err error) {
@@ -692,18 +713,9 @@ func TestClusterPausedOwnerServesNothingStale(t *testing.T) {
 	bin := buildBinary(t)
 	procs := startNodes(t, bin, 3, false)
 	victim := owner(t, procs)
-	var survivors []*clusterProc
-	for _, p := range procs {
-		if p != victim {
-			survivors = append(survivors, p)
-		}
-	}
+	survivors := without(procs, victim)
 	l := newLedger("pause")
-	for range 3 {
-		status, _, err := l.book(victim)
-		require.NoError(t, err)
-		require.Equal(t, 201, status)
-	}
+	l.mustBook(t, victim, 3)
 
 	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGSTOP))
 	paused := time.Now()
@@ -811,12 +823,7 @@ func TestClusterSecondLossAfterRejoin(t *testing.T) {
 	first := owner(t, procs)
 	require.NoError(t, first.cmd.Process.Kill())
 	_ = first.cmd.Wait()
-	var rest []*clusterProc
-	for _, p := range procs {
-		if p != first {
-			rest = append(rest, p)
-		}
-	}
+	rest := without(procs, first)
 	t.Logf("first loss (%s): booking acknowledged again after %v", first.name, bookAgain(rest[0], 60*time.Second).Round(time.Millisecond))
 
 	restartNode(t, first)

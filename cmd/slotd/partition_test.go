@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -134,21 +135,10 @@ func partition(t *testing.T, bin string, oneWay bool) {
 		return strings.Join(peers, ",")
 	})
 	victim := owner(t, procs)
-	v := -1
-	var others []*clusterProc
-	for i, p := range procs {
-		if p == victim {
-			v = i
-		} else {
-			others = append(others, p)
-		}
-	}
+	v := slices.Index(procs, victim)
+	others := without(procs, victim)
 	l := newLedger("part")
-	for range 3 {
-		status, _, err := l.book(victim)
-		require.NoError(t, err)
-		require.Equal(t, 201, status)
-	}
+	l.mustBook(t, victim, 3)
 
 	cut := func(open bool) {
 		for j := range n {
@@ -219,12 +209,7 @@ func TestClusterDrainReleases(t *testing.T) {
 	bin := buildBinary(t)
 	procs := startNodes(t, bin, 3, false)
 	victim := owner(t, procs)
-	var rest []*clusterProc
-	for _, p := range procs {
-		if p != victim {
-			rest = append(rest, p)
-		}
-	}
+	rest := without(procs, victim)
 	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGTERM))
 	drained := time.Now()
 	require.Eventually(t, func() bool {
