@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,7 +100,8 @@ func TestAppointmentID(t *testing.T) {
 
 func TestCountMailsAndDataSize(t *testing.T) {
 	data := t.TempDir()
-	n, err := countMails(filepath.Join(data, "outbox"))
+	c := newMailCounter(filepath.Join(data, "outbox"))
+	n, err := c.count()
 	require.NoError(t, err)
 	assert.Zero(t, n, "no outbox yet")
 	require.NoError(t, os.Mkdir(filepath.Join(data, "outbox"), 0o755))
@@ -107,9 +109,31 @@ func TestCountMailsAndDataSize(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(data, "outbox", name), make([]byte, 1000), 0o600))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(data, "000001.log"), make([]byte, 300), 0o600))
-	n, err = countMails(filepath.Join(data, "outbox"))
+	n, err = c.count()
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
+
+	// A day's mailbox, read as it grows: entries are the From lines at
+	// the top or after a blank line; quoted ones and a half-written tail
+	// are not counted until they are whole.
+	mbox := filepath.Join(data, "outbox", "2026-11-26.mbox")
+	entry := func(body string) string { return "From a@b Thu Nov 26 10:00:00 2026\nSubject: x\n\n" + body + "\n\n" }
+	grow := func(s string) {
+		f, err := os.OpenFile(mbox, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		require.NoError(t, err)
+		_, err = f.WriteString(s)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	long := strings.Repeat("x", 3<<20) // longer than the read buffer
+	grow(entry(">From quoted\n\n>From quoted after a blank line") + entry(long) + "From a@b Thu")
+	n, err = c.count()
+	require.NoError(t, err)
+	assert.Equal(t, 4, n, "2 .eml + 2 whole entries")
+	grow(" Nov 26 10:00:00 2026\n\n\n" + entry("body"))
+	n, err = c.count()
+	require.NoError(t, err)
+	assert.Equal(t, 6, n)
 	size, err := dataSize(data)
 	require.NoError(t, err)
 	assert.Equal(t, int64(300), size, "the outbox is not counted")

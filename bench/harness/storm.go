@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -84,8 +86,8 @@ func bookingBody(dst []byte, l *layout, b, s, c int, start time.Time) []byte {
 func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 	st := &Storm{DrainSeconds: -1}
 	h.rep.Storm = st
-	outbox := filepath.Join(s.data, "outbox")
-	mailsBefore, err := countMails(outbox)
+	outbox := newMailCounter(filepath.Join(s.data, "outbox"))
+	mailsBefore, err := outbox.count()
 	if err != nil {
 		return err
 	}
@@ -160,16 +162,16 @@ func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 // of thousands of names costs CPU that slotd's mailer needs, so the
 // directory is looked at five times a second: the figure is good to
 // 0.2 s.
-func (h *harness) drain(ctx context.Context, outbox string, want int, since time.Time) error {
+func (h *harness) drain(ctx context.Context, outbox *mailCounter, want int, since time.Time) error {
 	st := h.rep.Storm
 	st.MailsExpected = want
-	h.progress("outbox: waiting for %d e-mails in %s", want, outbox)
+	h.progress("outbox: waiting for %d e-mails in %s", want, outbox.dir)
 	deadline := time.NewTimer(h.opt.DrainTimeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		n, err := countMails(outbox)
+		n, err := outbox.count()
 		if err != nil {
 			return err
 		}
@@ -190,10 +192,34 @@ func (h *harness) drain(ctx context.Context, outbox string, want int, since time
 	}
 }
 
-// countMails counts DATA/outbox/*.eml, the e-mails slotd has sent to its
-// file sender; an outbox not yet made holds none.
-func countMails(dir string) (int, error) {
-	f, err := os.Open(dir)
+// mailCounter counts the e-mails slotd's file sender has written to
+// DATA/outbox: the entries of the YYYY-MM-DD.mbox day files (decisions
+// §1), and *.eml files, which slotd wrote one per message before, so that
+// an older binary (-slotd) is measured the same way. A mailbox is read
+// from where the last count stopped: a storm's mailbox grows to hundreds of
+// megabytes, and the counter shares the cores with slotd.
+type mailCounter struct {
+	dir   string
+	files map[string]*mboxPos
+}
+
+// mboxPos is how far a mailbox has been read: up to off, holding n
+// entries; blank says whether the last whole line was empty, mid that off
+// is inside a line longer than the read buffer.
+type mboxPos struct {
+	off        int64
+	n          int
+	blank, mid bool
+}
+
+func newMailCounter(dir string) *mailCounter {
+	return &mailCounter{dir: dir, files: map[string]*mboxPos{}}
+}
+
+// count returns the e-mails in the outbox; an outbox not yet made holds
+// none.
+func (c *mailCounter) count() (int, error) {
+	f, err := os.Open(c.dir)
 	if os.IsNotExist(err) {
 		return 0, nil
 	}
@@ -205,13 +231,52 @@ func countMails(dir string) (int, error) {
 	for {
 		names, err := f.Readdirnames(4096)
 		for _, name := range names {
-			if strings.HasSuffix(name, ".eml") {
+			switch {
+			case strings.HasSuffix(name, ".eml"):
 				n++
+			case strings.HasSuffix(name, ".mbox"):
+				m, err := c.mbox(name)
+				if err != nil {
+					return 0, err
+				}
+				n += m
 			}
 		}
 		if err != nil || len(names) == 0 {
 			return n, nil
 		}
+	}
+}
+
+// mbox counts the entries of one mailbox: the "From " lines at its top or
+// after a blank line (mboxrd quotes every other line that starts so).
+func (c *mailCounter) mbox(name string) (int, error) {
+	pos := c.files[name]
+	if pos == nil {
+		pos = &mboxPos{blank: true}
+		c.files[name] = pos
+	}
+	f, err := os.Open(filepath.Join(c.dir, name))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(io.NewSectionReader(f, pos.off, 1<<62), 1<<20)
+	for {
+		line, err := r.ReadSlice('\n')
+		switch err {
+		case nil:
+			if !pos.mid && pos.blank && bytes.HasPrefix(line, []byte("From ")) {
+				pos.n++
+			}
+			pos.blank = !pos.mid && len(line) == 1
+			pos.mid = false
+		case bufio.ErrBufferFull: // a part of a line longer than the buffer
+			pos.blank, pos.mid = false, true
+		default: // io.EOF: an unfinished last line is read again next time
+			return pos.n, nil
+		}
+		pos.off += int64(len(line))
 	}
 }
 

@@ -155,7 +155,7 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.AdminListen, "admin-listen", "127.0.0.1:8081", "admin API, /metrics, /healthz, /readyz and pprof address")
 	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer `token` of the admin API (none: admin API refuses writes)")
 	fs.StringVar(&c.World, "world", "", "load a world `file` at start (idempotent)")
-	fs.StringVar(&c.SMTP, "smtp", "", "send e-mail over SMTP at `host:port` (default: write DATA/outbox/*.eml)")
+	fs.StringVar(&c.SMTP, "smtp", "", "send e-mail over SMTP at `host:port` (default: append to DATA/outbox/YYYY-MM-DD.mbox)")
 	fs.StringVar(&c.SMTPUser, "smtp-user", "", "SMTP user name")
 	fs.StringVar(&c.SMTPPassword, "smtp-password", "", "SMTP password")
 	fs.StringVar(&c.SMTPFrom, "smtp-from", "", "sender `address` of e-mails")

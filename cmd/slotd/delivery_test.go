@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -245,11 +243,9 @@ func TestWebhookAutoDisableAndReenable(t *testing.T) {
 	// The owner is told, with the endpoint's URL.
 	var notice string
 	require.Eventually(t, func() bool {
-		files, _ := filepath.Glob(filepath.Join(s.data, "outbox", "*.eml"))
-		for _, f := range files {
-			b, _ := os.ReadFile(f)
-			if strings.Contains(string(b), "has been disabled") {
-				notice = string(b)
+		for _, m := range outboxMails(s.data) {
+			if strings.Contains(m, "has been disabled") {
+				notice = m
 				return true
 			}
 		}

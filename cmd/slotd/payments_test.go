@@ -265,10 +265,8 @@ func TestPaymentRedirectExpiryAndLatePayment(t *testing.T) {
 // outboxHas reports whether an e-mail waiting in or sent from the
 // outbox directory contains s.
 func outboxHas(t *testing.T, s *server, text string) bool {
-	files, _ := filepath.Glob(filepath.Join(s.data, "outbox", "*.eml"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err == nil && strings.Contains(string(b), text) {
+	for _, m := range outboxMails(s.data) {
+		if strings.Contains(m, text) {
 			return true
 		}
 	}

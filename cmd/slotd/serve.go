@@ -87,7 +87,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		return err
 	}
 	mailMetrics, courierMetrics := mail.NewMetrics(), courier.NewMetrics()
-	mailer := &mail.Drainer{Outbox: mail.StoreOutbox{S: store}, Sender: mail.NewSender(c.SMTP, c.SMTPUser, c.SMTPPassword, c.Data),
+	mailer := &mail.Drainer{Outbox: mail.StoreOutbox{S: store}, Sender: mail.NewSender(c.SMTP, c.SMTPUser, c.SMTPPassword, c.Data, c.clock),
 		From: c.SMTPFrom, Log: log, Clock: c.clock, Metrics: mailMetrics}
 	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure, Clock: c.clock})
 	defer hooks.CloseIdleConnections()

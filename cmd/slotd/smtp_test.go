@@ -95,20 +95,21 @@ func requireSMTPMail(t *testing.T, m mailtest.Message, subject string) *mailtest
 	return p
 }
 
-// requireNoOutboxFiles asserts that no .eml file was written: with --smtp
-// set, mail goes over SMTP only.
+// requireNoOutboxFiles asserts that nothing was written to DATA/outbox:
+// with --smtp set, mail goes over SMTP only.
 func requireNoOutboxFiles(t *testing.T, s *server) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(s.data, "outbox", "*.eml"))
+	files, err := filepath.Glob(filepath.Join(s.data, "outbox", "*"))
 	require.NoError(t, err)
 	require.Empty(t, files)
 }
 
 // TestSMTPSendsConfirmationAndStatusMail books and cancels with --smtp
 // set (mirroring TestConfirmationMailIsWritten): both mails reach the SMTP
-// server, authenticated, and none is written to DATA/outbox.
+// server, authenticated, over one connection (decisions §1), and none is
+// written to DATA/outbox.
 func TestSMTPSendsConfirmationAndStatusMail(t *testing.T) {
-	srv := mailtest.Start(t, mailtest.Options{User: smtpUser, Password: smtpPassword})
+	srv := mailtest.Start(t, mailtest.Options{User: smtpUser, Password: smtpPassword, Pipelining: true})
 	s := startSMTPWorld(t, srv)
 
 	r := s.post("/api/v1/appointments", keyFull, "smtp-1", booking(haircutID, tue+"10:00:00Z", annaID, mailCustomer))
@@ -132,7 +133,7 @@ func TestSMTPSendsConfirmationAndStatusMail(t *testing.T) {
 	// nothing is sent twice.
 	s.stop()
 	require.Len(t, srv.Messages(), 2)
-	require.Equal(t, mailtest.Stats{Connections: 2, Delivered: 2}, srv.Stats())
+	require.Equal(t, mailtest.Stats{Connections: 1, Delivered: 2}, srv.Stats(), "one connection carried both")
 	requireNoOutboxFiles(t, s)
 }
 

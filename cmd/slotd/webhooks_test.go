@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/webhook"
+	"github.com/slotd/slotd/webhook/mail/mailtest"
 )
 
 // receiver is a local webhook consumer recording what it is sent.
@@ -200,25 +199,43 @@ func TestWebhookPingFailureIsLogged(t *testing.T) {
 }
 
 // TestConfirmationMailIsWritten books without --smtp: the confirmation
-// lands in DATA/outbox as an .eml file, and a status change sends another.
+// is appended to the day's mailbox, DATA/outbox/YYYY-MM-DD.mbox (UTC), and
+// a status change appends another to the same file.
 func TestConfirmationMailIsWritten(t *testing.T) {
 	s := startWorld(t)
 	r := s.post("/api/v1/appointments", keyFull, "mail-1", booking(haircutID, tue+"10:00:00Z", annaID, "mail@example.com"))
 	require.Equal(t, 201, r.Status, "%s", r.Raw)
 	id := r.Body["appointment"].(map[string]any)["id"].(string)
-	waitMails := func(n int) []string {
-		var found []string
+	waitMails := func(n int) []mailtest.MboxMessage {
+		var found []mailtest.MboxMessage
 		require.Eventually(t, func() bool {
-			found, _ = filepath.Glob(filepath.Join(s.data, "outbox", "*.eml"))
+			found, _ = mailtest.ReadOutbox(s.data)
 			return len(found) >= n
 		}, 10*time.Second, 20*time.Millisecond)
 		return found
 	}
-	files := waitMails(1)
-	eml, err := os.ReadFile(files[0])
-	require.NoError(t, err)
-	require.Contains(t, string(eml), "To: <mail@example.com>")
-	require.Contains(t, string(eml), "Haircut")
+	first := waitMails(1)[0]
+	require.Equal(t, s.clock.Now().UTC().Format(time.DateOnly)+".mbox", first.File, "the day of the server's clock")
+	require.Contains(t, string(first.Data), "To: <mail@example.com>")
+	require.Contains(t, string(first.Data), "Haircut")
+	require.Regexp(t, `^From \S+@\S+ \w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}$`, first.FromLine)
 	require.Equal(t, 200, s.post("/api/v1/appointments/"+id+"/status", keyFull, "", `{"status":"cancelled"}`).Status)
-	require.Len(t, waitMails(2), 2)
+	all := waitMails(2)
+	require.Len(t, all, 2)
+	require.Equal(t, first.File, all[1].File, "one mailbox per day")
+	require.Contains(t, string(all[1].Data), "cancelled")
+}
+
+// outboxMails returns the messages in data's outbox mailboxes, none while
+// a mailbox cannot be read whole.
+func outboxMails(data string) []string {
+	ms, err := mailtest.ReadOutbox(data)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = string(m.Data)
+	}
+	return out
 }

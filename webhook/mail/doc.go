@@ -10,10 +10,12 @@
 //
 //   - Render builds a Message (subject, plain text and HTML) from a row.
 //   - Message.Bytes encodes it as an RFC 5322 / MIME message.
-//   - A Sender delivers it: SMTP over net/smtp (--smtp, --smtp-user,
-//     --smtp-password, --smtp-from), or Dir, which writes DATA/outbox/<id>.eml
-//     when no SMTP server is configured (decisions §1). NewSender picks one
-//     from the serve flags.
+//   - A Sender delivers it: SMTP (--smtp, --smtp-user, --smtp-password,
+//     --smtp-from), one kept connection carrying many messages, pipelined
+//     when the server offers it; or Mbox, which appends each batch to the
+//     day's mailbox DATA/outbox/YYYY-MM-DD.mbox with one sync when no SMTP
+//     server is configured (decisions §1). NewSender picks one from the
+//     serve flags.
 //   - A Drainer walks the outbox, sends every row and deletes it only after
 //     the send succeeded, so delivery is at least once across restarts. A
 //     failing message backs off on its own (1 s, 2 s, 4 s … 5 min) while the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -164,6 +165,11 @@ func (d *Drainer) Run(ctx context.Context) error {
 		return err
 	}
 	d.init()
+	// A sender that keeps something open (the SMTP connection, the day's
+	// mailbox) lets go of it when the Drainer stops.
+	if c, ok := d.Sender.(io.Closer); ok {
+		defer c.Close()
+	}
 	listFailures := 0
 	for ctx.Err() == nil {
 		wait, err := d.pass(ctx)

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/storage"
+	"github.com/slotd/slotd/webhook/mail/mailtest"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 )
@@ -482,8 +481,8 @@ func TestDefaultBackoff(t *testing.T) {
 	assert.Equal(t, 5*time.Minute, DefaultBackoff(1<<30))
 }
 
-// TestStoreOutbox runs the Drainer over a real store with the Dir sender
-// writing into the data directory, as slotd serve does without --smtp.
+// TestStoreOutbox runs the Drainer over a real store with the Mbox sender
+// appending to the data directory, as slotd serve does without --smtp.
 func TestStoreOutbox(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		data := t.TempDir()
@@ -506,13 +505,15 @@ func TestStoreOutbox(t *testing.T) {
 		}))
 		assert.Equal(t, []string{"01A", "01B"}, ids, "mail rows only")
 
-		h := startDrainer(t, ob, NewSender("", "", "", data))
+		h := startDrainer(t, ob, NewSender("", "", "", data, clock.Real{}))
 		assert.Equal(t, testPoll, h.idle())
 		h.shutdown()
-		for _, id := range []string{"01A", "01B"} {
-			raw, err := os.ReadFile(filepath.Join(data, "outbox", id+".eml"))
-			require.NoError(t, err)
-			parseMessage(t, raw)
+		got, err := mailtest.ReadOutbox(data)
+		require.NoError(t, err)
+		require.Len(t, got, 2)
+		for i, id := range []string{"01A", "01B"} {
+			p := parseMessage(t, crlf(got[i].Data))
+			assert.Equal(t, "<"+id+"@slotd>", p.header.Get("Message-ID"))
 		}
 		require.NoError(t, ob.List(func(_ [16]byte, id string, _ []byte) error {
 			return fmt.Errorf("row %s left", id)

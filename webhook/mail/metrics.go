@@ -50,7 +50,7 @@ func NewMetrics() *Metrics {
 		}, []string{"outcome"}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "slotd_mail_send_failures_total",
-			Help: "Failed e-mail sends by cause: timeout, connection_refused, dns, tls, smtp_4xx, smtp_5xx, file (the .eml directory), other.",
+			Help: "Failed e-mail sends by cause: timeout, connection_refused, dns, tls, smtp_4xx, smtp_5xx, file (the DATA/outbox mailbox), other.",
 		}, []string{"cause"}),
 	}
 	m.sent, m.failed, m.dropped = m.sends.WithLabelValues("sent"), m.sends.WithLabelValues("failed"), m.sends.WithLabelValues("dropped")

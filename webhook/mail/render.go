@@ -44,7 +44,7 @@ var ErrBadRow = errors.New("mail: bad outbox row")
 
 // Message is one e-mail, ready to be encoded by Bytes.
 type Message struct {
-	ID      string // the outbox row's id; also the Message-ID and the .eml name
+	ID      string // the outbox row's id; also the Message-ID, <ID@slotd>
 	To      string // bare address, e.g. ana@example.com
 	From    string // header form, e.g. "Salon" <bookings@example.com>
 	Subject string

@@ -420,15 +420,6 @@ func TestBytesLongBodyLinesAndDots(t *testing.T) {
 	assert.Equal(t, m.HTML, p.html)
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 func TestRenderEndpointDisabled(t *testing.T) {
 	r := testMailRow(testID, KindEndpointDisabled, salon, nil)
 	r.Endpoint = &record.MailEndpoint{ID: "5b0e8c9e-7c1a-4c55-9d1e-2f6f3f0e9a11", URL: "https://crm.example/hooks?a=<b>", ConsecutiveFailures: 10}

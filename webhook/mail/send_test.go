@@ -3,6 +3,7 @@ package mail
 import (
 	"bufio"
 	"context"
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -13,7 +14,6 @@ import (
 	"fmt"
 	"math/big"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/clock"
 )
 
 func testMessage(t *testing.T) Message {
@@ -33,36 +34,10 @@ func testMessage(t *testing.T) Message {
 	return m
 }
 
-func TestDirSend(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data", "outbox")
-	m := testMessage(t)
-	require.NoError(t, Dir{Path: dir}.Send(context.Background(), m))
-	// Sending again (at least once) replaces the file with the same bytes.
-	require.NoError(t, Dir{Path: dir}.Send(context.Background(), m))
-
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Len(t, entries, 1, "no temporary file is left behind")
-	require.Equal(t, testID+".eml", entries[0].Name())
-	raw, err := os.ReadFile(filepath.Join(dir, testID+".eml"))
-	require.NoError(t, err)
-	assert.Equal(t, m.Bytes(), raw)
-	p := parseMessage(t, raw)
-	assert.Equal(t, m.Subject, decodeHeader(t, p.header.Get("Subject")))
-	assert.Equal(t, m.Text, p.text)
-	assert.Equal(t, m.HTML, p.html)
-
-	bad := m
-	bad.ID = "../escape"
-	require.Error(t, Dir{Path: dir}.Send(context.Background(), bad))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	require.Error(t, Dir{Path: dir}.Send(ctx, m))
-}
-
 func TestNewSender(t *testing.T) {
-	assert.Equal(t, Dir{Path: filepath.Join("data", "outbox")}, NewSender("", "", "", "data"))
-	assert.Equal(t, &SMTP{Addr: "mx:25", User: "u", Password: "p"}, NewSender("mx:25", "u", "p", "data"))
+	clk := clock.NewFake(time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC))
+	assert.Equal(t, &Mbox{Path: filepath.Join("data", "outbox"), Clock: clk}, NewSender("", "", "", "data", clk))
+	assert.Equal(t, &SMTP{Addr: "mx:25", User: "u", Password: "p"}, NewSender("mx:25", "u", "p", "data", clk))
 }
 
 // smtpServer is just enough of an SMTP server for the client of net/smtp.
@@ -73,6 +48,12 @@ type smtpServer struct {
 	user string      // requires AUTH PLAIN with user and pass when set
 	pass string
 	mute bool // accepts connections and never says anything
+	// pipelining offers PIPELINING; refuseTo is a recipient RCPT refuses
+	// with 550; hangUpAfter > 0 closes the connection after that many
+	// messages, as a server does with an idle one.
+	pipelining  bool
+	refuseTo    string
+	hangUpAfter int
 
 	wg     sync.WaitGroup
 	active sync.WaitGroup // connections being served
@@ -88,9 +69,13 @@ type session struct {
 	mailTLS  bool // MAIL FROM came over TLS
 	from     string
 	to       []string
-	data     []byte // the message, dot-unstuffed, CRLF kept
+	data     []byte // the last message, dot-unstuffed, CRLF kept
 	bareLF   bool   // DATA held a line ending in LF only
 	quit     bool
+
+	msgs      [][]byte // every message accepted, in order
+	rsets     int      // RSET commands
+	pipelined int      // MAIL commands that came with RCPT and DATA behind them in one read
 }
 
 func startSMTP(t *testing.T, s *smtpServer) *smtpServer {
@@ -169,6 +154,9 @@ func (s *smtpServer) serve(conn net.Conn) {
 			if s.tls != nil && !tlsOn {
 				lines = append(lines, "250-STARTTLS")
 			}
+			if s.pipelining {
+				lines = append(lines, "250-PIPELINING")
+			}
 			reply(append(lines, "250-AUTH PLAIN", "250 8BITMIME")...)
 		case "STARTTLS":
 			if s.tls == nil || tlsOn {
@@ -196,12 +184,24 @@ func (s *smtpServer) serve(conn net.Conn) {
 				reply("530 5.7.0 authentication required")
 				continue
 			}
-			ses.from, ses.mailTLS = between(arg, "<", ">"), tlsOn
+			if ahead, _ := r.Peek(r.Buffered()); bytes.Contains(ahead, []byte("\r\nDATA\r\n")) {
+				ses.pipelined++
+			}
+			ses.from, ses.mailTLS, ses.to = between(arg, "<", ">"), tlsOn, nil
 			reply("250 2.1.0 ok")
 		case "RCPT":
-			ses.to = append(ses.to, between(arg, "<", ">"))
+			to := between(arg, "<", ">")
+			if to == s.refuseTo {
+				reply("550 5.1.1 no such user")
+				continue
+			}
+			ses.to = append(ses.to, to)
 			reply("250 2.1.5 ok")
 		case "DATA":
+			if len(ses.to) == 0 {
+				reply("554 5.5.1 no valid recipients")
+				continue
+			}
 			reply("354 end with <CRLF>.<CRLF>")
 			var data []byte
 			for {
@@ -218,8 +218,16 @@ func (s *smtpServer) serve(conn net.Conn) {
 				data = append(data, strings.TrimPrefix(l, ".")...)
 			}
 			ses.data = data
+			ses.msgs = append(ses.msgs, data)
 			reply("250 2.0.0 queued")
-		case "RSET", "NOOP":
+			if len(ses.msgs) == s.hangUpAfter {
+				return
+			}
+		case "RSET":
+			ses.rsets++
+			ses.to = nil
+			reply("250 2.0.0 ok")
+		case "NOOP":
 			reply("250 2.0.0 ok")
 		case "QUIT":
 			ses.quit = true
@@ -281,6 +289,7 @@ func TestSMTPPlainWithAuthOnLocalhost(t *testing.T) {
 	m := testMessage(t)
 	s := &SMTP{Addr: srv.addr(), User: "slotd", Password: "s3cret", Timeout: 5 * time.Second}
 	require.NoError(t, s.Send(context.Background(), m))
+	require.NoError(t, s.Close())
 	got := srv.sessions()
 	require.Len(t, got, 1)
 	assert.Equal(t, []string{"localhost"}, got[0].ehlo)
@@ -292,7 +301,9 @@ func TestSMTPPlainWithAuthOnLocalhost(t *testing.T) {
 func TestSMTPWithoutAuth(t *testing.T) {
 	srv := startSMTP(t, &smtpServer{})
 	m := testMessage(t)
-	require.NoError(t, (&SMTP{Addr: srv.addr(), Hello: "slotd.example"}).Send(context.Background(), m))
+	s := &SMTP{Addr: srv.addr(), Hello: "slotd.example"}
+	require.NoError(t, s.Send(context.Background(), m))
+	require.NoError(t, s.Close())
 	got := srv.sessions()
 	require.Len(t, got, 1)
 	assert.Equal(t, []string{"slotd.example"}, got[0].ehlo)
@@ -307,6 +318,7 @@ func TestSMTPStartTLS(t *testing.T) {
 	s := &SMTP{Addr: srv.addr(), User: "slotd", Password: "s3cret", Timeout: 5 * time.Second,
 		TLSConfig: &tls.Config{RootCAs: pool}}
 	require.NoError(t, s.Send(context.Background(), m))
+	require.NoError(t, s.Close())
 	got := srv.sessions()
 	require.Len(t, got, 1)
 	assert.Len(t, got[0].ehlo, 2, "EHLO again after STARTTLS")
@@ -357,4 +369,107 @@ func TestSMTPBadAddress(t *testing.T) {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	require.ErrorContains(t, (&SMTP{Addr: addr}).Send(context.Background(), testMessage(t)), "dial")
+}
+
+func messagesTo(t *testing.T, tos ...string) []Message {
+	var ms []Message
+	for i, to := range tos {
+		m := testMessage(t)
+		m.ID, m.To = fmt.Sprintf("m%d", i), to
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// One connection carries every message of a batch and of the batches
+// after it, with RSET between them; with PIPELINING the commands before
+// each message's data go out in one write.
+func TestSMTPOneConnectionManyMessages(t *testing.T) {
+	for _, pipelining := range []bool{false, true} {
+		t.Run(fmt.Sprintf("pipelining=%v", pipelining), func(t *testing.T) {
+			srv := startSMTP(t, &smtpServer{pipelining: pipelining, user: "slotd", pass: "s3cret"})
+			s := &SMTP{Addr: srv.addr(), User: "slotd", Password: "s3cret", Timeout: 5 * time.Second}
+			ms := messagesTo(t, "a@example.com", "b@example.com", "c@example.com", "d@example.com")
+			for _, err := range s.SendBatch(context.Background(), ms[:3]) {
+				require.NoError(t, err)
+			}
+			require.NoError(t, s.Send(context.Background(), ms[3]))
+			require.NoError(t, s.Close())
+
+			got := srv.sessions()
+			require.Len(t, got, 1, "one connection")
+			require.Len(t, got[0].msgs, 4)
+			for i, m := range ms {
+				assert.Equal(t, string(m.Bytes()), string(got[0].msgs[i]))
+			}
+			assert.Equal(t, 3, got[0].rsets, "RSET between messages")
+			if pipelining {
+				assert.Equal(t, 4, got[0].pipelined)
+			} else {
+				assert.Zero(t, got[0].pipelined)
+			}
+			assert.True(t, got[0].quit)
+		})
+	}
+}
+
+// A recipient the server refuses fails its own message only; the
+// connection goes on with the next.
+func TestSMTPRefusedRecipientFailsAlone(t *testing.T) {
+	for _, pipelining := range []bool{false, true} {
+		t.Run(fmt.Sprintf("pipelining=%v", pipelining), func(t *testing.T) {
+			srv := startSMTP(t, &smtpServer{pipelining: pipelining, refuseTo: "nobody@example.com"})
+			s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
+			ms := messagesTo(t, "a@example.com", "nobody@example.com", "c@example.com")
+			errs := s.SendBatch(context.Background(), ms)
+			require.NoError(t, errs[0])
+			require.Error(t, errs[1])
+			assert.Equal(t, CauseSMTP5xx, FailureCause(errs[1]))
+			assert.Contains(t, errs[1].Error(), "550")
+			require.NoError(t, errs[2])
+			require.NoError(t, s.Close())
+			got := srv.sessions()
+			require.Len(t, got, 1)
+			require.Len(t, got[0].msgs, 2)
+			assert.Equal(t, string(ms[2].Bytes()), string(got[0].msgs[1]))
+		})
+	}
+}
+
+// A server that hung up on the kept connection costs nothing but a new
+// connection: the message goes out on it, once.
+func TestSMTPReconnectsAfterHangUp(t *testing.T) {
+	srv := startSMTP(t, &smtpServer{pipelining: true, hangUpAfter: 1})
+	s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
+	ms := messagesTo(t, "a@example.com", "b@example.com", "c@example.com")
+	for _, m := range ms {
+		require.NoError(t, s.Send(context.Background(), m))
+	}
+	require.NoError(t, s.Close())
+	got := srv.sessions()
+	require.Len(t, got, 3)
+	for i, ses := range got {
+		require.Len(t, ses.msgs, 1, "session %d", i)
+	}
+}
+
+// An unused connection is closed, with QUIT, once Idle has passed on the
+// sender's clock.
+func TestSMTPClosesIdleConnection(t *testing.T) {
+	srv := startSMTP(t, &smtpServer{})
+	clk := clock.NewFake(time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC))
+	s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second, Idle: time.Minute, Clock: clk}
+	require.NoError(t, s.Send(context.Background(), testMessage(t)))
+	clk.Advance(59 * time.Second)
+	require.NoError(t, s.Send(context.Background(), testMessage(t)))
+	clk.Advance(59 * time.Second) // a minute after the first send, not after the last
+	s.mu.Lock()
+	open := s.conn != nil
+	s.mu.Unlock()
+	assert.True(t, open, "used 59 s ago")
+	clk.Advance(time.Second)
+	got := srv.sessions() // returns once the connection ended
+	require.Len(t, got, 1)
+	assert.Len(t, got[0].msgs, 2)
+	assert.True(t, got[0].quit)
 }

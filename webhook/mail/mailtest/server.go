@@ -4,7 +4,8 @@
 // outside of _test.go files.
 //
 // The Server listens on 127.0.0.1 at a free port and speaks just enough
-// ESMTP for the client of net/smtp: EHLO/HELO (advertising AUTH PLAIN),
+// ESMTP for slotd's client: EHLO/HELO (advertising AUTH PLAIN, and
+// PIPELINING when asked; commands sent ahead are answered in order),
 // AUTH PLAIN, MAIL FROM, RCPT TO, DATA, RSET, NOOP and QUIT. It offers no
 // STARTTLS; net/smtp sends AUTH PLAIN in the clear to 127.0.0.1 only
 // because the address is local. Every accepted message is recorded with
@@ -48,6 +49,8 @@ type Options struct {
 	RefuseFirst int
 	// ConnTimeout bounds one connection; 0 means 10 s.
 	ConnTimeout time.Duration
+	// Pipelining offers PIPELINING (RFC 2920) in the EHLO reply.
+	Pipelining bool
 }
 
 // Message is one message the server accepted.
@@ -311,7 +314,11 @@ func (s *Server) serve(conn net.Conn) {
 		case "EHLO":
 			ses.hello = arg
 			reset()
-			out = "250-mailtest.invalid greets " + arg + "\r\n250-AUTH PLAIN\r\n250 8BITMIME"
+			exts := []string{"mailtest.invalid greets " + arg, "AUTH PLAIN"}
+			if s.opts.Pipelining {
+				exts = append(exts, "PIPELINING")
+			}
+			out = "250-" + strings.Join(exts, "\r\n250-") + "\r\n250 8BITMIME"
 		case "HELO":
 			ses.hello = arg
 			reset()

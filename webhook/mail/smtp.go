@@ -1,0 +1,402 @@
+package mail
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/mail"
+	"net/smtp"
+	"net/textproto"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/slotd/slotd/storage/clock"
+)
+
+// DefaultSMTPTimeout bounds, when SMTP.Timeout is 0, opening a connection
+// (dial, greeting, EHLO, STARTTLS, AUTH) and then each message's
+// transaction on it.
+const DefaultSMTPTimeout = time.Minute
+
+// DefaultSMTPIdle is how long, when SMTP.Idle is 0, an unused connection
+// stays open for the next message: long enough to carry a storm's batches,
+// well within the five minutes RFC 5321 lets a server wait for a command.
+const DefaultSMTPIdle = 30 * time.Second
+
+// SMTP sends over one SMTP connection that carries many messages (decisions
+// §1): EHLO, STARTTLS when the server offers it, AUTH PLAIN when User is
+// set, once per connection; then per message MAIL FROM, RCPT TO and DATA,
+// with RSET between messages. When the server offers PIPELINING (RFC 2920)
+// the commands up to DATA go out in one write and their replies are read
+// together, so a message costs two round trips instead of four.
+//
+// A connection that fails (an I/O error, a timeout, 421) is closed and the
+// next message opens a new one; a message refused by the server's reply
+// (say 550 for its recipient) fails alone and the connection goes on. A
+// reused connection that turns out to be closed before the message's data
+// went out (the server hung up while it was idle) is replaced once for the
+// same message. An unused connection is closed after Idle.
+//
+// net/smtp refuses to send the password over a connection that is neither
+// TLS nor to localhost; a server that offers STARTTLS but presents a
+// certificate that does not verify is an error, never a fallback to plain
+// text. One SMTP is safe for concurrent use; messages go one at a time.
+type SMTP struct {
+	Addr     string // host:port
+	User     string // "" sends no AUTH
+	Password string
+	// Timeout bounds opening a connection, and each message's
+	// transaction; 0 means DefaultSMTPTimeout.
+	Timeout time.Duration
+	// Idle is how long an unused connection is kept; 0 means
+	// DefaultSMTPIdle, negative closes it after every batch.
+	Idle time.Duration
+	// Hello is the name given in EHLO; "" means "localhost".
+	Hello string
+	// TLSConfig, when set, is the base of the STARTTLS configuration (a
+	// test sets RootCAs to trust its own server); ServerName is filled from
+	// Addr when empty.
+	TLSConfig *tls.Config
+	// Clock runs the idle timer; nil means clock.Real.
+	Clock clock.Clock
+
+	mu    sync.Mutex
+	conn  *smtpConn
+	timer clock.Timer
+	gen   int // bumped whenever the connection is used; stale timers see it
+}
+
+// smtpConn is one open connection, past its greeting and AUTH.
+type smtpConn struct {
+	raw        net.Conn
+	c          *smtp.Client
+	pipelining bool
+	utf8       bool // SMTPUTF8 offered
+	used       bool // a transaction ran on it: RSET before the next
+}
+
+// Send delivers m alone.
+func (s *SMTP) Send(ctx context.Context, m Message) error {
+	return s.SendBatch(ctx, []Message{m})[0]
+}
+
+// SendBatch delivers ms one after another over the open connection (or a
+// new one), returning one error per message.
+func (s *SMTP) SendBatch(ctx context.Context, ms []Message) []error {
+	errs := make([]error, len(ms))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	for i, m := range ms {
+		if errs[i] = ctx.Err(); errs[i] == nil {
+			errs[i] = s.deliver(ctx, m)
+		}
+	}
+	s.armIdle()
+	return errs
+}
+
+// Close closes the open connection, if any (with QUIT); a later send opens
+// a new one.
+func (s *SMTP) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	s.hangUp()
+	return nil
+}
+
+func (s *SMTP) deliver(ctx context.Context, m Message) error {
+	from, err := envelopeAddress("sender", m.From)
+	if err != nil {
+		return err
+	}
+	to, err := envelopeAddress("recipient", m.To)
+	if err != nil {
+		return err
+	}
+	body := m.Bytes()
+	for retried := false; ; retried = true {
+		reused := s.conn != nil
+		if s.conn == nil {
+			if s.conn, err = s.open(ctx); err != nil {
+				return err
+			}
+		}
+		wrote, err := s.transact(ctx, from, to, body)
+		if err == nil {
+			return nil
+		}
+		if !refusal(err) {
+			s.drop()
+			if reused && !wrote && !retried && ctx.Err() == nil {
+				continue
+			}
+		}
+		return fmt.Errorf("mail: smtp %s: %w", s.Addr, err)
+	}
+}
+
+// envelopeAddress is the bare address of an address header, for MAIL FROM
+// and RCPT TO.
+func envelopeAddress(what, s string) (string, error) {
+	a, err := mail.ParseAddress(s)
+	if err != nil {
+		return "", fmt.Errorf("mail: %s %q: %w", what, s, err)
+	}
+	if strings.ContainsAny(a.Address, "\r\n<>") {
+		return "", fmt.Errorf("mail: %s %q cannot go into an SMTP command", what, s)
+	}
+	return a.Address, nil
+}
+
+// refusal reports whether err is the server's reply to one message, after
+// which the connection is still good: any reply but 421 ("closing the
+// channel").
+func refusal(err error) bool {
+	var te *textproto.Error
+	return errors.As(err, &te) && te.Code != 421
+}
+
+// step is one command of a transaction and the reply it expects
+// (textproto's expectCode: 25 accepts 250 and 251).
+type step struct {
+	line string
+	code int
+}
+
+// transact runs one message's transaction on s.conn. wrote reports whether
+// its data went out whole, after which the server may have accepted it
+// even when its reply got lost: such a message is not sent again on a new
+// connection (it would be a second copy), but left to the Drainer.
+func (s *SMTP) transact(ctx context.Context, from, to string, body []byte) (wrote bool, err error) {
+	sc := s.conn
+	_ = sc.raw.SetDeadline(time.Now().Add(s.timeout()))
+	stop := context.AfterFunc(ctx, func() { _ = sc.raw.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			err = fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+		}
+	}()
+
+	mailCmd := "MAIL FROM:<" + from + ">"
+	if sc.utf8 && !isASCII(from+to) {
+		mailCmd += " SMTPUTF8"
+	}
+	steps := make([]step, 0, 4)
+	if sc.used {
+		steps = append(steps, step{"RSET", 250})
+	}
+	sc.used = true
+	steps = append(steps, step{mailCmd, 250}, step{"RCPT TO:<" + to + ">", 25}, step{"DATA", 354})
+	if err := sc.run(steps); err != nil {
+		return false, err
+	}
+	w := sc.c.Text.DotWriter()
+	if _, err := w.Write(body); err != nil {
+		return false, err
+	}
+	if err := w.Close(); err != nil {
+		return false, err
+	}
+	// From here on the message may be accepted: a failure to read the
+	// verdict must not cause a second copy on a new connection.
+	_, _, err = sc.c.Text.ReadResponse(250)
+	return true, err
+}
+
+// run sends steps and reads their replies, all at once when the server
+// pipelines, else one by one. It returns the first failing reply; every
+// reply of what was sent is read, so the connection stays in step. When
+// DATA was accepted although something before it failed, the empty
+// message is ended at once (RFC 2920 §3.1) and the failure returned.
+func (sc *smtpConn) run(steps []step) error {
+	t := sc.c.Text
+	if !sc.pipelining {
+		for _, st := range steps {
+			if err := sc.send(st.line); err != nil {
+				return err
+			}
+			if _, _, err := t.ReadResponse(st.code); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, st := range steps {
+		if _, err := t.W.WriteString(st.line + "\r\n"); err != nil {
+			return err
+		}
+	}
+	if err := t.W.Flush(); err != nil {
+		return err
+	}
+	var first error
+	for i, st := range steps {
+		code, _, err := t.ReadResponse(st.code)
+		if err != nil && !refusal(err) {
+			return err // the connection is gone or out of step
+		}
+		if first == nil {
+			first = err
+		}
+		if i == len(steps)-1 && code == 354 && first != nil {
+			if err := sc.send("."); err != nil {
+				return err
+			}
+			if _, _, err := t.ReadResponse(250); err != nil && !refusal(err) {
+				return err
+			}
+		}
+	}
+	return first
+}
+
+func (sc *smtpConn) send(line string) error {
+	if _, err := sc.c.Text.W.WriteString(line + "\r\n"); err != nil {
+		return err
+	}
+	return sc.c.Text.W.Flush()
+}
+
+// open dials Addr and gets a connection ready for its first MAIL FROM.
+func (s *SMTP) open(ctx context.Context) (_ *smtpConn, err error) {
+	host, _, err := net.SplitHostPort(s.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("mail: smtp address %q: %w", s.Addr, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout())
+	defer cancel()
+	var d net.Dialer
+	raw, err := d.DialContext(ctx, "tcp", s.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("mail: smtp dial %s: %w", s.Addr, err)
+	}
+	dl, _ := ctx.Deadline()
+	_ = raw.SetDeadline(dl)
+	// Cancelling ctx (or its timeout) unblocks whatever read or write is
+	// in progress, also after STARTTLS, which wraps raw.
+	stop := context.AfterFunc(ctx, func() { _ = raw.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			err = fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+		}
+	}()
+	c, err := smtp.NewClient(raw, host)
+	if err != nil {
+		_ = raw.Close()
+		return nil, fmt.Errorf("mail: smtp greeting from %s: %w", s.Addr, err)
+	}
+	if err := s.greet(c, host); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("mail: smtp %s %w", s.Addr, err)
+	}
+	sc := &smtpConn{raw: raw, c: c}
+	sc.pipelining, _ = c.Extension("PIPELINING")
+	sc.utf8, _ = c.Extension("SMTPUTF8")
+	return sc, nil
+}
+
+// greet runs EHLO, STARTTLS and AUTH; its errors start with the command.
+func (s *SMTP) greet(c *smtp.Client, host string) error {
+	hello := s.Hello
+	if hello == "" {
+		hello = "localhost"
+	}
+	if err := c.Hello(hello); err != nil {
+		return fmt.Errorf("EHLO: %w", err)
+	}
+	if ok, _ := c.Extension("STARTTLS"); ok {
+		cfg := &tls.Config{}
+		if s.TLSConfig != nil {
+			cfg = s.TLSConfig.Clone()
+		}
+		if cfg.ServerName == "" {
+			cfg.ServerName = host
+		}
+		if err := c.StartTLS(cfg); err != nil {
+			return fmt.Errorf("STARTTLS: %w", err)
+		}
+	}
+	if s.User == "" {
+		return nil
+	}
+	if ok, _ := c.Extension("AUTH"); !ok {
+		return errors.New("AUTH: server does not offer AUTH")
+	}
+	if err := c.Auth(smtp.PlainAuth("", s.User, s.Password, host)); err != nil {
+		return fmt.Errorf("AUTH: %w", err)
+	}
+	return nil
+}
+
+// armIdle closes the connection once it has been unused for Idle.
+func (s *SMTP) armIdle() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	if s.conn == nil {
+		return
+	}
+	idle := s.Idle
+	if idle == 0 {
+		idle = DefaultSMTPIdle
+	}
+	if idle < 0 {
+		s.hangUp()
+		return
+	}
+	gen := s.gen
+	clk := s.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	s.timer = clk.AfterFunc(idle, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.gen == gen {
+			s.hangUp()
+		}
+	})
+}
+
+// hangUp says QUIT (briefly) and closes the connection.
+func (s *SMTP) hangUp() {
+	if s.conn == nil {
+		return
+	}
+	_ = s.conn.raw.SetDeadline(time.Now().Add(2 * time.Second))
+	_ = s.conn.c.Quit()
+	s.drop()
+}
+
+// drop closes the connection without a word.
+func (s *SMTP) drop() {
+	if s.conn != nil {
+		_ = s.conn.c.Close()
+		s.conn = nil
+	}
+}
+
+func (s *SMTP) timeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return DefaultSMTPTimeout
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
