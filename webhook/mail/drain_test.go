@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/webhook/mail/mailtest"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/webhook/mail/mailtest"
 )
 
 // fakeOutbox is an in-memory Outbox in the store's order.

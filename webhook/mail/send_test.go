@@ -2,8 +2,8 @@ package mail
 
 import (
 	"bufio"
-	"context"
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
