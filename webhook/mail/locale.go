@@ -171,20 +171,24 @@ func (l locale) get(key string, kv ...string) string {
 func fill(s string, kv []string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 32)
-	for i := 0; i < len(s); {
-		if s[i] == '{' {
-			if j := strings.IndexByte(s[i+1:], '}'); j >= 0 {
-				if v, ok := lookup(kv, s[i+1:i+1+j]); ok {
-					b.WriteString(v)
-					i += j + 2
-					continue
-				}
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		if j := strings.IndexByte(s, '}'); j > 0 {
+			if v, ok := lookup(kv, s[1:j]); ok {
+				b.WriteString(v)
+				s = s[j+1:]
+				continue
 			}
 		}
-		b.WriteByte(s[i])
-		i++
+		b.WriteByte('{')
+		s = s[1:]
 	}
-	return b.String()
 }
 
 // lookup returns the value following name in kv.

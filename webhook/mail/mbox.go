@@ -8,7 +8,9 @@ import (
 	"net/mail"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slotd/slotd/storage/clock"
@@ -190,10 +192,7 @@ func failAll(errs []error, err error) []error {
 // (envelope sender and date in asctime form, UTC), the message with LF
 // line ends and its "From " lines quoted, then a blank line.
 func appendMboxrd(buf *bytes.Buffer, m Message) {
-	sender := "MAILER-DAEMON"
-	if a, err := mail.ParseAddress(m.From); err == nil && a.Address != "" {
-		sender = a.Address
-	}
+	sender := envelopeSender(m.From)
 	date := m.Date
 	if date.IsZero() {
 		date = time.Unix(0, 0)
@@ -201,10 +200,56 @@ func appendMboxrd(buf *bytes.Buffer, m Message) {
 	buf.WriteString("From ")
 	buf.WriteString(sender)
 	buf.WriteByte(' ')
-	buf.WriteString(date.UTC().Format(time.ANSIC))
+	var dbuf [32]byte
+	buf.Write(date.UTC().AppendFormat(dbuf[:0], time.ANSIC))
 	buf.WriteByte('\n')
-	quoteMboxrd(buf, m.Bytes())
+	start := buf.Len()
+	m.appendTo(buf, "\n")
+	if msg := buf.Bytes()[start:]; hasFromLine(msg) {
+		// Lines to quote (rare: a body line starting so): the long way.
+		own := bytes.Clone(msg)
+		buf.Truncate(start)
+		quoteMboxrd(buf, own)
+		return
+	}
+	buf.WriteByte('\n') // the blank line that ends the entry
 }
+
+// hasFromLine reports whether a line of msg matches ^>*From , which
+// mboxrd quotes.
+func hasFromLine(msg []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(msg[off:], []byte("From "))
+		if i < 0 {
+			return false
+		}
+		j := off + i
+		for j > 0 && msg[j-1] == '>' {
+			j--
+		}
+		if j == 0 || msg[j-1] == '\n' {
+			return true
+		}
+		off += i + 1
+	}
+}
+
+// envelopeSender is the bare address of a sender header for the "From "
+// line, MAILER-DAEMON when it has none. A server has one sender: the last
+// answer is kept.
+func envelopeSender(from string) string {
+	if p := lastEnvelope.Load(); p != nil && p[0] == from {
+		return p[1]
+	}
+	sender := "MAILER-DAEMON"
+	if a, err := mail.ParseAddress(from); err == nil && a.Address != "" && !strings.ContainsAny(a.Address, " \t\r\n") {
+		sender = a.Address
+	}
+	lastEnvelope.Store(&[2]string{from, sender})
+	return sender
+}
+
+var lastEnvelope atomic.Pointer[[2]string]
 
 // quoteMboxrd appends msg (CRLF or LF line ends) with LF line ends, a '>'
 // before every line that matches ^>*From , a final line end when msg lacks

@@ -206,3 +206,28 @@ for m in mailbox.mbox(sys.argv[1]):
 func pyRepr(s string) string {
 	return "'" + strings.ReplaceAll(s, "\n", `\n`) + "'"
 }
+
+// TestMboxEntryShortcut: the in-place path for messages without lines to
+// quote writes what the long way writes.
+func TestMboxEntryShortcut(t *testing.T) {
+	for _, text := range []string{"plain\nlines\n", "From the start", "x\n>quoted\n", "no final break", "", "a\r\nb"} {
+		m := testMessage(t)
+		m.Text = text
+		var got, want bytes.Buffer
+		appendMboxrd(&got, m)
+		appendMboxrd(&want, Message{}) // the From line's shape
+		want.Reset()
+		want.WriteString(strings.SplitAfter(got.String(), "\n")[0])
+		quoteMboxrd(&want, m.Bytes())
+		assert.Equal(t, want.String(), got.String(), "%q", text)
+	}
+}
+
+func TestHasFromLine(t *testing.T) {
+	for s, want := range map[string]bool{
+		"From x": true, "a\nFrom x": true, "a\n>>From x": true, "a From x": false, "a\n> From x": false,
+		"From": false, "x>From y": false, "": false, "a\nFrom": false, "a\r\nFrom y": true,
+	} {
+		assert.Equal(t, want, hasFromLine([]byte(s)), "%q", s)
+	}
+}

@@ -1,10 +1,10 @@
 package mail
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"net/mail"
 	"strconv"
 	"strings"
@@ -89,9 +89,11 @@ func Render(rowJSON []byte, from string) (Message, error) {
 	if !validID(r.ID) {
 		return Message{}, fmt.Errorf("%w: id %q is not letters, digits, - and _", ErrBadRow, r.ID)
 	}
-	to, err := mail.ParseAddress(r.To)
-	if err != nil {
-		return Message{}, fmt.Errorf("%w: the recipient is not an address", ErrBadRow)
+	to := &mail.Address{Address: r.To}
+	if !plainAddress(r.To) {
+		if to, err = mail.ParseAddress(r.To); err != nil {
+			return Message{}, fmt.Errorf("%w: the recipient is not an address", ErrBadRow)
+		}
 	}
 	if needsAppointment(r.Kind) {
 		if r.Appointment == nil {
@@ -199,6 +201,9 @@ var zones sync.Map
 // characters (line breaks included) become spaces, and runs of spaces
 // collapse.
 func oneLine(s string) string {
+	if isOneLine(s) {
+		return s // nearly always: no copy
+	}
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == utf8.RuneError {
 			return ' '
@@ -206,6 +211,24 @@ func oneLine(s string) string {
 		return r
 	}, s)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// isOneLine reports whether oneLine would return s unchanged, judging
+// printable ASCII only (anything else takes oneLine's long way).
+func isOneLine(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == ' ' && s[i-1] == ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // document is a message before it is written as text or HTML.
@@ -365,6 +388,11 @@ func reference(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
+	// The usual reference, a JSON string without escapes, needs no
+	// decoder.
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexAny(raw[1:n-1], "\\\"") < 0 && utf8.Valid(raw) {
+		return oneLine(string(raw[1 : n-1]))
+	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return oneLine(s)
@@ -404,14 +432,34 @@ func moment(l locale, t time.Time, loc *time.Location) string {
 
 func date(l locale, t time.Time) string {
 	return l.get("date",
-		"weekday", l.get("weekday."+strconv.Itoa(int(t.Weekday()))),
+		"weekday", l.get(weekdayKeys[t.Weekday()]),
 		"day", strconv.Itoa(t.Day()),
-		"month", l.get("month."+strconv.Itoa(int(t.Month()))),
+		"month", l.get(monthKeys[t.Month()]),
 		"year", strconv.Itoa(t.Year()))
 }
 
+// The locale keys of weekdays and months, built once.
+var weekdayKeys, monthKeys = keys("weekday.", 0, 6), keys("month.", 0, 12)
+
+func keys(prefix string, from, to int) []string {
+	out := make([]string, to+1)
+	for i := from; i <= to; i++ {
+		out[i] = prefix + strconv.Itoa(i)
+	}
+	return out
+}
+
 func timeOfDay(l locale, t time.Time) string {
-	return l.get("time", "hour", fmt.Sprintf("%02d", t.Hour()), "minute", fmt.Sprintf("%02d", t.Minute()))
+	return l.get("time", "hour", twoDigits(t.Hour()), "minute", twoDigits(t.Minute()))
+}
+
+// twoDigits formats 0 ≤ n < 100 with a leading zero, without fmt.
+func twoDigits(n int) string {
+	const digits = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+	if n < 0 || n > 99 {
+		return fmt.Sprintf("%02d", n)
+	}
+	return digits[2*n : 2*n+2]
 }
 
 // currencySymbols are the symbols shown instead of the ISO code; the others
@@ -447,15 +495,17 @@ func money(l locale, cents int, currency string) string {
 	whole := strconv.Itoa(cents / pow)
 	group := l.get("number.group")
 	var b strings.Builder
-	for i, c := range whole {
+	b.Grow(len(whole) + 8)
+	for i := 0; i < len(whole); i++ { // ASCII digits
 		if i > 0 && (len(whole)-i)%3 == 0 {
 			b.WriteString(group)
 		}
-		b.WriteRune(c)
+		b.WriteByte(whole[i])
 	}
 	if digits > 0 {
 		b.WriteString(l.get("number.decimal"))
-		fmt.Fprintf(&b, "%0*d", digits, cents%pow)
+		minor := strconv.Itoa(cents%pow + pow) // pow's leading 1 pads with zeros
+		b.WriteString(minor[1:])
 	}
 	amount := b.String()
 	sign := ""
@@ -474,6 +524,7 @@ func money(l locale, cents int, currency string) string {
 // text writes the plain-text body.
 func (d *document) text() string {
 	var b strings.Builder
+	b.Grow(1024)
 	b.WriteString(d.greeting)
 	b.WriteString("\n\n")
 	for _, p := range d.paras {
@@ -510,22 +561,36 @@ func (d *document) text() string {
 // html writes the HTML body: simple markup with inline styles, which is
 // what mail clients render reliably.
 func (d *document) html() string {
-	e := html.EscapeString
 	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"" + e(d.lang) + "\">\n<head>\n<meta charset=\"utf-8\">\n")
+	b.Grow(2048)
+	e := func(s string) { escapeTo(&b, s) }
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"")
+	e(d.lang)
+	b.WriteString("\">\n<head>\n<meta charset=\"utf-8\">\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	b.WriteString("<title>" + e(d.subject) + "</title>\n</head>\n")
+	b.WriteString("<title>")
+	e(d.subject)
+	b.WriteString("</title>\n</head>\n")
 	b.WriteString("<body style=\"margin:0;padding:24px;font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#222;\">\n")
-	b.WriteString("<p>" + e(d.greeting) + "</p>\n")
+	b.WriteString("<p>")
+	e(d.greeting)
+	b.WriteString("</p>\n")
 	for _, p := range d.paras {
-		b.WriteString("<p>" + e(p) + "</p>\n")
+		b.WriteString("<p>")
+		e(p)
+		b.WriteString("</p>\n")
 	}
 	if d.title != "" {
-		b.WriteString("<h2 style=\"font-size:17px;margin:24px 0 8px;\">" + e(d.title) + "</h2>\n")
+		b.WriteString("<h2 style=\"font-size:17px;margin:24px 0 8px;\">")
+		e(d.title)
+		b.WriteString("</h2>\n")
 		b.WriteString("<table role=\"presentation\" style=\"border-collapse:collapse;\">\n")
 		for _, kv := range d.details {
-			b.WriteString("<tr><th style=\"text-align:left;vertical-align:top;padding:4px 16px 4px 0;font-weight:600;\">" +
-				e(kv[0]) + "</th><td style=\"padding:4px 0;\">" + e(kv[1]) + "</td></tr>\n")
+			b.WriteString("<tr><th style=\"text-align:left;vertical-align:top;padding:4px 16px 4px 0;font-weight:600;\">")
+			e(kv[0])
+			b.WriteString("</th><td style=\"padding:4px 0;\">")
+			e(kv[1])
+			b.WriteString("</td></tr>\n")
 		}
 		b.WriteString("</table>\n")
 	}
@@ -534,11 +599,39 @@ func (d *document) html() string {
 		if i > 0 {
 			b.WriteString("<br>\n")
 		}
-		b.WriteString(e(line))
+		e(line)
 	}
 	b.WriteString("</p>\n")
 	b.WriteString("<hr style=\"border:none;border-top:1px solid #ddd;margin:24px 0 12px;\">\n")
-	b.WriteString("<p style=\"font-size:12px;color:#777;\">" + e(d.footer) + "</p>\n")
+	b.WriteString("<p style=\"font-size:12px;color:#777;\">")
+	e(d.footer)
+	b.WriteString("</p>\n")
 	b.WriteString("</body>\n</html>\n")
 	return b.String()
+}
+
+// escapeTo writes s to b escaped as html.EscapeString does, without
+// building the escaped string first.
+func escapeTo(b *strings.Builder, s string) {
+	for {
+		i := strings.IndexAny(s, `<>&'"`)
+		if i < 0 {
+			b.WriteString(s)
+			return
+		}
+		b.WriteString(s[:i])
+		switch s[i] {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '"':
+			b.WriteString("&#34;")
+		}
+		s = s[i+1:]
+	}
 }

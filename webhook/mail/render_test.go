@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"html"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -615,5 +618,48 @@ func BenchmarkRender(b *testing.B) {
 		if _, err := Render(row, "Bookings <bookings@slotd.example>"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// escapeTo and oneLine's fast path give what their long forms give.
+func TestEscapeToAndOneLineShortcuts(t *testing.T) {
+	for _, s := range []string{"", "plain", `<a href="x">Tom & 'Jerry'</a>`, "&&", "é<", "  two  spaces ", "tab\there",
+		"line\nbreak", "a b", " lead", "trail ", "Zoë  Saldaña", "\x7f", "x\u00a0y"} {
+		var b strings.Builder
+		escapeTo(&b, s)
+		assert.Equal(t, html.EscapeString(s), b.String(), "%q", s)
+		slow := strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) || r == utf8.RuneError {
+				return ' '
+			}
+			return r
+		}, s)), " ")
+		assert.Equal(t, slow, oneLine(s), "%q", s)
+	}
+}
+
+func TestReference(t *testing.T) {
+	for raw, want := range map[string]string{
+		``: "", `"BK-1042"`: "BK-1042", `"a \"quoted\" one"`: `a "quoted" one`, `"two  spaces"`: "two spaces",
+		`"caf\u00e9"`: "café", `"café"`: "café", `42`: "42", `1.5e3`: "1.5e3", `null`: "", `{}`: "",
+	} {
+		assert.Equal(t, want, reference(json.RawMessage(raw)), "%s", raw)
+	}
+}
+
+// BenchmarkMboxEntry: what the drainer spends on one confirmation without
+// --smtp, short of the write and sync: rendering its row and encoding the
+// message as a mailbox entry.
+func BenchmarkMboxEntry(b *testing.B) {
+	row := testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed))
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := Render(row, "Bookings <bookings@slotd.example>")
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf.Reset()
+		appendMboxrd(&buf, m)
 	}
 }
