@@ -85,3 +85,39 @@ func (s *Store) Outbox(kind byte, fn func(biz [16]byte, id string, val []byte) e
 	}
 	return it.Close()
 }
+
+// OutboxRow returns one outbox row, and whether it exists. The value is
+// the caller's.
+func (s *Store) OutboxRow(biz [16]byte, kind byte, id string) ([]byte, bool, error) {
+	if err := s.enter(); err != nil {
+		return nil, false, err
+	}
+	defer s.exit()
+	return s.get(outboxKey(biz, kind, id))
+}
+
+// OutboxOf calls fn for every outbox row of kind of one business, in id
+// order, until fn returns an error. val is valid only during the call.
+func (s *Store) OutboxOf(biz [16]byte, kind byte, fn func(id string, val []byte) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.exit()
+	lower := outboxKey(biz, kind, "")
+	upper := outboxKey(biz, kind+1, "")
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err == nil {
+			err = fn(string(it.Key()[outboxPfxLen:]), v)
+		}
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+	}
+	return it.Close()
+}

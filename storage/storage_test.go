@@ -524,4 +524,20 @@ func TestOutboxRowsLiveUntilDeleted(t *testing.T) {
 	got = nil
 	require.NoError(t, s.Outbox(OutboxMail, func(_ [16]byte, id string, _ []byte) error { got = append(got, id); return nil }))
 	require.Equal(t, []string{"m_01"}, got)
+
+	// One row, and one business's rows of one kind.
+	v, ok, err := s.OutboxRow(a, OutboxMail, "m_01")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "mail", string(v))
+	_, ok, err = s.OutboxRow(a, otherKind, "evt_01")
+	require.NoError(t, err)
+	require.False(t, ok, "deleted")
+	batch = s.NewBatch()
+	batch.PutOutbox(a, OutboxMail, "m_02", []byte("mail 2"))
+	batch.PutOutbox(b, OutboxMail, "m_00", []byte("other business"))
+	require.NoError(t, batch.Commit())
+	got = nil
+	require.NoError(t, s.OutboxOf(a, OutboxMail, func(id string, v []byte) error { got = append(got, id+"="+string(v)); return nil }))
+	require.Equal(t, []string{"m_01=mail", "m_02=mail 2"}, got)
 }

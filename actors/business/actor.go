@@ -168,6 +168,30 @@ func (a *businessActor) load() {
 	a.state, a.snapSeq = st, snapSeq
 	a.h.pub.push(step{state: st})
 	a.h.loaded(nil)
+	a.queueUnsentMail()
+}
+
+// queueUnsentMail hands the mailer the business's unsent mail when this
+// node has just taken it over from the replicated journal: another node
+// wrote those rows, and this node's mailer walked its table before they
+// were here. (On one node the mailer's walk at start finds them.)
+func (a *businessActor) queueUnsentMail() {
+	if a.env.MailQueued == nil || !a.env.Store.Replicated() {
+		return
+	}
+	var ids []string
+	err := a.env.Store.OutboxOf(a.h.ID, storage.OutboxMail, func(id string, _ []byte) error {
+		ids = append(ids, id)
+		return nil
+	})
+	if err != nil {
+		// The mailer's next walk finds them.
+		a.env.Log.Warn("unsent mail of a business taken over could not be listed", "business", a.h.ID, "err", err)
+		return
+	}
+	if len(ids) > 0 {
+		a.env.MailQueued(a.h.ID, ids)
+	}
 }
 
 func (a *businessActor) replay() (*tenant.State, uint64, error) {

@@ -52,9 +52,11 @@ type Env struct {
 	// snapshot and truncates the journal (0 means 1000).
 	SnapshotEvery uint64
 
-	// MailQueued, if set, is called once a write that queued e-mail is
-	// durable, so the mailer can send it without waiting for its next poll.
-	MailQueued func()
+	// MailQueued, if set, is handed the ids of the business's mail rows
+	// once they are durable: those of a write once its sync is over, and,
+	// in cluster mode, those a take-over finds unsent. The mailer sends
+	// them without walking the outbox table.
+	MailQueued func(biz uuid.UUID, ids []string)
 
 	// Couriers is the environment of the webhook couriers; nil means
 	// webhook events are logged as deliveries but never sent (tests).

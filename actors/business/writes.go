@@ -290,15 +290,29 @@ func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then fu
 // touches no actor state.
 func (a *businessActor) handOver(ctx actor.Context, ch *record.Change, fresh map[uuid.UUID][]catalog.Delivery) func() {
 	tell := a.courierMessages(ctx, ch, fresh)
-	root, mail := ctx.ActorSystem().Root, len(ch.Mails) > 0 && a.env.MailQueued != nil
+	root, mailed := ctx.ActorSystem().Root, a.mailIDs(ch)
+	biz, queued := a.h.ID, a.env.MailQueued
 	return func() {
 		for _, t := range tell {
 			root.Send(t.pid, t.msg)
 		}
-		if mail {
-			a.env.MailQueued()
+		if len(mailed) > 0 {
+			queued(biz, mailed)
 		}
 	}
+}
+
+// mailIDs are the ids of the mail rows ch writes, for the mailer; none
+// when nobody listens.
+func (a *businessActor) mailIDs(ch *record.Change) []string {
+	if a.env.MailQueued == nil || len(ch.Mails) == 0 {
+		return nil
+	}
+	ids := make([]string, len(ch.Mails))
+	for i := range ch.Mails {
+		ids[i] = ch.Mails[i].ID
+	}
+	return ids
 }
 
 // view is the appointment an answer shows, with its customer as of ch.

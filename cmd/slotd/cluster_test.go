@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/storage/stream/streamtest"
+	"github.com/slotd/slotd/webhook/mail/mailtest"
 )
 
 // The cluster tests run real slotd binaries on loopback: three nodes,
@@ -187,6 +188,7 @@ func ownerOf(t *testing.T, procs []*clusterProc, key string) *clusterProc {
 // booked is an acknowledged booking.
 type booked struct {
 	id, staff, start, end string
+	email                 string // the customer's, when the test keeps it
 }
 
 // listAll walks the salon's appointments through node p.
@@ -273,7 +275,12 @@ func hookReceiver(t *testing.T) (*receiver, func() map[string]bool) {
 // the survivors within the stated time, and its webhooks were delivered.
 func TestClusterFailover(t *testing.T) {
 	bin := buildBinary(t)
-	procs := startNodes(t, bin, 3, false, "--webhooks-allow-insecure", "--webhook-retry-scale", "0.001")
+	// The SMTP server is down until after the fail-over: the confirmations
+	// of the bookings the lost node acknowledged wait in its outbox, and
+	// the node that takes the salon over must send them.
+	smtp := mailtest.Start(t, mailtest.Options{Pipelining: true})
+	smtp.SetDown(true)
+	procs := startNodes(t, bin, 3, false, "--webhooks-allow-insecure", "--webhook-retry-scale", "0.001", "--smtp", smtp.Addr)
 	rcv, delivered := hookReceiver(t)
 	status, body, _, err := clusterCall("POST", procs[1].pub, "/api/v1/webhooks",
 		fmt.Sprintf(`{"url":%q,"eventTypes":["appointment.created"]}`, rcv.URL+"/hook"))
@@ -315,9 +322,9 @@ func TestClusterFailover(t *testing.T) {
 						require.NoError(t, victim.cmd.Process.Signal(os.Kill))
 						killed <- at
 					}
-					start := starts[n%len(starts)]
+					start, email := starts[n%len(starts)], fmt.Sprintf("c%d@example.com", n)
 					status, body, _, err := clusterCall("POST", p.pub, "/api/v1/appointments",
-						booking(haircutID, start, "", fmt.Sprintf("c%d@example.com", n)), "Idempotency-Key", fmt.Sprintf("storm-%d", n))
+						booking(haircutID, start, "", email), "Idempotency-Key", fmt.Sprintf("storm-%d", n))
 					if err != nil && p == victim {
 						return // this client's node is gone
 					}
@@ -328,7 +335,7 @@ func TestClusterFailover(t *testing.T) {
 						a := body["appointment"].(map[string]any)
 						mu.Lock()
 						acked = append(acked, booked{id: a["id"].(string), staff: a["staffMember"].(map[string]any)["id"].(string),
-							start: a["startTime"].(string), end: a["endTime"].(string)})
+							start: a["startTime"].(string), end: a["endTime"].(string), email: email})
 						mu.Unlock()
 					}
 				}
@@ -385,6 +392,29 @@ func TestClusterFailover(t *testing.T) {
 		}
 		return true
 	}, 60*time.Second, 50*time.Millisecond, "webhooks of acknowledged bookings missing")
+
+	// Every acknowledged booking's confirmation is e-mailed (at least
+	// once) once the SMTP server is back, those left unsent in the lost
+	// node's outbox included: the new owner hands them to its mailer when
+	// it takes the salon over, without waiting for its minute's walk of
+	// the outbox.
+	smtp.SetDown(false)
+	back := time.Now()
+	require.Eventually(t, func() bool {
+		to := map[string]bool{}
+		for _, m := range smtp.Messages() {
+			for _, r := range m.To {
+				to[r] = true
+			}
+		}
+		for _, b := range acked {
+			if !to[b.email] {
+				return false
+			}
+		}
+		return true
+	}, 30*time.Second, 50*time.Millisecond, "confirmations of acknowledged bookings missing")
+	t.Logf("every confirmation e-mailed %v after the SMTP server came back", time.Since(back).Round(time.Millisecond))
 
 	// A graceful drain of a survivor: exit 0, and the membership layer of
 	// neither node logs an ERROR for it (the other node's polls of the

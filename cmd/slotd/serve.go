@@ -93,7 +93,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	defer hooks.CloseIdleConnections()
 	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log, Metrics: courierMetrics}
 	metrics := business.NewMetrics()
-	dcfg := directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: mailer.Kick, Couriers: couriers,
+	dcfg := directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: queueMail(mailer), Couriers: couriers,
 		Encoder: wire.Encoder{}, Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: publicURL(c, pubLn),
 		Metrics: metrics}
 	if cn != nil {
@@ -531,4 +531,15 @@ func publicURL(c *config, pub net.Listener) string {
 		port = strconv.Itoa(a.Port)
 	}
 	return "http://127.0.0.1:" + port
+}
+
+// queueMail hands a business's durable mail rows to the mailer.
+func queueMail(m *mail.Drainer) func(biz uuid.UUID, ids []string) {
+	return func(biz uuid.UUID, ids []string) {
+		keys := make([]mail.OutboxKey, len(ids))
+		for i, id := range ids {
+			keys[i] = mail.OutboxKey{Biz: biz, ID: id}
+		}
+		m.Queue(keys...)
+	}
 }

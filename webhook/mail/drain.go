@@ -1,7 +1,6 @@
 package mail
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +19,10 @@ type Outbox interface {
 	// returns an error, which List returns. row is valid only during the
 	// call. Rows listed by a List that returns nil are durable.
 	List(fn func(biz [16]byte, id string, row []byte) error) error
+	// Row returns the row of k, and false when it is gone (sent and
+	// deleted). The Drainer reads a row only once it knows the row is
+	// durable: listed, or handed over by its writer after the sync.
+	Row(k OutboxKey) ([]byte, bool, error)
 	// Done deletes rows for good, all of them or (on an error) none.
 	Done(keys []OutboxKey) error
 }
@@ -42,6 +45,11 @@ func (o StoreOutbox) List(fn func(biz [16]byte, id string, row []byte) error) er
 		return err
 	}
 	return o.S.SyncWAL()
+}
+
+// Row reads one mail row.
+func (o StoreOutbox) Row(k OutboxKey) ([]byte, bool, error) {
+	return o.S.OutboxRow(k.Biz, storage.OutboxMail, k.ID)
 }
 
 // Done deletes mail rows in one synced batch: the rows a pass sent cost
@@ -68,14 +76,19 @@ func (o StoreOutbox) Done(keys []OutboxKey) error {
 	return errors.Join(errs...)
 }
 
-// DefaultPoll is how often an idle Drainer looks at the outbox without
-// being kicked, when Drainer.Poll is 0. Kick makes new mail go out at once;
-// the poll only catches a writer that forgot to kick.
+// DefaultPoll is how often an idle Drainer walks the outbox without being
+// kicked, when Drainer.Poll is 0. Writers hand their rows over (Queue), so
+// the walk only catches rows nobody handed over: those of a business whose
+// writer gave up before it could, say.
 const DefaultPoll = time.Minute
 
-// maxBatch bounds the rows copied out of the outbox in one pass; a full
-// batch starts the next pass at once.
+// maxBatch bounds the rows one pass sends; when more are due, the next
+// pass starts at once.
 const maxBatch = 256
+
+// maxListed bounds the new rows one walk of the outbox takes in; a walk
+// that finds more leaves the rest to the next, at once.
+const maxListed = 1 << 16
 
 // DefaultBackoff is the wait after a message's attempt-th failed send
 // (attempt counts from 1): 1 s, 2 s, 4 s … doubling, at most 5 minutes.
@@ -97,12 +110,21 @@ func DefaultBackoff(attempt int) time.Duration {
 // while the others go on; a row that cannot be rendered (ErrBadRow) is
 // logged (its id, size and the reason, never its content) and deleted.
 //
+// The Drainer learns of rows two ways. A writer hands its rows over once
+// they are durable (Queue): the storm's way, which costs the Drainer one
+// read per row. And it walks the whole table when it starts, when kicked
+// (Kick) and every Poll: a table under a storm holds mostly the
+// tombstones of rows already sent, so walking it for every batch cost a
+// fifth of slotd's CPU. A row is read from the table right before it is
+// sent, so one that was listed and handed over, or handed over twice, is
+// sent once: only the Drainer deletes mail rows.
+//
 // Retry counts live in memory: after a restart every pending row is tried
 // at once. A failure is never final; a message keeps being retried, at
 // most every 5 minutes with DefaultBackoff, until it is sent.
 //
-// Set the fields, then call Run once; Kick may be called from any
-// goroutine at any time, before Run too.
+// Set the fields, then call Run once; Kick and Queue may be called from
+// any goroutine at any time, before Run too.
 type Drainer struct {
 	Outbox Outbox
 	Sender Sender
@@ -117,17 +139,25 @@ type Drainer struct {
 	// Clock tells the time and wakes the Drainer after a wait; nil means
 	// clock.Real. It is the server's one clock.
 	Clock clock.Clock
-	// Poll is the longest idle wait; 0 means DefaultPoll.
+	// Poll is the longest idle wait, after which the table is walked; 0
+	// means DefaultPoll.
 	Poll time.Duration
 
-	once  sync.Once
-	kick  chan struct{}
-	state map[OutboxKey]*rowState // owned by Run's goroutine
+	once   sync.Once
+	wake   chan struct{}
+	mu     sync.Mutex
+	queued []OutboxKey // handed over since the last pass
+	walk   bool        // the table is to be walked
+
+	// Owned by Run's goroutine:
+	state map[OutboxKey]*rowState // every row known and not deleted
+	ready []OutboxKey             // rows to try now, in the order they came
+	retry time.Time               // the earliest next of a row waiting; zero: none
 }
 
 type rowState struct {
 	attempts int       // consecutive failures
-	next     time.Time // not before
+	next     time.Time // not before; zero while in ready
 	settled  bool      // sent (or dropped); only the deletion is left
 }
 
@@ -136,21 +166,38 @@ type pending struct {
 	row []byte
 }
 
-var errBatchFull = errors.New("batch full")
+var errListFull = errors.New("walk full")
 
 func (d *Drainer) init() {
 	d.once.Do(func() {
-		d.kick = make(chan struct{}, 1)
+		d.wake = make(chan struct{}, 1)
 		d.state = map[OutboxKey]*rowState{}
 	})
 }
 
-// Kick wakes the Drainer at once, e.g. after a write that queued mail. It
-// never blocks; kicks while a pass runs collapse into one more pass.
+// Kick makes the Drainer walk the outbox table at once. It never blocks;
+// kicks while a pass runs collapse into one more pass.
 func (d *Drainer) Kick() {
 	d.init()
+	d.mu.Lock()
+	d.walk = true
+	d.mu.Unlock()
+	d.signal()
+}
+
+// Queue hands the Drainer rows that are durable (their write's sync is
+// over), to be sent at once in the order given. It never blocks.
+func (d *Drainer) Queue(keys ...OutboxKey) {
+	d.init()
+	d.mu.Lock()
+	d.queued = append(d.queued, keys...)
+	d.mu.Unlock()
+	d.signal()
+}
+
+func (d *Drainer) signal() {
 	select {
-	case d.kick <- struct{}{}:
+	case d.wake <- struct{}{}:
 	default:
 	}
 }
@@ -170,6 +217,7 @@ func (d *Drainer) Run(ctx context.Context) error {
 	if c, ok := d.Sender.(io.Closer); ok {
 		defer c.Close()
 	}
+	d.Kick() // rows left by the last run
 	listFailures := 0
 	for ctx.Err() == nil {
 		wait, err := d.pass(ctx)
@@ -180,79 +228,169 @@ func (d *Drainer) Run(ctx context.Context) error {
 			listFailures++
 			wait = d.backoff(listFailures)
 			d.log().Error("mail: cannot read the outbox", "err", err, "retry_in", wait)
+			d.mu.Lock()
+			d.walk = true
+			d.mu.Unlock()
 		} else {
 			listFailures = 0
 		}
 		if wait <= 0 {
 			continue
 		}
-		// The wait ends early on a Kick; its timer kicks too.
-		t := d.clock().AfterFunc(wait, d.Kick)
+		// The wait ends early on a Kick or a Queue; at its end, a poll
+		// walks the table unless a retry was what it waited for.
+		poll := wait == d.poll()
+		t := d.clock().AfterFunc(wait, func() {
+			if poll {
+				d.Kick()
+			} else {
+				d.signal()
+			}
+		})
 		select {
 		case <-ctx.Done():
-		case <-d.kick:
+		case <-d.wake:
 		}
 		t.Stop()
 	}
 	return nil
 }
 
-// pass sends what is due and returns how long the Drainer may sleep.
+// pass takes in what was handed over or walked, sends what is due (at
+// most maxBatch rows) and returns how long the Drainer may sleep.
 func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
-	now := d.now()
-	var due []pending
-	seen := make(map[OutboxKey]bool, len(d.state))
-	err := d.Outbox.List(func(biz [16]byte, id string, row []byte) error {
-		k := OutboxKey{Biz: biz, ID: id}
-		seen[k] = true
-		if st := d.state[k]; st != nil && now.Before(st.next) {
-			return nil
+	// A wake-up from before this pass is answered by it.
+	select {
+	case <-d.wake:
+	default:
+	}
+	d.mu.Lock()
+	queued, walk := d.queued, d.walk
+	d.queued, d.walk = nil, false
+	d.mu.Unlock()
+	for _, k := range queued {
+		d.add(k)
+	}
+	more := false
+	if walk {
+		var err error
+		if more, err = d.list(); err != nil {
+			return 0, err
 		}
-		if len(due) == maxBatch {
-			return errBatchFull
-		}
-		due = append(due, pending{k, bytes.Clone(row)})
-		return nil
-	})
-	full := errors.Is(err, errBatchFull)
-	if err != nil && !full {
+	}
+	d.dueRetries()
+	n := min(len(d.ready), maxBatch)
+	batch := d.ready[:n:n]
+	d.ready = d.ready[n:]
+	if len(d.ready) == 0 {
+		d.ready = nil // let the storm's backing array go
+	}
+	if err := d.deliverAll(ctx, batch); err != nil {
 		return 0, err
 	}
-	d.Metrics.listed(len(seen))
-	if !full {
-		// Forget rows that are gone (deleted by someone else, or by a
-		// Done whose error was a lie).
-		for k := range d.state {
-			if !seen[k] {
-				delete(d.state, k)
-			}
+	d.Metrics.backlogIs(len(d.state))
+	if ctx.Err() != nil || more || len(d.ready) > 0 {
+		if more {
+			d.mu.Lock()
+			d.walk = true
+			d.mu.Unlock()
 		}
-	}
-	d.deliverAll(ctx, due)
-	if ctx.Err() != nil {
-		return 0, nil
-	}
-	if full {
 		return 0, nil
 	}
 	wait := d.poll()
-	now = d.now()
-	for _, st := range d.state {
-		wait = min(wait, st.next.Sub(now))
+	if !d.retry.IsZero() {
+		wait = min(wait, d.retry.Sub(d.now()))
 	}
 	return max(wait, 0), nil
 }
 
-// deliverAll renders and sends the due rows (in one batch when the
-// Sender can take one), then deletes every row that is done in one
-// Outbox.Done, recording each failure on its own row.
-func (d *Drainer) deliverAll(ctx context.Context, due []pending) {
-	states := make([]*rowState, len(due))
+// add takes in a row the Drainer has not met, ready to be tried.
+func (d *Drainer) add(k OutboxKey) bool {
+	if _, ok := d.state[k]; ok {
+		return false
+	}
+	d.state[k] = &rowState{}
+	d.ready = append(d.ready, k)
+	return true
+}
+
+// list walks the table and takes in the rows it does not know, up to
+// maxListed; more reports that it stopped there. Rows the Drainer knows
+// and the walk did not see are gone (deleted by a Done whose error was a
+// lie): they are forgotten.
+func (d *Drainer) list() (more bool, err error) {
+	seen := make(map[OutboxKey]bool, len(d.state))
+	added := 0
+	err = d.Outbox.List(func(biz [16]byte, id string, _ []byte) error {
+		k := OutboxKey{Biz: biz, ID: id}
+		seen[k] = true
+		if _, ok := d.state[k]; ok {
+			return nil
+		}
+		if added == maxListed {
+			return errListFull
+		}
+		d.add(k)
+		added++
+		return nil
+	})
+	if errors.Is(err, errListFull) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for k, st := range d.state {
+		if !seen[k] && !st.next.IsZero() {
+			delete(d.state, k)
+		}
+	}
+	return false, nil
+}
+
+// dueRetries moves the rows whose backoff is over to ready.
+func (d *Drainer) dueRetries() {
+	now := d.now()
+	if d.retry.IsZero() || now.Before(d.retry) {
+		return
+	}
+	d.retry = time.Time{}
+	for k, st := range d.state {
+		switch {
+		case st.next.IsZero(): // ready already
+		case !now.Before(st.next):
+			st.next = time.Time{}
+			d.ready = append(d.ready, k)
+		case d.retry.IsZero() || st.next.Before(d.retry):
+			d.retry = st.next
+		}
+	}
+}
+
+// deliverAll reads, renders and sends the rows of keys (in one batch when
+// the Sender can take one), then deletes every row that is done in one
+// Outbox.Done, recording each failure on its own row. A row that is gone
+// was sent already (listed and handed over both): it is forgotten.
+func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
+	due := make([]pending, 0, len(keys))
+	states := make([]*rowState, 0, len(keys))
+	for _, k := range keys {
+		st := d.state[k]
+		row, ok, err := d.Outbox.Row(k)
+		switch {
+		case err != nil:
+			d.fail(d.rowLog(k), st, "mail: cannot read an outbox row", err)
+			continue
+		case !ok:
+			delete(d.state, k)
+			continue
+		}
+		due, states = append(due, pending{k, row}), append(states, st)
+	}
 	var msgs []Message
 	var sent []int // index in due of each of msgs
 	for i, p := range due {
-		st := d.stateOf(p.key)
-		states[i] = st
+		st := states[i]
 		if st.settled {
 			continue
 		}
@@ -287,6 +425,7 @@ func (d *Drainer) deliverAll(ctx context.Context, due []pending) {
 		}
 	}
 	d.deleteSettled(ctx, due, states)
+	return nil
 }
 
 // send hands msgs to the Sender and returns an error per message.
@@ -329,28 +468,23 @@ func (d *Drainer) deleteSettled(ctx context.Context, due []pending, states []*ro
 		return
 	}
 	for _, k := range keys {
-		d.Metrics.deleted()
 		delete(d.state, k)
 	}
-}
-
-func (d *Drainer) stateOf(k OutboxKey) *rowState {
-	st := d.state[k]
-	if st == nil {
-		st = &rowState{}
-		d.state[k] = st
-	}
-	return st
 }
 
 func (d *Drainer) rowLog(k OutboxKey) *slog.Logger {
 	return d.log().With("business", formatUUID(k.Biz), "mail", k.ID)
 }
 
+// fail puts a row back after a failure, to be tried again after its
+// backoff.
 func (d *Drainer) fail(log *slog.Logger, st *rowState, msg string, err error) {
 	st.attempts++
 	wait := d.backoff(st.attempts)
 	st.next = d.now().Add(wait)
+	if d.retry.IsZero() || st.next.Before(d.retry) {
+		d.retry = st.next
+	}
 	log.Warn(msg, "err", err, "attempt", st.attempts, "retry_in", wait)
 }
 

@@ -28,6 +28,9 @@ type fakeOutbox struct {
 	rows      map[OutboxKey][]byte
 	doneCalls int
 	listErrs  int            // List fails this many more times
+	lists     int            // List calls
+	rowErrs   int            // Row fails this many more times
+	reads     int            // Row calls
 	doneErrs  map[string]int // Done of id fails this many more times
 	dones     []string
 }
@@ -47,6 +50,7 @@ func (o *fakeOutbox) put(biz byte, id string, row []byte) {
 
 func (o *fakeOutbox) List(fn func(biz [16]byte, id string, row []byte) error) error {
 	o.mu.Lock()
+	o.lists++
 	if o.listErrs > 0 {
 		o.listErrs--
 		o.mu.Unlock()
@@ -76,6 +80,18 @@ func (o *fakeOutbox) List(fn func(biz [16]byte, id string, row []byte) error) er
 	return nil
 }
 
+func (o *fakeOutbox) Row(k OutboxKey) ([]byte, bool, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.reads++
+	if o.rowErrs > 0 {
+		o.rowErrs--
+		return nil, false, errors.New("disk on fire")
+	}
+	row, ok := o.rows[k]
+	return bytes.Clone(row), ok, nil
+}
+
 // Done deletes keys, or none of them when one of them is set to fail.
 func (o *fakeOutbox) Done(keys []OutboxKey) error {
 	o.mu.Lock()
@@ -92,6 +108,13 @@ func (o *fakeOutbox) Done(keys []OutboxKey) error {
 		o.dones = append(o.dones, k.ID)
 	}
 	return nil
+}
+
+// counts returns the List and Row calls so far.
+func (o *fakeOutbox) counts() (lists, reads int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.lists, o.reads
 }
 
 func (o *fakeOutbox) doneIDs() []string {
@@ -569,5 +592,75 @@ func TestDrainerSendsAndDeletesAPassInOneGo(t *testing.T) {
 		h.advance(time.Second)
 		assert.Empty(t, ob.ids())
 		assert.Equal(t, 2, ob.doneCalls)
+	})
+}
+
+// Rows handed over by their writers go out without a walk of the table,
+// in the order they were handed over, each read once.
+func TestDrainerQueueSendsWithoutWalking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		snd := newFakeSender()
+		h := startDrainer(t, ob, snd)
+		assert.Equal(t, testPoll, h.idle())
+		lists, _ := ob.counts()
+		require.Equal(t, 1, lists, "one walk at start")
+
+		var keys []OutboxKey
+		for _, id := range []string{"01C", "01A", "01B"} {
+			ob.put(1, id, mailRow(id))
+			keys = append(keys, OutboxKey{[16]byte{1}, id})
+		}
+		h.d.Queue(keys[:2]...)
+		h.d.Queue(keys[2])
+		assert.Equal(t, testPoll, h.idle())
+		assert.Equal(t, []string{"01C", "01A", "01B"}, snd.sentIDs(), "in the order handed over")
+		assert.Empty(t, ob.ids())
+		lists, reads := ob.counts()
+		assert.Equal(t, 1, lists, "no walk")
+		assert.Equal(t, 3, reads)
+
+		h.advance(testPoll) // the poll walks the table
+		assert.Equal(t, testPoll, h.idle())
+		lists, _ = ob.counts()
+		assert.Equal(t, 2, lists)
+	})
+}
+
+// A row handed over twice, or handed over and walked, or handed over
+// after it was sent, is sent once.
+func TestDrainerQueueSendsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		ob.put(1, "01A", mailRow("01A"))
+		snd := newFakeSender()
+		k := OutboxKey{[16]byte{1}, "01A"}
+		var d Drainer
+		d.Queue(k, k) // before Run, which walks the table too
+		h := startDrainer(t, ob, snd, func(dd *Drainer) { dd.queued = d.queued })
+		assert.Equal(t, testPoll, h.idle())
+		h.d.Queue(k) // late: the row is gone
+		h.d.Kick()
+		assert.Equal(t, testPoll, h.idle())
+		assert.Equal(t, []string{"01A"}, snd.sentIDs())
+	})
+}
+
+// A row that cannot be read is tried again after its backoff.
+func TestDrainerRowReadFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		snd := newFakeSender()
+		h := startDrainer(t, ob, snd)
+		assert.Equal(t, testPoll, h.idle())
+		ob.put(1, "01A", mailRow("01A"))
+		ob.rowErrs = 1
+		h.d.Queue(OutboxKey{[16]byte{1}, "01A"})
+		assert.Equal(t, time.Second, h.idle())
+		assert.Empty(t, snd.sentIDs())
+		h.advance(time.Second)
+		assert.Equal(t, testPoll, h.idle())
+		assert.Equal(t, []string{"01A"}, snd.sentIDs())
+		assert.Contains(t, h.logs.String(), "cannot read an outbox row")
 	})
 }

@@ -42,7 +42,7 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		backlog: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "slotd_mail_outbox_backlog",
-			Help: "E-mails waiting in the outbox when the drainer last looked, minus those it has sent since (a lower bound while more than 256 are due at once).",
+			Help: "E-mails in the outbox that the drainer knows of and has not yet sent (or whose row it has not yet deleted), as of its last pass.",
 		}),
 		sends: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "slotd_mail_sends_total",
@@ -71,15 +71,9 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.failures.Collect(ch)
 }
 
-func (m *Metrics) listed(rows int) {
+func (m *Metrics) backlogIs(rows int) {
 	if m != nil {
 		m.backlog.Set(float64(rows))
-	}
-}
-
-func (m *Metrics) deleted() {
-	if m != nil {
-		m.backlog.Dec()
 	}
 }
 
