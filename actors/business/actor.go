@@ -1,6 +1,7 @@
 package business
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -179,9 +180,9 @@ func (a *businessActor) queueUnsentMail() {
 	if a.env.MailQueued == nil || !a.env.Store.Replicated() {
 		return
 	}
-	var ids []string
-	err := a.env.Store.OutboxOf(a.h.ID, storage.OutboxMail, func(id string, _ []byte) error {
-		ids = append(ids, id)
+	var rows []MailRow
+	err := a.env.Store.OutboxOf(a.h.ID, storage.OutboxMail, func(id string, row []byte) error {
+		rows = append(rows, MailRow{ID: id, Row: bytes.Clone(row)})
 		return nil
 	})
 	if err != nil {
@@ -189,8 +190,8 @@ func (a *businessActor) queueUnsentMail() {
 		a.env.Log.Warn("unsent mail of a business taken over could not be listed", "business", a.h.ID, "err", err)
 		return
 	}
-	if len(ids) > 0 {
-		a.env.MailQueued(a.h.ID, ids)
+	if len(rows) > 0 {
+		a.env.MailQueued(a.h.ID, rows)
 	}
 }
 

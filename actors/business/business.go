@@ -39,6 +39,13 @@ type KeyIndex interface {
 	Changed(biz uuid.UUID, name string, added, removed []catalog.KeyHash)
 }
 
+// MailRow is an e-mail row of the outbox, as Env.MailQueued hands it over:
+// the row's id and its encoded record.MailRow.
+type MailRow struct {
+	ID  string
+	Row []byte
+}
+
 // Env is what a business actor needs from the rest of the server.
 type Env struct {
 	Store *storage.Store
@@ -52,11 +59,11 @@ type Env struct {
 	// snapshot and truncates the journal (0 means 1000).
 	SnapshotEvery uint64
 
-	// MailQueued, if set, is handed the ids of the business's mail rows
-	// once they are durable: those of a write once its sync is over, and,
+	// MailQueued, if set, is handed the business's mail rows once they
+	// are durable: those of a write once its sync is over, and,
 	// in cluster mode, those a take-over finds unsent. The mailer sends
 	// them without walking the outbox table.
-	MailQueued func(biz uuid.UUID, ids []string)
+	MailQueued func(biz uuid.UUID, rows []MailRow)
 
 	// Couriers is the environment of the webhook couriers; nil means
 	// webhook events are logged as deliveries but never sent (tests).

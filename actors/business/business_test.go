@@ -85,7 +85,7 @@ func openRigWith(t *testing.T, fs vfs.FS, snapshotEvery uint64, pays business.Pa
 	require.NoError(t, err)
 	r := &rig{t: t, fs: fs, store: st, mails: &atomic.Int64{}, biz: rigBiz, svc: rigSvc, staff: rigStaff}
 	r.dir, err = directory.Open(directory.Config{Store: st, Clock: clock.NewFake(t0), Encoder: businesstest.Encoder{},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MailQueued: func(uuid.UUID, []string) { r.mails.Add(1) }, SnapshotEvery: snapshotEvery,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MailQueued: func(uuid.UUID, []business.MailRow) { r.mails.Add(1) }, SnapshotEvery: snapshotEvery,
 		Payments: pays, PublicURL: "http://127.0.0.1:8080"})
 	require.NoError(t, err)
 	ctx := context.Background()

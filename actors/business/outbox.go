@@ -24,8 +24,9 @@ import (
 // then. Each e-mail becomes a record.MailRow with what the mailer needs.
 // It returns the new deliveries by endpoint, for their couriers once the
 // batch is durable.
-func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.UUID][]catalog.Delivery, error) {
+func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.UUID][]catalog.Delivery, []MailRow, error) {
 	var fresh map[uuid.UUID][]catalog.Delivery
+	var mails []MailRow
 	eps := st.Endpoints()
 	for i := range ch.Events {
 		ev := &ch.Events[i]
@@ -41,7 +42,7 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record
 			d := courier.First(ep.ID, ev.ID, ev.Type, env, ev.CreatedAt)
 			enc, err := record.EncodeDelivery(&d)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			b.PutDelivery(st.Business.ID, ep.ID, d.ID, true, enc)
 			if fresh == nil {
@@ -53,9 +54,12 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record
 	for i := range ch.Mails {
 		row, err := record.EncodeMailRow(mailRow(st, ch, &ch.Mails[i]))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		b.PutOutbox(st.Business.ID, storage.OutboxMail, ch.Mails[i].ID, row)
+		if a.env.MailQueued != nil {
+			mails = append(mails, MailRow{ID: ch.Mails[i].ID, Row: row})
+		}
 	}
 	for _, id := range ch.Removed {
 		b.DeleteDeliveries(st.Business.ID, id)
@@ -67,7 +71,7 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record
 			b.DeleteOutbox(st.Business.ID, storage.OutboxTimed, "")
 		}
 	}
-	return fresh, nil
+	return fresh, mails, nil
 }
 
 // envelope renders event ev; its subject is an appointment (with its

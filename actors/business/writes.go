@@ -246,9 +246,12 @@ func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then fu
 	// Time this write frees goes to the waitlist in the same record, so
 	// no crash can free it without offering it (a no-op without entries).
 	tenant.AddOffers(a.state, ch, ch.At, a.ids)
-	var fresh map[uuid.UUID][]catalog.Delivery
+	var (
+		fresh map[uuid.UUID][]catalog.Delivery
+		mails []MailRow
+	)
 	rows := func(b *storage.Batch, next *tenant.State) (err error) {
-		fresh, err = a.addOutbox(b, next, ch)
+		fresh, mails, err = a.addOutbox(b, next, ch)
 		return err
 	}
 	key := ""
@@ -261,7 +264,7 @@ func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then fu
 		a.after(func(error) { then(err) })
 		return
 	}
-	handOver := a.handOver(ctx, ch, fresh)
+	handOver := a.handOver(ctx, ch, fresh, mails)
 	if len(ch.Holds) > 0 || len(ch.Entries) > 0 {
 		a.schedule(ctx)
 	}
@@ -285,34 +288,20 @@ func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then fu
 }
 
 // handOver returns what must happen once ch is durable: couriers learn of
-// changed endpoints and get the new deliveries, the mailer is woken. The
-// PIDs are looked up now, in the actor, so the publisher that runs it
-// touches no actor state.
-func (a *businessActor) handOver(ctx actor.Context, ch *record.Change, fresh map[uuid.UUID][]catalog.Delivery) func() {
+// changed endpoints and get the new deliveries, the mailer gets the new
+// mail rows. The PIDs are looked up now, in the actor, so the publisher
+// that runs it touches no actor state.
+func (a *businessActor) handOver(ctx actor.Context, ch *record.Change, fresh map[uuid.UUID][]catalog.Delivery, mails []MailRow) func() {
 	tell := a.courierMessages(ctx, ch, fresh)
-	root, mailed := ctx.ActorSystem().Root, a.mailIDs(ch)
-	biz, queued := a.h.ID, a.env.MailQueued
+	root, biz, queued := ctx.ActorSystem().Root, a.h.ID, a.env.MailQueued
 	return func() {
 		for _, t := range tell {
 			root.Send(t.pid, t.msg)
 		}
-		if len(mailed) > 0 {
-			queued(biz, mailed)
+		if len(mails) > 0 {
+			queued(biz, mails)
 		}
 	}
-}
-
-// mailIDs are the ids of the mail rows ch writes, for the mailer; none
-// when nobody listens.
-func (a *businessActor) mailIDs(ch *record.Change) []string {
-	if a.env.MailQueued == nil || len(ch.Mails) == 0 {
-		return nil
-	}
-	ids := make([]string, len(ch.Mails))
-	for i := range ch.Mails {
-		ids[i] = ch.Mails[i].ID
-	}
-	return ids
 }
 
 // view is the appointment an answer shows, with its customer as of ch.

@@ -55,9 +55,9 @@ type Config struct {
 	Clock   clock.Clock
 	Log     *slog.Logger
 	Timeout time.Duration // how long a write may wait for its actor (0: 10 s)
-	// MailQueued is handed the ids of mail rows once they are durable
+	// MailQueued is handed mail rows once they are durable
 	// (business.Env.MailQueued).
-	MailQueued func(biz uuid.UUID, ids []string)
+	MailQueued func(biz uuid.UUID, rows []business.MailRow)
 	// Couriers is the environment of the webhook couriers; nil means
 	// deliveries are logged but never sent.
 	Couriers *courier.Env

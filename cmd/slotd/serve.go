@@ -534,12 +534,12 @@ func publicURL(c *config, pub net.Listener) string {
 }
 
 // queueMail hands a business's durable mail rows to the mailer.
-func queueMail(m *mail.Drainer) func(biz uuid.UUID, ids []string) {
-	return func(biz uuid.UUID, ids []string) {
-		keys := make([]mail.OutboxKey, len(ids))
-		for i, id := range ids {
-			keys[i] = mail.OutboxKey{Biz: biz, ID: id}
+func queueMail(m *mail.Drainer) func(biz uuid.UUID, rows []business.MailRow) {
+	return func(biz uuid.UUID, rows []business.MailRow) {
+		q := make([]mail.Queued, len(rows))
+		for i, r := range rows {
+			q[i] = mail.Queued{Key: mail.OutboxKey{Biz: biz, ID: r.ID}, Row: r.Row}
 		}
-		m.Queue(keys...)
+		m.Queue(q...)
 	}
 }

@@ -33,6 +33,14 @@ type OutboxKey struct {
 	ID  string
 }
 
+// Queued is a row handed to the Drainer by its writer (Queue): its key
+// and, when the writer has them at hand, its bytes (nil: the Drainer reads
+// them from the Outbox).
+type Queued struct {
+	Key OutboxKey
+	Row []byte
+}
+
 // StoreOutbox is the Outbox of the mail rows of a storage.Store.
 type StoreOutbox struct{ S *storage.Store }
 
@@ -111,13 +119,15 @@ func DefaultBackoff(attempt int) time.Duration {
 // logged (its id, size and the reason, never its content) and deleted.
 //
 // The Drainer learns of rows two ways. A writer hands its rows over once
-// they are durable (Queue): the storm's way, which costs the Drainer one
-// read per row. And it walks the whole table when it starts, when kicked
-// (Kick) and every Poll: a table under a storm holds mostly the
+// they are durable (Queue): the storm's way, which costs the Drainer no
+// read of the table. And it walks the whole table when it starts, when
+// kicked (Kick) and every Poll: a table under a storm holds mostly the
 // tombstones of rows already sent, so walking it for every batch cost a
-// fifth of slotd's CPU. A row is read from the table right before it is
-// sent, so one that was listed and handed over, or handed over twice, is
-// sent once: only the Drainer deletes mail rows.
+// fifth of slotd's CPU. A row it knows already is not taken in again, a
+// walked row is read from the table right before it is sent, and a row
+// handed over after a walk found it and it was sent is let go: so a row
+// that was walked and handed over, or handed over twice, is sent once
+// (only the Drainer deletes mail rows).
 //
 // Retry counts live in memory: after a restart every pending row is tried
 // at once. A failure is never final; a message keeps being retried, at
@@ -146,19 +156,24 @@ type Drainer struct {
 	once   sync.Once
 	wake   chan struct{}
 	mu     sync.Mutex
-	queued []OutboxKey // handed over since the last pass
-	walk   bool        // the table is to be walked
+	queued []Queued // handed over since the last pass
+	walk   bool     // the table is to be walked
 
 	// Owned by Run's goroutine:
 	state map[OutboxKey]*rowState // every row known and not deleted
 	ready []OutboxKey             // rows to try now, in the order they came
 	retry time.Time               // the earliest next of a row waiting; zero: none
+	// walkedSent holds the rows a walk found that were sent and deleted
+	// since that walk began: their writer may hand them over still.
+	walkedSent map[OutboxKey]bool
 }
 
 type rowState struct {
 	attempts int       // consecutive failures
 	next     time.Time // not before; zero while in ready
 	settled  bool      // sent (or dropped); only the deletion is left
+	walked   bool      // found by a walk, not handed over
+	row      []byte    // as handed over, for the first try; nil: read it
 }
 
 type pending struct {
@@ -186,11 +201,12 @@ func (d *Drainer) Kick() {
 }
 
 // Queue hands the Drainer rows that are durable (their write's sync is
-// over), to be sent at once in the order given. It never blocks.
-func (d *Drainer) Queue(keys ...OutboxKey) {
+// over), to be sent at once in the order given. The Drainer keeps the
+// rows' bytes until their first try. It never blocks.
+func (d *Drainer) Queue(rows ...Queued) {
 	d.init()
 	d.mu.Lock()
-	d.queued = append(d.queued, keys...)
+	d.queued = append(d.queued, rows...)
 	d.mu.Unlock()
 	d.signal()
 }
@@ -268,8 +284,14 @@ func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
 	queued, walk := d.queued, d.walk
 	d.queued, d.walk = nil, false
 	d.mu.Unlock()
-	for _, k := range queued {
-		d.add(k)
+	for _, q := range queued {
+		if d.walkedSent[q.Key] {
+			delete(d.walkedSent, q.Key)
+			continue
+		}
+		if st := d.add(q.Key); st != nil {
+			st.row = q.Row
+		}
 	}
 	more := false
 	if walk {
@@ -304,14 +326,16 @@ func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
 	return max(wait, 0), nil
 }
 
-// add takes in a row the Drainer has not met, ready to be tried.
-func (d *Drainer) add(k OutboxKey) bool {
+// add takes in a row the Drainer has not met, ready to be tried, and
+// returns its state; nil when the Drainer knows the row already.
+func (d *Drainer) add(k OutboxKey) *rowState {
 	if _, ok := d.state[k]; ok {
-		return false
+		return nil
 	}
-	d.state[k] = &rowState{}
+	st := &rowState{}
+	d.state[k] = st
 	d.ready = append(d.ready, k)
-	return true
+	return st
 }
 
 // list walks the table and takes in the rows it does not know, up to
@@ -320,6 +344,7 @@ func (d *Drainer) add(k OutboxKey) bool {
 // lie): they are forgotten.
 func (d *Drainer) list() (more bool, err error) {
 	seen := make(map[OutboxKey]bool, len(d.state))
+	d.walkedSent = nil
 	added := 0
 	err = d.Outbox.List(func(biz [16]byte, id string, _ []byte) error {
 		k := OutboxKey{Biz: biz, ID: id}
@@ -330,7 +355,7 @@ func (d *Drainer) list() (more bool, err error) {
 		if added == maxListed {
 			return errListFull
 		}
-		d.add(k)
+		d.add(k).walked = true
 		added++
 		return nil
 	})
@@ -376,6 +401,11 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 	states := make([]*rowState, 0, len(keys))
 	for _, k := range keys {
 		st := d.state[k]
+		if st.row != nil {
+			due, states = append(due, pending{k, st.row}), append(states, st)
+			st.row = nil // a retry reads it again: failing rows cost no memory
+			continue
+		}
 		row, ok, err := d.Outbox.Row(k)
 		switch {
 		case err != nil:
@@ -410,18 +440,21 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 			msgs, sent = append(msgs, m), append(sent, i)
 		}
 	}
+	debug := d.log().Enabled(ctx, slog.LevelDebug)
 	for j, err := range d.send(ctx, msgs) {
-		st, log := states[sent[j]], d.rowLog(due[sent[j]].key)
+		st, key := states[sent[j]], due[sent[j]].key
 		switch {
 		case err == nil:
 			d.Metrics.countSent()
-			log.Debug("mail: sent")
+			if debug { // a logger per message cost 1 % of a booking storm
+				d.rowLog(key).Debug("mail: sent")
+			}
 			st.settled, st.attempts = true, 0
 		case ctx.Err() != nil: // shutting down; the row stays for the next start
 		default:
 			cause := FailureCause(err)
 			d.Metrics.countFailed(cause)
-			d.fail(log.With(causeAttrs(cause, err)...), st, "mail: send failed", err)
+			d.fail(d.rowLog(key).With(causeAttrs(cause, err)...), st, "mail: send failed", err)
 		}
 	}
 	d.deleteSettled(ctx, due, states)
@@ -468,6 +501,12 @@ func (d *Drainer) deleteSettled(ctx context.Context, due []pending, states []*ro
 		return
 	}
 	for _, k := range keys {
+		if d.state[k].walked {
+			if d.walkedSent == nil {
+				d.walkedSent = map[OutboxKey]bool{}
+			}
+			d.walkedSent[k] = true
+		}
 		delete(d.state, k)
 	}
 }

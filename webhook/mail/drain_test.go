@@ -596,7 +596,8 @@ func TestDrainerSendsAndDeletesAPassInOneGo(t *testing.T) {
 }
 
 // Rows handed over by their writers go out without a walk of the table,
-// in the order they were handed over, each read once.
+// in the order they were handed over; a row handed over with its bytes is
+// not read from the table.
 func TestDrainerQueueSendsWithoutWalking(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ob := newFakeOutbox()
@@ -606,19 +607,23 @@ func TestDrainerQueueSendsWithoutWalking(t *testing.T) {
 		lists, _ := ob.counts()
 		require.Equal(t, 1, lists, "one walk at start")
 
-		var keys []OutboxKey
-		for _, id := range []string{"01C", "01A", "01B"} {
+		var rows []Queued
+		for i, id := range []string{"01C", "01A", "01B"} {
 			ob.put(1, id, mailRow(id))
-			keys = append(keys, OutboxKey{[16]byte{1}, id})
+			q := Queued{Key: OutboxKey{[16]byte{1}, id}}
+			if i > 0 {
+				q.Row = mailRow(id)
+			}
+			rows = append(rows, q)
 		}
-		h.d.Queue(keys[:2]...)
-		h.d.Queue(keys[2])
+		h.d.Queue(rows[:2]...)
+		h.d.Queue(rows[2])
 		assert.Equal(t, testPoll, h.idle())
 		assert.Equal(t, []string{"01C", "01A", "01B"}, snd.sentIDs(), "in the order handed over")
 		assert.Empty(t, ob.ids())
 		lists, reads := ob.counts()
 		assert.Equal(t, 1, lists, "no walk")
-		assert.Equal(t, 3, reads)
+		assert.Equal(t, 1, reads, "only the row handed over without its bytes is read")
 
 		h.advance(testPoll) // the poll walks the table
 		assert.Equal(t, testPoll, h.idle())
@@ -628,7 +633,7 @@ func TestDrainerQueueSendsWithoutWalking(t *testing.T) {
 }
 
 // A row handed over twice, or handed over and walked, or handed over
-// after it was sent, is sent once.
+// after a walk found it and it was sent, is sent once.
 func TestDrainerQueueSendsOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ob := newFakeOutbox()
@@ -636,17 +641,23 @@ func TestDrainerQueueSendsOnce(t *testing.T) {
 		snd := newFakeSender()
 		k := OutboxKey{[16]byte{1}, "01A"}
 		var d Drainer
-		d.Queue(k, k) // before Run, which walks the table too
+		d.Queue(Queued{Key: k}, Queued{Key: k, Row: mailRow("01A")}) // before Run, which walks the table too
 		h := startDrainer(t, ob, snd, func(dd *Drainer) { dd.queued = d.queued })
 		assert.Equal(t, testPoll, h.idle())
-		h.d.Queue(k) // late: the row is gone
+		assert.Equal(t, []string{"01A"}, snd.sentIDs())
+
+		// Walked and sent first, handed over (with its bytes) after.
+		ob.put(1, "01B", mailRow("01B"))
 		h.d.Kick()
 		assert.Equal(t, testPoll, h.idle())
-		assert.Equal(t, []string{"01A"}, snd.sentIDs())
+		h.d.Queue(Queued{Key: OutboxKey{[16]byte{1}, "01B"}, Row: mailRow("01B")})
+		assert.Equal(t, testPoll, h.idle())
+		assert.Equal(t, []string{"01A", "01B"}, snd.sentIDs())
 	})
 }
 
-// A row that cannot be read is tried again after its backoff.
+// A row that cannot be read is tried again after its backoff; so is a
+// row handed over with its bytes whose send failed, read again then.
 func TestDrainerRowReadFailure(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ob := newFakeOutbox()
@@ -655,12 +666,23 @@ func TestDrainerRowReadFailure(t *testing.T) {
 		assert.Equal(t, testPoll, h.idle())
 		ob.put(1, "01A", mailRow("01A"))
 		ob.rowErrs = 1
-		h.d.Queue(OutboxKey{[16]byte{1}, "01A"})
+		h.d.Queue(Queued{Key: OutboxKey{[16]byte{1}, "01A"}})
 		assert.Equal(t, time.Second, h.idle())
 		assert.Empty(t, snd.sentIDs())
 		h.advance(time.Second)
 		assert.Equal(t, testPoll, h.idle())
 		assert.Equal(t, []string{"01A"}, snd.sentIDs())
 		assert.Contains(t, h.logs.String(), "cannot read an outbox row")
+
+		ob.put(1, "01B", mailRow("01B"))
+		snd.fails["01B"] = 1
+		_, before := ob.counts()
+		h.d.Queue(Queued{Key: OutboxKey{[16]byte{1}, "01B"}, Row: mailRow("01B")})
+		assert.Equal(t, time.Second, h.idle())
+		h.advance(time.Second)
+		assert.Equal(t, testPoll, h.idle())
+		_, after := ob.counts()
+		assert.Equal(t, before+1, after, "the retry reads the row")
+		assert.Equal(t, []string{"01A", "01B"}, snd.sentIDs())
 	})
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/slotd/slotd/storage/clock"
@@ -235,21 +234,16 @@ func hasFromLine(msg []byte) bool {
 }
 
 // envelopeSender is the bare address of a sender header for the "From "
-// line, MAILER-DAEMON when it has none. A server has one sender: the last
-// answer is kept.
-func envelopeSender(from string) string {
-	if p := lastEnvelope.Load(); p != nil && p[0] == from {
-		return p[1]
-	}
-	sender := "MAILER-DAEMON"
-	if a, err := mail.ParseAddress(from); err == nil && a.Address != "" && !strings.ContainsAny(a.Address, " \t\r\n") {
-		sender = a.Address
-	}
-	lastEnvelope.Store(&[2]string{from, sender})
-	return sender
-}
+// line, MAILER-DAEMON when it has none; remembered.
+func envelopeSender(from string) string { return envelopeSenders.get(from) }
 
-var lastEnvelope atomic.Pointer[[2]string]
+var envelopeSenders = newMemo(func(from string) string {
+	if a, err := mail.ParseAddress(from); err == nil && a.Address != "" && !strings.ContainsAny(a.Address, " \t\r\n") {
+		return a.Address
+	}
+	return "MAILER-DAEMON"
+})
+
 
 // quoteMboxrd appends msg (CRLF or LF line ends) with LF line ends, a '>'
 // before every line that matches ^>*From , a final line end when msg lacks

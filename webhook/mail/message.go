@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/mail"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -37,7 +36,8 @@ func (m Message) appendTo(b *bytes.Buffer, eol string) {
 	if date.IsZero() {
 		date = time.Unix(0, 0).UTC()
 	}
-	var bnd, dbuf [40]byte
+	var bnd [8 + maxIDLen]byte
+	var dbuf [40]byte
 	boundary := boundaryOf(m, bnd[:0])
 	header(b, eol, "Date", string(date.AppendFormat(dbuf[:0], time.RFC1123Z)))
 	header(b, eol, "From", fromHeader(m.From))
@@ -58,16 +58,23 @@ func (m Message) appendTo(b *bytes.Buffer, eol string) {
 	b.WriteString("--" + eol)
 }
 
-// boundaryOf derives the multipart boundary from the content, appending
-// it to dst: "=_slotd_" and 24 hex digits.
+// boundaryOf appends the multipart boundary to dst: "=_slotd_" and the
+// message's id (a hash of the content when the id would not do). A
+// boundary starting with "=_" never occurs in quoted-printable text, where
+// '=' is always followed by hex digits or a line break, so any such
+// boundary is safe; taking it from the id keeps the encoding a function of
+// m alone without hashing the bodies.
 func boundaryOf(m Message, dst []byte) []byte {
+	dst = append(dst, "=_slotd_"...)
+	if validID(m.ID) && len(m.ID) <= 60 { // RFC 2046: at most 70 characters
+		return append(dst, m.ID...)
+	}
 	h := sha256.New()
 	for _, s := range []string{m.ID, m.To, m.From, m.Subject, m.Text, m.HTML} {
 		h.Write(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
 		h.Write([]byte{0})
 	}
 	var sum [sha256.Size]byte
-	dst = append(dst, "=_slotd_"...)
 	return hex.AppendEncode(dst, h.Sum(sum[:0])[:12])
 }
 
@@ -84,18 +91,11 @@ func part(b *bytes.Buffer, eol string, boundary []byte, ctype, body string, firs
 	writeQP(b, eol, body) // every line break of the text becomes eol
 }
 
-// fromHeader is addressHeader of the sender, which is the same for every
-// message of a server: the last answer is kept.
-func fromHeader(s string) string {
-	if p := lastFromHeader.Load(); p != nil && p[0] == s {
-		return p[1]
-	}
-	h := addressHeader(s)
-	lastFromHeader.Store(&[2]string{s, h})
-	return h
-}
+// fromHeader is addressHeader of the sender, remembered.
+func fromHeader(s string) string { return fromHeaders.get(s) }
 
-var lastFromHeader atomic.Pointer[[2]string]
+var fromHeaders = newMemo(addressHeader)
+
 
 // addressHeader renders an address (with or without a display name) for a
 // header, RFC 2047-encoding a non-ASCII name. Something that does not parse
