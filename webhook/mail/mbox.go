@@ -244,7 +244,6 @@ var envelopeSenders = newMemo(func(from string) string {
 	return "MAILER-DAEMON"
 })
 
-
 // quoteMboxrd appends msg (CRLF or LF line ends) with LF line ends, a '>'
 // before every line that matches ^>*From , a final line end when msg lacks
 // one, and the blank line that separates it from the next entry. Reading

@@ -96,7 +96,6 @@ func fromHeader(s string) string { return fromHeaders.get(s) }
 
 var fromHeaders = newMemo(addressHeader)
 
-
 // addressHeader renders an address (with or without a display name) for a
 // header, RFC 2047-encoding a non-ASCII name. Something that does not parse
 // is written with its line breaks removed.
