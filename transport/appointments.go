@@ -49,11 +49,11 @@ func parseApptFilter(q *query) *apptFilter {
 	f := &apptFilter{}
 	var canon strings.Builder
 	if v, ok := q.ok("status"); ok {
-		if catalog.KnownStatus(v) {
+		if catalog.Statuses.Has(catalog.Status(v)) {
 			f.status = catalog.Status(v)
 			canon.WriteString("status=" + v + "&")
 		} else {
-			q.add("status", problem.InvalidOption, "Must be one of pending_payment, confirmed, cancelled, completed, no_show, payment_expired.")
+			q.add("status", problem.InvalidOption, statusChoices)
 		}
 	}
 	for _, p := range []struct {
@@ -165,3 +165,6 @@ func (q *query) timeParam(name string) (time.Time, bool) {
 	}
 	return t, true
 }
+
+// statusChoices is the refusal of an unknown status filter.
+var statusChoices = "Must be one of " + strings.Join(catalog.Statuses.Strings(), ", ") + "."

@@ -460,3 +460,40 @@ func requireBodyRequired(t *testing.T, body map[string]any, m, p string) {
 	require.NotEmpty(t, fields, "%s %s", m, p)
 	require.Equal(t, "(body)", asMap(fields[0])["path"], "%s %s", m, p)
 }
+
+// The document's enumerations are the domain's tables (catalog.Enum):
+// adding a status or an event type without documenting it fails here.
+func TestOpenAPIEnumsAreTheTables(t *testing.T) {
+	doc := loadOpenAPI(t)
+	at := func(path ...string) []string {
+		var o any = doc
+		for _, p := range path {
+			switch x := o.(type) {
+			case map[string]any:
+				o = x[p]
+			case []any:
+				i := 0
+				for _, c := range p {
+					i = i*10 + int(c-'0')
+				}
+				o = x[i]
+			}
+		}
+		var out []string
+		for _, v := range o.(map[string]any)["enum"].([]any) {
+			out = append(out, v.(string))
+		}
+		return out
+	}
+	schemas := func(path ...string) []string { return at(append([]string{"components", "schemas"}, path...)...) }
+	require.Equal(t, catalog.Statuses.Strings(), at("paths", "/api/v1/appointments", "get", "parameters", "2", "schema"))
+	require.Equal(t, catalog.EventTypes.Strings(), schemas("WebhookEventType"))
+	require.Equal(t, catalog.EndpointStatuses.Strings(), schemas("WebhookEndpoint", "properties", "status"))
+	require.Equal(t, catalog.Providers.Strings(), schemas("Payment", "properties", "provider"))
+	require.Equal(t, catalog.Providers.Strings(), schemas("CheckoutPayment", "properties", "provider"))
+	require.Equal(t, catalog.PaymentStatuses.Strings(), schemas("Payment", "properties", "status"))
+	// A deleted waitlist entry is never shown: the resource's statuses are
+	// the table's but that one.
+	shown := slices.DeleteFunc(catalog.EntryStatuses.Strings(), func(s string) bool { return s == string(catalog.EntryDeleted) })
+	require.Equal(t, shown, schemas("WaitlistEntry", "properties", "status"))
+}

@@ -74,7 +74,7 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 	st := h.State()
 	body := ctx.PostBody()
 	switch st.Business.Payments.Provider {
-	case payment.ClientSecret:
+	case catalog.ProviderClientSecret:
 		pays := st.Business.Payments
 		sig := string(ctx.Request.Header.Peek("Stripe-Signature"))
 		if pays.WebhookSecret == "" || payment.VerifySignature(pays.WebhookSecret, sig, body, s.Clock.Now()) != nil {
@@ -90,7 +90,7 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 			err = s.Dir.PaymentEvent(rctx, biz, ev)
 		}
 		s.hookAnswer(ctx, err)
-	case payment.Redirect:
+	case catalog.ProviderRedirect:
 		id, err := payment.ParseHook(body)
 		if err != nil {
 			writeError(ctx, errBadHook)

@@ -3,7 +3,6 @@ package business
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 )
@@ -69,9 +68,9 @@ func (m *Metrics) decided(ch *record.Change) {
 	}
 	for _, ev := range ch.Events {
 		switch ev.Type {
-		case tenant.EventPaymentSucceeded:
+		case catalog.EventPaymentSucceeded:
 			m.payments.WithLabelValues("succeeded").Inc()
-		case tenant.EventPaymentRefunded:
+		case catalog.EventPaymentRefunded:
 			m.payments.WithLabelValues("refunded").Inc()
 		}
 	}

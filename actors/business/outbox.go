@@ -126,7 +126,7 @@ func mailRow(st *tenant.State, ch *record.Change, m *record.Mail) *record.MailRo
 		}
 		return r
 	}
-	if m.Kind == tenant.MailWaitlistOffer {
+	if m.Kind == catalog.MailWaitlistOffer {
 		offerMail(st, ch, m, r)
 		return r
 	}

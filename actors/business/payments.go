@@ -350,7 +350,7 @@ func (a *businessActor) paymentEvent(ctx actor.Context, m *PaymentEvent) {
 		return
 	}
 	p := a.state.PaymentByProviderID(m.Event.ProviderPaymentID)
-	if p == nil || a.state.Business.Payments.Provider != payment.ClientSecret {
+	if p == nil || a.state.Business.Payments.Provider != catalog.ProviderClientSecret {
 		respondNow(ctx, Done{}, nil)
 		return
 	}
@@ -376,7 +376,7 @@ func (a *businessActor) paymentNotice(ctx actor.Context, m *PaymentNotice) {
 		return
 	}
 	p := a.state.PaymentByProviderID(m.ProviderPaymentID)
-	if p == nil || a.state.Business.Payments.Provider != payment.Redirect || a.env.Payments == nil {
+	if p == nil || a.state.Business.Payments.Provider != catalog.ProviderRedirect || a.env.Payments == nil {
 		respondNow(ctx, Done{}, nil)
 		return
 	}

@@ -154,7 +154,7 @@ func benchFanout(b *testing.B, endpoints int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := d.RegisterEndpoint(ctx, biz, tenant.EndpointInput{URL: r.srv.URL + "/", EventTypes: []string{tenant.EventCustomerCreated}}, secret)
+		e, err := d.RegisterEndpoint(ctx, biz, tenant.EndpointInput{URL: r.srv.URL + "/", EventTypes: []string{catalog.EventCustomerCreated}}, secret)
 		if err != nil {
 			b.Fatalf("register endpoint %d: %v", i, err)
 		}

@@ -47,7 +47,7 @@ func payBench(b *testing.B) (*Directory, uuid.UUID, uuid.UUID, uuid.UUID) {
 	biz, svc, staff := benchBusiness(b, d, 1, nil)
 	spec := d.handle(biz).State()
 	put := catalog.Spec{Business: spec.Business, Categories: spec.Categories, Services: spec.Services, Staff: spec.Staff}
-	put.Business.Payments = catalog.Payments{Provider: payment.ClientSecret, RequiresPayment: true, HoldMinutes: 15,
+	put.Business.Payments = catalog.Payments{Provider: catalog.ProviderClientSecret, RequiresPayment: true, HoldMinutes: 15,
 		BaseURL: "http://provider.invalid", APIKey: "sk"}
 	if _, err := d.Put(context.Background(), []catalog.Spec{put}); err != nil {
 		b.Fatal(err)

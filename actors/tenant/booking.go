@@ -32,19 +32,6 @@ type CreateInput struct {
 	HoldID      *uuid.UUID // book exactly this hold's footprint (decisions §6)
 }
 
-// Event types (api-v1 §6.1).
-const (
-	EventAppointmentCreated = "appointment.created"
-	EventAppointmentUpdated = "appointment.updated"
-	EventCustomerCreated    = "customer.created"
-)
-
-// Mail kinds of the outbox.
-const (
-	MailConfirmation = "booking_confirmation"
-	MailStatus       = "status_changed"
-)
-
 var (
 	errUnknownService = problem.FieldError("serviceId", problem.Invalid, "No such service.")
 	errUnknownStaff   = problem.FieldError("staffMemberId", problem.Invalid, "No such staff member.")
@@ -149,11 +136,11 @@ func booked(s *State, ch *record.Change, a catalog.Appointment, svc *catalog.Ser
 	}
 	if fresh != nil {
 		ch.Customers = append(ch.Customers, *fresh)
-		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventCustomerCreated, CreatedAt: now, Subject: fresh.ID})
+		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventCustomerCreated, CreatedAt: now, Subject: fresh.ID})
 	}
 	ch.Appointments = []catalog.Appointment{a}
-	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
-	ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
+	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
+	ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
 	return ch, &ch.Appointments[0], nil
 }
 
@@ -166,6 +153,6 @@ func DecideCustomer(s *State, in catalog.Customer, now time.Time, ids IDs) (*rec
 	}
 	in.ID, in.Email, in.CreatedAt, in.UpdatedAt = ids.UUID(), strings.TrimSpace(in.Email), now, now
 	ch := &record.Change{At: now, Customers: []catalog.Customer{in},
-		Events: []record.Event{{ID: ids.Event(now), Type: EventCustomerCreated, CreatedAt: now, Subject: in.ID}}}
+		Events: []record.Event{{ID: ids.Event(now), Type: catalog.EventCustomerCreated, CreatedAt: now, Subject: in.ID}}}
 	return ch, &ch.Customers[0], nil
 }

@@ -33,7 +33,7 @@ type appt struct {
 	staff    uint16 // refs.staff + 1; 0: none
 	price    uint16 // refs.prices
 	shape    uint16 // refs.shapes
-	status   uint8  // statuses
+	status   uint8  // the status's code in catalog.Statuses
 	flags    uint8
 	version  uint32 // in what was padding: the struct stays 64 bytes
 	extra    *apptExtra
@@ -50,10 +50,6 @@ type apptExtra struct {
 	series     *uuid.UUID
 	whole      *catalog.Appointment // when set, the only thing that counts
 }
-
-// statuses numbers the statuses for appt.status.
-var statuses = []catalog.Status{catalog.PendingPayment, catalog.Confirmed, catalog.Cancelled,
-	catalog.Completed, catalog.NoShow, catalog.PaymentExpired}
 
 // maxRefs bounds each refs table: interning searches it linearly, and an
 // appointment whose value would not fit is kept whole.
@@ -135,11 +131,11 @@ func tryCompact(r *refs, a *catalog.Appointment) (appt, *refs, bool) {
 		!time.Unix(0, c.updated).Equal(a.UpdatedAt) || int(c.version) != a.Version {
 		return c, r, false
 	}
-	st := slices.Index(statuses, a.Status)
-	if st < 0 {
+	st, ok := catalog.Statuses.Code(a.Status)
+	if !ok {
 		return c, r, false
 	}
-	c.status = uint8(st)
+	c.status = st
 	sh, ok := shapeOf(a)
 	if !ok {
 		return c, r, false
@@ -234,7 +230,7 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *catalog.Appointment 
 	}
 	start := time.UnixMilli(c.start).UTC()
 	sh := &r.shapes[c.shape]
-	v.a = catalog.Appointment{ID: id, Status: statuses[c.status], StartTime: start,
+	v.a = catalog.Appointment{ID: id, Status: statusOf(c.status), StartTime: start,
 		EndTime: time.UnixMilli(c.start + sh.end).UTC(), CustomerID: c.customer, Service: r.services[c.svc],
 		StaffLocked: c.flags&flagStaffLocked != 0, IsRecurringOccurrence: c.flags&flagRecurring != 0,
 		CreatedAt: time.Unix(0, c.created).UTC(), UpdatedAt: time.Unix(0, c.updated).UTC(), Version: int(c.version)}
@@ -268,4 +264,10 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *catalog.Appointment 
 		v.a.Segments = append(v.a.Segments, sg)
 	}
 	return &v.a
+}
+
+// statusOf is the status of a compact appointment's code.
+func statusOf(code uint8) catalog.Status {
+	s, _ := catalog.Statuses.Value(code)
+	return s
 }

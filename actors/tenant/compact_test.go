@@ -42,7 +42,8 @@ func TestCompactRoundTrip(t *testing.T) {
 		}
 		a := Appointment(uuid.New(), biz, time.UTC, &svcs[r.IntN(len(svcs))], st, start, now)
 		a.CustomerID = uuid.New()
-		a.Status = statuses[r.IntN(len(statuses))]
+		sts := catalog.Statuses.Values()
+		a.Status = sts[r.IntN(len(sts))]
 		if r.IntN(5) == 0 {
 			a.Notes = ptr("window seat")
 		}

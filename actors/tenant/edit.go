@@ -76,7 +76,7 @@ func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs)
 	next.Touch(now)
 	ch := &record.Change{At: now, Appointments: []catalog.Appointment{next}}
 	if moves(a, in) {
-		ch.Events = []record.Event{{ID: ids.Event(now), Type: EventAppointmentUpdated, CreatedAt: now, Subject: a.ID}}
+		ch.Events = []record.Event{{ID: ids.Event(now), Type: catalog.EventAppointmentUpdated, CreatedAt: now, Subject: a.ID}}
 	}
 	return ch, &ch.Appointments[0], nil
 }
@@ -193,10 +193,10 @@ func DecideStatus(s *State, id uuid.UUID, to catalog.Status, ifMatch []int, now 
 		}
 	}
 	ch := &record.Change{At: now, Appointments: []catalog.Appointment{next},
-		Events:   []record.Event{{ID: ids.Event(now), Type: "appointment." + string(to), CreatedAt: now, Subject: a.ID}},
+		Events:   []record.Event{{ID: ids.Event(now), Type: catalog.StatusEvent(to), CreatedAt: now, Subject: a.ID}},
 		Payments: leaving(s, a, now)}
 	if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {
-		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailStatus, To: cu.Email, Appointment: a.ID, At: now}}
+		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailStatus, To: cu.Email, Appointment: a.ID, At: now}}
 	}
 	return ch, &ch.Appointments[0], nil
 }

@@ -124,9 +124,6 @@ func DecideEndpointDelete(s *State, id uuid.UUID, now time.Time) (*record.Change
 // endpoint off (api-v1 §6.5).
 const AutoDisableAfter = 10
 
-// MailEndpointDisabled is the mail kind of the owner's notice.
-const MailEndpointDisabled = "endpoint_disabled"
-
 // DecideDeliveryOutcome keeps an endpoint's consecutiveFailures as its
 // deliveries end (api-v1 §3.2): a delivery zeroes it, an exhausted delivery
 // adds one, and the tenth in a row auto-disables the endpoint (status
@@ -154,7 +151,7 @@ func DecideDeliveryOutcome(s *State, id uuid.UUID, delivered bool, now time.Time
 		e.Status, e.IsActive = catalog.EndpointAutoDisabled, false
 		if to := s.Business.OwnerEmail; to != "" {
 			epID := e.ID
-			ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailEndpointDisabled, To: to, Endpoint: &epID, At: now}}
+			ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailEndpointDisabled, To: to, Endpoint: &epID, At: now}}
 		}
 	}
 	e.UpdatedAt = now

@@ -111,7 +111,7 @@ func TestTenExhaustedInARowAutoDisable(t *testing.T) {
 	}
 	ch = DecideDeliveryOutcome(s, id, false, t0, ids)
 	require.Len(t, ch.Mails, 1)
-	require.Equal(t, MailEndpointDisabled, ch.Mails[0].Kind)
+	require.Equal(t, catalog.MailEndpointDisabled, ch.Mails[0].Kind)
 	require.Equal(t, s.Business.OwnerEmail, ch.Mails[0].To)
 	require.Equal(t, id, *ch.Mails[0].Endpoint)
 	s = applyChangeT(t, s, ch)

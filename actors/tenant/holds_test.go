@@ -107,7 +107,7 @@ func TestExtendingAnOfferMovesItsDeadline(t *testing.T) {
 	require.NoError(t, err)
 	AddOffers(s, ch, t0, ids)
 	require.Len(t, ch.Holds, 1, "the freed start is offered")
-	require.Equal(t, []string{"appointment.cancelled", EventWaitlistOffered}, eventTypes(ch))
+	require.Equal(t, []string{"appointment.cancelled", catalog.EventWaitlistOffered}, eventTypes(ch))
 	s = step(t, s, ch)
 	got := s.Entry(e.ID)
 	require.Equal(t, catalog.EntryOffered, got.Status)

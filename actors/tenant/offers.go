@@ -151,8 +151,8 @@ func offer(cur *State, ch *record.Change, e *catalog.WaitlistEntry, i int, start
 	n.Status, n.UpdatedAt = catalog.EntryOffered, now
 	n.Offer = &catalog.Offer{HoldID: h.ID, Start: h.Start, StaffID: h.StaffID, ExpiresAt: h.ExpiresAt}
 	putEntryIn(ch, n, i)
-	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventWaitlistOffered, CreatedAt: now, Subject: e.ID})
-	ch.Mails = append(ch.Mails, record.Mail{ID: ids.Mail(now), Kind: MailWaitlistOffer, To: e.Customer.Email, Appointment: h.ID, At: now})
+	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventWaitlistOffered, CreatedAt: now, Subject: e.ID})
+	ch.Mails = append(ch.Mails, record.Mail{ID: ids.Mail(now), Kind: catalog.MailWaitlistOffer, To: e.Customer.Email, Appointment: h.ID, At: now})
 	next := &State{}
 	*next = *cur
 	next.book = cur.book.putHold(*h)

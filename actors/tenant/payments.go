@@ -20,12 +20,6 @@ import (
 // owes the provider (a cancel, a refund) is part of the Payment, so a
 // restart finds it and carries it out.
 
-// Payment event types (api-v1 §6.1).
-const (
-	EventPaymentSucceeded = "payment.succeeded"
-	EventPaymentRefunded  = "payment.refunded"
-)
-
 // DefaultHoldMinutes is how long an unpaid booking holds its time when the
 // business does not say (decisions §5).
 const DefaultHoldMinutes = 15
@@ -150,7 +144,7 @@ func DecideCheckoutDone(s *State, id uuid.UUID, c CheckoutCreated, now time.Time
 			a.CustomerID = on.ID
 		} else {
 			ch.Customers = []catalog.Customer{*co.Customer}
-			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventCustomerCreated, CreatedAt: now, Subject: co.Customer.ID})
+			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventCustomerCreated, CreatedAt: now, Subject: co.Customer.ID})
 		}
 	}
 	p := co.Payment
@@ -159,9 +153,9 @@ func DecideCheckoutDone(s *State, id uuid.UUID, c CheckoutCreated, now time.Time
 	p.UpdatedAt = now
 	ch.Appointments = []catalog.Appointment{a}
 	ch.Payments = []catalog.Payment{p}
-	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
+	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
 	if cu := CustomerIn(s, ch, a.CustomerID); cu != nil && cu.Email != "" {
-		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
+		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
 	}
 	return ch, &ch.Appointments[0], &ch.Payments[0]
 }
@@ -196,19 +190,19 @@ func DecidePaid(s *State, id uuid.UUID, event string, now time.Time, ids IDs) *r
 	switch p.Status {
 	case catalog.PaymentPending:
 		np.Status = catalog.PaymentSucceeded
-		ch.Events = []record.Event{{ID: ids.Event(now), Type: EventPaymentSucceeded, CreatedAt: now, Subject: id}}
+		ch.Events = []record.Event{{ID: ids.Event(now), Type: catalog.EventPaymentSucceeded, CreatedAt: now, Subject: id}}
 		if a := s.Appointment(id); a != nil && a.Status == catalog.PendingPayment {
 			a.Status = catalog.Confirmed
 			a.Touch(now)
 			ch.Appointments = []catalog.Appointment{*a}
-			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: "appointment." + string(catalog.Confirmed), CreatedAt: now, Subject: id})
+			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventAppointmentConfirmed, CreatedAt: now, Subject: id})
 			if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {
-				ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailConfirmation, To: cu.Email, Appointment: id, At: now}}
+				ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailConfirmation, To: cu.Email, Appointment: id, At: now}}
 			}
 		}
 	case catalog.PaymentExpiredStatus, catalog.PaymentCancelled:
 		np.Status, np.CancelOwed, np.RefundOwed = catalog.PaymentSucceeded, false, p.AmountCents
-		ch.Events = []record.Event{{ID: ids.Event(now), Type: EventPaymentSucceeded, CreatedAt: now, Subject: id}}
+		ch.Events = []record.Event{{ID: ids.Event(now), Type: catalog.EventPaymentSucceeded, CreatedAt: now, Subject: id}}
 	default: // paid before
 		return nil
 	}
@@ -234,7 +228,7 @@ func DecideRefunded(s *State, id uuid.UUID, event string, refunded int, now time
 	}
 	np.RefundOwed = max(0, p.RefundOwed-(np.RefundedCents-p.RefundedCents))
 	return &record.Change{At: now, Payments: []catalog.Payment{np},
-		Events: []record.Event{{ID: ids.Event(now), Type: EventPaymentRefunded, CreatedAt: now, Subject: id}}}
+		Events: []record.Event{{ID: ids.Event(now), Type: catalog.EventPaymentRefunded, CreatedAt: now, Subject: id}}}
 }
 
 // DecideRefundIssued records that slotd's own refund of what it owed on
@@ -264,9 +258,9 @@ func DecideExpire(s *State, id uuid.UUID, now time.Time, ids IDs) *record.Change
 		a.Status = catalog.PaymentExpired
 		a.Touch(now)
 		ch.Appointments = []catalog.Appointment{*a}
-		ch.Events = []record.Event{{ID: ids.Event(now), Type: EventAppointmentUpdated, CreatedAt: now, Subject: id}}
+		ch.Events = []record.Event{{ID: ids.Event(now), Type: catalog.EventAppointmentUpdated, CreatedAt: now, Subject: id}}
 		if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {
-			ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: MailStatus, To: cu.Email, Appointment: id, At: now}}
+			ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailStatus, To: cu.Email, Appointment: id, At: now}}
 		}
 	}
 	return ch

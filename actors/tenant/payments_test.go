@@ -103,7 +103,7 @@ func TestCreateNeedsPayment(t *testing.T) {
 				require.Empty(t, ch.Checkouts)
 				require.Len(t, ch.Appointments, 1)
 				require.Equal(t, catalog.Confirmed, a.Status)
-				require.Contains(t, eventTypes(ch), EventAppointmentCreated)
+				require.Contains(t, eventTypes(ch), catalog.EventAppointmentCreated)
 				return
 			}
 			require.Len(t, ch.Checkouts, 1)
@@ -181,9 +181,9 @@ func TestReservationThenCheckoutDone(t *testing.T) {
 
 	done := t0.Add(20 * time.Second)
 	ch, a, p := DecideCheckoutDone(s, id, CheckoutCreated{ProviderPaymentID: "pi_1", ClientSecret: "pi_1_secret"}, done, ids)
-	require.ElementsMatch(t, []string{EventAppointmentCreated, EventCustomerCreated}, eventTypes(ch))
+	require.ElementsMatch(t, []string{catalog.EventAppointmentCreated, catalog.EventCustomerCreated}, eventTypes(ch))
 	require.Len(t, ch.Mails, 1)
-	require.Equal(t, MailConfirmation, ch.Mails[0].Kind)
+	require.Equal(t, catalog.MailConfirmation, ch.Mails[0].Kind)
 	require.Equal(t, "noor@example.com", ch.Mails[0].To)
 	require.Equal(t, catalog.PendingPayment, a.Status)
 	require.Equal(t, t0.Add(15*time.Minute), p.ExpiresAt, "createdAt + holdMinutes")
@@ -215,7 +215,7 @@ func TestCheckoutDoneFindsCustomerCreatedMeanwhile(t *testing.T) {
 	require.NoError(t, err)
 	s = step(t, s, cch)
 	ch, a, _ := DecideCheckoutDone(s, id, CheckoutCreated{ProviderPaymentID: "pi_1"}, t0, ids)
-	require.Equal(t, []string{EventAppointmentCreated}, eventTypes(ch))
+	require.Equal(t, []string{catalog.EventAppointmentCreated}, eventTypes(ch))
 	require.Empty(t, ch.Customers)
 	require.Equal(t, cu.ID, a.CustomerID)
 	s = step(t, s, ch)
@@ -246,9 +246,9 @@ func TestPaidConfirms(t *testing.T) {
 	s, id := pending(t, ids)
 	now := t0.Add(5 * time.Minute)
 	ch := DecidePaid(s, id, "evt_pay_1", now, ids)
-	require.Equal(t, []string{EventPaymentSucceeded, "appointment.confirmed"}, eventTypes(ch), "in that order")
+	require.Equal(t, []string{catalog.EventPaymentSucceeded, "appointment.confirmed"}, eventTypes(ch), "in that order")
 	require.Len(t, ch.Mails, 1)
-	require.Equal(t, MailConfirmation, ch.Mails[0].Kind)
+	require.Equal(t, catalog.MailConfirmation, ch.Mails[0].Kind)
 	s = step(t, s, ch)
 	require.Equal(t, catalog.Confirmed, s.Appointment(id).Status)
 	require.Equal(t, catalog.PaymentSucceeded, s.Payment(id).Status)
@@ -260,7 +260,7 @@ func TestPaidConfirms(t *testing.T) {
 
 	// The provider reports refunds; the appointment keeps its status.
 	ch = DecideRefunded(s, id, "evt_ref_1", 1000, now, ids)
-	require.Equal(t, []string{EventPaymentRefunded}, eventTypes(ch))
+	require.Equal(t, []string{catalog.EventPaymentRefunded}, eventTypes(ch))
 	s = step(t, s, ch)
 	require.Equal(t, catalog.PaymentPartiallyRefunded, s.Payment(id).Status)
 	require.Equal(t, 1000, s.Payment(id).RefundedCents)
@@ -280,7 +280,7 @@ func TestExpiryThenLatePayment(t *testing.T) {
 	require.Nil(t, DecideExpire(s, id, deadline.Add(-time.Millisecond), ids), "not before the deadline")
 	require.Nil(t, DecideRefunded(s, id, "evt_r", 100, deadline, ids), "nothing to refund while pending")
 	ch := DecideExpire(s, id, deadline, ids)
-	require.Equal(t, []string{EventAppointmentUpdated}, eventTypes(ch))
+	require.Equal(t, []string{catalog.EventAppointmentUpdated}, eventTypes(ch))
 	s = step(t, s, ch)
 	require.Equal(t, catalog.PaymentExpired, s.Appointment(id).Status)
 	p := s.Payment(id)
@@ -295,7 +295,7 @@ func TestExpiryThenLatePayment(t *testing.T) {
 	// Paid after all: owed back in full, the appointment stays expired.
 	late := deadline.Add(2 * time.Minute)
 	ch = DecidePaid(s, id, "evt_late", late, ids)
-	require.Equal(t, []string{EventPaymentSucceeded}, eventTypes(ch))
+	require.Equal(t, []string{catalog.EventPaymentSucceeded}, eventTypes(ch))
 	s = step(t, s, ch)
 	p = s.Payment(id)
 	require.Equal(t, catalog.PaymentSucceeded, p.Status)
@@ -306,7 +306,7 @@ func TestExpiryThenLatePayment(t *testing.T) {
 	require.Nil(t, DecidePaid(s, id, "evt_late", late, ids))
 
 	ch = DecideRefundIssued(s, id, late.Add(time.Second), ids)
-	require.Equal(t, []string{EventPaymentRefunded}, eventTypes(ch))
+	require.Equal(t, []string{catalog.EventPaymentRefunded}, eventTypes(ch))
 	s = step(t, s, ch)
 	p = s.Payment(id)
 	require.Equal(t, catalog.PaymentRefunded, p.Status)

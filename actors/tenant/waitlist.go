@@ -19,12 +19,6 @@ import (
 // ending unused returns it to waiting, and a waiting entry whose window
 // has passed expires.
 
-// Event and mail of an offer.
-const (
-	EventWaitlistOffered = "waitlist.offered"
-	MailWaitlistOffer    = "waitlist_offer"
-)
-
 // EntryInput is a validated POST /waitlist-entries body.
 type EntryInput struct {
 	ServiceID uuid.UUID

@@ -25,15 +25,6 @@ func (s Status) Occupies() bool {
 	return s == PendingPayment || s == Confirmed || s == Completed
 }
 
-// KnownStatus reports whether s names a status.
-func KnownStatus(s string) bool {
-	switch Status(s) {
-	case PendingPayment, Confirmed, Cancelled, Completed, NoShow, PaymentExpired:
-		return true
-	}
-	return false
-}
-
 // ServiceRef is the service as it was when the appointment was written; it
 // stays on the appointment even if the service is later changed or deleted.
 type ServiceRef struct {

@@ -30,16 +30,9 @@ const (
 	EndpointAutoDisabled = "auto_disabled"
 )
 
-// Subscribable is the event catalogue of api-v1 §6.1 an endpoint may
-// subscribe to, and waitlist.offered of decisions §6; webhook.test is sent
-// to every endpoint and is not in it. Every type is delivered only to the
-// endpoints that name it, so a type added here reaches nobody who did not
-// ask for it.
-var Subscribable = []string{
-	"appointment.created", "appointment.updated", "appointment.confirmed", "appointment.cancelled",
-	"appointment.completed", "appointment.no_show", "customer.created", "payment.succeeded", "payment.refunded",
-	"waitlist.offered",
-}
+// Subscribable is what an endpoint may subscribe to: the event catalogue
+// (EventTypes). webhook.test is sent to every endpoint and is not in it.
+var Subscribable = EventTypes.Strings()
 
 // Subscribes reports whether the endpoint wants events of type t.
 func (e *Endpoint) Subscribes(t string) bool { return slices.Contains(e.EventTypes, t) }

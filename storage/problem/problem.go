@@ -55,6 +55,19 @@ const (
 	BookingSlotNotConnected Code = "BOOKING_SLOT_NOT_CONNECTED"
 )
 
+// Codes is every code, the one list of them. A code is stored as its text
+// (a refusal kept for an idempotent replay), so the texts are frozen:
+// TestCodesAreFrozen holds the list to testdata/codes.golden, to which a
+// new code is appended and from which none is ever removed.
+var Codes = []Code{
+	Validation, IdempotencyKeyRequired, Unauthorized, KeyRevoked, KeyExpired, InsufficientScope,
+	PlanUpgradeRequired, Forbidden, NotFound, MethodNotAllowed, SlotTaken, NoStaffAvailable, Conflict,
+	IdempotencyInProgress, IdempotencyKeyReused, RateLimited, InvalidTransition, StaffNotBookable,
+	ServiceNotBookable, PaymentsUnavailable, PreconditionFailed, HoldExpired, PaymentError,
+	ModuleUnavailable, Internal, Unavailable, RequestTimeout, SlotNotOffered, BookingTooSoon,
+	BookingTooFarAhead, BookingRequiresCustomer, BookingPeriodRestricted, BookingSlotNotConnected,
+}
+
 // Reason is why one field was rejected (api-v1 §7.1).
 type Reason string
 

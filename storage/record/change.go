@@ -21,19 +21,41 @@ import (
 // (statuses, segment kinds, event and mail kinds, methods and paths) are
 // one byte, with the text itself as the fallback for anything else.
 
-// The known values of each enumerated field. Order is part of the format:
+// The domain's enumerations are written by their frozen codes
+// (catalog.Enum: putEnum, getEnum). The methods and paths of an
+// idempotent request are listed here; their order is part of the format:
 // append, never reorder.
 var (
-	statuses   = []string{"pending_payment", "confirmed", "cancelled", "completed", "no_show", "payment_expired"}
-	segKinds   = []string{"active", "gap"}
-	eventTypes = []string{"appointment.created", "appointment.updated", "appointment.confirmed", "appointment.cancelled",
-		"appointment.completed", "appointment.no_show", "customer.created", "payment.succeeded", "payment.refunded",
-		"waitlist.offered"}
-	mailKinds = []string{"booking_confirmation", "status_changed", "endpoint_disabled", "waitlist_offer"}
-	methods   = []string{"POST", "PATCH", "PUT", "DELETE", "GET"}
-	paths     = []string{"/api/v1/appointments", "/api/v1/customers", "/api/v1/holds", "/api/v1/waitlist-entries"}
-	epStatus  = []string{"active", "auto_disabled"}
+	methods = []string{"POST", "PATCH", "PUT", "DELETE", "GET"}
+	paths   = []string{"/api/v1/appointments", "/api/v1/customers", "/api/v1/holds", "/api/v1/waitlist-entries"}
 )
+
+// putEnum writes v as its frozen code in t, or as 0 and the text when t
+// does not know it (a value from a later version, read back as it was).
+func putEnum[T ~string](e *w, v T, t catalog.Enum[T]) {
+	if c, ok := t.Code(v); ok {
+		e.u(uint64(c))
+		return
+	}
+	e.u(0)
+	e.str(string(v))
+}
+
+// getEnum reads what putEnum wrote.
+func getEnum[T ~string](d *r, t catalog.Enum[T]) T {
+	x := d.u()
+	if x == 0 {
+		return T(d.str())
+	}
+	if x < 256 {
+		if v, ok := t.Value(byte(x)); ok {
+			return v
+		}
+	}
+	d.fail()
+	var zero T
+	return zero
+}
 
 func (e *w) enum(s string, known []string) {
 	for i, k := range known {
@@ -69,14 +91,14 @@ func encodeChange(e *w, c *Change) {
 	e.u(uint64(len(c.Events)))
 	for _, ev := range c.Events {
 		e.ulidText(ev.ID, "evt_")
-		e.enum(ev.Type, eventTypes)
+		putEnum(e, ev.Type, catalog.EventTypes)
 		e.time(ev.CreatedAt)
 		e.id(ev.Subject)
 	}
 	e.u(uint64(len(c.Mails)))
 	for _, m := range c.Mails {
 		e.ulidText(m.ID, "")
-		e.enum(m.Kind, mailKinds)
+		putEnum(e, m.Kind, catalog.MailKinds)
 		e.str(m.To)
 		e.id(m.Appointment)
 		e.time(m.At)
@@ -104,13 +126,13 @@ func decodeChange(d *r) *Change {
 	if n := d.n(20); n > 0 {
 		c.Events = make([]Event, n)
 		for i := range c.Events {
-			c.Events[i] = Event{ID: d.ulidText("evt_"), Type: d.enum(eventTypes), CreatedAt: d.time(), Subject: d.id()}
+			c.Events[i] = Event{ID: d.ulidText("evt_"), Type: getEnum(d, catalog.EventTypes), CreatedAt: d.time(), Subject: d.id()}
 		}
 	}
 	if n := d.n(20); n > 0 {
 		c.Mails = make([]Mail, n)
 		for i := range c.Mails {
-			c.Mails[i] = Mail{ID: d.ulidText(""), Kind: d.enum(mailKinds), To: d.str(), Appointment: d.id(),
+			c.Mails[i] = Mail{ID: d.ulidText(""), Kind: getEnum(d, catalog.MailKinds), To: d.str(), Appointment: d.id(),
 				At: d.time(), Endpoint: d.optID()}
 		}
 	}
@@ -148,7 +170,7 @@ func (d *r) customers() []catalog.Customer         { return getList(d, 20, (*r).
 
 func (e *w) appointment(a *catalog.Appointment) {
 	e.id(a.ID)
-	e.enum(string(a.Status), statuses)
+	putEnum(e, a.Status, catalog.Statuses)
 	e.time(a.StartTime)
 	e.time(a.EndTime)
 	e.optStr(a.Notes)
@@ -178,7 +200,7 @@ func (e *w) appointment(a *catalog.Appointment) {
 
 func (d *r) appointment(a *catalog.Appointment) {
 	a.ID = d.id()
-	a.Status = catalog.Status(d.enum(statuses))
+	a.Status = getEnum(d, catalog.Statuses)
 	a.StartTime, a.EndTime = d.time(), d.time()
 	a.Notes, a.BookingReference = d.optStr(), d.optStr()
 	a.CustomerID = d.id()
@@ -294,7 +316,7 @@ func (e *w) endpoint(x *catalog.Endpoint) {
 	}
 	e.str(x.Description)
 	e.bool(x.IsActive)
-	e.enum(x.Status, epStatus)
+	putEnum(e, x.Status, catalog.EndpointStatuses)
 	e.str(x.PayloadStyle)
 	e.i(int64(x.ConsecutiveFailures))
 	e.str(x.Secret)
@@ -310,7 +332,7 @@ func (d *r) endpoint(x *catalog.Endpoint) {
 	for i := range x.EventTypes {
 		x.EventTypes[i] = d.str()
 	}
-	x.Description, x.IsActive, x.Status, x.PayloadStyle = d.str(), d.bool(), d.enum(epStatus), d.str()
+	x.Description, x.IsActive, x.Status, x.PayloadStyle = d.str(), d.bool(), getEnum(d, catalog.EndpointStatuses), d.str()
 	x.ConsecutiveFailures, x.Secret = d.int(), d.str()
 	x.CreatedAt, x.UpdatedAt = d.time(), d.time()
 }

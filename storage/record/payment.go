@@ -21,23 +21,15 @@ type Checkout struct {
 	Idem        Idem                // the request; its answer is stored on completion
 }
 
-// The payment statuses and providers, for the binary form. Order is part
-// of the format: append, never reorder.
-var (
-	paymentStatuses = []string{"pending", "succeeded", "cancelled", "expired", "refunded", "partially_refunded"}
-	providers       = []string{"redirect", "client_secret"}
-	amountKinds     = []string{"deposit", "full"}
-)
-
 func (e *w) payment(p *catalog.Payment) {
 	e.id(p.ID)
 	e.id(p.AppointmentID)
-	e.enum(p.Provider, providers)
+	putEnum(e, p.Provider, catalog.Providers)
 	e.str(p.ProviderPaymentID)
 	e.i(int64(p.AmountCents))
 	e.str(p.Currency)
-	e.enum(p.AmountKind, amountKinds)
-	e.enum(string(p.Status), paymentStatuses)
+	putEnum(e, p.AmountKind, catalog.AmountKinds)
+	putEnum(e, p.Status, catalog.PaymentStatuses)
 	e.i(int64(p.RefundedCents))
 	e.time(p.CreatedAt)
 	e.time(p.UpdatedAt)
@@ -53,9 +45,9 @@ func (e *w) payment(p *catalog.Payment) {
 }
 
 func (d *r) payment(p *catalog.Payment) {
-	*p = catalog.Payment{ID: d.id(), AppointmentID: d.id(), Provider: d.enum(providers), ProviderPaymentID: d.str(),
-		AmountCents: d.int(), Currency: d.str(), AmountKind: d.enum(amountKinds),
-		Status: catalog.PaymentStatus(d.enum(paymentStatuses)), RefundedCents: d.int(),
+	*p = catalog.Payment{ID: d.id(), AppointmentID: d.id(), Provider: getEnum(d, catalog.Providers), ProviderPaymentID: d.str(),
+		AmountCents: d.int(), Currency: d.str(), AmountKind: getEnum(d, catalog.AmountKinds),
+		Status: getEnum(d, catalog.PaymentStatuses), RefundedCents: d.int(),
 		CreatedAt: d.time(), UpdatedAt: d.time(), CheckoutURL: d.str(), ClientSecret: d.str(), ExpiresAt: d.time(),
 		CancelOwed: d.bool(), RefundOwed: d.int()}
 	if n := d.n(1); n > 0 {

@@ -85,11 +85,6 @@ func (d *r) ids() []uuid.UUID {
 	return out
 }
 
-var (
-	holdStatuses  = []string{"active", "booked", "released", "expired"}
-	entryStatuses = []string{"waiting", "offered", "booked", "expired", "deleted"}
-)
-
 func (e *w) hold(h *catalog.Hold) {
 	e.id(h.ID)
 	e.id(h.ServiceID)
@@ -100,7 +95,7 @@ func (e *w) hold(h *catalog.Hold) {
 	e.time(h.ExpiresAt)
 	e.time(h.CreatedAt)
 	e.time(h.UpdatedAt)
-	e.enum(string(h.Status), holdStatuses)
+	putEnum(e, h.Status, catalog.HoldStatuses)
 	e.optID(h.Appointment)
 	e.optID(h.Entry)
 }
@@ -108,13 +103,13 @@ func (e *w) hold(h *catalog.Hold) {
 func (d *r) hold(h *catalog.Hold) {
 	*h = catalog.Hold{ID: d.id(), ServiceID: d.id(), StaffID: d.id(), Start: d.time(), End: d.time(),
 		Segments: getList(d, 20, (*r).segment), ExpiresAt: d.time(), CreatedAt: d.time(), UpdatedAt: d.time(),
-		Status: catalog.HoldStatus(d.enum(holdStatuses)), Appointment: d.optID(), Entry: d.optID()}
+		Status: getEnum(d, catalog.HoldStatuses), Appointment: d.optID(), Entry: d.optID()}
 }
 
 func (e *w) segment(s *catalog.Segment) {
 	e.id(s.ID)
 	e.i(int64(s.Position))
-	e.enum(string(s.Kind), segKinds)
+	putEnum(e, s.Kind, catalog.SegmentKinds)
 	e.time(s.StartTime)
 	e.time(s.EndTime)
 	e.optID(s.StaffMemberID)
@@ -122,7 +117,7 @@ func (e *w) segment(s *catalog.Segment) {
 }
 
 func (d *r) segment(s *catalog.Segment) {
-	*s = catalog.Segment{ID: d.id(), Position: d.int(), Kind: catalog.SegmentKind(d.enum(segKinds)),
+	*s = catalog.Segment{ID: d.id(), Position: d.int(), Kind: getEnum(d, catalog.SegmentKinds),
 		StartTime: d.time(), EndTime: d.time(), StaffMemberID: d.optID(), Label: d.optStr()}
 }
 
@@ -136,7 +131,7 @@ func (e *w) entry(x *catalog.WaitlistEntry) {
 	e.str(x.Customer.LastName)
 	e.str(x.Customer.Email)
 	e.str(x.Customer.Phone)
-	e.enum(string(x.Status), entryStatuses)
+	putEnum(e, x.Status, catalog.EntryStatuses)
 	e.bool(x.Offer != nil)
 	if o := x.Offer; o != nil {
 		e.id(o.HoldID)
@@ -152,7 +147,7 @@ func (e *w) entry(x *catalog.WaitlistEntry) {
 func (d *r) entry(x *catalog.WaitlistEntry) {
 	*x = catalog.WaitlistEntry{ID: d.id(), ServiceID: d.id(), StaffID: d.optID(), From: d.time(), To: d.time(),
 		Customer: catalog.Person{FirstName: d.str(), LastName: d.str(), Email: d.str(), Phone: d.str()},
-		Status:   catalog.EntryStatus(d.enum(entryStatuses))}
+		Status:   getEnum(d, catalog.EntryStatuses)}
 	if d.bool() {
 		x.Offer = &catalog.Offer{HoldID: d.id(), Start: d.time(), StaffID: d.id(), ExpiresAt: d.time()}
 	}

@@ -400,14 +400,14 @@ func encodeFormat2(t testing.TB, c *Change) []byte {
 	e.u(uint64(len(c.Events)))
 	for _, ev := range c.Events {
 		e.ulidText(ev.ID, "evt_")
-		e.enum(ev.Type, eventTypes)
+		putEnum(&e, ev.Type, catalog.EventTypes)
 		e.time(ev.CreatedAt)
 		e.id(ev.Subject)
 	}
 	e.u(uint64(len(c.Mails)))
 	for _, m := range c.Mails {
 		e.ulidText(m.ID, "")
-		e.enum(m.Kind, mailKinds)
+		putEnum(&e, m.Kind, catalog.MailKinds)
 		e.str(m.To)
 		e.id(m.Appointment)
 		e.time(m.At)
@@ -679,7 +679,7 @@ func TestTaggedMinimalEntryRoundTrip(t *testing.T) {
 		e.str("")
 		e.str("")
 		e.str("")
-		e.enum(string(catalog.EntryWaiting), entryStatuses)
+		putEnum(&e, catalog.EntryWaiting, catalog.EntryStatuses)
 		e.bool(false)
 		e.optID(nil)
 		padded()

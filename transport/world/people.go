@@ -12,7 +12,7 @@ import (
 )
 
 // statuses are the appointment statuses a world file may declare.
-var statuses = []string{"pending_payment", "confirmed", "cancelled", "completed", "no_show", "payment_expired"}
+var statuses = catalog.Statuses.Strings()
 
 func (b *business) readCustomers(o input.Object) {
 	arr, _ := o.Array("customers", input.Optional)

@@ -151,7 +151,7 @@ func (b *business) payments(o input.Object) catalog.Payments {
 	}
 	// A null (or absent) provider means none connected, stored as "".
 	if prov, _ := po.NullableString("provider", maxShort); prov != nil {
-		if *prov != "redirect" && *prov != "client_secret" {
+		if !catalog.Providers.Has(*prov) {
 			b.errs.Add(po.PathOf("provider"), problem.InvalidOption, "Must be null, redirect or client_secret.")
 		}
 		p.Provider = *prov

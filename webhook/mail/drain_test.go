@@ -282,7 +282,7 @@ func (h *harness) shutdown() {
 }
 
 func mailRow(id string) []byte {
-	return testRow(id, KindConfirmation, salon, testAppointment(catalog.Confirmed))
+	return testRow(id, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed))
 }
 
 func TestDrainerSendsEveryRowOnce(t *testing.T) {
@@ -422,7 +422,7 @@ func TestDrainerDropsRowsThatCannotRender(t *testing.T) {
 		ob := newFakeOutbox()
 		ob.put(1, "01A", []byte(`{"id":"01A","kind":"booking_confirmation"`))
 		ob.put(1, "01B", mailRow("01B"))
-		ob.put(1, "01C", testRow("01C", KindStatus, salon, nil))
+		ob.put(1, "01C", testRow("01C", catalog.MailStatus, salon, nil))
 		snd := newFakeSender()
 		h := startDrainer(t, ob, snd)
 		assert.Equal(t, testPoll, h.idle())

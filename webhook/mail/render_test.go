@@ -99,7 +99,7 @@ const legacyRow = `{"id":"01JGXK4Z3V8N2Q5R7T9W1Y3A5C","kind":"booking_confirmati
 func TestRendersRowsWrittenBeforeTheTypedRecord(t *testing.T) {
 	old, err := Render([]byte(legacyRow), "")
 	require.NoError(t, err)
-	now, err := Render(testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed)), "")
+	now, err := Render(testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed)), "")
 	require.NoError(t, err)
 	require.Equal(t, now, old)
 }
@@ -127,19 +127,19 @@ func TestRenderKinds(t *testing.T) {
 		intro      string
 		statusWord string
 	}{
-		{"confirmation", KindConfirmation, catalog.Confirmed,
+		{"confirmation", catalog.MailConfirmation, catalog.Confirmed,
 			"Your appointment at Salon Anna & Co is confirmed", "Thank you for booking with Salon Anna & Co. Your appointment is confirmed.", "confirmed"},
-		{"payment request", KindConfirmation, catalog.PendingPayment,
+		{"payment request", catalog.MailConfirmation, catalog.PendingPayment,
 			"Please complete your payment for your appointment at Salon Anna & Co", "will be confirmed as soon as your payment has been received", "awaiting payment"},
-		{"status confirmed", KindStatus, catalog.Confirmed,
+		{"status confirmed", catalog.MailStatus, catalog.Confirmed,
 			"Your appointment at Salon Anna & Co is confirmed", "Your appointment at Salon Anna & Co is confirmed.", "confirmed"},
-		{"status cancelled", KindStatus, catalog.Cancelled,
+		{"status cancelled", catalog.MailStatus, catalog.Cancelled,
 			"Your appointment at Salon Anna & Co has been cancelled", "has been cancelled", "cancelled"},
-		{"status completed", KindStatus, catalog.Completed,
+		{"status completed", catalog.MailStatus, catalog.Completed,
 			"Your appointment at Salon Anna & Co has been completed", "Thank you for your visit.", "completed"},
-		{"status no-show", KindStatus, catalog.NoShow,
+		{"status no-show", catalog.MailStatus, catalog.NoShow,
 			"Your appointment at Salon Anna & Co was marked as a no-show", "was marked as a no-show", "a no-show"},
-		{"status other", KindStatus, catalog.PaymentExpired,
+		{"status other", catalog.MailStatus, catalog.PaymentExpired,
 			"Your appointment at Salon Anna & Co is now payment expired", "is now: payment expired.", "payment expired"},
 	}
 	for _, tc := range cases {
@@ -189,11 +189,11 @@ func TestRenderGenericKinds(t *testing.T) {
 }
 
 func TestRenderTimeZones(t *testing.T) {
-	m, err := Render(testRow(testID, KindConfirmation, bizInfo{"Shop", "Mars/Olympus_Mons"}, testAppointment(catalog.Confirmed)), "")
+	m, err := Render(testRow(testID, catalog.MailConfirmation, bizInfo{"Shop", "Mars/Olympus_Mons"}, testAppointment(catalog.Confirmed)), "")
 	require.NoError(t, err)
 	assert.Contains(t, m.Text, "Monday 5 January 2026, 13:30–14:15 (UTC)")
 
-	m, err = Render(testRow(testID, KindConfirmation, bizInfo{"Shop", ""}, testAppointment(catalog.Confirmed)), "")
+	m, err = Render(testRow(testID, catalog.MailConfirmation, bizInfo{"Shop", ""}, testAppointment(catalog.Confirmed)), "")
 	require.NoError(t, err)
 	assert.Contains(t, m.Text, "13:30–14:15 (UTC)")
 
@@ -201,7 +201,7 @@ func TestRenderTimeZones(t *testing.T) {
 	a := testAppointment(catalog.Confirmed)
 	a.StartTime = time.Date(2026, 7, 3, 21, 30, 0, 0, time.UTC)
 	a.EndTime = a.StartTime.Add(90 * time.Minute)
-	m, err = Render(testRow(testID, KindConfirmation, bizInfo{"Shop", "Europe/Amsterdam"}, a), "")
+	m, err = Render(testRow(testID, catalog.MailConfirmation, bizInfo{"Shop", "Europe/Amsterdam"}, a), "")
 	require.NoError(t, err)
 	assert.Contains(t, m.Text, "Friday 3 July 2026, 23:30 – Saturday 4 July 2026, 01:00 (Europe/Amsterdam)")
 }
@@ -212,7 +212,7 @@ func TestRenderOptionalParts(t *testing.T) {
 	a.TotalPriceCents, a.BasePriceCents, a.DepositCents = nil, nil, nil
 	a.BookingReference = nil
 	a.Service.PriceCents = 0
-	m, err := Render(testRow(testID, KindConfirmation, salon, a), "")
+	m, err := Render(testRow(testID, catalog.MailConfirmation, salon, a), "")
 	require.NoError(t, err)
 	assert.NotContains(t, m.Text, "With:")
 	assert.NotContains(t, m.Text, "Deposit")
@@ -224,7 +224,7 @@ func TestRenderOptionalParts(t *testing.T) {
 func TestRenderBadRows(t *testing.T) {
 	// Rows in the JSON form (still read, for rows written before the
 	// binary form) are easy to damage in every way.
-	js, err := json.Marshal(testMailRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed)))
+	js, err := json.Marshal(testMailRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed)))
 	require.NoError(t, err)
 	good := string(js)
 	cases := map[string]string{
@@ -235,7 +235,7 @@ func TestRenderBadRows(t *testing.T) {
 		"path in id":       strings.Replace(good, testID, "../../etc/passwd", 1),
 		"no recipient":     strings.Replace(good, `"ana@example.com"`, `""`, 1),
 		"two recipients":   strings.Replace(good, `"to":"ana@example.com"`, `"to":"a@example.com, b@example.com"`, 1),
-		"no appointment":   string(testRow(testID, KindStatus, salon, nil)),
+		"no appointment":   string(testRow(testID, catalog.MailStatus, salon, nil)),
 		"bad time":         strings.Replace(good, `"at":"`+testAt.Format(time.RFC3339Nano)+`"`, `"at":"yesterday"`, 1),
 		"appointment list": strings.Replace(good[:len(good)-1], `"appointment":{`, `"appointment":[{`, 1) + "]}",
 	}
@@ -255,7 +255,7 @@ func TestRenderHeaderInjection(t *testing.T) {
 	evil := bizInfo{"Evil\r\nBcc: victim@example.com\r\n\r\nbody", "UTC"}
 	a := testAppointment(catalog.Confirmed)
 	a.Service.Name = "Cut\nX-Injected: 1"
-	m, err := Render(testRow(testID, KindConfirmation, evil, a), "")
+	m, err := Render(testRow(testID, catalog.MailConfirmation, evil, a), "")
 	require.NoError(t, err)
 	assert.NotContains(t, m.Subject, "\n")
 	msg, err := mail.ReadMessage(bytes.NewReader(m.Bytes()))
@@ -275,7 +275,7 @@ func TestLocales(t *testing.T) {
 	}
 	assert.Equal(t, DefaultLocale, localeFor("xx").name)
 	// A row naming a locale the table lacks renders in the default one.
-	row := strings.Replace(string(testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed))), `{"id":`, `{"locale":"xx","id":`, 1)
+	row := strings.Replace(string(testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed))), `{"id":`, `{"locale":"xx","id":`, 1)
 	m, err := Render([]byte(row), "")
 	require.NoError(t, err)
 	assert.Equal(t, "Your appointment at Salon Anna & Co is confirmed", m.Subject)
@@ -371,7 +371,7 @@ func parseMessage(t *testing.T, raw []byte) parsed {
 }
 
 func TestBytes(t *testing.T) {
-	m, err := Render(testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed)), "Bookings <bookings@slotd.example>")
+	m, err := Render(testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed)), "Bookings <bookings@slotd.example>")
 	require.NoError(t, err)
 	raw := m.Bytes()
 	assert.Equal(t, raw, m.Bytes(), "the encoding is deterministic")
@@ -394,7 +394,7 @@ func TestBytes(t *testing.T) {
 
 func TestBytesNonASCIIAndLongHeaders(t *testing.T) {
 	biz := bizInfo{"Café Zoë — kapsalon en schoonheidssalon voor het hele gezin, ook op zondag geopend", "Europe/Amsterdam"}
-	m, err := Render(testRow(testID, KindStatus, biz, testAppointment(catalog.Cancelled)), "")
+	m, err := Render(testRow(testID, catalog.MailStatus, biz, testAppointment(catalog.Cancelled)), "")
 	require.NoError(t, err)
 	raw := m.Bytes()
 	head := raw[:bytes.Index(raw, []byte("\r\n\r\n"))]
@@ -424,7 +424,7 @@ func TestBytesLongBodyLinesAndDots(t *testing.T) {
 }
 
 func TestRenderEndpointDisabled(t *testing.T) {
-	r := testMailRow(testID, KindEndpointDisabled, salon, nil)
+	r := testMailRow(testID, catalog.MailEndpointDisabled, salon, nil)
 	r.Endpoint = &record.MailEndpoint{ID: "5b0e8c9e-7c1a-4c55-9d1e-2f6f3f0e9a11", URL: "https://crm.example/hooks?a=<b>", ConsecutiveFailures: 10}
 	row, err := record.EncodeMailRow(r)
 	require.NoError(t, err)
@@ -449,7 +449,7 @@ func testOfferRow(locale string, b bizInfo) *record.MailRow {
 	a := testAppointment("")
 	a.ID = uuid.MustParse(testOfferID)
 	a.BookingReference, a.TotalPriceCents, a.DepositCents = nil, nil, nil
-	r := testMailRow(testID, KindWaitlistOffer, b, a)
+	r := testMailRow(testID, catalog.MailWaitlistOffer, b, a)
 	r.Locale = locale
 	r.Offer = &record.MailOffer{HoldID: testOfferID, ExpiresAt: time.Date(2026, 1, 2, 9, 30, 45, 0, time.UTC),
 		EntryID: "3e4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7"}
@@ -579,7 +579,7 @@ func TestRenderWaitlistOfferBadRows(t *testing.T) {
 		})
 	}
 	// The same row, whole, renders.
-	_, err := Render(testRow(testID, KindStatus, salon, testAppointment(catalog.Confirmed)), "")
+	_, err := Render(testRow(testID, catalog.MailStatus, salon, testAppointment(catalog.Confirmed)), "")
 	require.NoError(t, err)
 	renderRow(t, testOfferRow("en", salon))
 }
@@ -612,7 +612,7 @@ func BenchmarkLocaleGet(b *testing.B) {
 // BenchmarkRender: one confirmation e-mail rendered from its outbox row
 // (issue 22 asks for at most 10 µs).
 func BenchmarkRender(b *testing.B) {
-	row := testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed))
+	row := testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Render(row, "Bookings <bookings@slotd.example>"); err != nil {
@@ -651,7 +651,7 @@ func TestReference(t *testing.T) {
 // --smtp, short of the write and sync: rendering its row and encoding the
 // message as a mailbox entry.
 func BenchmarkMboxEntry(b *testing.B) {
-	row := testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed))
+	row := testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed))
 	var buf bytes.Buffer
 	b.ReportAllocs()
 	for b.Loop() {

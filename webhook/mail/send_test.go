@@ -29,7 +29,7 @@ import (
 
 func testMessage(t *testing.T) Message {
 	t.Helper()
-	m, err := Render(testRow(testID, KindConfirmation, salon, testAppointment(catalog.Confirmed)), "Bookings <bookings@slotd.example>")
+	m, err := Render(testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed)), "Bookings <bookings@slotd.example>")
 	require.NoError(t, err)
 	return m
 }

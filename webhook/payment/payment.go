@@ -32,13 +32,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/webhook/deliver"
-)
-
-// The provider kinds of the world file's payments.provider.
-const (
-	Redirect     = "redirect"
-	ClientSecret = "client_secret"
 )
 
 // Timeout is how long slotd waits for a provider: no answer within it is
@@ -50,7 +45,7 @@ const maxAnswer = 1 << 20
 
 // Config is one business's connection to its provider.
 type Config struct {
-	Provider  string // Redirect or ClientSecret
+	Provider  string // catalog.ProviderRedirect or catalog.ProviderClientSecret
 	BaseURL   string // the provider API's base URL, without a trailing slash
 	APIKey    string // sent as Authorization: Bearer
 	ReturnURL string // redirect: where the customer lands after checkout
@@ -129,9 +124,9 @@ var errNoProvider = fmt.Errorf("%w: no provider configured", ErrUnreachable)
 // adapter returns cfg's provider kind's adapter, or nil.
 func (cl *Client) adapter(cfg Config) adapter {
 	switch cfg.Provider {
-	case ClientSecret:
+	case catalog.ProviderClientSecret:
 		return stripe{cl}
-	case Redirect:
+	case catalog.ProviderRedirect:
 		return mollie{cl}
 	}
 	return nil
