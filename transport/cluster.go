@@ -100,7 +100,7 @@ func (s *Server) elsewhere(ctx *fasthttp.RequestCtx, biz uuid.UUID, listener byt
 	return true
 }
 
-var errMoving = problem.New(problem.Unavailable, "The business is moving between nodes; retry shortly.")
+var errMoving = problem.Moving(nil)
 
 func encodeForward(ctx *fasthttp.RequestCtx, listener byte) ([]byte, error) {
 	var flags byte

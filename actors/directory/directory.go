@@ -193,7 +193,7 @@ func (d *Directory) Drop(id uuid.UUID) {
 
 // errNotHere refuses to start a business that does not live on this node
 // (cluster mode): it moved while the request was on its way.
-var errNotHere = problem.New(problem.Unavailable, "The business is moving between nodes; retry shortly.")
+var errNotHere = problem.Moving(nil)
 
 // errNoAnswer answers a request its business did not answer in time.
 var errNoAnswer = &problem.Error{Code: problem.Unavailable, RetryAfter: 2,

@@ -192,7 +192,7 @@ func (n *Node) Local(id uuid.UUID) bool {
 const forwardTimeout = 5 * time.Second
 
 // errMoving answers a request that could not reach its business's node.
-var errMoving = problem.New(problem.Unavailable, "The business is moving between nodes; retry shortly.")
+var errMoving = problem.Moving(nil)
 
 // Forward hands request req for business id to the node it lives on and
 // returns the answer's bytes. The cluster's identity lookup says which

@@ -174,6 +174,14 @@ func Wrap(err error) *Error {
 	return &Error{Code: Internal, Message: "The server failed to handle the request.", Cause: err}
 }
 
+// Moving is the refusal of a request for a business that is moving
+// between nodes (cluster mode): 503 SERVICE_UNAVAILABLE, to be retried
+// once the business has settled on a node. cause, when not nil, stays
+// attached for the log and errors.Is.
+func Moving(cause error) *Error {
+	return &Error{Code: Unavailable, Message: "The business is moving between nodes; retry shortly.", Cause: cause}
+}
+
 // As returns err as an *Error, or, when it is not one, an INTERNAL_ERROR
 // that keeps err as its cause.
 func As(err error) *Error {

@@ -337,7 +337,7 @@ func unavailable(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &problem.Error{Code: problem.Unavailable, Message: "The business is moving between nodes; retry shortly.", Cause: err}
+	return problem.Moving(err)
 }
 
 // eachBatch calls fn with each batch representation of record rec.
