@@ -21,6 +21,9 @@ type entry struct {
 	timer   clock.Timer
 	queued  bool
 	sending bool
+	// then is the next delivery of the same write, whose first attempt
+	// waits until this one's has ended.
+	then *entry
 }
 
 // replay reports whether the delivery is a replay, which gets one attempt
@@ -79,13 +82,23 @@ func (c *courier) Receive(ctx actor.Context) {
 	case *Configure:
 		c.configure(m.Endpoint)
 	case *Fresh:
+		// The deliveries of one write go out one after another, in the
+		// order its events were journalled: a consumer never gets the
+		// waitlist.offered before the appointment.cancelled that freed
+		// its time. Different writes' deliveries go out side by side.
+		var last *entry
 		for _, d := range m.Deliveries {
 			if c.open[d.ID] != nil || c.loaded[d.ID] {
 				continue // already loaded from the log
 			}
 			e := &entry{d: d}
 			c.open[d.ID] = e
-			c.enqueue(e)
+			if last != nil {
+				last.then = e
+			} else {
+				c.enqueue(e)
+			}
+			last = e
 		}
 	case *due:
 		if c.open[m.e.d.ID] == m.e {

@@ -161,3 +161,24 @@ func TestInFlightIsBounded(t *testing.T) {
 		require.True(t, r.openCount() == 0 && len(r.log()) == 5)
 	})
 }
+
+// TestOneWritesDeliveriesGoInOrder: the deliveries one write hands over
+// are sent one after another, each once the one before has its answer;
+// another write's delivery does not wait for them.
+func TestOneWritesDeliveriesGoInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, "", ok200)
+		gate := make(chan struct{})
+		r.send.gate = gate
+		cancelled, offered := r.logged("evt_cancelled"), r.logged("evt_offered")
+		r.tell(&Fresh{Deliveries: []catalog.Delivery{cancelled, offered}})
+		require.Equal(t, "evt_cancelled", r.awaitSend().req.ID)
+		r.noSend()
+		r.fresh("evt_other_write")
+		require.Equal(t, "evt_other_write", r.awaitSend().req.ID, "another write does not wait")
+		close(gate)
+		require.Equal(t, "evt_offered", r.awaitSend().req.ID, "after the first has its answer")
+		synctest.Wait()
+		require.Zero(t, r.openCount())
+	})
+}

@@ -102,6 +102,13 @@ func (c *courier) finish(m *sent) {
 	c.inFlight--
 	defer c.pump()
 	e.sending = false
+	if next := e.then; next != nil {
+		// Its turn: this attempt has ended, whatever its outcome.
+		e.then = nil
+		if c.open[next.d.ID] == next && !next.sending && !next.queued && next.timer == nil {
+			c.enqueue(next)
+		}
+	}
 	now, d, res := c.now(), m.d, m.res
 	dec := retry.Next(d.Attempt, res.Outcome(), now, c.env.Scale)
 	d.ResponseStatus, d.ErrorMessage, d.DurationMs = res.Status, res.ErrMessage, res.Duration.Milliseconds()
