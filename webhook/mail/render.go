@@ -121,7 +121,7 @@ func Render(rowJSON []byte, from string) (Message, error) {
 	return Message{
 		ID:      r.ID,
 		To:      to.Address,
-		From:    sender.String(),
+		From:    senderHeaders.get(sender.Name + "\x00" + sender.Address),
 		Subject: d.subject,
 		Text:    d.text(),
 		HTML:    d.html(),
@@ -153,6 +153,14 @@ func parseFrom(from string) (*mail.Address, error) {
 	lastFrom.Store(&parsedFrom{raw: raw, addr: *a})
 	return a, nil
 }
+
+// senderHeaders is the header form of a sender, by its name and address
+// joined with a NUL: the name is the business's, so net/mail's String
+// would otherwise run once per message for the same few answers.
+var senderHeaders = newMemo(func(key string) string {
+	name, addr, _ := strings.Cut(key, "\x00")
+	return (&mail.Address{Name: name, Address: addr}).String()
+})
 
 // lastFrom is parseFrom's last answer: a server has one sender address,
 // and parsing it for every message cost 13 of a confirmation's 113
