@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 
+	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/wire"
 
 	"github.com/google/uuid"
@@ -85,7 +86,7 @@ func (s *Server) admin(write bool, fn fasthttp.RequestHandler) fasthttp.RequestH
 			return
 		}
 		// A business's admin calls are served where the business lives.
-		if id, ok := adminPathID(ctx, "id"); ok && s.elsewhere(ctx, id, fwdAdmin) {
+		if id, ok := adminPathID(ctx, "id"); ok && s.elsewhere(ctx, id, handover.Admin) {
 			return
 		}
 		if tooLarge(ctx) {

@@ -10,6 +10,7 @@ import (
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/quota"
 )
 
@@ -40,7 +41,7 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 			return
 		}
 		if s.Cluster != nil {
-			if biz, ok := s.keyBusiness(ctx); ok && s.elsewhere(ctx, biz, fwdPublic) {
+			if biz, ok := s.keyBusiness(ctx); ok && s.elsewhere(ctx, biz, handover.Public) {
 				return
 			}
 			ctx.Response.Header.Set(nodeHeader, s.NodeName)

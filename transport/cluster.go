@@ -1,10 +1,7 @@
 package transport
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"net"
 	"sync"
 
 	"github.com/google/uuid"
@@ -12,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/handover"
 )
 
 // Cluster mode (docs/cluster.md): any node accepts any request. A request
@@ -29,12 +27,11 @@ import (
 // request metrics).
 
 // Cluster is what the front end needs of cluster mode (placement.Node).
+// Requests travel to other nodes by the road of package handover
+// (Server.HandOver).
 type Cluster interface {
 	// Local reports whether business biz lives on this node.
 	Local(biz uuid.UUID) bool
-	// Forward hands the request req (ForwardRequest's bytes) to business
-	// biz's node and returns the answer's bytes.
-	Forward(ctx context.Context, biz uuid.UUID, req []byte) ([]byte, error)
 	// NotReady says why this node is not ready (/readyz): not joined, no
 	// journal, no lease, its journal replica catching up; "" when ready.
 	NotReady() string
@@ -52,19 +49,10 @@ const forwardedKey = "slotd.forwarded"
 
 func forwarded(ctx *fasthttp.RequestCtx) bool { return ctx.UserValue(forwardedKey) != nil }
 
-// The bytes of a handed-over request: the listener (public or admin), the
-// flags, the client's address, then the HTTP/1.1 request.
-const (
-	fwdPublic = 'p'
-	fwdAdmin  = 'a'
-
-	fwdTooLarge = 1
-)
-
 // elsewhere hands the request to business biz's node when it is not this
 // one, and reports whether it did (the answer is then written).
-func (s *Server) elsewhere(ctx *fasthttp.RequestCtx, biz uuid.UUID, listener byte) bool {
-	if s.Cluster == nil {
+func (s *Server) elsewhere(ctx *fasthttp.RequestCtx, biz uuid.UUID, listener handover.Listener) bool {
+	if s.Cluster == nil || s.HandOver == nil {
 		return false
 	}
 	if forwarded(ctx) {
@@ -77,95 +65,51 @@ func (s *Server) elsewhere(ctx *fasthttp.RequestCtx, biz uuid.UUID, listener byt
 	if s.Cluster.Local(biz) {
 		return false
 	}
-	req, err := encodeForward(ctx, listener)
-	if err != nil {
-		writeError(ctx, errBadRequest)
-		return true
-	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	answer, err := s.Cluster.Forward(rctx, biz, req)
-	if err != nil {
-		s.fail(ctx, err)
-		return true
-	}
 	id := requestID(ctx)
-	ctx.Response.Reset()
-	ctx.Response.Header.DisableNormalizing()
-	if err := ctx.Response.Read(bufio.NewReader(bytes.NewReader(answer))); err != nil {
+	r := handover.Request{Listener: listener, Client: ctx.RemoteIP(), TooLarge: tooLarge(ctx)}
+	local, err := s.HandOver.Forward(rctx, biz, r, &ctx.Request, &ctx.Response)
+	if local {
+		return false // it was activated here just now
+	}
+	if err != nil {
 		ctx.Response.Reset()
 		s.fail(ctx, err)
 	}
 	setRequestID(ctx, id)
+	if r.TooLarge {
+		// The rest of the body was not read here: the connection closes
+		// after the answer, whoever wrote it.
+		ctx.SetConnectionClose()
+	}
 	return true
 }
 
 var errMoving = problem.Moving(nil)
 
-func encodeForward(ctx *fasthttp.RequestCtx, listener byte) ([]byte, error) {
-	var flags byte
-	if tooLarge(ctx) {
-		flags |= fwdTooLarge
-	}
-	return forwardBytes(&ctx.Request, listener, flags, ctx.RemoteIP().String())
+// HandOverHandler serves the hand-over listener: requests other nodes
+// hand to this one, run through the routes of the listener they came in
+// on.
+func (s *Server) HandOverHandler() fasthttp.RequestHandler {
+	return s.HandOver.Handler(s.routes, func(ctx *fasthttp.RequestCtx, tooLarge bool) {
+		ctx.SetUserValue(forwardedKey, true)
+		if tooLarge {
+			ctx.SetUserValue(tooLargeKey, true)
+		}
+	})
 }
 
-// forwardBytes frames req as a handed-over request from a client at ip.
-func forwardBytes(req *fasthttp.Request, listener, flags byte, ip string) ([]byte, error) {
-	var b bytes.Buffer
-	b.Grow(64 + len(ip) + len(req.Header.Header()) + len(req.Body()))
-	b.WriteByte(listener)
-	b.WriteByte(flags)
-	b.WriteByte(byte(len(ip)))
-	b.WriteString(ip)
-	if len(req.Host()) == 0 { // HTTP/1.0 may omit it; writing a request needs one
-		req.SetHost("slotd")
-	}
-	if _, err := req.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// ServeForwarded runs a request another node handed over (Forward's
-// bytes) and returns the bytes of its answer.
-func (s *Server) ServeForwarded(raw []byte) []byte {
-	var rc fasthttp.RequestCtx
-	var req fasthttp.Request
-	handler, ok := s.decodeForward(raw, &req, &rc)
-	if !ok {
-		rc.Response.Header.DisableNormalizing()
-		writeError(&rc, errBadRequest)
-	} else {
-		handler(&rc)
-	}
-	var out bytes.Buffer
-	_, _ = rc.Response.WriteTo(&out)
-	return out.Bytes()
-}
-
-func (s *Server) decodeForward(raw []byte, req *fasthttp.Request, rc *fasthttp.RequestCtx) (fasthttp.RequestHandler, bool) {
-	if len(raw) < 3 || len(raw) < 3+int(raw[2]) {
-		return nil, false
-	}
-	listener, flags, ip := raw[0], raw[1], net.ParseIP(string(raw[3:3+int(raw[2])]))
-	if err := req.Read(bufio.NewReader(bytes.NewReader(raw[3+int(raw[2]):]))); err != nil {
-		return nil, false
-	}
-	rc.Init(req, &net.TCPAddr{IP: ip}, nil)
-	rc.Response.Header.DisableNormalizing()
-	rc.SetUserValue(forwardedKey, true)
-	if flags&fwdTooLarge != 0 {
-		rc.SetUserValue(tooLargeKey, true)
-	}
+// routes returns the routes of a listener, nil for none.
+func (s *Server) routes(l handover.Listener) fasthttp.RequestHandler {
 	pub, adm := s.routers()
-	switch listener {
-	case fwdPublic:
-		return pub, true
-	case fwdAdmin:
-		return adm, true
+	switch l {
+	case handover.Public:
+		return pub
+	case handover.Admin:
+		return adm
 	}
-	return nil, false
+	return nil
 }
 
 // routers returns the public and admin routes, built once; both

@@ -1,10 +1,10 @@
 package transport
 
 import (
-	"bufio"
-	"bytes"
 	"context"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -12,15 +12,11 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/transport/handover"
 )
 
-// fakeCluster is two nodes' view of placement: the business lives on
-// owner; a hand-over is owner.ServeForwarded.
-type fakeCluster struct {
-	local     bool
-	owner     *Server
-	forwarded int
-}
+// fakeCluster is one node's view of placement.
+type fakeCluster struct{ local bool }
 
 func (f *fakeCluster) Local(uuid.UUID) bool { return f.local }
 func (f *fakeCluster) NotReady() string     { return "" }
@@ -28,27 +24,77 @@ func (f *fakeCluster) Businesses(func(uuid.UUID, string) error) error {
 	return nil
 }
 
-func (f *fakeCluster) Forward(_ context.Context, _ uuid.UUID, req []byte) ([]byte, error) {
-	f.forwarded++
-	return f.owner.ServeForwarded(req), nil
+// fakeOwners names the owner's hand-over address: after unknown answers
+// of no address, then the addresses of addrs in turn (the last repeats).
+type fakeOwners struct {
+	mu      sync.Mutex
+	unknown int
+	addrs   []string
+	local   bool
+	asked   int
+	forgot  int
+}
+
+func (o *fakeOwners) Owner(context.Context, uuid.UUID) (string, bool, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.asked++
+	if o.local {
+		return "", true, nil
+	}
+	if o.unknown > 0 {
+		o.unknown--
+		return "", false, nil
+	}
+	a := o.addrs[0]
+	if len(o.addrs) > 1 {
+		o.addrs = o.addrs[1:]
+	}
+	return a, false, nil
+}
+
+func (o *fakeOwners) Forget(uuid.UUID) {
+	o.mu.Lock()
+	o.forgot++
+	o.mu.Unlock()
+}
+
+// handOverListener serves h on a loopback port, as a node's
+// --cluster-handover listener, and returns its address.
+func handOverListener(t *testing.T, h fasthttp.RequestHandler) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &fasthttp.Server{Handler: h, MaxRequestBodySize: MaxAdminBody + 64<<10}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	return ln.Addr().String()
 }
 
 // twoNodes returns a front node whose requests for the business are
-// handed to owner, and owner.
-func twoNodes(t *testing.T) (front, owner *Server, fc *fakeCluster) {
+// handed to owner over a real hand-over listener, and owner.
+func twoNodes(t *testing.T) (front, owner *Server, owners *fakeOwners) {
 	owner = newServer(t, catalog.Pro, 2)
 	owner.Cluster, owner.NodeName = &fakeCluster{local: true}, "owner"
+	owner.HandOver = handover.New(&fakeOwners{local: true})
+	addr := handOverListener(t, owner.HandOverHandler())
 	front = newServer(t, catalog.Pro, 2)
-	fc = &fakeCluster{owner: owner}
-	front.Cluster, front.NodeName = fc, "front"
-	return front, owner, fc
+	owners = &fakeOwners{addrs: []string{addr}}
+	front.Cluster, front.NodeName, front.HandOver = &fakeCluster{}, "front", handover.New(owners)
+	return front, owner, owners
+}
+
+func forwardedCount(s *Server) uint64 {
+	f, _ := s.HandOver.Counts()
+	return f
 }
 
 func TestHandOver(t *testing.T) {
-	front, owner, fc := twoNodes(t)
+	front, owner, _ := twoNodes(t)
 	ctx := request(front.Public(), "GET", "/api/v1/services", "sk_all")
 	require.Equal(t, 200, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
-	require.Equal(t, 1, fc.forwarded)
+	require.Equal(t, uint64(1), forwardedCount(front))
+	_, served := owner.HandOver.Counts()
+	require.Equal(t, uint64(1), served)
 	require.Equal(t, "owner", string(ctx.Response.Header.Peek(nodeHeader)), "the owner answered")
 	require.NotEmpty(t, ctx.Response.Header.Peek("X-RateLimit-Limit"), "its headers as it spelled them")
 	require.NotEmpty(t, ctx.Response.Header.Peek(requestIDHeader), "the front's request id")
@@ -58,11 +104,11 @@ func TestHandOver(t *testing.T) {
 	// Unknown keys are refused on the front node: nothing to hand over.
 	ctx = request(front.Public(), "GET", "/api/v1/services", "sk_nobody")
 	require.Equal(t, 401, ctx.Response.StatusCode())
-	require.Equal(t, 1, fc.forwarded)
+	require.Equal(t, uint64(1), forwardedCount(front))
 }
 
 func TestHandOverKeepsTheBodyVerdict(t *testing.T) {
-	front, _, fc := twoNodes(t)
+	front, _, _ := twoNodes(t)
 	var ctx fasthttp.RequestCtx
 	ctx.Request.Header.SetMethod("POST")
 	ctx.Request.SetRequestURI("/api/v1/appointments")
@@ -72,55 +118,88 @@ func TestHandOverKeepsTheBodyVerdict(t *testing.T) {
 	front.Public()(&ctx)
 	require.Equal(t, 400, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
 	require.Contains(t, string(ctx.Response.Body()), `"reason":"too_large"`)
-	require.Equal(t, 1, fc.forwarded, "refused by the owner, after authenticating there")
+	require.Equal(t, uint64(1), forwardedCount(front), "refused by the owner, after authenticating there")
+	require.True(t, ctx.Response.ConnectionClose(), "the unread rest of the body closes the front's connection")
 }
 
-func TestServeForwardedRefuses(t *testing.T) {
-	_, owner, _ := twoNodes(t)
-	status := func(raw []byte) int {
-		var resp fasthttp.Response
-		require.NoError(t, resp.Read(bufio.NewReader(bytes.NewReader(owner.ServeForwarded(raw)))))
-		return resp.StatusCode()
-	}
-	require.Equal(t, 400, status(nil))
-	require.Equal(t, 400, status([]byte("p\x00\x09127.0.0.1not http")))
-
-	// A business that moved on while the request travelled.
-	owner.Cluster = &fakeCluster{local: false}
-	var ctx fasthttp.RequestCtx
-	ctx.Request.Header.SetMethod("GET")
-	ctx.Request.SetRequestURI("/api/v1/services")
-	ctx.Request.Header.Set("Authorization", "Bearer sk_all")
-	raw, err := encodeForward(&ctx, fwdPublic)
+// The road's one retry policy: a request that went nowhere (no owner
+// named yet, a node that refuses connections) is tried again; one that
+// may have reached the owner is not.
+func TestHandOverRetriesOnlyWhatWentNowhere(t *testing.T) {
+	front, _, owners := twoNodes(t)
+	gone, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	var resp fasthttp.Response
-	require.NoError(t, resp.Read(bufio.NewReader(bytes.NewReader(owner.ServeForwarded(raw)))))
-	require.Equal(t, 503, resp.StatusCode())
-	require.Equal(t, "1", string(resp.Header.Peek("Retry-After")))
+	goneAddr := gone.Addr().String()
+	require.NoError(t, gone.Close())
+	owners.unknown, owners.addrs = 2, append([]string{goneAddr}, owners.addrs...)
+	ctx := request(front.Public(), "GET", "/api/v1/services", "sk_all")
+	require.Equal(t, 200, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
+	require.Equal(t, 4, owners.asked, "twice unknown, once refused, then served")
+	require.Equal(t, 1, owners.forgot)
+
+	// A node that takes the request and hangs up: it may have served it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Read(make([]byte, 4096))
+			_ = c.Close()
+		}
+	}()
+	owners.asked, owners.addrs = 0, []string{ln.Addr().String()}
+	ctx = request(front.Public(), "GET", "/api/v1/services", "sk_all")
+	require.Equal(t, 503, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
+	require.Equal(t, "1", string(ctx.Response.Header.Peek("Retry-After")))
+	require.Equal(t, 1, owners.asked, "not repeated")
 }
 
-// FuzzServeForwarded: whatever bytes arrive as a handed-over request, the
-// owner answers with a well-formed HTTP response and never panics.
-func FuzzServeForwarded(f *testing.F) {
-	var ctx fasthttp.RequestCtx
-	ctx.Request.Header.SetMethod("GET")
-	ctx.Request.SetRequestURI("/api/v1/services")
-	ctx.Request.Header.Set("Authorization", "Bearer sk_all")
-	for _, l := range []byte{fwdPublic, fwdAdmin} {
-		raw, err := encodeForward(&ctx, l)
-		require.NoError(f, err)
-		f.Add(raw)
-	}
-	f.Add([]byte("p\x01\x03::1POST /api/v1/appointments HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"))
+// The hand-over listener serves only handed-over requests, and refuses a
+// business that moved on while its request travelled.
+func TestHandOverListenerRefuses(t *testing.T) {
+	_, owner, _ := twoNodes(t)
+	h := owner.HandOverHandler()
+	ctx := request(h, "GET", "/api/v1/services", "sk_all")
+	require.Equal(t, 400, ctx.Response.StatusCode(), "no hand-over headers")
+
+	owner.Cluster = &fakeCluster{local: false}
+	var c fasthttp.RequestCtx
+	c.Request.Header.SetMethod("GET")
+	c.Request.SetRequestURI("/api/v1/services")
+	c.Request.Header.Set("Authorization", "Bearer sk_all")
+	c.Request.Header.Set("X-Slotd-Handover", "public")
+	c.Request.Header.Set("X-Slotd-Client-Addr", "192.0.2.7")
+	h(&c)
+	require.Equal(t, 503, c.Response.StatusCode(), "%s", c.Response.Body())
+	require.Equal(t, "1", string(c.Response.Header.Peek("Retry-After")))
+}
+
+// FuzzHandOverListener: whatever a handed-over request says about itself,
+// the owner answers without a server error and never panics.
+func FuzzHandOverListener(f *testing.F) {
+	f.Add("public", "192.0.2.7", "", "GET", "/api/v1/services", "")
+	f.Add("admin", "::1", "1", "PUT", "/admin/v1/businesses/x", "{}")
+	f.Add("nowhere", "not an ip", "yes", "POST", "/api/v1/appointments", `{"serviceId":1}`)
 	owner := newServer(f, catalog.Pro, 1)
 	owner.Cluster, owner.NodeName = &fakeCluster{local: true}, "owner"
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		var resp fasthttp.Response
-		if err := resp.Read(bufio.NewReader(bytes.NewReader(owner.ServeForwarded(raw)))); err != nil {
-			t.Fatalf("the answer is no HTTP response: %v", err)
-		}
-		if resp.StatusCode() >= 500 {
-			t.Fatalf("%d: %s", resp.StatusCode(), resp.Body())
+	owner.HandOver = handover.New(&fakeOwners{local: true})
+	h := owner.HandOverHandler()
+	f.Fuzz(func(t *testing.T, listener, client, tooLarge, method, uri, body string) {
+		var c fasthttp.RequestCtx
+		c.Request.Header.SetMethod(method)
+		c.Request.SetRequestURI(uri)
+		c.Request.Header.Set("Authorization", "Bearer sk_all")
+		c.Request.Header.Set("X-Slotd-Handover", listener)
+		c.Request.Header.Set("X-Slotd-Client-Addr", client)
+		c.Request.Header.Set("X-Slotd-Too-Large", tooLarge)
+		c.Request.SetBodyString(body)
+		h(&c)
+		if c.Response.StatusCode() >= 500 {
+			t.Fatalf("%d: %s", c.Response.StatusCode(), c.Response.Body())
 		}
 	})
 }

@@ -1,17 +1,18 @@
 package transport
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/world"
 )
 
@@ -94,19 +95,21 @@ func (s *Server) putOn(ctx context.Context, id uuid.UUID, raw []byte) (directory
 		req.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+s.AdminToken)
 	}
 	req.SetBody(raw)
-	fwd, err := forwardBytes(&req, fwdAdmin, 0, "127.0.0.1")
-	if err != nil {
-		return directory.PutResult{}, err
-	}
-	var answer []byte
-	if s.Cluster.Local(id) {
-		answer = s.ServeForwarded(fwd)
-	} else if answer, err = s.Cluster.Forward(ctx, id, fwd); err != nil {
-		return directory.PutResult{}, err
-	}
 	var resp fasthttp.Response
-	if err := resp.Read(bufio.NewReader(bytes.NewReader(answer))); err != nil {
-		return directory.PutResult{}, err
+	local := s.Cluster.Local(id)
+	if !local {
+		var err error
+		r := handover.Request{Listener: handover.Admin, Client: net.IPv4(127, 0, 0, 1)}
+		if local, err = s.HandOver.Forward(ctx, id, r, &req, &resp); err != nil {
+			return directory.PutResult{}, err
+		}
+	}
+	if local {
+		var rc fasthttp.RequestCtx
+		rc.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}, nil)
+		_, admin := s.routers()
+		admin(&rc)
+		rc.Response.CopyTo(&resp)
 	}
 	if sc := resp.StatusCode(); sc != 200 && sc != 201 {
 		return directory.PutResult{}, &PutError{ID: id, Status: sc, Body: append([]byte(nil), resp.Body()...)}

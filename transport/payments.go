@@ -10,6 +10,7 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/wire"
 	"github.com/slotd/slotd/webhook/payment"
 )
@@ -53,7 +54,7 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, errNoBusiness)
 		return
 	}
-	if s.elsewhere(ctx, biz, fwdPublic) {
+	if s.elsewhere(ctx, biz, handover.Public) {
 		return
 	}
 	if tooLarge(ctx) {

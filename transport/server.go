@@ -23,6 +23,7 @@ import (
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/quota"
 	"github.com/slotd/slotd/webhook/deliver"
 )
@@ -61,6 +62,8 @@ type Config struct {
 	// this node in the X-Slotd-Node header of the answers it produces.
 	Cluster  Cluster
 	NodeName string
+	// HandOver is the road to the other nodes (cluster mode).
+	HandOver *handover.Node
 }
 
 // Server serves the public and admin APIs.

@@ -9,7 +9,6 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/emptypb"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // grain is one business's placement on this node.
@@ -39,13 +38,6 @@ func (g *grain) Receive(ctx actor.Context) {
 			g.active = false
 			g.n.deactivate(g.id)
 		}
-	case *wrapperspb.BytesValue:
-		// Served off the grain's mailbox: the business actor pipelines its
-		// writes, and a request waiting for its append must not hold the
-		// next one back.
-		g.n.served.Add(1)
-		sender, root := ctx.Sender(), ctx.ActorSystem().Root
-		go func() { root.Send(sender, &wrapperspb.BytesValue{Value: g.n.cfg.Serve(m.Value)}) }()
 	case *emptypb.Empty:
 		ctx.Respond(m)
 	}
@@ -125,7 +117,7 @@ func (n *Node) sweep() {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			ctx, cancel := context.WithTimeout(context.Background(), forwardTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), touchTimeout)
 			defer cancel()
 			_ = n.Touch(ctx, id)
 		}()

@@ -14,21 +14,15 @@
 // membership is wrong (a partition, a slow view) the journal's fencing is
 // what keeps two nodes from both acknowledging writes.
 //
-// Requests cross nodes whole: the node that received an HTTP request for
-// a business owned elsewhere asks the cluster where the business's grain
-// is (activating it there if need be) and hands that node the request's
-// bytes; it writes back the bytes of the answer, which the owner produced
-// with the same handlers as any request (authentication, quotas,
-// idempotency, refusal order: all decided where the business's state
-// is). The bytes take the road Config.HandOver gives (cmd/slotd: HTTP
-// between the nodes), or else travel to the grain as a message — only
-// protobuf crosses members at the pinned protoactor-go version, so as
-// wrapperspb.BytesValue.
+// Requests cross nodes by one road, package transport/handover: the node
+// that received a request for a business owned elsewhere asks Owner where
+// the business's grain is (activating it there if need be) and proxies the
+// request to that node's hand-over listener. This package answers that
+// question and nothing more; it carries no requests.
 package placement
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -43,7 +37,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo"
 	"google.golang.org/protobuf/types/known/emptypb"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage/problem"
@@ -77,16 +70,7 @@ type Config struct {
 	// put (a grain of an id that names no business starts no actor).
 	Businesses func(fn func(id uuid.UUID, name string) error) error
 	Exists     func(id uuid.UUID) bool
-	// Serve runs a request another node handed over and returns the
-	// answer's bytes.
-	Serve func(req []byte) []byte
-	// HandOver, if set, carries request req to the node whose cluster
-	// address is addr by a shorter road than a grain message (cmd/slotd:
-	// HTTP between the nodes' hand-over listeners, where that node serves
-	// it with ServeHandOver). handled is false when it has no road to addr
-	// (yet); sent reports whether req may have reached the node.
-	HandOver func(addr string, req []byte) (answer []byte, handled, sent bool, err error)
-	Log      *slog.Logger
+	Log        *slog.Logger
 }
 
 // Node is this process's membership of the cluster.
@@ -95,14 +79,12 @@ type Node struct {
 	sys *actor.ActorSystem
 	c   *cluster.Cluster
 
-	local     sync.Map // uuid.UUID -> struct{}: businesses whose grain is here
-	pids      sync.Map // uuid.UUID -> *actor.PID: where each business's grain is (pid)
-	owned     atomic.Int64
-	forwarded atomic.Uint64 // requests handed to another node
-	served    atomic.Uint64 // requests another node handed here
-	members   atomic.Int64
-	view      atomic.Pointer[[]string] // the members' cluster addresses, as the topology last said
-	joined    atomic.Bool
+	local   sync.Map // uuid.UUID -> struct{}: businesses whose grain is here
+	pids    sync.Map // uuid.UUID -> *actor.PID: where each business's grain is (pid)
+	owned   atomic.Int64
+	members atomic.Int64
+	view    atomic.Pointer[[]string] // the members' cluster addresses, as the topology last said
+	joined  atomic.Bool
 
 	sweepNow chan struct{}
 	stop     chan struct{}
@@ -125,7 +107,7 @@ func Start(cfg Config) (*Node, error) {
 	n.health = healthServer(n)
 	provider := automanaged.NewWithTesting(cfg.Refresh, cfg.MembershipPort, n.health, cfg.Peers...)
 	conf := cluster.Configure(cfg.Cluster, provider, disthash.New(), remote.Configure(cfg.Host, cfg.Port),
-		cluster.WithKinds(cluster.NewKind(kind, props)), cluster.WithRequestTimeout(forwardTimeout))
+		cluster.WithKinds(cluster.NewKind(kind, props)), cluster.WithRequestTimeout(touchTimeout))
 	n.c = cluster.New(n.sys, conf)
 	n.sys.EventStream.Subscribe(func(evt any) {
 		if t, ok := evt.(*cluster.ClusterTopology); ok {
@@ -187,45 +169,36 @@ func (n *Node) Local(id uuid.UUID) bool {
 	return ok
 }
 
-// forwardTimeout bounds one hand-over to another node: the owner's answer
-// to a write includes its journal append.
-const forwardTimeout = 5 * time.Second
+// touchTimeout bounds asking a business's grain to activate.
+const touchTimeout = 5 * time.Second
 
-// errMoving answers a request that could not reach its business's node.
+// errMoving answers a request whose business has no node yet.
 var errMoving = problem.Moving(nil)
 
-// Forward hands request req for business id to the node it lives on and
-// returns the answer's bytes. The cluster's identity lookup says which
-// node that is (activating the business there if need be); the bytes go
-// to that node's hand-over listener (handover.go), or, while its address
-// is not known yet, to the business's grain as a message. Nothing is
-// retried once it may have reached the owner: a request that timed out
-// might have been served, so the client is answered 503 and retries (with
-// its Idempotency-Key, where it matters). A request that certainly went
-// nowhere — no owner could be found yet, the grain it found had already
-// stopped, its node refused the connection — is tried again, with a
-// growing pause, until the deadline.
-func (n *Node) Forward(ctx context.Context, id uuid.UUID, req []byte) ([]byte, error) {
-	n.forwarded.Add(1)
-	for attempt := 0; ; attempt++ {
-		if pid := n.pid(id); pid != nil {
-			answer, sent, err := n.send(pid, req)
-			if err == nil {
-				return answer, nil
-			}
-			if sent {
-				return nil, errMoving
-			}
-			n.forget(id)
-		}
-		wait := min(time.Duration(attempt+1)*50*time.Millisecond, 500*time.Millisecond)
-		select {
-		case <-ctx.Done():
-			return nil, errMoving
-		case <-time.After(wait):
-		}
+// Owner returns the cluster address of business id's node, activating the
+// business there if need be (the identity lookup decides where); local
+// reports that it is this node, where the business is then activated
+// before Owner returns. An error means no owner can be named yet.
+func (n *Node) Owner(ctx context.Context, id uuid.UUID) (addr string, local bool, err error) {
+	if n.Local(id) {
+		return "", true, nil
 	}
+	pid := n.pid(id)
+	if pid == nil {
+		return "", false, errMoving
+	}
+	if pid.Address != n.sys.Address() {
+		return pid.Address, false, nil
+	}
+	if err := n.Touch(ctx, id); err != nil {
+		return "", false, err
+	}
+	return "", true, nil
 }
+
+// Forget drops the remembered node of business id, after it could not be
+// reached there.
+func (n *Node) Forget(id uuid.UUID) { n.forget(id) }
 
 // pid returns the PID of business id's grain, activating it where the
 // identity lookup puts it. The lookup (disthash) asks the owner's
@@ -247,33 +220,6 @@ func (n *Node) forget(id uuid.UUID) {
 	n.c.PidCache.Remove(id.String(), kind)
 }
 
-// send hands req to the grain pid; sent reports whether it may have
-// reached it (then it must not be sent again).
-func (n *Node) send(pid *actor.PID, req []byte) (answer []byte, sent bool, err error) {
-	if pid.Address != n.sys.Address() && n.cfg.HandOver != nil {
-		if answer, handled, sent, err := n.cfg.HandOver(pid.Address, req); handled {
-			return answer, sent, err
-		}
-	}
-	r, err := n.sys.Root.RequestFuture(pid, &wrapperspb.BytesValue{Value: req}, forwardTimeout).Result()
-	if err != nil {
-		dead := errors.Is(err, actor.ErrDeadLetter) || errors.Is(err, remote.ErrDeadLetter)
-		return nil, !dead, err
-	}
-	b, ok := r.(*wrapperspb.BytesValue)
-	if !ok {
-		return nil, true, fmt.Errorf("placement: grain %s answered %T", pid.Id, r)
-	}
-	return b.Value, true, nil
-}
-
-// ServeHandOver serves a request another node handed over by the road of
-// Config.HandOver.
-func (n *Node) ServeHandOver(req []byte) []byte {
-	n.served.Add(1)
-	return n.cfg.Serve(req)
-}
-
 // Address is this node's cluster address (host:port), as grains' PIDs
 // name it.
 func (n *Node) Address() string { return n.sys.Address() }
@@ -284,7 +230,7 @@ func (n *Node) Touch(ctx context.Context, id uuid.UUID) error {
 	if pid == nil {
 		return errMoving
 	}
-	_, err := n.sys.Root.RequestFuture(pid, &emptypb.Empty{}, forwardTimeout).Result()
+	_, err := n.sys.Root.RequestFuture(pid, &emptypb.Empty{}, touchTimeout).Result()
 	if err != nil {
 		n.forget(id)
 	}
@@ -322,13 +268,11 @@ func (n *Node) Abandon() {
 
 // Stats are the node's counters.
 type Stats struct {
-	Owned     int64  // businesses whose grain is on this node
-	Members   int64  // members in this node's view
-	Forwarded uint64 // requests handed to another node
-	Served    uint64 // requests another node handed here
+	Owned   int64 // businesses whose grain is on this node
+	Members int64 // members in this node's view
 }
 
 // Stats returns the counters.
 func (n *Node) Stats() Stats {
-	return Stats{Owned: n.owned.Load(), Members: n.members.Load(), Forwarded: n.forwarded.Load(), Served: n.served.Load()}
+	return Stats{Owned: n.owned.Load(), Members: n.members.Load()}
 }

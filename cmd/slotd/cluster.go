@@ -27,6 +27,7 @@ import (
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/stream"
 	"github.com/slotd/slotd/transport"
+	"github.com/slotd/slotd/transport/handover"
 )
 
 // clusterFlags are the flags of cluster mode (docs/cluster.md). Cluster
@@ -157,8 +158,7 @@ type clusterNode struct {
 	leaving  atomic.Bool                    // leave was called
 	seen     atomic.Bool                    // a majority's views list this node (views)
 	rejoins  atomic.Uint64
-	client   *fasthttp.Client // hand-overs to other nodes
-	handLn   net.Listener     // the hand-over listener
+	handLn   net.Listener // the hand-over listener
 	handSrv  *fasthttp.Server
 	reach    atomic.Bool // the journal answered its last ping
 	stopPing chan struct{}
@@ -168,7 +168,7 @@ type clusterNode struct {
 // connects to the journal and puts store in cluster mode. The store is
 // this node's working copy of the businesses it owns: it starts empty.
 func startJournal(ctx context.Context, f *clusterFlags, data string, store *storage.Store, status func(string), log *slog.Logger) (*clusterNode, error) {
-	cn := &clusterNode{f: f, log: log, stopPing: make(chan struct{}), client: newHandOverClient()}
+	cn := &clusterNode{f: f, log: log, stopPing: make(chan struct{})}
 	url := f.JournalURL
 	if url == "" {
 		lis, _ := hostPort(f.JournalListen)
@@ -284,8 +284,8 @@ func (cn *clusterNode) ping() {
 }
 
 // join makes the node a member of the cluster, serving handed-over
-// requests with serve.
-func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte) error {
+// requests with handOver.
+func (cn *clusterNode) join(dir *directory.Directory, handOver fasthttp.RequestHandler) error {
 	ln, err := listenOn("--cluster-handover", cn.f.HandOver)
 	if err != nil {
 		return err
@@ -302,8 +302,8 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 	}
 	probe.Close()
 	cn.member = placement.Config{Host: lis.host, Port: lis.port, MembershipPort: mem.port,
-		Peers: splitList(cn.f.Peers), Dir: dir, Businesses: cn.registry.Businesses, Exists: cn.registry.Has, Serve: serve,
-		HandOver: cn.handOver, Log: cn.log, Activated: func(id uuid.UUID) { cn.publish(dir, id) }}
+		Peers: splitList(cn.f.Peers), Dir: dir, Businesses: cn.registry.Businesses, Exists: cn.registry.Has,
+		Log: cn.log, Activated: func(id uuid.UUID) { cn.publish(dir, id) }}
 	ctx, cancel := context.WithTimeout(context.Background(), startWait)
 	defer cancel()
 	// The lease first: the node serves nothing without it.
@@ -320,7 +320,7 @@ func (cn *clusterNode) join(dir *directory.Directory, serve func([]byte) []byte)
 	}
 	cn.node.Store(n)
 	go cn.views()
-	cn.handLn, cn.handSrv = ln, cn.handOverServer()
+	cn.handLn, cn.handSrv = ln, handOverServer(handOver)
 	go func() { _ = cn.handSrv.Serve(ln) }()
 	return cn.registry.PublishNode(ctx, cn.f.Node, n.Address(), ln.Addr().String())
 }
@@ -425,14 +425,6 @@ func (cn *clusterNode) Local(id uuid.UUID) bool {
 	return n != nil && cn.lease.Valid() && n.Local(id)
 }
 
-func (cn *clusterNode) Forward(ctx context.Context, id uuid.UUID, req []byte) ([]byte, error) {
-	n := cn.node.Load()
-	if n == nil {
-		return nil, errNotMember
-	}
-	return n.Forward(ctx, id, req)
-}
-
 func (cn *clusterNode) NotReady() string {
 	n := cn.node.Load()
 	switch {
@@ -497,9 +489,14 @@ func (cn *clusterNode) close() {
 }
 
 // collector is cluster mode's metrics, per node.
-func (cn *clusterNode) collector() prometheus.Collector { return clusterCollector{cn} }
+func (cn *clusterNode) collector(road *handover.Node) prometheus.Collector {
+	return clusterCollector{cn: cn, road: road}
+}
 
-type clusterCollector struct{ cn *clusterNode }
+type clusterCollector struct {
+	cn   *clusterNode
+	road *handover.Node // the hand-overs' counts
+}
 
 var (
 	descOwned     = prometheus.NewDesc("slotd_cluster_owned_businesses", "Businesses whose grain (and actor) is on this node.", nil, nil)
@@ -529,8 +526,12 @@ func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
 	rs := c.cn.rep.Stats()
 	ch <- prometheus.MustNewConstMetric(descOwned, prometheus.GaugeValue, float64(ns.Owned))
 	ch <- prometheus.MustNewConstMetric(descMembers, prometheus.GaugeValue, float64(ns.Members))
-	ch <- prometheus.MustNewConstMetric(descForwarded, prometheus.CounterValue, float64(ns.Forwarded))
-	ch <- prometheus.MustNewConstMetric(descServed, prometheus.CounterValue, float64(ns.Served))
+	var forwarded, served uint64
+	if c.road != nil {
+		forwarded, served = c.road.Counts()
+	}
+	ch <- prometheus.MustNewConstMetric(descForwarded, prometheus.CounterValue, float64(forwarded))
+	ch <- prometheus.MustNewConstMetric(descServed, prometheus.CounterValue, float64(served))
 	ch <- prometheus.MustNewConstMetric(descFenced, prometheus.CounterValue, float64(rs.Fenced))
 	ch <- prometheus.MustNewConstMetric(descAppends, prometheus.CounterValue, float64(rs.Appends))
 	ch <- prometheus.MustNewConstMetric(descCkpts, prometheus.CounterValue, float64(rs.Checkpoints))

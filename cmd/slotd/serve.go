@@ -32,6 +32,7 @@ import (
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/wire"
 	"github.com/slotd/slotd/transport/world"
 	"github.com/slotd/slotd/webhook/deliver"
@@ -168,10 +169,11 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		srv.Collector(),
 	)
 	if cn != nil {
-		srv.Cluster, srv.NodeName = cn, c.Cluster.Node
-		reg.MustRegister(cn.collector())
+		srv.Cluster, srv.NodeName, srv.HandOver = cn, c.Cluster.Node, handover.New(cn)
+		defer srv.HandOver.CloseIdleConnections()
+		reg.MustRegister(cn.collector(srv.HandOver))
 		boot.set("joining the cluster")
-		if err := cn.join(dir, srv.ServeForwarded); err != nil {
+		if err := cn.join(dir, srv.HandOverHandler()); err != nil {
 			return err
 		}
 		defer cn.leave() // before the directory closes: the businesses move on
