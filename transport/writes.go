@@ -13,6 +13,7 @@ import (
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/wire"
 )
@@ -20,9 +21,9 @@ import (
 // The booking-side write endpoints. Each decodes and validates the request
 // here (400s that need no state never reach the business), copies it into
 // plain values, and calls the directory's typed method for it. Idempotent
-// creates get back the answer the engine stored under the key (rendered by
-// wire.Encoder, which the engine was handed at start); the others get the
-// domain value and render it here.
+// creates get back the facts the engine stored under the key and render
+// them here (answer), the same bytes for the first answer and a replay;
+// the others get the domain value and render it here too.
 
 const maxIdemKey = 255
 
@@ -56,7 +57,8 @@ func creating(c *call) (*business.IdemKey, bool) {
 	return key, true
 }
 
-// answer writes the stored answer of an idempotent request, or err.
+// answer writes the answer of an idempotent request, rendered from the
+// facts the engine stored under its key, or err.
 func (c *call) answer(ans *business.Answer, err error) {
 	if err != nil {
 		c.s.fail(c.ctx, err)
@@ -65,7 +67,29 @@ func (c *call) answer(ans *business.Answer, err error) {
 	if ans.Replayed {
 		c.ctx.Response.Header.Set("Idempotency-Replayed", "true")
 	}
-	writeJSON(c.ctx, ans.Status, ans.Body)
+	b := getBuf()
+	defer putBuf(b)
+	status, body := renderAnswer((*b)[:0], ans)
+	*b = body
+	writeJSON(c.ctx, status, body)
+}
+
+// renderAnswer renders an idempotent answer: the one place its facts
+// become a status and bytes.
+func renderAnswer(b []byte, ans *business.Answer) (int, []byte) {
+	switch ans.Kind {
+	case record.AnswerBooked:
+		return 201, wire.AppendBooked(b, ans.Appointment, ans.Customer, ans.Payment)
+	case record.AnswerCustomer:
+		return 201, wire.AppendCustomer(b, ans.Customer)
+	case record.AnswerHold:
+		return 201, wire.AppendHold(b, ans.Hold)
+	case record.AnswerEntry:
+		return 201, wire.AppendEntry(b, ans.Entry)
+	case record.AnswerRefused:
+		return wire.Status(ans.Refused.Code), wire.AppendError(b, ans.Refused)
+	}
+	return ans.Status, append(b, ans.Body...) // journalled as bytes (AnswerBody)
 }
 
 // appointment writes a PATCH or status answer: 200 with the appointment

@@ -25,6 +25,7 @@ import (
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/storage/record"
 )
 
 // The business actor seen from its typed boundary (package directory) and
@@ -163,9 +164,8 @@ func appointments(st *tenant.State) int {
 }
 
 func code(t *testing.T, ans *business.Answer) string {
-	var body businesstest.Refusal
-	require.NoError(t, json.Unmarshal(ans.Body, &body))
-	return body.Code
+	require.Equal(t, record.AnswerRefused, ans.Kind)
+	return string(ans.Refused.Code)
 }
 
 // waitSeq waits until every goroutine is blocked and checks that the
@@ -230,13 +230,13 @@ func TestReadersSeeOnlyDurableWrites(t *testing.T) {
 		gate.Release()
 		res := <-first
 		require.NoError(t, res.err)
-		require.Equal(t, businesstest.StatusCreated, res.ans.Status)
+		require.Equal(t, record.AnswerBooked, res.ans.Kind)
 		res = <-taken
 		require.NoError(t, res.err)
 		require.Equal(t, "SLOT_TAKEN", code(t, res.ans))
 		res = <-other
 		require.NoError(t, res.err)
-		require.Equal(t, businesstest.StatusCreated, res.ans.Status)
+		require.Equal(t, record.AnswerBooked, res.ans.Kind)
 
 		st := r.h.State()
 		require.Equal(t, seq0+3, st.Seq)
@@ -255,8 +255,7 @@ func TestRefusalWaitsForTheWriteItReveals(t *testing.T) {
 		t.Cleanup(gate.Release)
 		ans, err := r.book("k0", 2, "a@example.com")
 		require.NoError(t, err)
-		var booked businesstest.Booked
-		require.NoError(t, json.Unmarshal(ans.Body, &booked))
+		booked := ans
 		move := tenant.PatchInput{Start: ptr(at(0)), Enforce: true}
 
 		gate.Shut()

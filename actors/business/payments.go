@@ -271,11 +271,11 @@ func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
 		created := tenant.CheckoutCreated{ProviderPaymentID: m.created.ProviderPaymentID,
 			CheckoutURL: m.created.CheckoutURL, ClientSecret: m.created.ClientSecret}
 		ch, appt, p := tenant.DecideCheckoutDone(a.state, m.id, created, now, a.ids)
-		status, body := a.env.Encoder.Booked(appt, tenant.CustomerIn(a.state, ch, appt.CustomerID), p)
-		idem.Status, idem.Answer = status, record.AnswerBooked
+		ans := a.booked(ch, appt, p)
+		idem.Answer = record.AnswerBooked
 		ch.Idempotency = &idem
 		a.env.Metrics.checkout(provider, "created")
-		a.answerPay(ctx, ch, sender, &Answer{Status: status, Body: body}, nil)
+		a.answerPay(ctx, ch, sender, ans, nil)
 		return
 	}
 	ch := tenant.DecideCheckoutFailed(a.state, m.id, now)
@@ -284,8 +284,7 @@ func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
 		a.env.Log.Warn("payment provider unreachable; booking refused", "business", a.h.ID, "provider", provider, "err", m.err)
 		a.env.Metrics.checkout(provider, "unreachable")
 		refusal = problem.New(problem.PaymentsUnavailable, "This booking requires prepayment and the payment provider could not be reached.")
-		status, _ := a.env.Encoder.Refused(refusal)
-		idem.Status, idem.Answer, idem.Refused = status, record.AnswerRefused, refusal
+		idem.Answer, idem.Refused = record.AnswerRefused, refusal
 		ch.Idempotency = &idem
 	} else {
 		a.env.Log.Error("payment provider refused the checkout; booking refused", "business", a.h.ID, "provider", provider, "err", m.err)

@@ -2,7 +2,6 @@ package business_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -11,8 +10,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
 )
 
@@ -68,7 +67,7 @@ func TestCheckoutDoesNotHoldTheBusinessBack(t *testing.T) {
 		// the reserved time is taken for everyone else.
 		other, err := r.dir.AddCustomer(context.Background(), r.biz, catalog.Customer{FirstName: "B", Email: "b@example.com"}, idem("c1", "b"))
 		require.NoError(t, err)
-		require.Equal(t, businesstest.StatusCreated, other.Status)
+		require.Equal(t, record.AnswerCustomer, other.Kind)
 		taken, err := r.book("k2", 0, "c@example.com")
 		require.NoError(t, err)
 		require.Equal(t, "SLOT_TAKEN", code(t, taken))
@@ -84,8 +83,8 @@ func TestCheckoutDoesNotHoldTheBusinessBack(t *testing.T) {
 		close(pays.gate)
 		res := <-pending
 		require.NoError(t, res.err)
-		var got businesstest.Booked
-		require.NoError(t, json.Unmarshal(res.ans.Body, &got))
+		got := res.ans
+		require.Equal(t, record.AnswerBooked, got.Kind)
 		require.Equal(t, catalog.PendingPayment, got.Appointment.Status)
 		require.NotNil(t, got.Payment)
 		require.Equal(t, 3000, got.Payment.AmountCents)
@@ -117,8 +116,8 @@ func TestCheckoutCompletedAfterARestart(t *testing.T) {
 		again, err := r.book("k1", 0, "a@example.com")
 		require.NoError(t, err)
 		require.True(t, again.Replayed)
-		var got businesstest.Booked
-		require.NoError(t, json.Unmarshal(again.Body, &got))
+		got := again
+		require.Equal(t, record.AnswerBooked, got.Kind)
 		require.Equal(t, catalog.PendingPayment, got.Appointment.Status)
 		require.Equal(t, "pi_"+stuck.calls()[0][:8], got.Payment.ProviderPaymentID)
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
 )
 
@@ -94,10 +95,21 @@ type IdemKey struct {
 	BodyHash          [32]byte
 }
 
-// Answer is the answer of an idempotent request as the Encoder rendered
-// it. It is stored with the write, so a repeat of the request within 24
-// hours gets the same status and the same bytes (Replayed set).
+// Answer is the outcome of an idempotent request, as facts: what the
+// write created, or the refusal it stored. The engine renders nothing and
+// chooses no status; the transport renders the facts with its one
+// renderer, so a repeat of the request within 24 hours, answered from the
+// same facts (Replayed set), gets the same status and the same bytes.
 type Answer struct {
+	Kind        record.AnswerKind
+	Appointment *catalog.Appointment   // AnswerBooked
+	Customer    *catalog.Customer      // AnswerBooked (the appointment's customer), AnswerCustomer
+	Payment     *catalog.Payment       // AnswerBooked, when the booking needs prepayment
+	Hold        *catalog.Hold          // AnswerHold
+	Entry       *catalog.WaitlistEntry // AnswerEntry
+	Refused     *problem.Error         // AnswerRefused
+	// Status and Body are an answer journalled as its bytes, by a version
+	// from before the facts (AnswerBody).
 	Status   int
 	Body     []byte
 	Replayed bool
@@ -206,29 +218,17 @@ type DeleteEntry struct {
 	ID uuid.UUID
 }
 
-// Encoder renders what the actor stores with a write in the API's own
-// bytes: the answer of an idempotent request, and the envelope of each
-// event (whose data is the subject as GET showed it at that moment). The
-// transport supplies it (wire.Encoder); the engine imports no HTTP code
-// and chooses no status: it stores the status the Encoder returns.
+// Encoder renders the envelope of each event in the API's own bytes (its
+// data is the subject as GET showed it at that moment), stored with the
+// write for its deliveries. The transport supplies it (wire.Encoder); the
+// engine imports no HTTP code.
 type Encoder interface {
-	// Booked renders the answer of a booking that was made; p is its
-	// payment when it needs prepayment, else nil.
-	Booked(a *catalog.Appointment, cu *catalog.Customer, p *catalog.Payment) (status int, body []byte)
-	// CustomerCreated renders the answer of a customer creation.
-	CustomerCreated(cu *catalog.Customer) (status int, body []byte)
-	// Refused renders a refusal that is stored under an idempotency key.
-	Refused(e *problem.Error) (status int, body []byte)
 	// AppendEvent appends an event's envelope; its data is appointment a
 	// with customer cu, or customer cu alone when a is nil.
 	AppendEvent(b []byte, id, typ string, at time.Time, a *catalog.Appointment, cu *catalog.Customer) []byte
 	// AppendPaymentEvent appends a payment event's envelope; its data is
 	// payment p.
 	AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *catalog.Payment) []byte
-	// HoldCreated and EntryCreated render the answers of POST /holds and
-	// POST /waitlist-entries.
-	HoldCreated(h *catalog.Hold) (status int, body []byte)
-	EntryCreated(e *catalog.WaitlistEntry) (status int, body []byte)
 	// AppendEntryEvent appends a waitlist event's envelope; its data is
 	// entry e.
 	AppendEntryEvent(b []byte, id, typ string, at time.Time, e *catalog.WaitlistEntry) []byte

@@ -31,11 +31,11 @@ var (
 
 // idempotent runs a creating request (api-v1 §4.1): a key seen in the last
 // 24 hours is replayed or refused; otherwise decide runs, and its answer —
-// the rendered success, or a refusal once the request has passed
+// the facts of what was created, or a refusal once the request has passed
 // validation — is journalled under the key with the write, and sent once
 // that is durable. Validation failures and internal errors are not stored:
 // the key stays free (decisions §4).
-func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, kind record.AnswerKind, decide func() (*record.Change, int, []byte, error)) {
+func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, decide func() (*record.Change, *Answer, error)) {
 	if a.state == nil {
 		respondNow(ctx, (*Answer)(nil), errNoBusiness)
 		return
@@ -47,12 +47,11 @@ func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, kind record.
 		respondNow(ctx, ans, err)
 		return
 	}
-	ch, status, body, err := decide()
+	ch, ans, err := decide()
 	if err == nil && len(ch.Checkouts) > 0 {
 		a.reserve(ctx, ch, &idem, now)
 		return
 	}
-	var refused *problem.Error
 	if err != nil {
 		pe := problem.As(err)
 		if pe.Code == problem.Validation || pe.Code == problem.Internal {
@@ -60,17 +59,22 @@ func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, kind record.
 			return
 		}
 		ch = &record.Change{At: now}
-		status, body = a.env.Encoder.Refused(pe)
-		kind, refused = record.AnswerRefused, &problem.Error{Code: pe.Code, Message: pe.Message, Fields: pe.Fields,
-			Scope: pe.Scope, RequiredPlan: pe.RequiredPlan}
+		ans = refusedAnswer(pe)
 	}
 	// The answer is journalled as the facts it is rendered from, not as
-	// its bytes (record.Idem): the record stays small, and so does the
-	// state that keeps the key for 24 hours.
+	// its bytes or status (record.Idem): the record stays small, and so
+	// does the state that keeps the key for 24 hours.
 	ch.Idempotency = &record.Idem{Key: idem.Key, Method: idem.Method, Path: idem.Path, BodyHash: idem.BodyHash,
-		Status: status, At: now, Answer: kind, Refused: refused}
+		At: now, Answer: ans.Kind, Refused: ans.Refused}
 	a.unsynced[idem.Key] = true
-	commitChange(a, ctx, ch, &Answer{Status: status, Body: body})
+	commitChange(a, ctx, ch, ans)
+}
+
+// refusedAnswer is the stored answer of a refusal: its code, message and
+// fields (what the transport renders), without its cause.
+func refusedAnswer(pe *problem.Error) *Answer {
+	return &Answer{Kind: record.AnswerRefused, Refused: &problem.Error{Code: pe.Code, Message: pe.Message, Fields: pe.Fields,
+		Scope: pe.Scope, RequiredPlan: pe.RequiredPlan}}
 }
 
 // known answers a request whose key was seen in the last 24 hours: a
@@ -93,27 +97,27 @@ func (a *businessActor) known(idem *IdemKey, now time.Time) (*Answer, error) {
 	case a.unsynced[idem.Key]:
 		return nil, errInProgress
 	}
-	body, err := a.render(e)
+	ans, err := a.stored(e)
 	if err != nil {
 		return nil, problem.Wrap(fmt.Errorf("replaying the answer to idempotency key at record %d: %w", e.Seq, err))
 	}
-	return &Answer{Status: e.Status, Body: body, Replayed: true}, nil
+	ans.Replayed = true
+	return ans, nil
 }
 
-// render renders a stored idempotent answer again, byte for byte as it
-// was first sent: from the facts of the journal record that made it, or
-// from the stored refusal. The Encoder is a pure function of them, so
-// the bytes are those of the first answer.
-func (a *businessActor) render(e *record.Idem) ([]byte, error) {
+// stored reads a stored idempotent answer's facts back: from the journal
+// record that made it, or the stored refusal, or (records from before the
+// facts) the stored bytes. Rendered by the same renderer, they give the
+// bytes of the first answer.
+func (a *businessActor) stored(e *record.Idem) (*Answer, error) {
 	switch e.Answer {
 	case record.AnswerBody:
-		return e.Body, nil
+		return &Answer{Kind: record.AnswerBody, Status: e.Status, Body: e.Body}, nil
 	case record.AnswerRefused:
 		if e.Refused == nil {
 			return nil, errors.New("refusal missing")
 		}
-		_, body := a.env.Encoder.Refused(e.Refused)
-		return body, nil
+		return refusedAnswer(e.Refused), nil
 	}
 	raw, ok, err := a.env.Store.JournalRecord(a.h.ID, e.Seq)
 	if err == nil && !ok {
@@ -132,59 +136,57 @@ func (a *businessActor) render(e *record.Idem) ([]byte, error) {
 		return nil, errors.New("not a change record")
 	case e.Answer == record.AnswerBooked && len(ch.Appointments) > 0:
 		appt := &ch.Appointments[0]
-		_, body := a.env.Encoder.Booked(appt, tenant.CustomerIn(a.state, ch, appt.CustomerID), paymentIn(ch, appt.ID))
-		return body, nil
+		return a.booked(ch, appt, paymentIn(ch, appt.ID)), nil
 	case e.Answer == record.AnswerCustomer && len(ch.Customers) > 0:
-		_, body := a.env.Encoder.CustomerCreated(&ch.Customers[0])
-		return body, nil
+		return &Answer{Kind: record.AnswerCustomer, Customer: &ch.Customers[0]}, nil
 	case e.Answer == record.AnswerHold && len(ch.Holds) > 0:
-		_, body := a.env.Encoder.HoldCreated(&ch.Holds[0])
-		return body, nil
+		return &Answer{Kind: record.AnswerHold, Hold: &ch.Holds[0]}, nil
 	case e.Answer == record.AnswerEntry && len(ch.Entries) > 0:
-		_, body := a.env.Encoder.EntryCreated(&ch.Entries[0])
-		return body, nil
+		return &Answer{Kind: record.AnswerEntry, Entry: &ch.Entries[0]}, nil
 	}
 	return nil, fmt.Errorf("record has no subject for answer kind %d", e.Answer)
 }
 
-// book decides a booking and renders its answer. A booking that needs
-// prepayment is a reservation with no answer yet (payments.go).
-func (a *businessActor) book(in *tenant.CreateInput) (*record.Change, int, []byte, error) {
+// booked is the answer of a booking: the appointment with its customer as
+// of ch, and its payment when it needs prepayment.
+func (a *businessActor) booked(ch *record.Change, appt *catalog.Appointment, p *catalog.Payment) *Answer {
+	return &Answer{Kind: record.AnswerBooked, Appointment: appt, Customer: tenant.CustomerIn(a.state, ch, appt.CustomerID), Payment: p}
+}
+
+// book decides a booking. A booking that needs prepayment is a
+// reservation with no answer yet (payments.go).
+func (a *businessActor) book(in *tenant.CreateInput) (*record.Change, *Answer, error) {
 	ch, appt, err := tenant.DecideCreate(a.state, in, a.now(), a.ids)
 	if err != nil || len(ch.Checkouts) > 0 {
-		return ch, 0, nil, err
+		return ch, nil, err
 	}
-	status, body := a.env.Encoder.Booked(appt, tenant.CustomerIn(a.state, ch, appt.CustomerID), nil)
-	return ch, status, body, nil
+	return ch, a.booked(ch, appt, nil), nil
 }
 
-func (a *businessActor) addCustomer(in catalog.Customer) (*record.Change, int, []byte, error) {
+func (a *businessActor) addCustomer(in catalog.Customer) (*record.Change, *Answer, error) {
 	ch, cu, err := tenant.DecideCustomer(a.state, in, a.now(), a.ids)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
-	status, body := a.env.Encoder.CustomerCreated(cu)
-	return ch, status, body, nil
+	return ch, &Answer{Kind: record.AnswerCustomer, Customer: cu}, nil
 }
 
-// hold decides a hold and renders its answer.
-func (a *businessActor) hold(in *tenant.HoldInput) (*record.Change, int, []byte, error) {
+// hold decides a hold.
+func (a *businessActor) hold(in *tenant.HoldInput) (*record.Change, *Answer, error) {
 	ch, h, err := tenant.DecideHold(a.state, in, a.now(), a.ids)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
-	status, body := a.env.Encoder.HoldCreated(h)
-	return ch, status, body, nil
+	return ch, &Answer{Kind: record.AnswerHold, Hold: h}, nil
 }
 
-// addEntry decides a waitlist entry and renders its answer.
-func (a *businessActor) addEntry(in *tenant.EntryInput) (*record.Change, int, []byte, error) {
+// addEntry decides a waitlist entry.
+func (a *businessActor) addEntry(in *tenant.EntryInput) (*record.Change, *Answer, error) {
 	ch, e, err := tenant.DecideEntry(a.state, in, a.now(), a.ids)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
-	status, body := a.env.Encoder.EntryCreated(e)
-	return ch, status, body, nil
+	return ch, &Answer{Kind: record.AnswerEntry, Entry: e}, nil
 }
 
 // apply finishes a request that is not idempotent: it journals ch (when

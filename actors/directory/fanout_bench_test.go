@@ -24,6 +24,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/deliver"
 )
@@ -181,10 +182,10 @@ func benchFanout(b *testing.B, endpoints int) {
 				n := fanoutSeq.Add(1)
 				ans, err := d.AddCustomer(ctx, biz, catalog.Customer{FirstName: "F", LastName: "O", Email: fmt.Sprintf("f%d@example.com", n)},
 					business.IdemKey{Key: fmt.Sprint("f", n), Method: "POST", Path: "/api/v1/customers"})
-				if err != nil || ans.Status != businesstest.StatusCreated {
+				if err != nil || ans.Kind == record.AnswerRefused {
 					msg := fmt.Sprintf("create customer: %v", err)
 					if ans != nil {
-						msg = fmt.Sprintf("create customer: %d %s", ans.Status, ans.Body)
+						msg = fmt.Sprintf("create customer: %v", ans.Refused)
 					}
 					failed.CompareAndSwap(nil, &msg)
 				}

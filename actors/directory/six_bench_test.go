@@ -2,7 +2,6 @@ package directory
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -12,9 +11,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/record"
 )
 
 // The cost of the additions of decisions §6 next to a booking's: a hold
@@ -46,7 +45,7 @@ func BenchmarkDurableHold(b *testing.B) {
 		ans, err := d.CreateHold(context.Background(), biz,
 			tenant.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: catalog.HoldMaxLife},
 			business.IdemKey{Key: fmt.Sprint("h", n), Method: "POST", Path: "/api/v1/holds"})
-		if err != nil || ans.Status != businesstest.StatusCreated {
+		if err != nil || ans.Kind == record.AnswerRefused {
 			b.Fatalf("hold %d at %s: %v %+v", n, start, err, ans)
 		}
 	}
@@ -72,14 +71,10 @@ func BenchmarkDurableHoldLive(b *testing.B) {
 				ans, err := d.CreateHold(context.Background(), biz,
 					tenant.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: catalog.HoldMaxLife},
 					business.IdemKey{Key: fmt.Sprint("h", n), Method: "POST", Path: "/api/v1/holds"})
-				if err != nil || ans.Status != businesstest.StatusCreated {
+				if err != nil || ans.Kind == record.AnswerRefused {
 					b.Fatalf("hold %d at %s: %v %+v", n, start, err, ans)
 				}
-				var h catalog.Hold
-				if err := json.Unmarshal(ans.Body, &h); err != nil {
-					b.Fatal(err)
-				}
-				return h.ID
+				return ans.Hold.ID
 			}
 			var wg sync.WaitGroup
 			next := make(chan int)
@@ -196,7 +191,7 @@ func checkCalendar(b *testing.B, d *Directory) (uuid.UUID, uuid.UUID, []time.Tim
 				ans, err := d.Book(context.Background(), id, tenant.CreateInput{ServiceID: bk.svc, Start: bk.start, StaffID: &bk.staff,
 					Customer: catalog.Customer{FirstName: "C", Email: fmt.Sprintf("c%d@example.com", i)}},
 					business.IdemKey{Key: fmt.Sprint("c", i), Method: "POST", Path: "/api/v1/appointments"})
-				if err != nil || ans.Status != businesstest.StatusCreated {
+				if err != nil || ans.Kind == record.AnswerRefused {
 					b.Errorf("booking %d: %v %+v", i, err, ans)
 				}
 			}

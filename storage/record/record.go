@@ -258,13 +258,15 @@ type Change struct {
 // facts (Answer says which). A booking's answer comes from the appointment
 // and customer in the journal record at Seq, which the journal keeps while
 // the answer may be replayed (24 hours); a stored refusal from Refused.
-// Records written before version 2 kept the rendered Body instead.
+// Records written before version 2 kept the rendered Body and its Status
+// instead (AnswerBody). The status of any other answer is the
+// transport's to choose from the facts: it is not journalled (0).
 type Idem struct {
 	Key      string    `json:"key"`
 	Method   string    `json:"method"`
 	Path     string    `json:"path"`
 	BodyHash [32]byte  `json:"bodyHash"`
-	Status   int       `json:"status"`
+	Status   int       `json:"status"` // AnswerBody only
 	Body     []byte    `json:"body,omitempty"`
 	At       time.Time `json:"at"`
 	// Answer says what the answer is rendered from.

@@ -86,16 +86,6 @@ func AppendEntry(b []byte, e *catalog.WaitlistEntry) []byte {
 	return append(b, '}')
 }
 
-// HoldCreated renders the 201 of POST /holds.
-func (Encoder) HoldCreated(h *catalog.Hold) (int, []byte) {
-	return 201, AppendHold(make([]byte, 0, 768), h)
-}
-
-// EntryCreated renders the 201 of POST /waitlist-entries.
-func (Encoder) EntryCreated(e *catalog.WaitlistEntry) (int, []byte) {
-	return 201, AppendEntry(make([]byte, 0, 512), e)
-}
-
 // AppendEntryEvent appends the envelope of a waitlist event: its data is
 // the entry.
 func (Encoder) AppendEntryEvent(b []byte, id, typ string, at time.Time, e *catalog.WaitlistEntry) []byte {

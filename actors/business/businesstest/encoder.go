@@ -1,6 +1,6 @@
 // Package businesstest owns test support for code that runs business
-// actors without the HTTP front end: an Encoder, so that tests and
-// benchmarks under actors/ need nothing from transport/.
+// actors without the HTTP front end: an Encoder of event envelopes, so
+// that tests and benchmarks under actors/ need nothing from transport/.
 package businesstest
 
 import (
@@ -8,36 +8,11 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
 )
 
-// The statuses Encoder renders. They only tell success from refusal: which
-// HTTP status a refusal gets is the transport's business (wire.Status),
-// and tests here assert on the code in the body.
-const (
-	StatusCreated = 201
-	StatusRefused = 422
-)
-
-// Encoder renders answers and events as plain encoding/json documents:
-// {"appointment": …, "customer": …}, a customer, {"code": …, "error": …},
-// and an envelope with the same members as the API's.
+// Encoder renders events as plain encoding/json envelopes with the same
+// members as the API's.
 type Encoder struct{}
-
-// Booked implements business.Encoder.
-func (Encoder) Booked(a *catalog.Appointment, cu *catalog.Customer, p *catalog.Payment) (int, []byte) {
-	return StatusCreated, mustJSON(Booked{Appointment: a, Customer: cu, Payment: p})
-}
-
-// CustomerCreated implements business.Encoder.
-func (Encoder) CustomerCreated(cu *catalog.Customer) (int, []byte) {
-	return StatusCreated, mustJSON(cu)
-}
-
-// Refused implements business.Encoder.
-func (Encoder) Refused(e *problem.Error) (int, []byte) {
-	return StatusRefused, mustJSON(Refusal{Code: string(e.Code), Error: e.Message})
-}
 
 // AppendEvent implements business.Encoder.
 func (Encoder) AppendEvent(b []byte, id, typ string, at time.Time, a *catalog.Appointment, cu *catalog.Customer) []byte {
@@ -55,30 +30,15 @@ func (Encoder) AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *cat
 	return append(b, mustJSON(Event{ID: id, Type: typ, CreatedAt: at, APIVersion: "v1", Data: p})...)
 }
 
-// HoldCreated implements business.Encoder.
-func (Encoder) HoldCreated(h *catalog.Hold) (int, []byte) { return StatusCreated, mustJSON(h) }
-
-// EntryCreated implements business.Encoder.
-func (Encoder) EntryCreated(e *catalog.WaitlistEntry) (int, []byte) {
-	return StatusCreated, mustJSON(e)
-}
-
 // AppendEntryEvent implements business.Encoder.
 func (Encoder) AppendEntryEvent(b []byte, id, typ string, at time.Time, e *catalog.WaitlistEntry) []byte {
 	return append(b, mustJSON(Event{ID: id, Type: typ, CreatedAt: at, APIVersion: "v1", Data: e})...)
 }
 
-// Booked is the body of a booking's answer.
+// Booked is the data of an appointment's event.
 type Booked struct {
 	Appointment *catalog.Appointment `json:"appointment"`
 	Customer    *catalog.Customer    `json:"customer"`
-	Payment     *catalog.Payment     `json:"payment,omitempty"`
-}
-
-// Refusal is the body of a stored refusal.
-type Refusal struct {
-	Code  string `json:"code"`
-	Error string `json:"error"`
 }
 
 // Event is an event envelope.
