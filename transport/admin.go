@@ -69,7 +69,7 @@ func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 	}
 	// Not ready while writes cannot be made durable (disk full, journal
 	// failed): a load balancer sends the traffic to a node that can.
-	if h := s.Store.Health(); !h.Writable {
+	if h := s.Dir.Health(); !h.Writable {
 		b := wire.AppendString([]byte(`{"status":"writes refused","reason":`), h.Reason)
 		writeJSON(ctx, 503, append(b, '}'))
 		return
@@ -116,7 +116,7 @@ func (s *Server) adminRefusal(ctx *fasthttp.RequestCtx, write bool) *problem.Err
 func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {
 	b := []byte(`{"data":[`)
 	n := 0
-	each := s.Store.Businesses
+	each := s.Dir.Businesses
 	if s.Cluster != nil {
 		each = func(fn func(id [16]byte, name []byte) error) error {
 			return s.Cluster.Businesses(func(id uuid.UUID, name string) error { return fn(id, []byte(name)) })

@@ -5,7 +5,6 @@ import (
 
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/wire"
@@ -56,27 +55,20 @@ func (s *Server) listDeliveries(c *call) {
 	*b = append((*b)[:0], `{"data":[`...)
 	n, more := 0, false
 	var last cursor.Position
-	err := s.Store.Deliveries(c.st.Business.ID, ep.ID, after, func(id [16]byte, val []byte) (bool, error) {
+	// What the directory passes on is shown only once it returns nil:
+	// every record is durable then.
+	err := s.Dir.Deliveries(c.st.Business.ID, ep.ID, after, func(id [16]byte, d *catalog.Delivery) bool {
 		if n == limit {
 			more = true
-			return false, nil
-		}
-		d, err := record.DecodeDelivery(val)
-		if err != nil {
-			return false, err
+			return false
 		}
 		if n > 0 {
 			*b = append(*b, ',')
 		}
 		*b = wire.AppendDelivery(*b, d)
 		n, last.ID = n+1, id
-		return true, nil
+		return true
 	})
-	if err == nil {
-		// The log is read straight from the store, where a write still
-		// syncing is already visible: show nothing a crash could undo.
-		err = s.Store.SyncWAL()
-	}
 	if err != nil {
 		s.fail(c.ctx, err)
 		return
@@ -110,7 +102,7 @@ func (s *Server) replayDelivery(c *call) {
 	}
 	id, ok := c.pathID("deliveryId")
 	if ok {
-		_, ok, _ = s.Store.Delivery(c.st.Business.ID, ep.ID, id)
+		ok, _ = s.Dir.DeliveryExists(c.st.Business.ID, ep.ID, id)
 	}
 	if !ok {
 		writeError(c.ctx, errNotFound)

@@ -292,7 +292,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	noNet := &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
 		return nil, errors.New("no network while fuzzing")
 	}}
-	s := New(Config{Dir: dir, Store: st, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)), Log: log,
+	s := New(Config{Dir: dir, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)), Log: log,
 		FailedAuth: quota.Window{N: 1 << 30, Per: time.Minute},
 		Webhooks:   deliver.New(deliver.Config{Timeout: time.Nanosecond, Resolver: noNet})})
 	fx := &fuzzFixture{s: s, h: s.Public(), logs: logs}
@@ -323,9 +323,9 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 // uuid.Nil.
 func (fx *fuzzFixture) firstDelivery(ep uuid.UUID) uuid.UUID {
 	var first uuid.UUID
-	_ = fx.s.Store.Deliveries(fzBiz, ep, nil, func(id [16]byte, _ []byte) (bool, error) {
+	_ = fx.s.Dir.Deliveries(fzBiz, ep, nil, func(id [16]byte, _ *catalog.Delivery) bool {
 		first = uuid.UUID(id)
-		return false, nil
+		return false
 	})
 	return first
 }

@@ -294,8 +294,7 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx, e edge, start time.Time) {
 func (s *Server) Collector() prometheus.Collector { return s.metrics }
 
 // serveMetrics serves Config.Metrics in the Prometheus text format (or
-// what the scraper negotiates); without it, the front end's own metrics
-// and the journal's.
+// what the scraper negotiates); without it, the front end's own metrics.
 func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) { s.promHandler(ctx) }
 
 func (s *Server) newPromHandler() fasthttp.RequestHandler {
@@ -303,9 +302,6 @@ func (s *Server) newPromHandler() fasthttp.RequestHandler {
 	if g == nil {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(s.metrics)
-		if s.Store != nil {
-			reg.MustRegister(s.Store.Collector())
-		}
 		g = reg
 	}
 	return fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(g, promhttp.HandlerOpts{

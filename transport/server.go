@@ -18,7 +18,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/problem"
@@ -36,7 +35,6 @@ const maxBody = MaxBody
 // Config is what the front end needs.
 type Config struct {
 	Dir     *directory.Directory
-	Store   *storage.Store
 	Clock   clock.Clock
 	Cursors *cursor.Codec
 	Log     *slog.Logger

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,8 +61,19 @@ func newServer(tb testing.TB, plan catalog.Plan, n int) *Server {
 	}
 	_, err = dir.Put(context.Background(), []catalog.Spec{spec})
 	require.NoError(tb, err)
-	return New(Config{Dir: dir, Store: st, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)), Log: log,
+	s := New(Config{Dir: dir, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)), Log: log,
 		FailedAuth: quota.Window{N: 1 << 30, Per: time.Minute}})
+	storeOf.Store(s, st)
+	return s
+}
+
+// storeOf is the store under each test server's engine, for tests that
+// break it on purpose (the front end holds none).
+var storeOf sync.Map // *Server -> *storage.Store
+
+func testStore(s *Server) *storage.Store {
+	st, _ := storeOf.Load(s)
+	return st.(*storage.Store)
 }
 
 func request(h fasthttp.RequestHandler, method, uri, key string) *fasthttp.RequestCtx {
@@ -215,7 +227,7 @@ func TestInternalErrorKeepsItsCause(t *testing.T) {
 	for _, x := range st.Services {
 		svc = x.ID
 	}
-	require.NoError(t, s.Store.Close())
+	require.NoError(t, testStore(s).Close())
 
 	var ctx fasthttp.RequestCtx
 	ctx.Request.Header.SetMethod("POST")

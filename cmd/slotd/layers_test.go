@@ -46,25 +46,32 @@ type rule struct {
 	// build: the rule binds the build graph only, not what tests import
 	// (a pure package's example may show an integrator net/http).
 	build bool
+	// direct: the rule binds what the packages import themselves (not
+	// through another package, not in tests), and a pattern without
+	// "/..." names that package alone.
+	direct bool
 }
 
 var rules = []rule{
 	{[]string{"actors/..."}, []string{"transport/...", "cmd/...", "bench/..."},
-		"the engine speaks no HTTP: the transport calls it and hands it an encoder, never the reverse", false},
+		"the engine speaks no HTTP: the transport calls it and hands it an encoder, never the reverse", false, false},
 	{[]string{"storage/..."}, []string{"actors/...", "transport/...", "webhook/...", "cmd/...", "bench/..."},
-		"storage is the foundation: the model, its encodings and the store know nothing of who uses them", false},
+		"storage is the foundation: the model, its encodings and the store know nothing of who uses them", false, false},
 	{[]string{"webhook/..."}, []string{"actors/...", "transport/...", "cmd/...", "bench/..."},
-		"the outbound senders are told what to send; they do not reach into the engine or the front end", false},
+		"the outbound senders are told what to send; they do not reach into the engine or the front end", false, false},
 	{[]string{"transport/..."}, []string{"cmd/...", "bench/..."},
-		"the front end is wired by cmd, not the other way round", false},
+		"the front end is wired by cmd, not the other way round", false, false},
 	{[]string{"bench/..."}, []string{"actors/...", "storage/...", "transport/...", "webhook/...", "cmd/..."},
-		"the load tools measure slotd from outside, as a harness would", false},
+		"the load tools measure slotd from outside, as a harness would", false, false},
 	{pure, impure,
-		"pure packages do no I/O and start no goroutines: no actors, HTTP, database or metrics", true},
+		"pure packages do no I/O and start no goroutines: no actors, HTTP, database or metrics", true, false},
+	{[]string{"transport/..."}, []string{"storage", "actors/courier"},
+		"the front end reads the store's tables only through the engine's door (actors/directory), whose reads sync before they answer: nothing a crash could undo is shown", false, true},
 }
 
 type pkg struct {
 	ImportPath   string
+	Imports      []string
 	Deps         []string
 	TestImports  []string
 	XTestImports []string
@@ -93,6 +100,14 @@ func TestLayering(t *testing.T) {
 			if !matchAny(rel, r.pkgs) {
 				continue
 			}
+			if r.direct {
+				for _, d := range p.Imports {
+					if matchAny(relative(d), r.forbid) {
+						t.Errorf("%s imports %s: %s", rel, d, r.why)
+					}
+				}
+				continue
+			}
 			deps := withTests
 			if r.build {
 				deps = p.Deps
@@ -116,7 +131,7 @@ func listPackages(t *testing.T) []pkg {
 			t.Fatalf("the go tool is needed to check the layering: %v", err)
 		}
 	}
-	cmd := exec.Command(goTool, "list", "-e", "-json=ImportPath,Deps,TestImports,XTestImports,Error", module+"/...")
+	cmd := exec.Command(goTool, "list", "-e", "-json=ImportPath,Imports,Deps,TestImports,XTestImports,Error", module+"/...")
 	cmd.Dir = "../.."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -151,7 +151,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	// owns its metrics and hands them over as a collector.
 	reg := prometheus.NewRegistry()
 	srv := transport.New(transport.Config{
-		Dir: dir, Store: store, Clock: c.clock, Cursors: cursor.New(secret), Log: log,
+		Dir: dir, Clock: c.clock, Cursors: cursor.New(secret), Log: log,
 		AdminToken: c.AdminToken, Disabled: disabled(c.DisableModules),
 		Webhooks:              hooks,
 		WebhooksAllowInsecure: c.WebhooksAllowInsecure,
