@@ -29,6 +29,11 @@ const (
 	// those businesses and their timers without loading every business.
 	// The byte is 'p' because payments were the first such work.
 	OutboxTimed byte = 'p'
+	// OutboxMailRetry holds the retry state of an e-mail whose send
+	// failed, under the mail row's id: its attempt count and when it is
+	// next due (webhook/mail), so a restart keeps the backoff instead of
+	// trying every failing message at once. Deleted with the mail row.
+	OutboxMailRetry byte = 'r'
 )
 
 const outboxPfxLen = 1 + 16 + 1

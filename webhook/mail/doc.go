@@ -18,8 +18,9 @@
 //     serve flags.
 //   - A Drainer walks the outbox, sends every row and deletes it only after
 //     the send succeeded, so delivery is at least once across restarts. A
-//     failing message backs off on its own (1 s, 2 s, 4 s … 5 min) while the
-//     others go out; a row that cannot be rendered is logged (its id and the reason, not its
+//     failing message backs off on its own (1 s, 2 s, 4 s … 5 min, the
+//     count and next try kept beside its row, across restarts too) while
+//     the others go out; a row that cannot be rendered is logged (its id and the reason, not its
 //     content) and deleted instead of being retried forever.
 //
 // Locales: the strings of a message come from a small table keyed by locale

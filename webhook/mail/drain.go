@@ -2,6 +2,7 @@ package mail
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -23,8 +24,22 @@ type Outbox interface {
 	// deleted). The Drainer reads a row only once it knows the row is
 	// durable: listed, or handed over by its writer after the sync.
 	Row(k OutboxKey) ([]byte, bool, error)
-	// Done deletes rows for good, all of them or (on an error) none.
+	// Done deletes rows for good (and their retry state), all of them or
+	// (on an error) none.
 	Done(keys []OutboxKey) error
+	// Retry keeps the retry states of rows whose send failed, all in one
+	// write.
+	Retry(rs []RetryState) error
+	// Retries calls fn with every kept retry state.
+	Retries(fn func(RetryState) error) error
+}
+
+// RetryState is a failed row's consecutive failures and when it is next
+// due.
+type RetryState struct {
+	Key      OutboxKey
+	Attempts int
+	Next     time.Time
 }
 
 // OutboxKey names one outbox row.
@@ -77,11 +92,53 @@ func (o StoreOutbox) Done(keys []OutboxKey) error {
 		b := o.S.NewBatch()
 		for _, k := range keys[:n] {
 			b.DeleteOutbox(k.Biz, storage.OutboxMail, k.ID)
+			b.DeleteOutbox(k.Biz, storage.OutboxMailRetry, k.ID)
 		}
 		errs = append(errs, b.Commit())
 		keys = keys[n:]
 	}
 	return errors.Join(errs...)
+}
+
+// Retry writes retry states, each as the attempts and then the due time
+// in Unix milliseconds, both uvarints; in cluster mode a batch per
+// business, as Done does.
+func (o StoreOutbox) Retry(rs []RetryState) error {
+	var errs []error
+	for len(rs) > 0 {
+		n := len(rs)
+		if o.S.Replicated() {
+			n = 1
+			for n < len(rs) && rs[n].Key.Biz == rs[0].Key.Biz {
+				n++
+			}
+		}
+		b := o.S.NewBatch()
+		for _, r := range rs[:n] {
+			v := binary.AppendUvarint(nil, uint64(r.Attempts))
+			v = binary.AppendUvarint(v, uint64(max(r.Next.UnixMilli(), 0)))
+			b.PutOutbox(r.Key.Biz, storage.OutboxMailRetry, r.Key.ID, v)
+		}
+		errs = append(errs, b.Commit())
+		rs = rs[n:]
+	}
+	return errors.Join(errs...)
+}
+
+// Retries lists the kept retry states; a damaged one is skipped (its row
+// is then tried at once, as before retries were kept).
+func (o StoreOutbox) Retries(fn func(RetryState) error) error {
+	return o.S.Outbox(storage.OutboxMailRetry, func(biz [16]byte, id string, v []byte) error {
+		attempts, n := binary.Uvarint(v)
+		if n <= 0 {
+			return nil
+		}
+		ms, m := binary.Uvarint(v[n:])
+		if m <= 0 {
+			return nil
+		}
+		return fn(RetryState{Key: OutboxKey{Biz: biz, ID: id}, Attempts: int(attempts), Next: time.UnixMilli(int64(ms)).UTC()})
+	})
 }
 
 // DefaultPoll is how often an idle Drainer walks the outbox without being
@@ -129,9 +186,11 @@ func DefaultBackoff(attempt int) time.Duration {
 // that was walked and handed over, or handed over twice, is sent once
 // (only the Drainer deletes mail rows).
 //
-// Retry counts live in memory: after a restart every pending row is tried
-// at once. A failure is never final; a message keeps being retried, at
-// most every 5 minutes with DefaultBackoff, until it is sent.
+// A failed message's attempt count and next due time are kept in the
+// outbox beside its row (Outbox.Retry), so that a restart waits out its
+// backoff instead of trying every failing message at once. A failure is
+// never final; a message keeps being retried, at most every 5 minutes
+// with DefaultBackoff, until it is sent.
 //
 // Set the fields, then call Run once; Kick and Queue may be called from
 // any goroutine at any time, before Run too.
@@ -166,6 +225,7 @@ type Drainer struct {
 	// walkedSent holds the rows a walk found that were sent and deleted
 	// since that walk began: their writer may hand them over still.
 	walkedSent map[OutboxKey]bool
+	retries    []RetryState // failures of this pass, to keep
 }
 
 type rowState struct {
@@ -343,6 +403,21 @@ func (d *Drainer) add(k OutboxKey) *rowState {
 // and the walk did not see are gone (deleted by a Done whose error was a
 // lie): they are forgotten.
 func (d *Drainer) list() (more bool, err error) {
+	// The retry states kept by an earlier run (or this one): a row that
+	// failed keeps its count and waits out its backoff after a restart.
+	type retry struct {
+		attempts int
+		next     time.Time
+	}
+	retries := map[OutboxKey]retry{}
+	err = d.Outbox.Retries(func(r RetryState) error {
+		retries[r.Key] = retry{r.Attempts, r.Next}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	now := d.now()
 	seen := make(map[OutboxKey]bool, len(d.state))
 	d.walkedSent = nil
 	added := 0
@@ -355,8 +430,17 @@ func (d *Drainer) list() (more bool, err error) {
 		if added == maxListed {
 			return errListFull
 		}
-		d.add(k).walked = true
 		added++
+		r, failed := retries[k]
+		if !failed || !now.Before(r.next) {
+			st := d.add(k)
+			st.walked, st.attempts = true, r.attempts
+			return nil
+		}
+		d.state[k] = &rowState{walked: true, attempts: r.attempts, next: r.next}
+		if d.retry.IsZero() || r.next.Before(d.retry) {
+			d.retry = r.next
+		}
 		return nil
 	})
 	if errors.Is(err, errListFull) {
@@ -409,7 +493,7 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 		row, ok, err := d.Outbox.Row(k)
 		switch {
 		case err != nil:
-			d.fail(d.rowLog(k), st, "mail: cannot read an outbox row", err)
+			d.fail(k, d.rowLog(k), st, "mail: cannot read an outbox row", err)
 			continue
 		case !ok:
 			delete(d.state, k)
@@ -432,7 +516,7 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 			d.Metrics.countDropped()
 			st.settled, st.attempts = true, 0
 		case err != nil:
-			d.fail(d.rowLog(p.key), st, "mail: cannot render", err)
+			d.fail(p.key, d.rowLog(p.key), st, "mail: cannot render", err)
 		default:
 			if m.Date.IsZero() {
 				m.Date = d.now()
@@ -454,10 +538,11 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 		default:
 			cause := FailureCause(err)
 			d.Metrics.countFailed(cause)
-			d.fail(d.rowLog(key).With(causeAttrs(cause, err)...), st, "mail: send failed", err)
+			d.fail(key, d.rowLog(key).With(causeAttrs(cause, err)...), st, "mail: send failed", err)
 		}
 	}
 	d.deleteSettled(ctx, due, states)
+	d.keepRetries()
 	return nil
 }
 
@@ -495,7 +580,7 @@ func (d *Drainer) deleteSettled(ctx context.Context, due []pending, states []*ro
 		}
 		for i, st := range states {
 			if st.settled {
-				d.fail(d.rowLog(due[i].key), st, "mail: cannot delete a delivered outbox row", err)
+				d.fail(due[i].key, d.rowLog(due[i].key), st, "mail: cannot delete a delivered outbox row", err)
 			}
 		}
 		return
@@ -516,8 +601,11 @@ func (d *Drainer) rowLog(k OutboxKey) *slog.Logger {
 }
 
 // fail puts a row back after a failure, to be tried again after its
-// backoff.
-func (d *Drainer) fail(log *slog.Logger, st *rowState, msg string, err error) {
+// backoff. The retry state of a message not yet sent is kept in the
+// outbox too, so that a restart waits out the backoff rather than trying
+// every failing message at once (best effort: if it cannot be kept, the
+// row is only tried sooner).
+func (d *Drainer) fail(k OutboxKey, log *slog.Logger, st *rowState, msg string, err error) {
 	st.attempts++
 	wait := d.backoff(st.attempts)
 	st.next = d.now().Add(wait)
@@ -525,6 +613,20 @@ func (d *Drainer) fail(log *slog.Logger, st *rowState, msg string, err error) {
 		d.retry = st.next
 	}
 	log.Warn(msg, "err", err, "attempt", st.attempts, "retry_in", wait)
+	if !st.settled {
+		d.retries = append(d.retries, RetryState{Key: k, Attempts: st.attempts, Next: st.next})
+	}
+}
+
+// keepRetries writes the retry states of the pass's failures in one go.
+func (d *Drainer) keepRetries() {
+	if len(d.retries) == 0 {
+		return
+	}
+	if err := d.Outbox.Retry(d.retries); err != nil {
+		d.log().Warn("mail: cannot keep the retry state of failed messages; they are tried sooner after a restart", "err", err, "rows", len(d.retries))
+	}
+	d.retries = d.retries[:0]
 }
 
 func (d *Drainer) backoff(attempt int) time.Duration {

@@ -31,6 +31,7 @@ type fakeOutbox struct {
 	lists     int            // List calls
 	rowErrs   int            // Row fails this many more times
 	reads     int            // Row calls
+	retries   map[OutboxKey]RetryState
 	doneErrs  map[string]int // Done of id fails this many more times
 	dones     []string
 }
@@ -92,6 +93,35 @@ func (o *fakeOutbox) Row(k OutboxKey) ([]byte, bool, error) {
 	return bytes.Clone(row), ok, nil
 }
 
+func (o *fakeOutbox) Retry(rs []RetryState) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.retries == nil {
+		o.retries = map[OutboxKey]RetryState{}
+	}
+	for _, r := range rs {
+		if _, ok := o.rows[r.Key]; ok {
+			o.retries[r.Key] = r
+		}
+	}
+	return nil
+}
+
+func (o *fakeOutbox) Retries(fn func(RetryState) error) error {
+	o.mu.Lock()
+	rs := make([]RetryState, 0, len(o.retries))
+	for _, r := range o.retries {
+		rs = append(rs, r)
+	}
+	o.mu.Unlock()
+	for _, r := range rs {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Done deletes keys, or none of them when one of them is set to fail.
 func (o *fakeOutbox) Done(keys []OutboxKey) error {
 	o.mu.Lock()
@@ -105,6 +135,7 @@ func (o *fakeOutbox) Done(keys []OutboxKey) error {
 	o.doneCalls++
 	for _, k := range keys {
 		delete(o.rows, k)
+		delete(o.retries, k)
 		o.dones = append(o.dones, k.ID)
 	}
 	return nil
@@ -345,6 +376,9 @@ func TestDrainerRetriesWithBackoffWithoutBlockingOthers(t *testing.T) {
 	})
 }
 
+// A restart sends only what was left, and a failing message keeps its
+// attempt count and waits out its backoff (kept in the outbox), instead
+// of being tried at once.
 func TestDrainerSurvivesRestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ob := newFakeOutbox()
@@ -355,15 +389,28 @@ func TestDrainerSurvivesRestart(t *testing.T) {
 		first.fails["01B"] = 1000
 		h := startDrainer(t, ob, first)
 		assert.Equal(t, time.Second, h.idle())
+		h.advance(time.Second)
+		assert.Equal(t, 2*time.Second, h.idle(), "second failure")
 		h.shutdown()
 		assert.Equal(t, []string{"01A", "01C"}, first.sentIDs())
 		assert.Equal(t, []string{"01B"}, ob.ids())
 
 		second := newFakeSender()
-		h = startDrainer(t, ob, second)
+		second.fails["01B"] = 1
+		var attempts []int
+		h = startDrainer(t, ob, second, func(d *Drainer) {
+			d.Backoff = func(n int) time.Duration { attempts = append(attempts, n); return DefaultBackoff(n) }
+		})
+		assert.Equal(t, 2*time.Second, h.idle(), "the backoff of before the restart")
+		assert.Zero(t, second.attemptsOf("01B"))
+		h.advance(2 * time.Second)
+		assert.Equal(t, 4*time.Second, h.idle(), "the third failure in a row")
+		assert.Equal(t, []int{3}, attempts)
+		h.advance(4 * time.Second)
 		assert.Equal(t, testPoll, h.idle())
 		assert.Equal(t, []string{"01B"}, second.sentIDs(), "only what was left")
 		assert.Empty(t, ob.ids())
+		assert.Empty(t, ob.retries, "the retry state goes with its row")
 	})
 }
 
@@ -544,6 +591,21 @@ func TestStoreOutbox(t *testing.T) {
 		events := 0
 		require.NoError(t, st.Outbox(otherKind, func([16]byte, string, []byte) error { events++; return nil }))
 		assert.Equal(t, 1, events, "event rows are not touched")
+
+		// Retry states round-trip, and go with their rows.
+		b = st.NewBatch()
+		b.PutOutbox(biz, storage.OutboxMail, "01C", mailRow("01C"))
+		require.NoError(t, b.Commit())
+		k := OutboxKey{Biz: biz, ID: "01C"}
+		due := time.UnixMilli(1_800_000_000_123).UTC()
+		require.NoError(t, ob.Retry([]RetryState{{Key: k, Attempts: 7, Next: due}}))
+		var kept []RetryState
+		require.NoError(t, ob.Retries(func(r RetryState) error { kept = append(kept, r); return nil }))
+		assert.Equal(t, []RetryState{{Key: k, Attempts: 7, Next: due}}, kept)
+		require.NoError(t, ob.Done([]OutboxKey{k}))
+		kept = nil
+		require.NoError(t, ob.Retries(func(r RetryState) error { kept = append(kept, r); return nil }))
+		assert.Empty(t, kept)
 
 		// The store reopens with DATA/outbox inside its directory.
 		require.NoError(t, st.Close())
