@@ -27,10 +27,10 @@ type fakeOutbox struct {
 	mu        sync.Mutex
 	rows      map[OutboxKey][]byte
 	doneCalls int
-	listErrs  int            // List fails this many more times
-	lists     int            // List calls
-	rowErrs   int            // Row fails this many more times
-	reads     int            // Row calls
+	listErrs  int // List fails this many more times
+	lists     int // List calls
+	rowErrs   int // Row fails this many more times
+	reads     int // Row calls
 	retries   map[OutboxKey]RetryState
 	doneErrs  map[string]int // Done of id fails this many more times
 	dones     []string
