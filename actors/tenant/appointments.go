@@ -10,9 +10,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/actors/sorted"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
-	"github.com/slotd/slotd/storage/sorted"
 )
 
 // book is the booking side of a State: customers, appointments, the occupancy index

@@ -28,8 +28,8 @@ var layers = []string{"cmd", "actors", "storage", "transport", "webhook", "bench
 // no actor system, HTTP stack, database or metrics library, so that they
 // are deterministic, cheap to test and usable from any layer.
 var pure = []string{
-	"actors/calendar", "actors/interval", "actors/tenant",
-	"storage/catalog", "storage/clock", "storage/problem", "storage/record", "storage/sorted",
+	"actors/calendar", "actors/interval", "actors/sorted", "actors/tenant",
+	"storage/catalog", "storage/clock", "storage/problem", "storage/record",
 	"transport/cursor", "transport/input", "transport/wire", "transport/world",
 	"webhook", "webhook/retry",
 }
