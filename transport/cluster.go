@@ -108,6 +108,8 @@ func (s *Server) routes(l handover.Listener) fasthttp.RequestHandler {
 		return pub
 	case handover.Admin:
 		return adm
+	case handover.Engine:
+		return s.enginePut
 	}
 	return nil
 }

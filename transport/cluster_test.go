@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -202,4 +203,40 @@ func FuzzHandOverListener(f *testing.F) {
 			t.Fatalf("%d: %s", c.Response.StatusCode(), c.Response.Body())
 		}
 	})
+}
+
+// A world loaded on one node puts each business on its node through the
+// engine: the owner's directory, by the road's engine call, not an admin
+// request.
+func TestWorldPutOnTheOwner(t *testing.T) {
+	front, owner, _ := twoNodes(t)
+	data, err := os.ReadFile("../cmd/slotd/testdata/world.json")
+	require.NoError(t, err)
+	rs, err := front.PutWorldClustered(context.Background(), data)
+	require.NoError(t, err)
+	require.NotEmpty(t, rs)
+	for _, r := range rs {
+		require.Equal(t, r.ID != bizID, r.Created, "%+v (the test business exists already)", rs)
+		require.True(t, r.Changed)
+		h, ok := owner.Dir.Loaded(r.ID)
+		require.True(t, ok, "on the owner")
+		require.NotNil(t, h.State())
+		if r.ID != bizID { // every test server has that one
+			_, ok = front.Dir.Loaded(r.ID)
+			require.False(t, ok, "not on the front")
+		}
+	}
+	forwarded, _ := front.HandOver.Counts()
+	require.Equal(t, uint64(len(rs)), forwarded)
+
+	// Again: nothing changes, and the engine call is refused on a node
+	// the business moved away from.
+	rs, err = front.PutWorldClustered(context.Background(), data)
+	require.NoError(t, err)
+	require.False(t, rs[0].Changed)
+	owner.Cluster = &fakeCluster{local: false}
+	_, err = front.PutWorldClustered(context.Background(), data)
+	var pe *PutError
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, 503, pe.Status)
 }

@@ -7,19 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/world"
 )
 
 // A world load in cluster mode: the whole file is checked here, as on a
-// single node, and then each business is put on its own node by handing
-// that node the admin put of the business (PUT /admin/v1/businesses/{id}
-// with the business's object from the file). A load was never atomic
+// single node, and then each business is put on its own node through the
+// engine: here by the directory, elsewhere by the hand-over road's engine
+// call (PUT /slotd/businesses/{id} on the owner's hand-over listener, with
+// the business's object from the file), which puts it with the owner's
+// directory. A load was never atomic
 // across businesses; in cluster mode the businesses of a file are also
 // put independently, so a key moved from one business of the file to
 // another is refused (move it in two loads).
@@ -49,7 +54,7 @@ func (s *Server) PutWorldClustered(ctx context.Context, data []byte) ([]director
 	}
 	out := make([]directory.PutResult, 0, len(specs))
 	for i := range specs {
-		r, err := s.putOn(ctx, specs[i].Business.ID, doc.Businesses[i])
+		r, err := s.putOn(ctx, specs[i], doc.Businesses[i])
 		if err != nil {
 			return out, err
 		}
@@ -84,33 +89,35 @@ func (s *Server) adminWorldClustered(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, 200, append(b, `]}`...))
 }
 
-// putOn puts business id, whose world object is raw, on its node.
-func (s *Server) putOn(ctx context.Context, id uuid.UUID, raw []byte) (directory.PutResult, error) {
-	var req fasthttp.Request
-	req.Header.SetMethod(fasthttp.MethodPut)
-	req.SetRequestURI("/admin/v1/businesses/" + id.String())
-	req.Header.SetHost("slotd")
-	req.Header.SetContentType("application/json")
-	if s.AdminToken != "" {
-		req.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+s.AdminToken)
-	}
-	req.SetBody(raw)
-	var resp fasthttp.Response
-	local := s.Cluster.Local(id)
-	if !local {
-		var err error
-		r := handover.Request{Listener: handover.Admin, Client: net.IPv4(127, 0, 0, 1)}
-		if local, err = s.HandOver.Forward(ctx, id, r, &req, &resp); err != nil {
+// putOn puts spec, whose world object is raw, on its business's node.
+func (s *Server) putOn(ctx context.Context, spec catalog.Spec, raw []byte) (directory.PutResult, error) {
+	id := spec.Business.ID
+	if !s.Cluster.Local(id) {
+		var req fasthttp.Request
+		var resp fasthttp.Response
+		req.Header.SetMethod(fasthttp.MethodPut)
+		req.SetRequestURI(enginePutPath + id.String())
+		req.Header.SetHost("slotd")
+		req.Header.SetContentType("application/json")
+		req.SetBody(raw)
+		r := handover.Request{Listener: handover.Engine, Client: net.IPv4(127, 0, 0, 1)}
+		local, err := s.HandOver.Forward(ctx, id, r, &req, &resp)
+		if err != nil {
 			return directory.PutResult{}, err
 		}
+		if !local {
+			return putAnswer(id, &resp)
+		}
 	}
-	if local {
-		var rc fasthttp.RequestCtx
-		rc.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}, nil)
-		_, admin := s.routers()
-		admin(&rc)
-		rc.Response.CopyTo(&resp)
+	rs, err := PutWorld(ctx, s.Dir, []catalog.Spec{spec}, s.Clock.Now(), s.Log)
+	if err != nil {
+		return directory.PutResult{}, err
 	}
+	return rs[0], nil
+}
+
+// putAnswer reads the owner's answer to an engine put.
+func putAnswer(id uuid.UUID, resp *fasthttp.Response) (directory.PutResult, error) {
 	if sc := resp.StatusCode(); sc != 200 && sc != 201 {
 		return directory.PutResult{}, &PutError{ID: id, Status: sc, Body: append([]byte(nil), resp.Body()...)}
 	}
@@ -123,4 +130,37 @@ func (s *Server) putOn(ctx context.Context, id uuid.UUID, raw []byte) (directory
 		return directory.PutResult{}, err
 	}
 	return directory.PutResult{ID: r.ID, Created: r.Created, Changed: r.Changed}, nil
+}
+
+// enginePutPath is the engine call that puts a business on its node.
+const enginePutPath = "/slotd/businesses/"
+
+// enginePut serves the engine call of another node's world load: the
+// business's world object, put with this node's directory.
+func (s *Server) enginePut(ctx *fasthttp.RequestCtx) {
+	id, err := uuid.Parse(strings.TrimPrefix(string(ctx.Path()), enginePutPath))
+	if err != nil || !ctx.IsPut() {
+		writeError(ctx, errAdminNotFound)
+		return
+	}
+	spec, err := world.ParseBusiness(ctx.PostBody())
+	if err != nil {
+		s.fail(ctx, worldProblem(err))
+		return
+	}
+	if spec.Business.ID != id {
+		writeError(ctx, problem.FieldError("id", problem.Invalid, "The body's id must match the id in the path."))
+		return
+	}
+	if !s.Cluster.Local(id) { // it moved on while the call travelled
+		writeError(ctx, errMoving)
+		return
+	}
+	s.putSpecs(ctx, []catalog.Spec{spec}, func(rs []directory.PutResult) (int, []byte) {
+		status := 200
+		if rs[0].Created {
+			status = 201
+		}
+		return status, appendPutResult(nil, rs[0])
+	})
 }

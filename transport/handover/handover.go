@@ -54,10 +54,13 @@ type Owners interface {
 // on: its routes are the ones the owner serves it with.
 type Listener string
 
-// The listeners.
+// The listeners. Engine is none of the receiving node's: it carries the
+// cluster's own calls of a business's engine on its node (a world file's
+// business put where it lives), never a client's request.
 const (
 	Public Listener = "public"
 	Admin  Listener = "admin"
+	Engine Listener = "engine"
 )
 
 // The headers of a handed-over request. The hand-over listener takes them
