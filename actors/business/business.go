@@ -27,6 +27,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/storage/record"
 )
 
 // KeyIndex is the server-wide map from key hash to business. The actor
@@ -44,6 +45,9 @@ type KeyIndex interface {
 type MailRow struct {
 	ID  string
 	Row []byte
+	// Decoded is the row as the write built it, before Row encoded it;
+	// nil for a row read back from the store.
+	Decoded *record.MailRow
 }
 
 // Env is what a business actor needs from the rest of the server.

@@ -52,13 +52,14 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record
 		}
 	}
 	for i := range ch.Mails {
-		row, err := record.EncodeMailRow(mailRow(st, ch, &ch.Mails[i]))
+		mr := mailRow(st, ch, &ch.Mails[i])
+		row, err := record.EncodeMailRow(mr)
 		if err != nil {
 			return nil, nil, err
 		}
 		b.PutOutbox(st.Business.ID, storage.OutboxMail, ch.Mails[i].ID, row)
 		if a.env.MailQueued != nil {
-			mails = append(mails, MailRow{ID: ch.Mails[i].ID, Row: row})
+			mails = append(mails, MailRow{ID: ch.Mails[i].ID, Row: row, Decoded: mr})
 		}
 	}
 	for _, id := range ch.Removed {

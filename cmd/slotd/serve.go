@@ -540,7 +540,7 @@ func queueMail(m *mail.Drainer) func(biz uuid.UUID, rows []business.MailRow) {
 	return func(biz uuid.UUID, rows []business.MailRow) {
 		q := make([]mail.Queued, len(rows))
 		for i, r := range rows {
-			q[i] = mail.Queued{Key: mail.OutboxKey{Biz: biz, ID: r.ID}, Row: r.Row}
+			q[i] = mail.Queued{Key: mail.OutboxKey{Biz: biz, ID: r.ID}, Row: r.Row, Decoded: r.Decoded}
 		}
 		m.Queue(q...)
 	}

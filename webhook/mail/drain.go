@@ -12,6 +12,7 @@ import (
 
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/storage/record"
 )
 
 // Outbox is what the Drainer needs from the outbox table.
@@ -54,6 +55,9 @@ type OutboxKey struct {
 type Queued struct {
 	Key OutboxKey
 	Row []byte
+	// Decoded, when set, is the row as its writer built it (Row encodes
+	// it): the first try renders it without decoding Row.
+	Decoded *record.MailRow
 }
 
 // StoreOutbox is the Outbox of the mail rows of a storage.Store.
@@ -234,11 +238,13 @@ type rowState struct {
 	settled  bool      // sent (or dropped); only the deletion is left
 	walked   bool      // found by a walk, not handed over
 	row      []byte    // as handed over, for the first try; nil: read it
+	decoded  *record.MailRow
 }
 
 type pending struct {
-	key OutboxKey
-	row []byte
+	key     OutboxKey
+	row     []byte
+	decoded *record.MailRow // nil: render row
 }
 
 var errListFull = errors.New("walk full")
@@ -350,7 +356,7 @@ func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
 			continue
 		}
 		if st := d.add(q.Key); st != nil {
-			st.row = q.Row
+			st.row, st.decoded = q.Row, q.Decoded
 		}
 	}
 	more := false
@@ -486,8 +492,8 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 	for _, k := range keys {
 		st := d.state[k]
 		if st.row != nil {
-			due, states = append(due, pending{k, st.row}), append(states, st)
-			st.row = nil // a retry reads it again: failing rows cost no memory
+			due, states = append(due, pending{k, st.row, st.decoded}), append(states, st)
+			st.row, st.decoded = nil, nil // a retry reads it again: failing rows cost no memory
 			continue
 		}
 		row, ok, err := d.Outbox.Row(k)
@@ -499,7 +505,7 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 			delete(d.state, k)
 			continue
 		}
-		due, states = append(due, pending{k, row}), append(states, st)
+		due, states = append(due, pending{key: k, row: row}), append(states, st)
 	}
 	var msgs []Message
 	var sent []int // index in due of each of msgs
@@ -508,7 +514,7 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 		if st.settled {
 			continue
 		}
-		m, err := Render(p.row, d.From)
+		m, err := p.render(d.From)
 		switch {
 		case errors.Is(err, ErrBadRow):
 			// The row is not logged: it holds a customer's address and name.
@@ -544,6 +550,14 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 	d.deleteSettled(ctx, due, states)
 	d.keepRetries()
 	return nil
+}
+
+// render renders the row, from what its writer built when it is at hand.
+func (p *pending) render(from string) (Message, error) {
+	if p.decoded != nil {
+		return RenderRow(p.decoded, from)
+	}
+	return Render(p.row, from)
 }
 
 // send hands msgs to the Sender and returns an error per message.

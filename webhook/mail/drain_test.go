@@ -676,6 +676,9 @@ func TestDrainerQueueSendsWithoutWalking(t *testing.T) {
 			if i > 0 {
 				q.Row = mailRow(id)
 			}
+			if i == 2 { // as the business actor hands it over: built, and encoded
+				q.Decoded = testMailRow(id, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed))
+			}
 			rows = append(rows, q)
 		}
 		h.d.Queue(rows[:2]...)

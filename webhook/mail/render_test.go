@@ -663,3 +663,30 @@ func BenchmarkMboxEntry(b *testing.B) {
 		appendMboxrd(&buf, m)
 	}
 }
+
+// TestRenderRowIsRenderOfItsBytes: the message of a row as its writer
+// built it is the message of the row as stored, for every kind and a
+// business with a name to clean, whether a first try renders the one or a
+// retry the other.
+func TestRenderRowIsRenderOfItsBytes(t *testing.T) {
+	messy := bizInfo{name: "  Salon\tAnna  & Co ", tz: "America/New_York"}
+	for _, kind := range []string{catalog.MailConfirmation, catalog.MailStatus, "some_new_kind"} {
+		for _, status := range []catalog.Status{catalog.Confirmed, catalog.PendingPayment, catalog.Cancelled} {
+			for _, b := range []bizInfo{salon, messy} {
+				r := testMailRow(testID, kind, b, testAppointment(status))
+				r.At = r.At.Add(123456789 * time.Nanosecond) // finer than the stored form
+				row, err := record.EncodeMailRow(r)
+				require.NoError(t, err)
+				before := *r
+				fromRow, err := RenderRow(r, "Bookings <bookings@slotd.example>")
+				require.NoError(t, err)
+				require.Equal(t, before, *r, "RenderRow leaves its row alone")
+				fromBytes, err := Render(row, "Bookings <bookings@slotd.example>")
+				require.NoError(t, err)
+				require.Equal(t, string(fromBytes.Bytes()), string(fromRow.Bytes()), "%s %s %q", kind, status, b.name)
+			}
+		}
+	}
+	_, err := RenderRow(&record.MailRow{ID: "bad id", Kind: catalog.MailConfirmation}, "")
+	require.ErrorIs(t, err, ErrBadRow)
+}
