@@ -114,6 +114,7 @@ func TestMetricsEndToEnd(t *testing.T) {
 	want("slotd_webhook_deliveries_open", 0)
 	want("slotd_mail_sends_total", 1, "outcome", "sent")
 	want("slotd_mail_outbox_backlog", 0)
+	want("slotd_mail_outbox_oldest_age_seconds", 0)
 	want("slotd_journal_commits_total", 1)
 	want("slotd_journal_wal_syncs_total", 1)
 	want("slotd_journal_commit_duration_seconds", 1)

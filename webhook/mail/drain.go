@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
@@ -230,6 +232,7 @@ type Drainer struct {
 	// since that walk began: their writer may hand them over still.
 	walkedSent map[OutboxKey]bool
 	retries    []RetryState // failures of this pass, to keep
+	measured   time.Time    // when the oldest row's age was last measured
 }
 
 type rowState struct {
@@ -377,6 +380,7 @@ func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
 		return 0, err
 	}
 	d.Metrics.backlogIs(len(d.state))
+	d.measureOldest()
 	if ctx.Err() != nil || more || len(d.ready) > 0 {
 		if more {
 			d.mu.Lock()
@@ -390,6 +394,35 @@ func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
 		wait = min(wait, d.retry.Sub(d.now()))
 	}
 	return max(wait, 0), nil
+}
+
+// measureOldest sets the age of the oldest row the Drainer knows of, by
+// the time in its ULID id, at most once a second: it looks at every row,
+// and a backlog can be long.
+func (d *Drainer) measureOldest() {
+	if d.Metrics == nil {
+		return
+	}
+	now := d.now()
+	if !d.measured.IsZero() && now.Sub(d.measured) < time.Second && len(d.state) > 0 {
+		return
+	}
+	d.measured = now
+	var oldest uint64
+	for k := range d.state {
+		id, err := ulid.ParseStrict(k.ID)
+		if err != nil {
+			continue // not a ULID: no time to tell
+		}
+		if t := id.Time(); oldest == 0 || t < oldest {
+			oldest = t
+		}
+	}
+	if oldest == 0 {
+		d.Metrics.oldestIs(0)
+		return
+	}
+	d.Metrics.oldestIs(now.Sub(time.UnixMilli(int64(oldest))))
 }
 
 // add takes in a row the Drainer has not met, ready to be tried, and

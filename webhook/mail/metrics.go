@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -18,6 +19,7 @@ import (
 // *Metrics counts nothing.
 type Metrics struct {
 	backlog  prometheus.Gauge
+	oldest   prometheus.Gauge
 	sends    *prometheus.CounterVec
 	failures *prometheus.CounterVec
 
@@ -44,6 +46,10 @@ func NewMetrics() *Metrics {
 			Name: "slotd_mail_outbox_backlog",
 			Help: "E-mails in the outbox that the drainer knows of and has not yet sent (or whose row it has not yet deleted), as of its last pass.",
 		}),
+		oldest: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "slotd_mail_outbox_oldest_age_seconds",
+			Help: "How long the oldest e-mail the mailer knows of and has not sent has waited, by the time in its id, as of its last look (at most once a second); 0 when none waits.",
+		}),
 		sends: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "slotd_mail_sends_total",
 			Help: "E-mail send attempts by outcome: sent, failed (retried with backoff), dropped (a row that cannot be rendered, logged and deleted).",
@@ -60,6 +66,7 @@ func NewMetrics() *Metrics {
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.backlog.Describe(ch)
+	m.oldest.Describe(ch)
 	m.sends.Describe(ch)
 	m.failures.Describe(ch)
 }
@@ -67,8 +74,15 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.backlog.Collect(ch)
+	m.oldest.Collect(ch)
 	m.sends.Collect(ch)
 	m.failures.Collect(ch)
+}
+
+func (m *Metrics) oldestIs(age time.Duration) {
+	if m != nil {
+		m.oldest.Set(max(age, 0).Seconds())
+	}
 }
 
 func (m *Metrics) backlogIs(rows int) {

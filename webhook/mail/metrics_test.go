@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/oklog/ulid/v2"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -98,4 +99,24 @@ func TestFailureCause(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, FailureCause(c.err), "%v", c.err)
 	}
+}
+
+// TestDrainerOldestAge: the gauge says how long the oldest unsent e-mail
+// has waited, by the time in its id, and 0 once none waits.
+func TestDrainerOldestAge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		id := ulid.MustNew(ulid.Timestamp(time.Now().Add(-90*time.Second)), ulid.DefaultEntropy()).String()
+		ob.put(1, id, mailRow(id))
+		ob.put(1, "not-a-ulid", mailRow("not-a-ulid"))
+		snd := newFakeSender()
+		snd.fails[id], snd.fails["not-a-ulid"] = 1, 1
+		m := NewMetrics()
+		h := startDrainer(t, ob, snd, func(d *Drainer) { d.Metrics = m })
+		assert.Equal(t, time.Second, h.idle())
+		assert.InDelta(t, 90, testutil.ToFloat64(m.oldest), 0.01)
+		h.advance(time.Second)
+		assert.Equal(t, testPoll, h.idle())
+		assert.Zero(t, testutil.ToFloat64(m.oldest), "none waits")
+	})
 }
