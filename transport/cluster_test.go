@@ -102,10 +102,21 @@ func TestHandOver(t *testing.T) {
 	direct := request(owner.Public(), "GET", "/api/v1/services", "sk_all")
 	require.Equal(t, string(direct.Response.Body()), string(ctx.Response.Body()))
 
+	// A client cannot speak for the front node: its own hand-over headers
+	// are replaced.
+	var c fasthttp.RequestCtx
+	c.Request.Header.SetMethod("GET")
+	c.Request.SetRequestURI("/api/v1/services")
+	c.Request.Header.Set("Authorization", "Bearer sk_all")
+	c.Request.Header.Set("X-Slotd-Too-Large", "1")
+	c.Request.Header.Set("X-Slotd-Handover", "admin")
+	front.Public()(&c)
+	require.Equal(t, 200, c.Response.StatusCode(), "%s", c.Response.Body())
+
 	// Unknown keys are refused on the front node: nothing to hand over.
 	ctx = request(front.Public(), "GET", "/api/v1/services", "sk_nobody")
 	require.Equal(t, 401, ctx.Response.StatusCode())
-	require.Equal(t, uint64(1), forwardedCount(front))
+	require.Equal(t, uint64(2), forwardedCount(front))
 }
 
 func TestHandOverKeepsTheBodyVerdict(t *testing.T) {

@@ -127,8 +127,11 @@ func (c *Node) Forward(ctx context.Context, biz uuid.UUID, r Request, req *fasth
 	out := fasthttp.AcquireRequest()
 	defer fasthttp.ReleaseRequest(out)
 	req.CopyTo(out)
+	// Whatever the client sent under these names is replaced: only this
+	// node says what it knows.
 	out.Header.Set(headerListener, string(r.Listener))
 	out.Header.Set(headerClient, r.Client.String())
+	out.Header.Del(headerTooLarge)
 	if r.TooLarge {
 		out.Header.Set(headerTooLarge, "1")
 	}
