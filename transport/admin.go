@@ -148,6 +148,12 @@ func (s *Server) adminPutBusiness(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, errAdminNotFound) // a path that is no business id names nothing to put
 		return
 	}
+	s.putBusiness(ctx, id)
+}
+
+// putBusiness puts business id from the world object in the body: the
+// admin API's put, and the engine call of another node's world load.
+func (s *Server) putBusiness(ctx *fasthttp.RequestCtx, id uuid.UUID) {
 	spec, err := world.ParseBusiness(ctx.PostBody())
 	if err != nil {
 		s.fail(ctx, worldProblem(err))

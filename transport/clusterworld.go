@@ -14,7 +14,6 @@ import (
 
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/world"
 )
@@ -143,24 +142,9 @@ func (s *Server) enginePut(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, errAdminNotFound)
 		return
 	}
-	spec, err := world.ParseBusiness(ctx.PostBody())
-	if err != nil {
-		s.fail(ctx, worldProblem(err))
-		return
-	}
-	if spec.Business.ID != id {
-		writeError(ctx, problem.FieldError("id", problem.Invalid, "The body's id must match the id in the path."))
-		return
-	}
 	if !s.Cluster.Local(id) { // it moved on while the call travelled
 		writeError(ctx, errMoving)
 		return
 	}
-	s.putSpecs(ctx, []catalog.Spec{spec}, func(rs []directory.PutResult) (int, []byte) {
-		status := 200
-		if rs[0].Created {
-			status = 201
-		}
-		return status, appendPutResult(nil, rs[0])
-	})
+	s.putBusiness(ctx, id)
 }
