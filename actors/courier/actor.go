@@ -22,8 +22,10 @@ type entry struct {
 	queued  bool
 	sending bool
 	// then is the next delivery of the same write, whose first attempt
-	// waits until this one's has ended.
-	then *entry
+	// waits until this one's has ended; behind marks such a delivery
+	// while it waits.
+	then   *entry
+	behind bool
 }
 
 // replay reports whether the delivery is a replay, which gets one attempt
@@ -94,7 +96,7 @@ func (c *courier) Receive(ctx actor.Context) {
 			e := &entry{d: d}
 			c.open[d.ID] = e
 			if last != nil {
-				last.then = e
+				last.then, e.behind = e, true
 			} else {
 				c.enqueue(e)
 			}
@@ -195,7 +197,9 @@ func (c *courier) configure(ep catalog.Endpoint) {
 		return
 	}
 	for _, e := range c.open {
-		if e.timer == nil && !e.queued && !e.sending {
+		// A delivery behind another of its write goes when that one's
+		// attempt ends, not now: the write's order holds.
+		if e.timer == nil && !e.queued && !e.sending && !e.behind {
 			c.enqueue(e)
 		}
 	}

@@ -182,3 +182,35 @@ func TestOneWritesDeliveriesGoInOrder(t *testing.T) {
 		require.Zero(t, r.openCount())
 	})
 }
+
+// TestOneWritesDeliveriesKeepTheirOrderAcrossASwitch: deliveries parked
+// while the endpoint was off go out, once it is back on, in their write's
+// order, one after another.
+func TestOneWritesDeliveriesKeepTheirOrderAcrossASwitch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, "", ok200)
+		off := r.ep
+		off.IsActive = false
+		r.tell(&Configure{Endpoint: off})
+		var ds []catalog.Delivery
+		for _, id := range []string{"evt_1", "evt_2", "evt_3"} {
+			ds = append(ds, r.logged(id))
+		}
+		r.tell(&Fresh{Deliveries: ds})
+		r.noSend()
+		gate := make(chan struct{})
+		r.send.gate = gate
+		r.tell(&Configure{Endpoint: r.ep})
+		require.Equal(t, "evt_1", r.awaitSend().req.ID)
+		r.noSend()
+		close(gate)
+		synctest.Wait()
+		r.send.mu.Lock()
+		var order []string
+		for _, x := range r.send.sent {
+			order = append(order, x.req.ID)
+		}
+		r.send.mu.Unlock()
+		require.Equal(t, []string{"evt_1", "evt_2", "evt_3"}, order)
+	})
+}

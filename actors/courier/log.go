@@ -104,7 +104,7 @@ func (c *courier) finish(m *sent) {
 	e.sending = false
 	if next := e.then; next != nil {
 		// Its turn: this attempt has ended, whatever its outcome.
-		e.then = nil
+		e.then, next.behind = nil, false
 		if c.open[next.d.ID] == next && !next.sending && !next.queued && next.timer == nil {
 			c.enqueue(next)
 		}
