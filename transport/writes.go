@@ -38,8 +38,7 @@ func idemKey(ctx *fasthttp.RequestCtx) (*business.IdemKey, *problem.Error) {
 	if utf8.RuneCount(k) > maxIdemKey {
 		return nil, problem.Fields(problem.Bound("Idempotency-Key", problem.TooLong, maxIdemKey, "Must be at most 255 characters."))
 	}
-	return &business.IdemKey{Key: string(k), Method: string(ctx.Method()), Path: string(ctx.Path()),
-		BodyHash: sha256.Sum256(ctx.PostBody())}, nil
+	return &business.IdemKey{Key: string(k), BodyHash: sha256.Sum256(ctx.PostBody())}, nil
 }
 
 // creating checks what every creating POST checks before its body, in this

@@ -64,9 +64,9 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		k, err := a.revoke(m)
 		respondNow(ctx, k, err)
 	case *Book:
-		a.idempotent(ctx, m.Idem, func() (*record.Change, *Answer, error) { return a.book(&m.In) })
+		a.idempotent(ctx, catalog.OpBook, m.Idem, func() (*record.Change, *Answer, error) { return a.book(&m.In) })
 	case *AddCustomer:
-		a.idempotent(ctx, m.Idem, func() (*record.Change, *Answer, error) { return a.addCustomer(m.In) })
+		a.idempotent(ctx, catalog.OpAddCustomer, m.Idem, func() (*record.Change, *Answer, error) { return a.addCustomer(m.In) })
 	case *Patch:
 		ch, appt, err := tenant.DecidePatch(a.state, m.ID, &m.In, a.now(), a.ids)
 		apply(a, ctx, ch, a.view(ch, appt), err)
@@ -83,7 +83,7 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		ch, err := tenant.DecideEndpointDelete(a.state, m.ID, a.now())
 		apply(a, ctx, ch, Done{}, err)
 	case *CreateHold:
-		a.idempotent(ctx, m.Idem, func() (*record.Change, *Answer, error) { return a.hold(&m.In) })
+		a.idempotent(ctx, catalog.OpCreateHold, m.Idem, func() (*record.Change, *Answer, error) { return a.hold(&m.In) })
 	case *ExtendHold:
 		ch, h, err := tenant.DecideExtend(a.state, m.ID, m.TTL, a.now())
 		apply(a, ctx, ch, deref(h), err)
@@ -91,7 +91,7 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		ch, err := tenant.DecideRelease(a.state, m.ID, a.now(), a.ids)
 		apply(a, ctx, ch, Done{}, err)
 	case *AddEntry:
-		a.idempotent(ctx, m.Idem, func() (*record.Change, *Answer, error) { return a.addEntry(&m.In) })
+		a.idempotent(ctx, catalog.OpAddEntry, m.Idem, func() (*record.Change, *Answer, error) { return a.addEntry(&m.In) })
 	case *DeleteEntry:
 		ch, err := tenant.DecideEntryDelete(a.state, m.ID, a.now())
 		apply(a, ctx, ch, Done{}, err)

@@ -126,7 +126,7 @@ func (r *rig) input(n int, email string) tenant.CreateInput {
 func idem(key string, body string) business.IdemKey {
 	var h [32]byte
 	copy(h[:], body)
-	return business.IdemKey{Key: key, Method: "POST", Path: "/api/v1/appointments", BodyHash: h}
+	return business.IdemKey{Key: key, BodyHash: h}
 }
 
 // book books slot n for email under key; the body hash follows n and email.

@@ -109,7 +109,7 @@ func (a *businessActor) stopPayments() {
 // the request is answered once its checkout is created (checkoutDone).
 func (a *businessActor) reserve(ctx actor.Context, ch *record.Change, idem *IdemKey, now time.Time) {
 	co := &ch.Checkouts[0]
-	co.Idem = record.Idem{Key: idem.Key, Method: idem.Method, Path: idem.Path, BodyHash: idem.BodyHash, At: now}
+	co.Idem = record.Idem{Key: idem.Key, Op: idem.op, BodyHash: idem.BodyHash, At: now}
 	id, sender := co.Appointment.ID, ctx.Sender()
 	if sender != nil {
 		a.pay.waiting[id] = sender

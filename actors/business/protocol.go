@@ -88,11 +88,13 @@ type Revoke struct {
 	KeyID uuid.UUID
 }
 
-// IdemKey identifies an idempotent request (api-v1 §4.1): the key, and the
-// method, path and body it was first used with.
+// IdemKey identifies an idempotent request (api-v1 §4.1): the key and the
+// body it was first used with. The operation is the request's own (Book,
+// AddCustomer, CreateHold, AddEntry): the actor adds it.
 type IdemKey struct {
-	Key, Method, Path string
-	BodyHash          [32]byte
+	Key      string
+	BodyHash [32]byte
+	op       catalog.Operation
 }
 
 // Answer is the outcome of an idempotent request, as facts: what the

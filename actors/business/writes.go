@@ -35,7 +35,8 @@ var (
 // validation — is journalled under the key with the write, and sent once
 // that is durable. Validation failures and internal errors are not stored:
 // the key stays free (decisions §4).
-func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, decide func() (*record.Change, *Answer, error)) {
+func (a *businessActor) idempotent(ctx actor.Context, op catalog.Operation, idem IdemKey, decide func() (*record.Change, *Answer, error)) {
+	idem.op = op
 	if a.state == nil {
 		respondNow(ctx, (*Answer)(nil), errNoBusiness)
 		return
@@ -64,7 +65,7 @@ func (a *businessActor) idempotent(ctx actor.Context, idem IdemKey, decide func(
 	// The answer is journalled as the facts it is rendered from, not as
 	// its bytes or status (record.Idem): the record stays small, and so
 	// does the state that keeps the key for 24 hours.
-	ch.Idempotency = &record.Idem{Key: idem.Key, Method: idem.Method, Path: idem.Path, BodyHash: idem.BodyHash,
+	ch.Idempotency = &record.Idem{Key: idem.Key, Op: idem.op, BodyHash: idem.BodyHash,
 		At: now, Answer: ans.Kind, Refused: ans.Refused}
 	a.unsynced[idem.Key] = true
 	commitChange(a, ctx, ch, ans)
@@ -82,7 +83,7 @@ func refusedAnswer(pe *problem.Error) *Answer {
 func (a *businessActor) known(idem *IdemKey, now time.Time) (*Answer, error) {
 	if co := a.state.CheckoutByKey(idem.Key); co != nil {
 		// A booking waiting for its checkout: its answer is not decided.
-		if co.Idem.Method != idem.Method || co.Idem.Path != idem.Path || co.Idem.BodyHash != idem.BodyHash {
+		if co.Idem.Op != idem.op || co.Idem.BodyHash != idem.BodyHash {
 			return nil, errReused
 		}
 		return nil, errInProgress
@@ -92,7 +93,7 @@ func (a *businessActor) known(idem *IdemKey, now time.Time) (*Answer, error) {
 		return nil, nil
 	}
 	switch {
-	case e.Method != idem.Method || e.Path != idem.Path || e.BodyHash != idem.BodyHash:
+	case e.Op != idem.op || e.BodyHash != idem.BodyHash:
 		return nil, errReused
 	case a.unsynced[idem.Key]:
 		return nil, errInProgress

@@ -181,7 +181,7 @@ func benchFanout(b *testing.B, endpoints int) {
 			for next.Add(1) <= int64(b.N) && failed.Load() == nil {
 				n := fanoutSeq.Add(1)
 				ans, err := d.AddCustomer(ctx, biz, catalog.Customer{FirstName: "F", LastName: "O", Email: fmt.Sprintf("f%d@example.com", n)},
-					business.IdemKey{Key: fmt.Sprint("f", n), Method: "POST", Path: "/api/v1/customers"})
+					business.IdemKey{Key: fmt.Sprint("f", n)})
 				if err != nil || ans.Kind == record.AnswerRefused {
 					msg := fmt.Sprintf("create customer: %v", err)
 					if ans != nil {

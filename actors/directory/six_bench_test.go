@@ -44,7 +44,7 @@ func BenchmarkDurableHold(b *testing.B) {
 		n++
 		ans, err := d.CreateHold(context.Background(), biz,
 			tenant.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: catalog.HoldMaxLife},
-			business.IdemKey{Key: fmt.Sprint("h", n), Method: "POST", Path: "/api/v1/holds"})
+			business.IdemKey{Key: fmt.Sprint("h", n)})
 		if err != nil || ans.Kind == record.AnswerRefused {
 			b.Fatalf("hold %d at %s: %v %+v", n, start, err, ans)
 		}
@@ -70,7 +70,7 @@ func BenchmarkDurableHoldLive(b *testing.B) {
 				start := first.Add(time.Duration(n/staff) * 30 * time.Minute)
 				ans, err := d.CreateHold(context.Background(), biz,
 					tenant.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: catalog.HoldMaxLife},
-					business.IdemKey{Key: fmt.Sprint("h", n), Method: "POST", Path: "/api/v1/holds"})
+					business.IdemKey{Key: fmt.Sprint("h", n)})
 				if err != nil || ans.Kind == record.AnswerRefused {
 					b.Fatalf("hold %d at %s: %v %+v", n, start, err, ans)
 				}
@@ -190,7 +190,7 @@ func checkCalendar(b *testing.B, d *Directory) (uuid.UUID, uuid.UUID, []time.Tim
 				bk := todo[i]
 				ans, err := d.Book(context.Background(), id, tenant.CreateInput{ServiceID: bk.svc, Start: bk.start, StaffID: &bk.staff,
 					Customer: catalog.Customer{FirstName: "C", Email: fmt.Sprintf("c%d@example.com", i)}},
-					business.IdemKey{Key: fmt.Sprint("c", i), Method: "POST", Path: "/api/v1/appointments"})
+					business.IdemKey{Key: fmt.Sprint("c", i)})
 				if err != nil || ans.Kind == record.AnswerRefused {
 					b.Errorf("booking %d: %v %+v", i, err, ans)
 				}

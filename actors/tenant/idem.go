@@ -1,9 +1,9 @@
 package tenant
 
 import (
-	"slices"
 	"time"
 
+	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -12,28 +12,22 @@ import (
 // bytes beside the key. Every write with an Idempotency-Key leaves one
 // for 24 hours, so a busy business holds hundreds of thousands; the
 // rare ones (a stored refusal, a rendered body from before records held
-// facts, a method or path outside the known ones) are kept whole behind a
+// facts, an operation this version does not know) are kept whole behind a
 // pointer.
 type idem struct {
 	bodyHash [32]byte
 	at       int64 // Unix ns
 	seq      uint64
 	status   uint16
-	method   uint8 // idemMethods + 1
-	path     uint8 // idemPaths + 1
+	op       byte // catalog.Operations' code
 	answer   record.AnswerKind
 	whole    *record.Idem // when set, the only thing that counts
 }
 
-var (
-	idemMethods = []string{"POST", "PATCH", "PUT", "DELETE"}
-	idemPaths   = []string{"/api/v1/appointments", "/api/v1/customers"}
-)
-
 func compactIdem(e *record.Idem, seq uint64) idem {
-	c := idem{bodyHash: e.BodyHash, at: e.At.UnixNano(), seq: seq, status: uint16(e.Status), answer: e.Answer,
-		method: uint8(slices.Index(idemMethods, e.Method) + 1), path: uint8(slices.Index(idemPaths, e.Path) + 1)}
-	if c.method == 0 || c.path == 0 || e.Refused != nil || e.Body != nil || int(c.status) != e.Status ||
+	op, known := catalog.Operations.Code(e.Op)
+	c := idem{bodyHash: e.BodyHash, at: e.At.UnixNano(), seq: seq, status: uint16(e.Status), answer: e.Answer, op: op}
+	if !known || e.Refused != nil || e.Body != nil || int(c.status) != e.Status ||
 		!time.Unix(0, c.at).Equal(e.At) {
 		whole := *e
 		whole.Seq = seq
@@ -50,7 +44,7 @@ func (c *idem) materialize(key string) *record.Idem {
 	}
 	e := &record.Idem{Key: key, BodyHash: c.bodyHash, At: time.Unix(0, c.at).UTC(), Seq: c.seq,
 		Status: int(c.status), Answer: c.answer}
-	e.Method, e.Path = idemMethods[c.method-1], idemPaths[c.path-1]
+	e.Op, _ = catalog.Operations.Value(c.op)
 	return e
 }
 

@@ -136,7 +136,7 @@ func BenchmarkIdemHeap(b *testing.B) {
 		}
 		base := heapInUse()
 		for i := range n {
-			e := &record.Idem{Key: uuid.NewString(), Method: "POST", Path: "/api/v1/appointments", Status: 201,
+			e := &record.Idem{Key: uuid.NewString(), Op: catalog.OpBook, Status: 201,
 				At: now.Add(time.Duration(i) * time.Millisecond), Answer: record.AnswerBooked}
 			e.BodyHash[0], e.BodyHash[1] = byte(i), byte(i>>8)
 			s, err = Apply(s, uint64(i+2), &record.Record{Kind: record.KindChange, Change: &record.Change{At: e.At, Idempotency: e}})

@@ -161,6 +161,30 @@ var MailKinds = newEnum("mail kind",
 	EnumEntry[MailKind]{MailWaitlistOffer, 4},
 )
 
+// Operation is a write that takes an Idempotency-Key (api-v1 §4.1). A
+// stored answer is replayed only to a repeat of the same operation with
+// the same key and body; the journal records the operation, not the
+// method and path it arrived by.
+type Operation string
+
+// The idempotent operations.
+const (
+	OpBook        Operation = "appointment.book"
+	OpAddCustomer Operation = "customer.add"
+	OpCreateHold  Operation = "hold.create"
+	OpAddEntry    Operation = "waitlist_entry.add"
+)
+
+// Operations are the idempotent operations. Their codes are the codes the
+// journal gave their API paths before it recorded operations, so records
+// of either age read back as the same operation.
+var Operations = newEnum("operation",
+	EnumEntry[Operation]{OpBook, 1},
+	EnumEntry[Operation]{OpAddCustomer, 2},
+	EnumEntry[Operation]{OpCreateHold, 3},
+	EnumEntry[Operation]{OpAddEntry, 4},
+)
+
 // EndpointStatus is a webhook endpoint's delivery status.
 type EndpointStatus = string
 

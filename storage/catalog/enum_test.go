@@ -28,7 +28,7 @@ func (e Enum[T]) lines() []string {
 }
 
 var tables = []table{Statuses, SegmentKinds, EventTypes, MailKinds, EndpointStatuses, PaymentStatuses, Providers,
-	AmountKinds, HoldStatuses, EntryStatuses}
+	AmountKinds, HoldStatuses, EntryStatuses, Operations}
 
 // TestEnumCodesAreFrozen: every code ever given keeps its value. The
 // golden file is the record of the codes in journals and snapshots on

@@ -18,17 +18,11 @@ import (
 // tagged sections of what only some writes touch (sections.go): payments,
 // holds, waitlist entries. Lists are
 // a uvarint count and their items. Values drawn from a small known set
-// (statuses, segment kinds, event and mail kinds, methods and paths) are
+// (statuses, segment kinds, event and mail kinds, operations) are
 // one byte, with the text itself as the fallback for anything else.
 
 // The domain's enumerations are written by their frozen codes
-// (catalog.Enum: putEnum, getEnum). The methods and paths of an
-// idempotent request are listed here; their order is part of the format:
-// append, never reorder.
-var (
-	methods = []string{"POST", "PATCH", "PUT", "DELETE", "GET"}
-	paths   = []string{"/api/v1/appointments", "/api/v1/customers", "/api/v1/holds", "/api/v1/waitlist-entries"}
-)
+// (catalog.Enum: putEnum, getEnum).
 
 // putEnum writes v as its frozen code in t, or as 0 and the text when t
 // does not know it (a value from a later version, read back as it was).
@@ -238,8 +232,7 @@ func (d *r) customer(c *catalog.Customer) {
 
 func (e *w) idem(x *Idem) {
 	e.str(x.Key)
-	e.enum(x.Method, methods)
-	e.enum(x.Path, paths)
+	e.op(x.Op)
 	e.id16(x.BodyHash[:16])
 	e.id16(x.BodyHash[16:])
 	e.i(int64(x.Status))
@@ -257,7 +250,7 @@ func (e *w) id16(p []byte) { e.b = append(e.b, p...) }
 func (d *r) idem() *Idem {
 	// The key is whatever bytes the client sent in its header: not
 	// necessarily UTF-8, and a record holding one must still decode.
-	x := &Idem{Key: string(d.take(d.n(1))), Method: d.enum(methods), Path: d.enum(paths)}
+	x := &Idem{Key: string(d.take(d.n(1))), Op: d.op()}
 	copy(x.BodyHash[:], d.take(32))
 	x.Status, x.At = d.int(), d.time()
 	x.Answer = AnswerKind(d.byte1())

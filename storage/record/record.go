@@ -252,7 +252,7 @@ type Change struct {
 }
 
 // Idem is a stored answer to an idempotent request (api-v1 §4.1): the key
-// covers the method, the path and the exact body bytes (by hash).
+// covers the operation and the exact body bytes (by hash).
 //
 // The answer itself is not kept: it is rendered again, byte for byte, from
 // facts (Answer says which). A booking's answer comes from the appointment
@@ -262,10 +262,9 @@ type Change struct {
 // instead (AnswerBody). The status of any other answer is the
 // transport's to choose from the facts: it is not journalled (0).
 type Idem struct {
-	Key      string    `json:"key"`
-	Method   string    `json:"method"`
-	Path     string    `json:"path"`
-	BodyHash [32]byte  `json:"bodyHash"`
+	Key      string            `json:"key"`
+	Op       catalog.Operation `json:"op"`
+	BodyHash [32]byte          `json:"bodyHash"`
 	Status   int       `json:"status"` // AnswerBody only
 	Body     []byte    `json:"body,omitempty"`
 	At       time.Time `json:"at"`

@@ -27,7 +27,7 @@ func sample() []*Record {
 		{Kind: KindKey, Key: &KeyState{At: at, Key: catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("k"), Scopes: []string{"staff:read"}}}},
 		{Kind: KindCustomers, Customers: &Customers{At: at, Customers: []catalog.Customer{{ID: uuid.New(), Email: "a@b.nl"}}}},
 		{Kind: KindChange, Change: sampleChange(at)},
-		{Kind: KindChange, Change: &Change{At: at, Idempotency: &Idem{Key: "k2", Method: "POST", Path: "/api/v1/other", Status: 409, At: at,
+		{Kind: KindChange, Change: &Change{At: at, Idempotency: &Idem{Key: "k2", Op: "POST /api/v1/other", Status: 409, At: at,
 			Answer: AnswerRefused, Refused: &problem.Error{Code: problem.Validation, Message: "m",
 				Fields: []problem.Field{problem.Bound("x", problem.TooLarge, 5, "too big")}}}}},
 		{Kind: KindChange, Change: &Change{At: at, Endpoints: []catalog.Endpoint{{ID: uuid.New(), URL: "https://h/", EventTypes: []string{"appointment.created"},
@@ -53,7 +53,7 @@ func sampleChange(at time.Time) *Change {
 				{ID: uuid.New(), Position: 1, Kind: catalog.Gap, StartTime: start.Add(20 * time.Minute), EndTime: start.Add(time.Hour), StaffMemberID: &staff, Label: &label}},
 			CreatedAt: at, UpdatedAt: at}},
 		Customers:   []catalog.Customer{{ID: cust, FirstName: "Noor", Email: "noor@example.com", CreatedAt: at, UpdatedAt: at}},
-		Idempotency: &Idem{Key: "3f1c", Method: "POST", Path: "/api/v1/appointments", BodyHash: [32]byte{1, 2, 3}, Status: 201, At: at, Answer: AnswerBooked},
+		Idempotency: &Idem{Key: "3f1c", Op: catalog.OpBook, BodyHash: [32]byte{1, 2, 3}, Status: 201, At: at, Answer: AnswerBooked},
 		Events: []Event{{ID: "evt_01JGXK4Z3V8N2Q5R7T9W1Y3A5C", Type: "customer.created", CreatedAt: at, Subject: cust},
 			{ID: "evt_not-a-ulid", Type: "appointment.created", CreatedAt: at, Subject: appt}},
 		Mails:        []Mail{{ID: "01JGXK4Z3V8N2Q5R7T9W1Y3A5D", Kind: "booking_confirmation", To: "noor@example.com", Appointment: appt, At: at}},
@@ -245,7 +245,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 // stores it must decode (else its answer could never be replayed and the
 // business's journal could not be read back). Found by FuzzRequest.
 func TestIdempotencyKeyNeedNotBeUTF8(t *testing.T) {
-	c := &Change{At: time.UnixMilli(1).UTC(), Idempotency: &Idem{Key: "k-\x89a", Method: "POST", Path: "/api/v1/appointments",
+	c := &Change{At: time.UnixMilli(1).UTC(), Idempotency: &Idem{Key: "k-\x89a", Op: catalog.OpBook,
 		Status: 201, At: time.UnixMilli(1).UTC(), Answer: AnswerBooked}}
 	b, err := Encode(nil, &Record{Kind: KindChange, Change: c})
 	require.NoError(t, err)

@@ -698,7 +698,7 @@ func TestTaggedMinimalEntryRoundTrip(t *testing.T) {
 func TestHoldAndEntryAnswersDecode(t *testing.T) {
 	for _, kind := range []AnswerKind{AnswerHold, AnswerEntry} {
 		c := &Change{At: payAt, Holds: sampleHolds(uuid.New(), uuid.New(), uuid.New()), Entries: sampleEntries(uuid.New(), uuid.New(), uuid.New()),
-			Idempotency: &Idem{Key: "k", Method: "POST", Path: "/api/v1/holds", Status: 201, At: payAt, Answer: kind}}
+			Idempotency: &Idem{Key: "k", Op: catalog.OpCreateHold, Status: 201, At: payAt, Answer: kind}}
 		b, err := Encode(nil, &Record{Kind: KindChange, Change: c})
 		require.NoError(t, err)
 		got, err := Decode(b)
@@ -707,7 +707,7 @@ func TestHoldAndEntryAnswersDecode(t *testing.T) {
 		require.True(t, kind.FromRecord())
 	}
 	b, err := Encode(nil, &Record{Kind: KindChange, Change: &Change{At: payAt,
-		Idempotency: &Idem{Key: "k", Method: "POST", Path: "/x", At: payAt, Answer: AnswerEntry + 1}}})
+		Idempotency: &Idem{Key: "k", Op: "POST /x", At: payAt, Answer: AnswerEntry + 1}}})
 	require.NoError(t, err)
 	_, err = Decode(b)
 	require.ErrorIs(t, err, ErrCorrupt, "an unknown answer kind")
