@@ -13,7 +13,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/world"
@@ -232,41 +231,38 @@ func adminPathID(ctx *fasthttp.RequestCtx, name string) (uuid.UUID, bool) {
 	return id, err == nil && len(s) == 36
 }
 
-// adminBusiness returns the state of the existing business named in the
-// path, or nil.
-func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) *tenant.State {
+// adminBusiness returns the view of the existing business named in the
+// path; ok is false when there is none.
+func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) (st directory.View, ok bool) {
 	id, ok := adminPathID(ctx, "id")
 	if !ok {
-		return nil
+		return st, false
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	h, err := s.Dir.Existing(rctx, id)
-	if err != nil || h == nil {
-		return nil
-	}
-	return h.State()
+	st, ok, err := s.Dir.ExistingView(rctx, id)
+	return st, ok && err == nil
 }
 
 func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
-	st := s.adminBusiness(ctx)
-	if st == nil {
+	st, ok := s.adminBusiness(ctx)
+	if !ok {
 		writeError(ctx, errNoBusiness)
 		return
 	}
 	b := []byte(`{"data":[`)
-	for i := range st.Keys {
+	for i := range st.Keys() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendAdminKey(b, &st.Keys[i], "")
+		b = appendAdminKey(b, &st.Keys()[i], "")
 	}
 	writeJSON(ctx, 200, append(b, `]}`...))
 }
 
 func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
-	st := s.adminBusiness(ctx)
-	if st == nil {
+	st, ok := s.adminBusiness(ctx)
+	if !ok {
 		writeError(ctx, errNoBusiness)
 		return
 	}
@@ -279,7 +275,7 @@ func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 	k.ID, k.Hash = uuid.New(), catalog.HashKey(plain)
 	rctx, cancel := reqContext()
 	defer cancel()
-	k, err = s.Dir.Issue(rctx, st.Business.ID, k)
+	k, err = s.Dir.Issue(rctx, st.Business().ID, k)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -288,8 +284,8 @@ func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
-	st := s.adminBusiness(ctx)
-	if st == nil {
+	st, ok := s.adminBusiness(ctx)
+	if !ok {
 		writeError(ctx, errNoBusiness)
 		return
 	}
@@ -300,7 +296,7 @@ func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	k, err := s.Dir.Revoke(rctx, st.Business.ID, keyID)
+	k, err := s.Dir.Revoke(rctx, st.Business().ID, keyID)
 	if err != nil {
 		s.fail(ctx, err)
 		return

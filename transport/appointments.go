@@ -4,11 +4,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/transport/wire"
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/cursor"
@@ -86,13 +86,13 @@ func (s *Server) listAppointments(c *call) {
 	f := parseApptFilter(q)
 	ls := listSpec{name: "appointments", filters: f.canonical}
 	limit := q.limit()
-	var below *tenant.StartKey
+	var below *directory.StartKey
 	if raw, ok := q.ok("cursor"); ok {
 		p, err := c.s.Cursors.Decode(c.cursorScope(ls), raw)
 		if err != nil {
 			q.errs = append(q.errs, errCursor)
 		}
-		below = &tenant.StartKey{Start: p.Sort, ID: p.ID}
+		below = &directory.StartKey{Start: p.Sort, ID: p.ID}
 	}
 	if perr := q.err(); perr != nil {
 		writeError(c.ctx, perr)
@@ -100,7 +100,7 @@ func (s *Server) listAppointments(c *call) {
 	}
 	if f.to != nil {
 		// Everything starting at or before to sorts below (to + 1 ms, nil id).
-		bound := tenant.StartKey{Start: f.to.UnixMilli() + 1}
+		bound := directory.StartKey{Start: f.to.UnixMilli() + 1}
 		if below == nil || compareStartKey(bound, *below) < 0 {
 			below = &bound
 		}
@@ -109,7 +109,7 @@ func (s *Server) listAppointments(c *call) {
 	defer putBuf(b)
 	*b = append((*b)[:0], `{"data":[`...)
 	n, more := 0, false
-	var last tenant.StartKey // a is rebuilt in place for each call: keep its key, not a
+	var last directory.StartKey // a is rebuilt in place for each call: keep its key, not a
 	c.st.Appointments(below, func(a *catalog.Appointment) bool {
 		if f.from != nil && a.StartTime.Before(*f.from) {
 			return false
@@ -126,7 +126,7 @@ func (s *Server) listAppointments(c *call) {
 		}
 		*b = wire.AppendAppointment(*b, a, c.st.Customer(a.CustomerID))
 		n++
-		last = tenant.KeyOf(a)
+		last = directory.KeyOf(a)
 		return true
 	})
 	*b = append(*b, `],"hasMore":`...)
@@ -141,7 +141,7 @@ func (s *Server) listAppointments(c *call) {
 	writeJSON(c.ctx, 200, *b)
 }
 
-func compareStartKey(a, b tenant.StartKey) int {
+func compareStartKey(a, b directory.StartKey) int {
 	return comparePos(cursor.Position{Sort: a.Start, ID: a.ID}, cursor.Position{Sort: b.Start, ID: b.ID})
 }
 

@@ -6,22 +6,20 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/quota"
 )
 
-// call is one authenticated public request: the business state it is served
-// from and the key it came with. st is the snapshot taken when the request
-// was authenticated; a handler that only reads uses it throughout, so one
-// response never mixes two versions of the business.
+// call is one authenticated public request: the view of the business it
+// is served from and the key it came with. st is the view taken when the
+// request was authenticated; a handler that only reads uses it throughout,
+// so one response never mixes two versions of the business.
 type call struct {
 	ctx *fasthttp.RequestCtx
-	biz *business.Handle
-	st  *tenant.State
+	st  directory.View
 	key *catalog.Key
 	s   *Server
 	// rate is what the X-RateLimit headers report so far: the key's
@@ -55,7 +53,7 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 			}
 			return
 		}
-		authenticated(ctx, c.biz)
+		authenticated(ctx, c.st.Business())
 		if !s.admitKey(c) {
 			return
 		}
@@ -90,7 +88,7 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*call, *problem.Error) 
 	if !ok {
 		return nil, errUnauthorized
 	}
-	biz, err := s.business(owner)
+	st, ok, err := s.Dir.View(owner)
 	if err != nil {
 		if s.Cluster != nil { // the business is being taken over: settled in moments
 			s.Log.Warn("business unavailable", "request_id", requestID(ctx), "err", err)
@@ -99,8 +97,7 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*call, *problem.Error) 
 		s.Log.Error("business unavailable", "request_id", requestID(ctx), "err", err)
 		return nil, errInternal
 	}
-	st := biz.State()
-	if st == nil {
+	if !ok {
 		return nil, errUnauthorized
 	}
 	key := st.Key(hash)
@@ -112,18 +109,7 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*call, *problem.Error) 
 	case key.ExpiresAt != nil && !s.Clock.Now().Before(*key.ExpiresAt):
 		return nil, errExpired
 	}
-	return &call{ctx: ctx, biz: biz, st: st, key: key, s: s}, nil
-}
-
-// business returns the loaded handle of id, starting its actor and waiting
-// for its state only on the first request after start-up.
-func (s *Server) business(id uuid.UUID) (*business.Handle, error) {
-	if h, ok := s.Dir.Loaded(id); ok {
-		return h, nil
-	}
-	rctx, cancel := reqContext()
-	defer cancel()
-	return s.Dir.Business(rctx, id)
+	return &call{ctx: ctx, st: st, key: key, s: s}, nil
 }
 
 func (s *Server) authorize(c *call, rt route) *problem.Error {
@@ -134,12 +120,12 @@ func (s *Server) authorize(c *call, rt route) *problem.Error {
 		if !c.key.HasScope(rt.scope) {
 			return &problem.Error{Code: problem.InsufficientScope, Message: "The API key lacks the scope this endpoint needs.", Scope: rt.scope}
 		}
-		if !c.st.Business.Plan.Entitles(rt.scope) {
+		if !c.st.Business().Plan.Entitles(rt.scope) {
 			return &problem.Error{Code: problem.PlanUpgradeRequired, Message: "The business's plan does not include this endpoint.",
 				Scope: rt.scope, RequiredPlan: string(catalog.RequiredPlan(rt.scope))}
 		}
 	}
-	if rt.module != "" && !c.st.Business.HasModule(rt.module) {
+	if rt.module != "" && !c.st.Business().HasModule(rt.module) {
 		return errForbidden
 	}
 	return nil

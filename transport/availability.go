@@ -6,8 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/actors/calendar"
-	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/wire"
 )
@@ -21,12 +20,12 @@ import (
 const maxSlotRange = 31 * 24 * time.Hour
 
 // slotWork is the reusable working memory of one availability answer: the
-// calendar's scratch, the slots and the encoded body. Pooled, an uncached
-// answer allocates nothing once these have grown to the usual answer.
+// engine's (its scratch and the slots) and the encoded body. Pooled, an
+// uncached answer allocates nothing once these have grown to the usual
+// answer.
 type slotWork struct {
-	scratch calendar.Scratch
-	slots   []calendar.Slot
-	body    []byte
+	engine directory.SlotWork
+	body   []byte
 }
 
 var slotPool = sync.Pool{New: func() any { return new(slotWork) }}
@@ -65,20 +64,19 @@ func (s *Server) availability(c *call) {
 	c.ctx.Response.Header.Set("Cache-Control", "no-store")
 	// The raw query string: re-encoding the parsed arguments costs more than
 	// the lookup, and two spellings of one question only miss each other.
-	key := slotKey{biz: c.st.Business.ID, seq: c.st.Seq, minute: minuteBucket(now), query: string(c.ctx.URI().QueryString())}
+	key := slotKey{biz: c.st.Business().ID, seq: c.st.Seq(), minute: minuteBucket(now), query: string(c.ctx.URI().QueryString())}
 	if body, ok := s.slots.get(key); ok {
 		writeJSON(c.ctx, 200, body)
 		return
 	}
 	w := slotPool.Get().(*slotWork)
 	defer slotPool.Put(w)
-	query := calendar.Query{Business: &c.st.Business, Loc: c.st.Loc, Now: now, Service: svc,
-		Staff: c.st.Staff, Index: c.st.Index(), From: from, To: to, Scratch: &w.scratch}
+	query := directory.SlotQuery{Service: svc, From: from, To: to, Now: now}
 	if byStaff {
 		query.Only = &staffID
 	}
-	w.slots = calendar.Slots(&query, w.slots[:0])
-	w.body = appendSlots(w.body[:0], w.slots, c.st)
+	slots := c.st.Slots(query, &w.engine)
+	w.body = appendSlots(w.body[:0], slots, c.st)
 	writeJSON(c.ctx, 200, w.body) // copied into the response's own pooled buffer
 	if s.slots.askedBefore(key) {
 		s.slots.put(key, bytes.Clone(w.body))
@@ -89,12 +87,12 @@ func (s *Server) availability(c *call) {
 // with two 24-byte timestamps, and per staff member an id and a comma.
 const (
 	slotFixedLen = len(`{"startTime":,"endTime":,"staffMemberIds":[]},`) + 2*len(`"2006-01-02T15:04:05.000Z"`)
-	slotStaffLen = tenant.StaffIDTextLen + 1
+	slotStaffLen = directory.StaffIDTextLen + 1
 )
 
 // appendSlots appends the answer to b, growing b once to the exact size.
 // Staff ids come from the state's preformatted text.
-func appendSlots(b []byte, slots []calendar.Slot, st *tenant.State) []byte {
+func appendSlots(b []byte, slots []directory.Slot, st directory.View) []byte {
 	n := len(`{"data":[]}`)
 	for i := range slots {
 		n += slotFixedLen + slotStaffLen*len(slots[i].Staff)

@@ -16,7 +16,7 @@ func (s *Server) me(c *call) {
 		writeError(c.ctx, perr)
 		return
 	}
-	c.writeWith(func(b []byte) []byte { return wire.AppendMe(b, &c.st.Business, c.key) })
+	c.writeWith(func(b []byte) []byte { return wire.AppendMe(b, c.st.Business(), c.key) })
 }
 
 // writeWith renders a 200 body into a pooled buffer.
@@ -42,7 +42,7 @@ func (s *Server) listServices(c *call) {
 	if byActive {
 		filters += "isActive=" + boolString(active)
 	}
-	pageAsc(c, q, listSpec{name: "services", filters: filters}, c.st.Services,
+	pageAsc(c, q, listSpec{name: "services", filters: filters}, c.st.Services(),
 		func(x *catalog.Service) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
 		func(x *catalog.Service) bool {
 			return !x.Deleted && (!byCat || x.CategoryID == cat) && (!byActive || x.IsActive == active)
@@ -88,7 +88,7 @@ func getOne[T any](c *call, find func(uuid.UUID) *T, render func([]byte, *T) []b
 
 func (s *Server) listCategories(c *call) {
 	q := parseQuery(c.ctx, "limit", "cursor")
-	pageAsc(c, q, listSpec{name: "service-categories"}, c.st.Categories,
+	pageAsc(c, q, listSpec{name: "service-categories"}, c.st.Categories(),
 		func(x *catalog.Category) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
 		func(*catalog.Category) bool { return true },
 		wire.AppendCategory)
@@ -96,7 +96,7 @@ func (s *Server) listCategories(c *call) {
 
 func (s *Server) listStaff(c *call) {
 	q := parseQuery(c.ctx, "limit", "cursor")
-	pageAsc(c, q, listSpec{name: "staff"}, c.st.Staff,
+	pageAsc(c, q, listSpec{name: "staff"}, c.st.Staff(),
 		func(x *catalog.Staff) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
 		func(*catalog.Staff) bool { return true },
 		wire.AppendStaff)

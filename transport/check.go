@@ -5,7 +5,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/input"
@@ -29,7 +29,7 @@ func (s *Server) check(c *call) {
 		s.fail(c.ctx, err)
 		return
 	}
-	vs, err := tenant.Check(c.st, in, s.Clock.Now().UTC().Truncate(time.Millisecond))
+	vs, err := c.st.Check(in, s.Clock.Now().UTC().Truncate(time.Millisecond))
 	if err != nil {
 		s.fail(c.ctx, err)
 		return
@@ -42,9 +42,9 @@ func (s *Server) check(c *call) {
 }
 
 // decodeCheck validates a POST /availability/check body.
-func decodeCheck(body []byte) (*tenant.CheckInput, error) {
+func decodeCheck(body []byte) (*directory.CheckInput, error) {
 	var errs input.Errors
-	in := &tenant.CheckInput{}
+	in := &directory.CheckInput{}
 	if obj, ok := input.ParseObject(body, &errs); ok {
 		in.ServiceID, _ = obj.UUID("serviceId", input.Required)
 		if id, ok := obj.NullableUUID("staffMemberId"); ok {
@@ -68,7 +68,7 @@ func decodeCheck(body []byte) (*tenant.CheckInput, error) {
 	return in, errs.Err()
 }
 
-func appendVerdicts(b []byte, vs []tenant.Verdict) []byte {
+func appendVerdicts(b []byte, vs []directory.Verdict) []byte {
 	b = append(b, `{"data":[`...)
 	for i := range vs {
 		v := &vs[i]

@@ -57,7 +57,7 @@ func (s *Server) listDeliveries(c *call) {
 	var last cursor.Position
 	// What the directory passes on is shown only once it returns nil:
 	// every record is durable then.
-	err := s.Dir.Deliveries(c.st.Business.ID, ep.ID, after, func(id [16]byte, d *catalog.Delivery) bool {
+	err := s.Dir.Deliveries(c.st.Business().ID, ep.ID, after, func(id [16]byte, d *catalog.Delivery) bool {
 		if n == limit {
 			more = true
 			return false
@@ -102,7 +102,7 @@ func (s *Server) replayDelivery(c *call) {
 	}
 	id, ok := c.pathID("deliveryId")
 	if ok {
-		ok, _ = s.Dir.DeliveryExists(c.st.Business.ID, ep.ID, id)
+		ok, _ = s.Dir.DeliveryExists(c.st.Business().ID, ep.ID, id)
 	}
 	if !ok {
 		writeError(c.ctx, errNotFound)
@@ -114,7 +114,7 @@ func (s *Server) replayDelivery(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	d, err := s.Dir.Replay(rctx, c.st.Business.ID, ep.ID, uuid.UUID(id))
+	d, err := s.Dir.Replay(rctx, c.st.Business().ID, ep.ID, uuid.UUID(id))
 	if err != nil {
 		s.fail(c.ctx, err)
 		return
@@ -128,7 +128,7 @@ func (s *Server) replayDelivery(c *call) {
 // key's quotas (and always when it refuses) its numbers replace theirs in
 // the X-RateLimit headers.
 func (s *Server) spendPing(c *call) *problem.Error {
-	v := s.pings.take(c.st.Business.ID, s.Clock.Now())
+	v := s.pings.take(c.st.Business().ID, s.Clock.Now())
 	if !v.Allowed || v.Remaining < c.rate.Remaining {
 		rateHeaders(c.ctx, v)
 		c.rate = v

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/wire"
@@ -24,9 +24,9 @@ const (
 func (s *Server) createHold(c *call) { create(c, decodeHold, s.Dir.CreateHold) }
 
 // decodeHold validates a POST /holds body.
-func decodeHold(body []byte) (*tenant.HoldInput, error) {
+func decodeHold(body []byte) (*directory.HoldInput, error) {
 	var errs input.Errors
-	in := &tenant.HoldInput{TTL: catalog.HoldDefaultTTL}
+	in := &directory.HoldInput{TTL: catalog.HoldDefaultTTL}
 	if obj, ok := input.ParseObject(body, &errs); ok {
 		in.ServiceID, _ = obj.UUID("serviceId", input.Required)
 		in.Start, _ = obj.Time("startTime", input.Required)
@@ -83,7 +83,7 @@ func (s *Server) extendHold(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	h, err := s.Dir.ExtendHold(rctx, c.st.Business.ID, id, time.Duration(ttl)*time.Second)
+	h, err := s.Dir.ExtendHold(rctx, c.st.Business().ID, id, time.Duration(ttl)*time.Second)
 	if err != nil {
 		s.fail(c.ctx, err)
 		return
@@ -98,7 +98,7 @@ func (s *Server) releaseHold(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	if err := s.Dir.ReleaseHold(rctx, c.st.Business.ID, id); err != nil {
+	if err := s.Dir.ReleaseHold(rctx, c.st.Business().ID, id); err != nil {
 		s.fail(c.ctx, err)
 		return
 	}
@@ -108,7 +108,7 @@ func (s *Server) releaseHold(c *call) {
 // decodeHeldBooking reads the holdId of a booking with a hold. The hold
 // fixes service, start and staff member, so serviceId, startTime and
 // staffMemberId are left unread: Done reports them as unknown_field.
-func decodeHeldBooking(obj input.Object, in *tenant.CreateInput) {
+func decodeHeldBooking(obj input.Object, in *directory.CreateInput) {
 	if id, ok := obj.UUID("holdId", input.Required); ok {
 		in.HoldID = &id
 	}

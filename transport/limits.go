@@ -56,7 +56,7 @@ func (s *Server) failedAuth(ctx *fasthttp.RequestCtx, perr *problem.Error) {
 
 // admitKey spends from the limits of the call's key, or writes the 429.
 func (s *Server) admitKey(c *call) bool {
-	k := quota.ForKey(c.st.Business.Plan, c.key.Limits)
+	k := quota.ForKey(c.st.Business().Plan, c.key.Limits)
 	checks := [3]quota.Check{{Kind: limitMinute, Window: k.Minute}, {Kind: limitHour, Window: k.Hour}, {Kind: limitMutations, Window: k.Mutations}}
 	n := 2
 	if m := c.ctx.Method(); string(m) == fasthttp.MethodPost || string(m) == fasthttp.MethodPatch || string(m) == fasthttp.MethodDelete {
@@ -113,7 +113,7 @@ func (s *Server) meter(ctx *fasthttp.RequestCtx, perr *problem.Error) {
 		return
 	}
 	if c, aerr := s.authenticate(ctx); aerr == nil {
-		authenticated(ctx, c.biz)
+		authenticated(ctx, c.st.Business())
 		if !s.admitKey(c) {
 			return
 		}

@@ -23,7 +23,7 @@ type listSpec struct {
 
 func (c *call) cursorScope(ls listSpec) []byte {
 	b := make([]byte, 0, 16+len(ls.name)+1+len(ls.filters))
-	b = append(b, c.st.Business.ID[:]...)
+	b = append(b, c.st.Business().ID[:]...)
 	b = append(b, ls.name...)
 	b = append(b, 0)
 	return append(b, ls.filters...)

@@ -10,7 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
-	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/storage/catalog"
 )
 
 // The front end's metrics: requests by listener, route pattern, method and
@@ -268,8 +268,10 @@ type routerLike interface {
 
 // authenticated records the business a request authenticated as, for the
 // access log.
-func authenticated(ctx *fasthttp.RequestCtx, h *business.Handle) {
-	ctx.SetUserValue(businessKey, h)
+// It keeps the business's settings, a pointer into the immutable view, so
+// that recording it allocates nothing.
+func authenticated(ctx *fasthttp.RequestCtx, biz *catalog.Business) {
+	ctx.SetUserValue(businessKey, biz)
 }
 
 // finish counts and logs the answer of a request observe handled since
@@ -284,7 +286,7 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx, e edge, start time.Time) {
 	}
 	ro.observe(s.metrics, status, took)
 	if s.AccessLog != nil {
-		biz, _ := ctx.UserValue(businessKey).(*business.Handle)
+		biz, _ := ctx.UserValue(businessKey).(*catalog.Business)
 		s.logAccess(ctx, ro, biz, status, end, took)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/transport/quota"
 )
@@ -234,13 +233,13 @@ func TestCompactTimeAndDuration(t *testing.T) {
 // The compact access log's fast path writes exactly the line the slog
 // handler writes for the same record.
 func TestCompactAccessLineMatchesTheHandler(t *testing.T) {
-	biz := business.NewHandle(bizID)
+	biz := &catalog.Business{ID: bizID}
 	end := time.Date(2026, 11, 24, 9, 30, 1, 234567891, time.UTC)
 	for _, c := range []struct {
 		ro     *routeObs
 		status int
 		took   time.Duration
-		biz    *business.Handle
+		biz    *catalog.Business
 		id     string
 	}{
 		{&routeObs{listener: "public", method: "GET", pattern: "/api/v1/services/{id}"}, 200, 412 * time.Microsecond, biz, "ab12-7"},

@@ -33,7 +33,7 @@ var hookReceived = []byte(`{"received":true}`)
 // PAYMENTS_UNAVAILABLE when the business has no provider, 404 when the
 // appointment does not exist or has no payment.
 func (s *Server) getPayment(c *call) {
-	if c.st.Business.Payments.Provider == "" {
+	if c.st.Business().Payments.Provider == "" {
 		writeErrorStatus(c.ctx, 403, errNoProvider)
 		return
 	}
@@ -63,20 +63,19 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 	}
 	rctx, cancel := context.WithTimeout(context.Background(), directory.BookPaymentWait+reqTimeout)
 	defer cancel()
-	h, err := s.Dir.Existing(rctx, biz)
+	st, ok, err := s.Dir.ExistingView(rctx, biz)
 	if err != nil {
 		s.fail(ctx, err)
 		return
 	}
-	if h == nil {
+	if !ok {
 		writeError(ctx, errNoBusiness)
 		return
 	}
-	st := h.State()
 	body := ctx.PostBody()
-	switch st.Business.Payments.Provider {
+	switch st.Business().Payments.Provider {
 	case catalog.ProviderClientSecret:
-		pays := st.Business.Payments
+		pays := st.Business().Payments
 		sig := string(ctx.Request.Header.Peek("Stripe-Signature"))
 		if pays.WebhookSecret == "" || payment.VerifySignature(pays.WebhookSecret, sig, body, s.Clock.Now()) != nil {
 			writeError(ctx, errSignature)

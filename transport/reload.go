@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 )
 
@@ -20,24 +19,24 @@ import (
 // working is a surprise to whoever holds it, so each one is logged with
 // its id and business, never the key itself (slotd only has its hash).
 func PutWorld(ctx context.Context, dir *directory.Directory, specs []catalog.Spec, now time.Time, log *slog.Logger, alsoInLoad ...uuid.UUID) ([]directory.PutResult, error) {
-	before := make([]*tenant.State, len(specs))
+	before := make([]directory.View, len(specs))
+	existed := make([]bool, len(specs))
 	for i := range specs {
-		h, err := dir.Business(ctx, specs[i].Business.ID)
-		if err != nil {
+		var err error
+		if before[i], existed[i], err = dir.ExistingView(ctx, specs[i].Business.ID); err != nil {
 			return nil, err
 		}
-		before[i] = h.State()
 	}
 	rs, err := dir.Put(ctx, specs, alsoInLoad...)
 	for i, r := range rs { // the businesses put, also when a later one failed
-		if !r.Changed || before[i] == nil {
+		if !r.Changed || !existed[i] {
 			continue
 		}
-		h, herr := dir.Business(ctx, r.ID)
-		if herr != nil {
+		after, ok, herr := dir.ExistingView(ctx, r.ID)
+		if herr != nil || !ok {
 			continue
 		}
-		for _, k := range stoppedKeys(before[i], h.State(), now) {
+		for _, k := range stoppedKeys(before[i], after, now) {
 			log.Warn("world reload: an API key stopped working", "business", r.ID, "key_id", k.id, "reason", k.why)
 		}
 	}
@@ -55,10 +54,10 @@ type stoppedKey struct {
 // only have been removed by the put; a key it holds revoked or expired
 // counts only when it is the file's, so a key of the operator's revoked
 // through the admin API meanwhile is not blamed on the file.
-func stoppedKeys(before, after *tenant.State, now time.Time) []stoppedKey {
+func stoppedKeys(before, after directory.View, now time.Time) []stoppedKey {
 	var out []stoppedKey
-	for i := range before.Keys {
-		k := &before.Keys[i]
+	for i := range before.Keys() {
+		k := &before.Keys()[i]
 		if !keyWorks(k, now) {
 			continue
 		}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/cursor"
@@ -25,9 +25,9 @@ func (s *Server) createEntry(c *call) { create(c, decodeEntry, s.Dir.AddEntry) }
 
 // decodeEntry validates a POST /waitlist-entries body. That to lies in
 // the future is the business's to judge, on its clock.
-func decodeEntry(body []byte) (*tenant.EntryInput, error) {
+func decodeEntry(body []byte) (*directory.EntryInput, error) {
 	var errs input.Errors
-	in := &tenant.EntryInput{}
+	in := &directory.EntryInput{}
 	if obj, ok := input.ParseObject(body, &errs); ok {
 		in.ServiceID, _ = obj.UUID("serviceId", input.Required)
 		if id, ok := obj.NullableUUID("staffMemberId"); ok {
@@ -86,7 +86,7 @@ func (s *Server) deleteEntry(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	if err := s.Dir.DeleteEntry(rctx, c.st.Business.ID, id); err != nil {
+	if err := s.Dir.DeleteEntry(rctx, c.st.Business().ID, id); err != nil {
 		s.fail(c.ctx, err)
 		return
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/input"
@@ -72,7 +72,7 @@ func (s *Server) registerWebhook(c *call) {
 	}
 	in, err := s.decodeEndpoint(c.ctx.PostBody())
 	if err == nil {
-		err = tenant.CheckRegister(c.st, in.URL)
+		err = c.st.CheckRegister(in.URL)
 	}
 	if err != nil {
 		s.fail(c.ctx, err)
@@ -89,13 +89,13 @@ func (s *Server) registerWebhook(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	c.endpoint(201, true)(s.Dir.RegisterEndpoint(rctx, c.st.Business.ID, *in, secret))
+	c.endpoint(201, true)(s.Dir.RegisterEndpoint(rctx, c.st.Business().ID, *in, secret))
 }
 
 // decodeEndpoint validates a registration body.
-func (s *Server) decodeEndpoint(body []byte) (*tenant.EndpointInput, error) {
+func (s *Server) decodeEndpoint(body []byte) (*directory.EndpointInput, error) {
 	var errs input.Errors
-	in := &tenant.EndpointInput{}
+	in := &directory.EndpointInput{}
 	if obj, ok := input.ParseObject(body, &errs); ok {
 		in.URL = s.webhookURL(obj, &errs, input.Required)
 		in.EventTypes = eventTypes(obj, input.Required)
@@ -162,7 +162,7 @@ func (s *Server) ping(c *call, url, secret string) *problem.Error {
 			cause += ", " + res.ErrMessage
 		}
 	}
-	log := s.Log.With("request_id", requestID(c.ctx), "business", c.st.Business.ID, "host", hostOf(url), "cause", cause)
+	log := s.Log.With("request_id", requestID(c.ctx), "business", c.st.Business().ID, "host", hostOf(url), "cause", cause)
 	if reason, refused := deliver.Refusal(res.Err); refused {
 		s.metrics.pingRefd.Inc()
 		log.Info("webhook ping refused by the destination guard")
@@ -213,7 +213,7 @@ func (s *Server) patchWebhook(c *call) {
 		return
 	}
 	var errs input.Errors
-	var in tenant.EndpointPatch
+	var in directory.EndpointPatch
 	if obj, ok := input.ParseObject(c.ctx.PostBody(), &errs); ok {
 		if obj.Has("url") {
 			if u := s.webhookURL(obj, &errs, input.Required); u != "" {
@@ -233,7 +233,7 @@ func (s *Server) patchWebhook(c *call) {
 	}
 	err := errs.Err()
 	if err == nil && in.URL != nil && *in.URL != e.URL {
-		if err = tenant.CheckURLChange(c.st, id, *in.URL); err == nil {
+		if err = c.st.CheckURLChange(id, *in.URL); err == nil {
 			if perr := s.ping(c, *in.URL, e.Secret); perr != nil {
 				err = perr
 			}
@@ -245,7 +245,7 @@ func (s *Server) patchWebhook(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	c.endpoint(200, false)(s.Dir.PatchEndpoint(rctx, c.st.Business.ID, id, in))
+	c.endpoint(200, false)(s.Dir.PatchEndpoint(rctx, c.st.Business().ID, id, in))
 }
 
 func (s *Server) deleteWebhook(c *call) {
@@ -260,7 +260,7 @@ func (s *Server) deleteWebhook(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	if err := s.Dir.DeleteEndpoint(rctx, c.st.Business.ID, id); err != nil {
+	if err := s.Dir.DeleteEndpoint(rctx, c.st.Business().ID, id); err != nil {
 		s.fail(c.ctx, err)
 		return
 	}

@@ -8,12 +8,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/wire"
 )
@@ -30,7 +27,7 @@ const maxIdemKey = 255
 var errIdemRequired = problem.New(problem.IdempotencyKeyRequired, "This endpoint needs an Idempotency-Key header.")
 
 // idemKey reads the Idempotency-Key of a creating POST (api-v1 §4.1).
-func idemKey(ctx *fasthttp.RequestCtx) (*business.IdemKey, *problem.Error) {
+func idemKey(ctx *fasthttp.RequestCtx) (*directory.IdemKey, *problem.Error) {
 	k := ctx.Request.Header.Peek("Idempotency-Key")
 	if len(k) == 0 {
 		return nil, errIdemRequired
@@ -38,13 +35,13 @@ func idemKey(ctx *fasthttp.RequestCtx) (*business.IdemKey, *problem.Error) {
 	if utf8.RuneCount(k) > maxIdemKey {
 		return nil, problem.Fields(problem.Bound("Idempotency-Key", problem.TooLong, maxIdemKey, "Must be at most 255 characters."))
 	}
-	return &business.IdemKey{Key: string(k), BodyHash: sha256.Sum256(ctx.PostBody())}, nil
+	return &directory.IdemKey{Key: string(k), BodyHash: sha256.Sum256(ctx.PostBody())}, nil
 }
 
 // creating checks what every creating POST checks before its body, in this
 // order: the Idempotency-Key, then that no query parameter is given. On a
 // refusal it writes the error and returns false.
-func creating(c *call) (*business.IdemKey, bool) {
+func creating(c *call) (*directory.IdemKey, bool) {
 	key, perr := idemKey(c.ctx)
 	if perr == nil {
 		perr = parseQuery(c.ctx).err()
@@ -58,7 +55,7 @@ func creating(c *call) (*business.IdemKey, bool) {
 
 // answer writes the answer of an idempotent request, rendered from the
 // facts the engine stored under its key, or err.
-func (c *call) answer(ans *business.Answer, err error) {
+func (c *call) answer(ans *directory.Answer, err error) {
 	if err != nil {
 		c.s.fail(c.ctx, err)
 		return
@@ -75,17 +72,17 @@ func (c *call) answer(ans *business.Answer, err error) {
 
 // renderAnswer renders an idempotent answer: the one place its facts
 // become a status and bytes.
-func renderAnswer(b []byte, ans *business.Answer) (int, []byte) {
+func renderAnswer(b []byte, ans *directory.Answer) (int, []byte) {
 	switch ans.Kind {
-	case record.AnswerBooked:
+	case directory.AnswerBooked:
 		return 201, wire.AppendBooked(b, ans.Appointment, ans.Customer, ans.Payment)
-	case record.AnswerCustomer:
+	case directory.AnswerCustomer:
 		return 201, wire.AppendCustomer(b, ans.Customer)
-	case record.AnswerHold:
+	case directory.AnswerHold:
 		return 201, wire.AppendHold(b, ans.Hold)
-	case record.AnswerEntry:
+	case directory.AnswerEntry:
 		return 201, wire.AppendEntry(b, ans.Entry)
-	case record.AnswerRefused:
+	case directory.AnswerRefused:
 		return wire.Status(ans.Refused.Code), wire.AppendError(b, ans.Refused)
 	}
 	return ans.Status, append(b, ans.Body...) // journalled as bytes (AnswerBody)
@@ -93,7 +90,7 @@ func renderAnswer(b []byte, ans *business.Answer) (int, []byte) {
 
 // appointment writes a PATCH or status answer: 200 with the appointment
 // as GET shows it (decisions §3), or err.
-func (c *call) appointment(v business.AppointmentView, err error) {
+func (c *call) appointment(v directory.AppointmentView, err error) {
 	if err != nil {
 		c.s.fail(c.ctx, err)
 		return
@@ -105,7 +102,7 @@ func (c *call) appointment(v business.AppointmentView, err error) {
 // create runs an idempotent create whose body decode validates: the
 // checks of creating, the body, then the business's stored answer.
 func create[T any](c *call, decode func([]byte) (*T, error),
-	do func(context.Context, uuid.UUID, T, business.IdemKey) (*business.Answer, error)) {
+	do func(context.Context, uuid.UUID, T, directory.IdemKey) (*directory.Answer, error)) {
 	key, ok := creating(c)
 	if !ok {
 		return
@@ -117,7 +114,7 @@ func create[T any](c *call, decode func([]byte) (*T, error),
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	c.answer(do(rctx, c.st.Business.ID, *in, *key))
+	c.answer(do(rctx, c.st.Business().ID, *in, *key))
 }
 
 func (s *Server) createAppointment(c *call) {
@@ -133,13 +130,13 @@ func (s *Server) createAppointment(c *call) {
 	// A booking that needs prepayment also waits for its checkout.
 	rctx, cancel := context.WithTimeout(context.Background(), reqTimeout+directory.BookPaymentWait)
 	defer cancel()
-	c.answer(s.Dir.Book(rctx, c.st.Business.ID, *in, *key))
+	c.answer(s.Dir.Book(rctx, c.st.Business().ID, *in, *key))
 }
 
 // decodeCreate validates a POST /appointments body.
-func decodeCreate(body []byte) (*tenant.CreateInput, error) {
+func decodeCreate(body []byte) (*directory.CreateInput, error) {
 	var errs input.Errors
-	in := &tenant.CreateInput{Enforce: true}
+	in := &directory.CreateInput{Enforce: true}
 	if obj, ok := input.ParseObject(body, &errs); ok {
 		if obj.Has("holdId") {
 			decodeHeldBooking(obj, in)
@@ -196,7 +193,7 @@ func (s *Server) createCustomer(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	c.answer(s.Dir.AddCustomer(rctx, c.st.Business.ID, cu, *key))
+	c.answer(s.Dir.AddCustomer(rctx, c.st.Business().ID, cu, *key))
 }
 
 // existingAppointment returns the {id} of a write on one appointment, having
@@ -220,7 +217,7 @@ func (s *Server) patchAppointment(c *call) {
 		return
 	}
 	var errs input.Errors
-	in := tenant.PatchInput{Enforce: true, IfMatch: ifMatch(c.ctx, &errs)}
+	in := directory.PatchInput{Enforce: true, IfMatch: ifMatch(c.ctx, &errs)}
 	if obj, ok := input.ParseObject(c.ctx.PostBody(), &errs); ok {
 		if v, ok := obj.UUID("serviceId", input.Optional); ok {
 			in.ServiceID = &v
@@ -245,7 +242,7 @@ func (s *Server) patchAppointment(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	c.appointment(s.Dir.Patch(rctx, c.st.Business.ID, id, in))
+	c.appointment(s.Dir.Patch(rctx, c.st.Business().ID, id, in))
 }
 
 var requestableStatuses = []string{string(catalog.Confirmed), string(catalog.Cancelled), string(catalog.Completed), string(catalog.NoShow)}
@@ -268,5 +265,5 @@ func (s *Server) setStatus(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	c.appointment(s.Dir.SetStatus(rctx, c.st.Business.ID, id, catalog.Status(to), want))
+	c.appointment(s.Dir.SetStatus(rctx, c.st.Business().ID, id, catalog.Status(to), want))
 }

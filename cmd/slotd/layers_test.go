@@ -67,6 +67,8 @@ var rules = []rule{
 		"pure packages do no I/O and start no goroutines: no actors, HTTP, database or metrics", true, false},
 	{[]string{"transport/..."}, []string{"storage", "actors/courier"},
 		"the front end reads the store's tables only through the engine's door (actors/directory), whose reads sync before they answer: nothing a crash could undo is shown", false, true},
+	{[]string{"transport", "transport/handover", "transport/quota", "transport/cursor", "transport/wire", "transport/input"}, []string{"actors/business", "actors/tenant", "actors/calendar", "actors/interval", "actors/sorted", "storage/record"},
+		"one door into the engine: every read and write goes through actors/directory, whose views hold only synced state; the transport never builds a calendar query or reads a business's state or journal itself", false, true},
 }
 
 type pkg struct {

@@ -1,0 +1,61 @@
+package directory
+
+import (
+	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// The engine's requests and answers, as the directory's callers name
+// them. Each is defined beside the code that decides it (tenant,
+// calendar, business); callers outside the engine see them only here, so
+// the directory stays the one door into the engine and the packages
+// behind it can change without a caller noticing.
+type (
+	// CreateInput is a booking request (POST /appointments).
+	CreateInput = tenant.CreateInput
+	// PatchInput is an edit of an appointment (PATCH /appointments/{id}).
+	PatchInput = tenant.PatchInput
+	// HoldInput is a hold request (POST /holds).
+	HoldInput = tenant.HoldInput
+	// EntryInput is a waitlist request (POST /waitlist-entries).
+	EntryInput = tenant.EntryInput
+	// EndpointInput registers a webhook endpoint.
+	EndpointInput = tenant.EndpointInput
+	// EndpointPatch edits a webhook endpoint.
+	EndpointPatch = tenant.EndpointPatch
+	// CheckInput asks what bookings would get (POST /availability/check).
+	CheckInput = tenant.CheckInput
+	// Verdict is Check's answer for one start.
+	Verdict = tenant.Verdict
+	// StartKey orders appointments by start, then id: a list's position.
+	StartKey = tenant.StartKey
+	// CreationKey orders waitlist entries by creation: a list's position.
+	CreationKey = tenant.CreationKey
+	// Slot is one start time on offer.
+	Slot = calendar.Slot
+	// IdemKey identifies an idempotent request: its key and body.
+	IdemKey = business.IdemKey
+	// Answer is what an idempotent write decided, as facts.
+	Answer = business.Answer
+	// AppointmentView is an appointment with its customer, as an edit left
+	// it.
+	AppointmentView = business.AppointmentView
+	// AnswerKind says what an Answer holds.
+	AnswerKind = record.AnswerKind
+)
+
+// The kinds of Answer.
+const (
+	AnswerBody     = record.AnswerBody // journalled as bytes, before answers were facts
+	AnswerBooked   = record.AnswerBooked
+	AnswerCustomer = record.AnswerCustomer
+	AnswerRefused  = record.AnswerRefused
+	AnswerHold     = record.AnswerHold
+	AnswerEntry    = record.AnswerEntry
+)
+
+// KeyOf is the list position of appointment a.
+func KeyOf(a *catalog.Appointment) StartKey { return tenant.KeyOf(a) }

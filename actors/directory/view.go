@@ -1,0 +1,171 @@
+package directory
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/storage/catalog"
+)
+
+// View is one business as its actor last published it: only state the
+// journal has synced, immutable, read on the caller's goroutine without a
+// message to the actor. Every read of the API is answered from a View, so
+// a read never waits behind a write, and one answer never mixes two
+// versions of the business. The zero View is no business.
+type View struct{ st *tenant.State }
+
+// View returns the current view of business id, starting its actor and
+// waiting for its state (at most the directory's timeout) only on the
+// first request after start-up; ok is false when the business does not
+// exist. A loaded business answers without allocating: the hot path of
+// every authenticated request.
+func (d *Directory) View(id uuid.UUID) (v View, ok bool, err error) {
+	h, loaded := d.Loaded(id)
+	if !loaded {
+		ctx, cancel := context.WithTimeout(context.Background(), d.timeout)
+		defer cancel()
+		if h, err = d.Business(ctx, id); err != nil {
+			return View{}, false, err
+		}
+	}
+	v = View{h.State()}
+	return v, v.st != nil, nil
+}
+
+// ExistingView is View for a business that may not exist: it starts no
+// actor for an id that was never put (Existing).
+func (d *Directory) ExistingView(ctx context.Context, id uuid.UUID) (View, bool, error) {
+	h, err := d.Existing(ctx, id)
+	if err != nil || h == nil {
+		return View{}, false, err
+	}
+	v := View{h.State()}
+	return v, v.st != nil, nil
+}
+
+// ViewOf returns the view a business handle publishes (tests and the
+// engine's own callers).
+func ViewOf(h *business.Handle) View { return View{h.State()} }
+
+// Seq is the journal position the view is as of: two views of one
+// business with the same Seq are the same.
+func (v View) Seq() uint64 { return v.st.Seq }
+
+// ID is the business's id.
+func (v View) ID() uuid.UUID { return v.st.Business.ID }
+
+// Business is the business's settings.
+func (v View) Business() *catalog.Business { return &v.st.Business }
+
+// Loc is the business's time zone.
+func (v View) Loc() *time.Location { return v.st.Loc }
+
+// Keys are the business's API keys, in creation order.
+func (v View) Keys() []catalog.Key { return v.st.Keys }
+
+// Key returns the key with hash h, or nil.
+func (v View) Key(h catalog.KeyHash) *catalog.Key { return v.st.Key(h) }
+
+// Categories are the service categories, oldest first.
+func (v View) Categories() []catalog.Category { return v.st.Categories }
+
+// Services are the services, oldest first, deleted ones included.
+func (v View) Services() []catalog.Service { return v.st.Services }
+
+// Service returns the service with id, deleted ones included, or nil.
+func (v View) Service(id uuid.UUID) *catalog.Service { return v.st.Service(id) }
+
+// Staff is the staff, oldest first.
+func (v View) Staff() []catalog.Staff { return v.st.Staff }
+
+// StaffMember returns the staff member with id, or nil.
+func (v View) StaffMember(id uuid.UUID) *catalog.Staff { return v.st.StaffMember(id) }
+
+// StaffIDText returns the id of Staff()[i] as a JSON string, formatted
+// once per staff list (tenant.State.StaffIDText).
+func (v View) StaffIDText(i int) []byte { return v.st.StaffIDText(i) }
+
+// StaffIDTextLen is the length of StaffIDText.
+const StaffIDTextLen = tenant.StaffIDTextLen
+
+// Customer returns the customer with id, or nil.
+func (v View) Customer(id uuid.UUID) *catalog.Customer { return v.st.Customer(id) }
+
+// Appointment returns the appointment with id, or nil.
+func (v View) Appointment(id uuid.UUID) *catalog.Appointment { return v.st.Appointment(id) }
+
+// Appointments calls fn with each appointment below from (all when nil)
+// in descending (start, id) order until fn returns false. The appointment
+// fn gets is only valid during the call.
+func (v View) Appointments(below *StartKey, fn func(*catalog.Appointment) bool) {
+	v.st.Appointments(below, fn)
+}
+
+// Payment returns the payment with id, or nil.
+func (v View) Payment(id uuid.UUID) *catalog.Payment { return v.st.Payment(id) }
+
+// Hold returns the hold with id, or nil.
+func (v View) Hold(id uuid.UUID) *catalog.Hold { return v.st.Hold(id) }
+
+// Entry returns the waitlist entry with id, or nil.
+func (v View) Entry(id uuid.UUID) *catalog.WaitlistEntry { return v.st.Entry(id) }
+
+// Entries calls fn with each waitlist entry after from (all when nil) in
+// creation order until fn returns false.
+func (v View) Entries(after *CreationKey, fn func(*catalog.WaitlistEntry) bool) {
+	v.st.Entries(after, fn)
+}
+
+// Endpoints are the webhook endpoints.
+func (v View) Endpoints() []catalog.Endpoint { return v.st.Endpoints() }
+
+// Endpoint returns the webhook endpoint with id, or nil.
+func (v View) Endpoint(id uuid.UUID) *catalog.Endpoint { return v.st.Endpoint(id) }
+
+// CheckRegister refuses, before its test ping, an endpoint whose URL
+// another endpoint of the business already has. The actor judges again
+// when it stores the endpoint.
+func (v View) CheckRegister(url string) error { return tenant.CheckRegister(v.st, url) }
+
+// CheckURLChange is CheckRegister for endpoint id's new URL.
+func (v View) CheckURLChange(id uuid.UUID, url string) error {
+	return tenant.CheckURLChange(v.st, id, url)
+}
+
+// Check judges, per start and staff member, what a booking would get at
+// now (POST /availability/check): the same judgement a booking makes.
+func (v View) Check(in *CheckInput, now time.Time) ([]Verdict, error) {
+	return tenant.Check(v.st, in, now)
+}
+
+// SlotQuery asks for the start times on offer for a service (GET
+// /availability/slots).
+type SlotQuery struct {
+	Service  *catalog.Service
+	Only     *uuid.UUID // one staff member's, when set
+	From, To time.Time  // both inclusive, on start times
+	Now      time.Time
+}
+
+// SlotWork is the reusable working memory of Slots. Reused (from a pool),
+// an answer allocates nothing once it has grown; not safe for concurrent
+// use.
+type SlotWork struct {
+	scratch calendar.Scratch
+	slots   []Slot
+}
+
+// Slots returns the start times on offer for q, with the eligible free
+// staff of each as indexes into Staff(). The slice and the staff lists
+// live in w until its next use.
+func (v View) Slots(q SlotQuery, w *SlotWork) []Slot {
+	query := calendar.Query{Business: &v.st.Business, Loc: v.st.Loc, Now: q.Now, Service: q.Service,
+		Staff: v.st.Staff, Only: q.Only, Index: v.st.Index(), From: q.From, To: q.To, Scratch: &w.scratch}
+	w.slots = calendar.Slots(&query, w.slots[:0])
+	return w.slots
+}
