@@ -265,9 +265,9 @@ type Idem struct {
 	Key      string            `json:"key"`
 	Op       catalog.Operation `json:"op"`
 	BodyHash [32]byte          `json:"bodyHash"`
-	Status   int       `json:"status"` // AnswerBody only
-	Body     []byte    `json:"body,omitempty"`
-	At       time.Time `json:"at"`
+	Status   int               `json:"status"` // AnswerBody only
+	Body     []byte            `json:"body,omitempty"`
+	At       time.Time         `json:"at"`
 	// Answer says what the answer is rendered from.
 	Answer AnswerKind `json:"answer,omitempty"`
 	// Refused is the refusal of an AnswerRefused answer.
