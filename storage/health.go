@@ -13,7 +13,7 @@ import (
 
 	"github.com/slotd/slotd/storage/clock"
 
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // The store's health: whether a write can be made durable now. Two faults

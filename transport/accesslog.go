@@ -11,7 +11,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // The access log: one line per request on either listener, through
@@ -46,7 +46,7 @@ func NewAccessLog(w io.Writer, format string) (*slog.Logger, error) {
 // answered at end. It hands the record to the handler itself: the
 // logger's own methods would capture the caller's program counter for
 // every line, a quarter of the line's cost, for a source never shown.
-func (s *Server) logAccess(ctx *fasthttp.RequestCtx, ro *routeObs, biz *catalog.Business, status int, end time.Time, took time.Duration) {
+func (s *Server) logAccess(ctx *fasthttp.RequestCtx, ro *routeObs, biz *model.Business, status int, end time.Time, took time.Duration) {
 	h := s.AccessLog.Handler()
 	if ch, ok := h.(*compactHandler); ok && len(ch.prefix) == 0 && ch.group == "" {
 		ch.access(ctx, ro, biz, status, end, took)
@@ -89,7 +89,7 @@ type compactHandler struct {
 // buffer: the same bytes as Handle writes for that record (a test holds
 // the two together), without building the slog.Record and its attributes,
 // which were half of a line's cost.
-func (h *compactHandler) access(ctx *fasthttp.RequestCtx, ro *routeObs, biz *catalog.Business, status int, end time.Time, took time.Duration) {
+func (h *compactHandler) access(ctx *fasthttp.RequestCtx, ro *routeObs, biz *model.Business, status int, end time.Time, took time.Duration) {
 	bp := linePool.Get().(*[]byte)
 	b := appendTime((*bp)[:0], end)
 	b = append(b, " access "...)

@@ -6,16 +6,16 @@ import (
 	"encoding/base64"
 	"errors"
 
+	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/transport/handover"
-	"github.com/slotd/slotd/transport/wire"
 
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/world"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/world"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // The admin listener is the dashboard's side of slotd: health and readiness
@@ -162,7 +162,7 @@ func (s *Server) putBusiness(ctx *fasthttp.RequestCtx, id uuid.UUID) {
 		writeError(ctx, problem.FieldError("id", problem.Invalid, "The body's id must match the id in the path."))
 		return
 	}
-	s.putSpecs(ctx, []catalog.Spec{spec}, func(rs []directory.PutResult) (int, []byte) {
+	s.putSpecs(ctx, []model.Spec{spec}, func(rs []directory.PutResult) (int, []byte) {
 		status := 200
 		if rs[0].Created {
 			status = 201
@@ -193,7 +193,7 @@ func (s *Server) adminWorld(ctx *fasthttp.RequestCtx) {
 	})
 }
 
-func (s *Server) putSpecs(ctx *fasthttp.RequestCtx, specs []catalog.Spec, render func([]directory.PutResult) (int, []byte)) {
+func (s *Server) putSpecs(ctx *fasthttp.RequestCtx, specs []model.Spec, render func([]directory.PutResult) (int, []byte)) {
 	rctx, cancel := reqContext()
 	defer cancel()
 	rs, err := PutWorld(rctx, s.Dir, specs, s.Clock.Now(), s.Log)
@@ -272,7 +272,7 @@ func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	plain := NewKey()
-	k.ID, k.Hash = uuid.New(), catalog.HashKey(plain)
+	k.ID, k.Hash = uuid.New(), model.HashKey(plain)
 	rctx, cancel := reqContext()
 	defer cancel()
 	k, err = s.Dir.Issue(rctx, st.Business().ID, k)
@@ -306,7 +306,7 @@ func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
 
 // appendAdminKey appends a key's metadata; plain, the plaintext, is shown
 // only in the answer that created it.
-func appendAdminKey(b []byte, k *catalog.Key, plain string) []byte {
+func appendAdminKey(b []byte, k *model.Key, plain string) []byte {
 	b = append(b, '{')
 	b = wire.AppendKey(b, "id")
 	b = wire.AppendUUID(b, k.ID)

@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/transport/wire"
+	"github.com/slotd/slotd/actors/model/wire"
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"
-	"github.com/slotd/slotd/transport/input"
 )
 
 // The appointment read endpoints (api-v1 §4.2). The list is ordered by
@@ -21,13 +21,13 @@ import (
 
 // apptFilter is a parsed appointment list query.
 type apptFilter struct {
-	status                   catalog.Status
+	status                   model.Status
 	from, to, updatedSince   *time.Time
 	customer, staff, service *uuid.UUID
 	canonical                string
 }
 
-func (f *apptFilter) keep(a *catalog.Appointment) bool {
+func (f *apptFilter) keep(a *model.Appointment) bool {
 	switch {
 	case f.status != "" && a.Status != f.status:
 		return false
@@ -49,8 +49,8 @@ func parseApptFilter(q *query) *apptFilter {
 	f := &apptFilter{}
 	var canon strings.Builder
 	if v, ok := q.ok("status"); ok {
-		if catalog.Statuses.Has(catalog.Status(v)) {
-			f.status = catalog.Status(v)
+		if model.Statuses.Has(model.Status(v)) {
+			f.status = model.Status(v)
 			canon.WriteString("status=" + v + "&")
 		} else {
 			q.add("status", problem.InvalidOption, statusChoices)
@@ -110,7 +110,7 @@ func (s *Server) listAppointments(c *call) {
 	*b = append((*b)[:0], `{"data":[`...)
 	n, more := 0, false
 	var last directory.StartKey // a is rebuilt in place for each call: keep its key, not a
-	c.st.Appointments(below, func(a *catalog.Appointment) bool {
+	c.st.Appointments(below, func(a *model.Appointment) bool {
 		if f.from != nil && a.StartTime.Before(*f.from) {
 			return false
 		}
@@ -146,7 +146,7 @@ func compareStartKey(a, b directory.StartKey) int {
 }
 
 func (s *Server) getAppointment(c *call) {
-	getOne(c, c.st.Appointment, func(b []byte, a *catalog.Appointment) []byte {
+	getOne(c, c.st.Appointment, func(b []byte, a *model.Appointment) []byte {
 		setETag(c.ctx, a)
 		return wire.AppendAppointment(b, a, c.st.Customer(a.CustomerID))
 	})
@@ -167,4 +167,4 @@ func (q *query) timeParam(name string) (time.Time, bool) {
 }
 
 // statusChoices is the refusal of an unknown status filter.
-var statusChoices = "Must be one of " + strings.Join(catalog.Statuses.Strings(), ", ") + "."
+var statusChoices = "Must be one of " + strings.Join(model.Statuses.Strings(), ", ") + "."

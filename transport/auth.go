@@ -7,8 +7,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/quota"
 )
@@ -20,7 +20,7 @@ import (
 type call struct {
 	ctx *fasthttp.RequestCtx
 	st  directory.View
-	key *catalog.Key
+	key *model.Key
 	s   *Server
 	// rate is what the X-RateLimit headers report so far: the key's
 	// tightest limit, or a tighter limiter the handler consulted since.
@@ -83,7 +83,7 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*call, *problem.Error) 
 	if bytes.ContainsAny(tok, " \t") {
 		return nil, errUnauthorized
 	}
-	hash := catalog.HashKey(string(tok))
+	hash := model.HashKey(string(tok))
 	owner, ok := s.Dir.KeyOwner(hash)
 	if !ok {
 		return nil, errUnauthorized
@@ -122,7 +122,7 @@ func (s *Server) authorize(c *call, rt route) *problem.Error {
 		}
 		if !c.st.Business().Plan.Entitles(rt.scope) {
 			return &problem.Error{Code: problem.PlanUpgradeRequired, Message: "The business's plan does not include this endpoint.",
-				Scope: rt.scope, RequiredPlan: string(catalog.RequiredPlan(rt.scope))}
+				Scope: rt.scope, RequiredPlan: string(model.RequiredPlan(rt.scope))}
 		}
 	}
 	if rt.module != "" && !c.st.Business().HasModule(rt.module) {

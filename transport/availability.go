@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/wire"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // GET /api/v1/availability/slots (decisions §3, §4): the start times on

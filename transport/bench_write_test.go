@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // Benchmarks of the whole front-end path of a booking and of an uncached
@@ -28,25 +28,25 @@ var benchBiz = uuid.MustParse("0f9f4a8e-7a61-4c1e-9d53-6b3b7f1e2a10")
 // 08:00–20:00, and one 30-minute service; it returns the service id.
 func benchSalon(b testing.TB, s *Server, staff int) (svc uuid.UUID, ids []uuid.UUID) {
 	svc, cat := uuid.New(), uuid.New()
-	var week catalog.WeekHours
+	var week model.WeekHours
 	for d := range week {
-		week[d] = []catalog.Span{{From: 8 * 60, To: 20 * 60}}
+		week[d] = []model.Span{{From: 8 * 60, To: 20 * 60}}
 	}
-	spec := catalog.Spec{
-		Business: catalog.Business{ID: benchBiz, Name: "Bench", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: catalog.Zakelijk,
-			Modules: catalog.AllModules, Assignment: catalog.FirstAvailable, Rules: catalog.DefaultRules()},
-		Keys: []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey("sk_bench"),
+	spec := model.Spec{
+		Business: model.Business{ID: benchBiz, Name: "Bench", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: model.Zakelijk,
+			Modules: model.AllModules, Assignment: model.FirstAvailable, Rules: model.DefaultRules()},
+		Keys: []model.Key{{ID: uuid.New(), Hash: model.HashKey("sk_bench"),
 			Scopes: []string{"appointments:read", "appointments:write"}, Limits: unlimited}},
-		Categories: []catalog.Category{{ID: cat, Name: "C"}},
-		Services:   []catalog.Service{{ID: svc, Name: "Cut", DurationMinutes: 30, PriceCents: 3000, IsActive: true, CategoryID: cat}},
+		Categories: []model.Category{{ID: cat, Name: "C"}},
+		Services:   []model.Service{{ID: svc, Name: "Cut", DurationMinutes: 30, PriceCents: 3000, IsActive: true, CategoryID: cat}},
 	}
 	for i := range staff {
 		id := uuid.New()
 		ids = append(ids, id)
-		spec.Staff = append(spec.Staff, catalog.Staff{ID: id, Name: fmt.Sprint("S", i), IsActive: true, IsBookable: true,
+		spec.Staff = append(spec.Staff, model.Staff{ID: id, Name: fmt.Sprint("S", i), IsActive: true, IsBookable: true,
 			AssignedServiceIDs: []uuid.UUID{svc}, Hours: week})
 	}
-	if _, err := s.Dir.Put(context.Background(), []catalog.Spec{spec}); err != nil {
+	if _, err := s.Dir.Put(context.Background(), []model.Spec{spec}); err != nil {
 		b.Fatal(err)
 	}
 	return svc, ids
@@ -77,7 +77,7 @@ func bookOnce(b *testing.B, h fasthttp.RequestHandler, ctx *fasthttp.RequestCtx,
 // BenchmarkBookOne is one client booking durably, one after another: every
 // booking waits for its own fsync.
 func BenchmarkBookOne(b *testing.B) {
-	s := newServer(b, catalog.Pro, 1)
+	s := newServer(b, model.Pro, 1)
 	svc, staff := benchSalon(b, s, 1)
 	h := s.Public()
 	var ctx fasthttp.RequestCtx
@@ -91,7 +91,7 @@ func BenchmarkBookOne(b *testing.B) {
 // BenchmarkBookParallel is 64 clients booking into one business: the actor
 // pipelines their writes, which share fsyncs.
 func BenchmarkBookParallel(b *testing.B) {
-	s := newServer(b, catalog.Pro, 1)
+	s := newServer(b, model.Pro, 1)
 	svc, staff := benchSalon(b, s, 1)
 	h := s.Public()
 	b.SetParallelism(32)
@@ -109,7 +109,7 @@ func BenchmarkBookParallel(b *testing.B) {
 // 400 bookings, each time for another window start, so the answer memo
 // never hits.
 func BenchmarkAvailabilityUncached(b *testing.B) {
-	s := newServer(b, catalog.Pro, 1)
+	s := newServer(b, model.Pro, 1)
 	svc, staff := benchSalon(b, s, 20)
 	h := s.Public()
 	var ctx fasthttp.RequestCtx
@@ -153,7 +153,7 @@ func BenchmarkAvailabilityUncached(b *testing.B) {
 // An availability answer is kept only when its question is asked again;
 // kept or not, every answer is the same bytes, in the §3 shape.
 func TestAvailabilityIsCachedFromTheSecondAsk(t *testing.T) {
-	s := newServer(t, catalog.Pro, 1)
+	s := newServer(t, model.Pro, 1)
 	svc, staff := benchSalon(t, s, 3)
 	from := time.Now().UTC().Add(48 * time.Hour).Truncate(24 * time.Hour)
 	uri := "/api/v1/availability/slots?serviceId=" + svc.String() + "&from=" + from.Format(time.RFC3339) +

@@ -3,9 +3,9 @@ package transport
 import (
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/transport/cursor"
-	"github.com/slotd/slotd/transport/wire"
 )
 
 // The read-only catalogue endpoints (api-v1 §4.3, §4.4, §4.6). Lists are in
@@ -43,11 +43,11 @@ func (s *Server) listServices(c *call) {
 		filters += "isActive=" + boolString(active)
 	}
 	pageAsc(c, q, listSpec{name: "services", filters: filters}, c.st.Services(),
-		func(x *catalog.Service) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
-		func(x *catalog.Service) bool {
+		func(x *model.Service) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
+		func(x *model.Service) bool {
 			return !x.Deleted && (!byCat || x.CategoryID == cat) && (!byActive || x.IsActive == active)
 		},
-		func(b []byte, x *catalog.Service) []byte { return wire.AppendService(b, x, false) })
+		func(b []byte, x *model.Service) []byte { return wire.AppendService(b, x, false) })
 }
 
 func boolString(v bool) string {
@@ -58,12 +58,12 @@ func boolString(v bool) string {
 }
 
 func (s *Server) getService(c *call) {
-	getOne(c, func(id uuid.UUID) *catalog.Service {
+	getOne(c, func(id uuid.UUID) *model.Service {
 		if svc := c.st.Service(id); svc != nil && !svc.Deleted {
 			return svc
 		}
 		return nil
-	}, func(b []byte, x *catalog.Service) []byte { return wire.AppendService(b, x, true) })
+	}, func(b []byte, x *model.Service) []byte { return wire.AppendService(b, x, true) })
 }
 
 // getOne answers a detail GET: the {id} path parameter looked up with find,
@@ -89,16 +89,16 @@ func getOne[T any](c *call, find func(uuid.UUID) *T, render func([]byte, *T) []b
 func (s *Server) listCategories(c *call) {
 	q := parseQuery(c.ctx, "limit", "cursor")
 	pageAsc(c, q, listSpec{name: "service-categories"}, c.st.Categories(),
-		func(x *catalog.Category) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
-		func(*catalog.Category) bool { return true },
+		func(x *model.Category) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
+		func(*model.Category) bool { return true },
 		wire.AppendCategory)
 }
 
 func (s *Server) listStaff(c *call) {
 	q := parseQuery(c.ctx, "limit", "cursor")
 	pageAsc(c, q, listSpec{name: "staff"}, c.st.Staff(),
-		func(x *catalog.Staff) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
-		func(*catalog.Staff) bool { return true },
+		func(x *model.Staff) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
+		func(*model.Staff) bool { return true },
 		wire.AppendStaff)
 }
 

@@ -6,10 +6,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/input"
-	"github.com/slotd/slotd/transport/wire"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // POST /api/v1/availability/check (decisions §6): per start and per staff
@@ -110,10 +110,10 @@ func appendCode(b []byte, c problem.Code) []byte {
 // explained availability, all of module appointments.
 func (s *Server) sixRoutes(add func(method, path string, h fasthttp.RequestHandler)) {
 	read := func(fn func(*call)) fasthttp.RequestHandler {
-		return s.api(route{scope: "appointments:read", module: catalog.ModAppointments, fn: fn})
+		return s.api(route{scope: "appointments:read", module: model.ModAppointments, fn: fn})
 	}
 	write := func(fn func(*call)) fasthttp.RequestHandler {
-		return s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: fn})
+		return s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: fn})
 	}
 	add(fasthttp.MethodPost, "/api/v1/availability/check", read(s.check))
 	add(fasthttp.MethodPost, "/api/v1/holds", write(s.createHold))

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/handover"
 )
 
@@ -131,7 +131,7 @@ func (s *Server) keyBusiness(ctx *fasthttp.RequestCtx) (uuid.UUID, bool) {
 	if len(h) <= len(bearer) || !bytes.EqualFold(h[:len(bearer)], bearer) {
 		return uuid.UUID{}, false
 	}
-	return s.Dir.KeyOwner(catalog.HashKey(string(h[len(bearer):])))
+	return s.Dir.KeyOwner(model.HashKey(string(h[len(bearer):])))
 }
 
 type routeSet struct {

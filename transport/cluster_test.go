@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/transport/handover"
 )
 
@@ -74,11 +74,11 @@ func handOverListener(t *testing.T, h fasthttp.RequestHandler) string {
 // twoNodes returns a front node whose requests for the business are
 // handed to owner over a real hand-over listener, and owner.
 func twoNodes(t *testing.T) (front, owner *Server, owners *fakeOwners) {
-	owner = newServer(t, catalog.Pro, 2)
+	owner = newServer(t, model.Pro, 2)
 	owner.Cluster, owner.NodeName = &fakeCluster{local: true}, "owner"
 	owner.HandOver = handover.New(&fakeOwners{local: true})
 	addr := handOverListener(t, owner.HandOverHandler())
-	front = newServer(t, catalog.Pro, 2)
+	front = newServer(t, model.Pro, 2)
 	owners = &fakeOwners{addrs: []string{addr}}
 	front.Cluster, front.NodeName, front.HandOver = &fakeCluster{}, "front", handover.New(owners)
 	return front, owner, owners
@@ -196,7 +196,7 @@ func FuzzHandOverListener(f *testing.F) {
 	f.Add("public", "192.0.2.7", "", "GET", "/api/v1/services", "")
 	f.Add("admin", "::1", "1", "PUT", "/admin/v1/businesses/x", "{}")
 	f.Add("nowhere", "not an ip", "yes", "POST", "/api/v1/appointments", `{"serviceId":1}`)
-	owner := newServer(f, catalog.Pro, 1)
+	owner := newServer(f, model.Pro, 1)
 	owner.Cluster, owner.NodeName = &fakeCluster{local: true}, "owner"
 	owner.HandOver = handover.New(&fakeOwners{local: true})
 	h := owner.HandOverHandler()

@@ -13,9 +13,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/world"
 	"github.com/slotd/slotd/transport/handover"
-	"github.com/slotd/slotd/transport/world"
 )
 
 // A world load in cluster mode: the whole file is checked here, as on a
@@ -89,7 +89,7 @@ func (s *Server) adminWorldClustered(ctx *fasthttp.RequestCtx) {
 }
 
 // putOn puts spec, whose world object is raw, on its business's node.
-func (s *Server) putOn(ctx context.Context, spec catalog.Spec, raw []byte) (directory.PutResult, error) {
+func (s *Server) putOn(ctx context.Context, spec model.Spec, raw []byte) (directory.PutResult, error) {
 	id := spec.Business.ID
 	if !s.Cluster.Local(id) {
 		var req fasthttp.Request
@@ -108,7 +108,7 @@ func (s *Server) putOn(ctx context.Context, spec catalog.Spec, raw []byte) (dire
 			return putAnswer(id, &resp)
 		}
 	}
-	rs, err := PutWorld(ctx, s.Dir, []catalog.Spec{spec}, s.Clock.Now(), s.Log)
+	rs, err := PutWorld(ctx, s.Dir, []model.Spec{spec}, s.Clock.Now(), s.Log)
 	if err != nil {
 		return directory.PutResult{}, err
 	}

@@ -3,11 +3,11 @@ package transport
 import (
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"
-	"github.com/slotd/slotd/transport/input"
-	"github.com/slotd/slotd/transport/wire"
 )
 
 // The delivery log of an endpoint (api-v1 §2.7, §4.5) is read from the
@@ -19,8 +19,8 @@ import (
 
 // endpointOf resolves the {id} path parameter to an endpoint of the
 // caller's business, writing 404 when there is none.
-func (c *call) endpointOf() (*catalog.Endpoint, bool) {
-	var e *catalog.Endpoint
+func (c *call) endpointOf() (*model.Endpoint, bool) {
+	var e *model.Endpoint
 	if id, ok := c.pathID("id"); ok {
 		e = c.st.Endpoint(id)
 	}
@@ -57,7 +57,7 @@ func (s *Server) listDeliveries(c *call) {
 	var last cursor.Position
 	// What the directory passes on is shown only once it returns nil:
 	// every record is durable then.
-	err := s.Dir.Deliveries(c.st.Business().ID, ep.ID, after, func(id [16]byte, d *catalog.Delivery) bool {
+	err := s.Dir.Deliveries(c.st.Business().ID, ep.ID, after, func(id [16]byte, d *model.Delivery) bool {
 		if n == limit {
 			more = true
 			return false

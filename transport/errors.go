@@ -5,8 +5,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/wire"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // Status returns the HTTP status of an error code (see wire.Status).

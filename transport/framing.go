@@ -5,7 +5,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // errFraming refuses a request whose body two HTTP parsers could delimit

@@ -14,9 +14,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/input"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // Fuzz targets and table tests of the request decoders of decisions §6:
@@ -130,7 +130,7 @@ func sixEncodeNullUUID(id *uuid.UUID) any {
 	return id.String()
 }
 
-func sixEncodePerson(p catalog.Person) map[string]any {
+func sixEncodePerson(p model.Person) map[string]any {
 	return map[string]any{"firstName": p.FirstName, "lastName": p.LastName, "email": p.Email, "phone": p.Phone}
 }
 
@@ -200,7 +200,7 @@ func FuzzHoldBody(f *testing.F) {
 		if in.TTL < 30*time.Second || in.TTL > 1800*time.Second || in.TTL%time.Second != 0 {
 			t.Fatalf("TTL %v", in.TTL)
 		}
-		wantTTL := catalog.HoldDefaultTTL
+		wantTTL := model.HoldDefaultTTL
 		if raw, ok := m["ttlSeconds"]; ok {
 			n, err := strconv.Atoi(string(raw))
 			if err != nil {
@@ -421,7 +421,7 @@ func FuzzCreateWithHold(f *testing.F) {
 		case strings.TrimSpace(c.FirstName) == "":
 			t.Fatalf("accepted firstName %q", c.FirstName)
 		}
-		enc["customer"] = sixEncodePerson(catalog.Person{FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Phone: c.Phone})
+		enc["customer"] = sixEncodePerson(model.Person{FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Phone: c.Phone})
 		enc["staffLocked"], enc["enforceBookingRules"] = in.StaffLocked, in.Enforce
 		if in.Notes != nil {
 			enc["notes"] = *in.Notes
@@ -634,7 +634,7 @@ func TestDecodeEntryCases(t *testing.T) {
 			continue
 		}
 		if in.ServiceID.String() != sixSvc || !in.From.Equal(from) || !in.To.Equal(c.to) || in.StaffID != nil ||
-			in.Customer != (catalog.Person{FirstName: "Eva", Email: "eva@example.com"}) {
+			in.Customer != (model.Person{FirstName: "Eva", Email: "eva@example.com"}) {
 			t.Errorf("%s: decoded %+v", c.name, *in)
 		}
 	}

@@ -20,15 +20,15 @@ import (
 
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/cursor"
-	"github.com/slotd/slotd/transport/input"
 	"github.com/slotd/slotd/transport/quota"
-	"github.com/slotd/slotd/transport/wire"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/deliver"
 )
@@ -62,7 +62,7 @@ func init() {
 
 // fuzzVocabulary is the option lists messages name on purpose ("Must be
 // one of: ..."): a fuzzed string that is part of one is not an echo.
-var fuzzVocabulary = strings.Join(catalog.Subscribable, ", ") + ", " + strings.Join(requestableStatuses, ", ")
+var fuzzVocabulary = strings.Join(model.Subscribable, ", ") + ", " + strings.Join(requestableStatuses, ", ")
 
 // echoes reports whether a message repeats the client's input: the whole
 // input, or a quoted string in it, longer than 12 bytes.
@@ -263,30 +263,30 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { dir.Close(); st.Close() })
-	day := []catalog.Span{{From: 0, To: 24 * 60}}
+	day := []model.Span{{From: 0, To: 24 * 60}}
 	staffID, notes := fzStaff, "Window seat."
-	spec := catalog.Spec{
-		Business: catalog.Business{ID: fzBiz, Name: "Fuzz studio", Timezone: "Europe/Amsterdam", Currency: "EUR",
-			Plan: catalog.Pro, Modules: catalog.AllModules, Rules: catalog.DefaultRules()},
-		Keys: []catalog.Key{
-			{ID: uuid.New(), Hash: catalog.HashKey("sk_fuzz"), Scopes: []string{"appointments:read", "appointments:write",
+	spec := model.Spec{
+		Business: model.Business{ID: fzBiz, Name: "Fuzz studio", Timezone: "Europe/Amsterdam", Currency: "EUR",
+			Plan: model.Pro, Modules: model.AllModules, Rules: model.DefaultRules()},
+		Keys: []model.Key{
+			{ID: uuid.New(), Hash: model.HashKey("sk_fuzz"), Scopes: []string{"appointments:read", "appointments:write",
 				"services:read", "staff:read", "customers:read", "customers:write", "webhooks:manage"}, Limits: unlimited},
-			{ID: uuid.New(), Hash: catalog.HashKey("sk_read"), Scopes: []string{"services:read"}, Limits: unlimited},
+			{ID: uuid.New(), Hash: model.HashKey("sk_read"), Scopes: []string{"services:read"}, Limits: unlimited},
 		},
-		Categories: []catalog.Category{{ID: fzCategory, Name: "Treatments"}},
-		Services: []catalog.Service{{ID: fzService, Name: "Massage", DurationMinutes: 60, PriceCents: 6000,
+		Categories: []model.Category{{ID: fzCategory, Name: "Treatments"}},
+		Services: []model.Service{{ID: fzService, Name: "Massage", DurationMinutes: 60, PriceCents: 6000,
 			IsActive: true, CategoryID: fzCategory}},
-		Staff: []catalog.Staff{{ID: fzStaff, Name: "Ada", IsActive: true, IsBookable: true,
-			AssignedServiceIDs: []uuid.UUID{fzService}, Hours: catalog.WeekHours{day, day, day, day, day, day, day}}},
-		Customers: []catalog.Customer{{ID: fzCustomer, FirstName: "Eva", Email: "eva@example.com"}},
-		Appointments: []catalog.WorldAppointment{
+		Staff: []model.Staff{{ID: fzStaff, Name: "Ada", IsActive: true, IsBookable: true,
+			AssignedServiceIDs: []uuid.UUID{fzService}, Hours: model.WeekHours{day, day, day, day, day, day, day}}},
+		Customers: []model.Customer{{ID: fzCustomer, FirstName: "Eva", Email: "eva@example.com"}},
+		Appointments: []model.WorldAppointment{
 			{ID: fzLive, CustomerID: fzCustomer, ServiceID: fzService, StaffMemberID: &staffID,
 				StartTime: time.Now().UTC().Truncate(time.Hour).Add(30 * 24 * time.Hour), Status: "confirmed", Notes: &notes},
 			{ID: fzDone, CustomerID: fzCustomer, ServiceID: fzService, StaffMemberID: &staffID,
 				StartTime: time.Now().UTC().Truncate(time.Hour).Add(31 * 24 * time.Hour), Status: "cancelled"},
 		},
 	}
-	if _, err := dir.Put(context.Background(), []catalog.Spec{spec}); err != nil {
+	if _, err := dir.Put(context.Background(), []model.Spec{spec}); err != nil {
 		f.Fatal(err)
 	}
 	noNet := &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
@@ -323,7 +323,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 // uuid.Nil.
 func (fx *fuzzFixture) firstDelivery(ep uuid.UUID) uuid.UUID {
 	var first uuid.UUID
-	_ = fx.s.Dir.Deliveries(fzBiz, ep, nil, func(id [16]byte, _ *catalog.Delivery) bool {
+	_ = fx.s.Dir.Deliveries(fzBiz, ep, nil, func(id [16]byte, _ *model.Delivery) bool {
 		first = uuid.UUID(id)
 		return false
 	})

@@ -12,9 +12,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/input"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/webhook/deliver"
 )
 
@@ -63,7 +63,7 @@ func FuzzDecodeCustomer(f *testing.F) {
 	addBodySeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var errs input.Errors
-		var c catalog.Customer
+		var c model.Customer
 		if obj, ok := input.ParseObject(body, &errs); ok {
 			c = decodeCustomer(obj)
 		}
@@ -106,7 +106,7 @@ func FuzzDecodeEndpoint(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, et := range in.EventTypes {
-			if seen[et] || !containsString(catalog.Subscribable, et) {
+			if seen[et] || !containsString(model.Subscribable, et) {
 				t.Fatalf("accepted event types %q", in.EventTypes)
 			}
 			seen[et] = true

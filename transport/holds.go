@@ -6,9 +6,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/transport/input"
-	"github.com/slotd/slotd/transport/wire"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
 )
 
 // Holds (decisions §6): POST places one through the booking decision,
@@ -17,8 +17,8 @@ import (
 // holdId (decodeCreate).
 
 const (
-	minTTL = int(catalog.HoldMinTTL / time.Second)
-	maxTTL = int(catalog.HoldMaxLife / time.Second)
+	minTTL = int(model.HoldMinTTL / time.Second)
+	maxTTL = int(model.HoldMaxLife / time.Second)
 )
 
 func (s *Server) createHold(c *call) { create(c, decodeHold, s.Dir.CreateHold) }
@@ -26,7 +26,7 @@ func (s *Server) createHold(c *call) { create(c, decodeHold, s.Dir.CreateHold) }
 // decodeHold validates a POST /holds body.
 func decodeHold(body []byte) (*directory.HoldInput, error) {
 	var errs input.Errors
-	in := &directory.HoldInput{TTL: catalog.HoldDefaultTTL}
+	in := &directory.HoldInput{TTL: model.HoldDefaultTTL}
 	if obj, ok := input.ParseObject(body, &errs); ok {
 		in.ServiceID, _ = obj.UUID("serviceId", input.Required)
 		in.Start, _ = obj.Time("startTime", input.Required)
@@ -43,13 +43,13 @@ func decodeHold(body []byte) (*directory.HoldInput, error) {
 
 // hold returns the {id} hold of the business, having answered 400 for a
 // bad query or 404 for an id it lacks.
-func (c *call) hold() (uuid.UUID, *catalog.Hold, bool) {
+func (c *call) hold() (uuid.UUID, *model.Hold, bool) {
 	id, ok := c.pathID("id")
 	if perr := parseQuery(c.ctx).err(); perr != nil {
 		writeError(c.ctx, perr)
 		return id, nil, false
 	}
-	var h *catalog.Hold
+	var h *model.Hold
 	if ok {
 		h = c.st.Hold(id)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/quota"
 )
 

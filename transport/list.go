@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"sync"
 
-	"github.com/slotd/slotd/transport/wire"
+	"github.com/slotd/slotd/actors/model/wire"
 
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // The front end's metrics: requests by listener, route pattern, method and
@@ -270,7 +270,7 @@ type routerLike interface {
 // access log.
 // It keeps the business's settings, a pointer into the immutable view, so
 // that recording it allocates nothing.
-func authenticated(ctx *fasthttp.RequestCtx, biz *catalog.Business) {
+func authenticated(ctx *fasthttp.RequestCtx, biz *model.Business) {
 	ctx.SetUserValue(businessKey, biz)
 }
 
@@ -286,7 +286,7 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx, e edge, start time.Time) {
 	}
 	ro.observe(s.metrics, status, took)
 	if s.AccessLog != nil {
-		biz, _ := ctx.UserValue(businessKey).(*catalog.Business)
+		biz, _ := ctx.UserValue(businessKey).(*model.Business)
 		s.logAccess(ctx, ro, biz, status, end, took)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/transport/quota"
 )
 
@@ -56,7 +56,7 @@ func gatherer(s *Server) prometheus.Gatherer {
 // the path, with their method and status; requests that match no route
 // share one route value, and a method a client made up is "other".
 func TestRequestMetrics(t *testing.T) {
-	s := newServer(t, catalog.Pro, 2)
+	s := newServer(t, model.Pro, 2)
 	h := s.Public()
 	id := s.mustState(t).Services[1].ID.String()
 	for range 3 {
@@ -100,7 +100,7 @@ func TestRequestMetrics(t *testing.T) {
 // TestRequestMetricsAllocateNothing: counting a request allocates nothing
 // once its route's children exist.
 func TestRequestMetricsAllocateNothing(t *testing.T) {
-	s := newServer(t, catalog.Pro, 1)
+	s := newServer(t, model.Pro, 1)
 	ro := s.metrics.route(listenerPublic, "GET", "/x")
 	ro.observe(s.metrics, 200, time.Millisecond)
 	s.metrics.unmatchedRoute(publicListener, []byte("GET")).observe(s.metrics, 404, time.Millisecond)
@@ -113,7 +113,7 @@ func TestRequestMetricsAllocateNothing(t *testing.T) {
 
 // TestRefusalMetrics: 429s are counted by the limit that refused.
 func TestRefusalMetrics(t *testing.T) {
-	s := newServer(t, catalog.Pro, 1)
+	s := newServer(t, model.Pro, 1)
 	s.authLimit = quota.Check{Kind: limitFailedAuth, Window: quota.Window{N: 1, Per: time.Minute}}
 	h := s.Public()
 	require.Equal(t, 401, request(h, "GET", "/api/v1/me", "sk_wrong").Response.StatusCode())
@@ -132,7 +132,7 @@ func TestRefusalMetrics(t *testing.T) {
 // TestMetricsEndpoint: /metrics serves the text format, behind the admin
 // token when one is set, like every other read of the admin listener.
 func TestMetricsEndpoint(t *testing.T) {
-	s := newServer(t, catalog.Pro, 1)
+	s := newServer(t, model.Pro, 1)
 	request(s.Public(), "GET", "/api/v1/me", "sk_all")
 	open := request(s.Admin(), "GET", "/metrics", "")
 	require.Equal(t, 200, open.Response.StatusCode(), "no token: reads are open")
@@ -152,7 +152,7 @@ func TestMetricsEndpoint(t *testing.T) {
 // TestAccessLog: one line per request, with the route pattern and never
 // the path, the query string, the key or anything from the body.
 func TestAccessLog(t *testing.T) {
-	s := newServer(t, catalog.Pro, 1)
+	s := newServer(t, model.Pro, 1)
 	var buf bytes.Buffer
 	var err error
 	s.AccessLog, err = NewAccessLog(&buf, AccessLogCompact)
@@ -233,13 +233,13 @@ func TestCompactTimeAndDuration(t *testing.T) {
 // The compact access log's fast path writes exactly the line the slog
 // handler writes for the same record.
 func TestCompactAccessLineMatchesTheHandler(t *testing.T) {
-	biz := &catalog.Business{ID: bizID}
+	biz := &model.Business{ID: bizID}
 	end := time.Date(2026, 11, 24, 9, 30, 1, 234567891, time.UTC)
 	for _, c := range []struct {
 		ro     *routeObs
 		status int
 		took   time.Duration
-		biz    *catalog.Business
+		biz    *model.Business
 		id     string
 	}{
 		{&routeObs{listener: "public", method: "GET", pattern: "/api/v1/services/{id}"}, 200, 412 * time.Microsecond, biz, "ab12-7"},

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // The OpenAPI document (docs/openapi.json) must describe exactly what the
@@ -150,7 +150,7 @@ func TestOpenAPIDocument(t *testing.T) {
 func TestOpenAPIMatchesRouter(t *testing.T) {
 	doc := loadOpenAPI(t)
 	ops := documentedOps(t, doc)
-	s := newServer(t, catalog.Groei, 1)
+	s := newServer(t, model.Groei, 1)
 	h := s.Public()
 	st := s.mustState(t)
 	addEntitledBusiness(t, s)
@@ -281,14 +281,14 @@ func keyless(op map[string]any) bool {
 // whose key sk_pro holds every scope, so writes get past the entitlements.
 func addEntitledBusiness(t *testing.T, s *Server) {
 	t.Helper()
-	spec := catalog.Spec{
-		Business: catalog.Business{ID: uuid.New(), Name: "Pro studio", Timezone: "Europe/Amsterdam", Currency: "EUR",
-			Plan: catalog.Pro, Modules: catalog.AllModules, Rules: catalog.DefaultRules()},
-		Keys: []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey("sk_pro"), Scopes: []string{
+	spec := model.Spec{
+		Business: model.Business{ID: uuid.New(), Name: "Pro studio", Timezone: "Europe/Amsterdam", Currency: "EUR",
+			Plan: model.Pro, Modules: model.AllModules, Rules: model.DefaultRules()},
+		Keys: []model.Key{{ID: uuid.New(), Hash: model.HashKey("sk_pro"), Scopes: []string{
 			"appointments:read", "appointments:write", "services:read", "staff:read", "customers:read",
 			"customers:write", "webhooks:manage"}, Limits: unlimited}},
 	}
-	_, err := s.Dir.Put(context.Background(), []catalog.Spec{spec})
+	_, err := s.Dir.Put(context.Background(), []model.Spec{spec})
 	require.NoError(t, err)
 }
 
@@ -461,7 +461,7 @@ func requireBodyRequired(t *testing.T, body map[string]any, m, p string) {
 	require.Equal(t, "(body)", asMap(fields[0])["path"], "%s %s", m, p)
 }
 
-// The document's enumerations are the domain's tables (catalog.Enum):
+// The document's enumerations are the domain's tables (model.Enum):
 // adding a status or an event type without documenting it fails here.
 func TestOpenAPIEnumsAreTheTables(t *testing.T) {
 	doc := loadOpenAPI(t)
@@ -486,14 +486,14 @@ func TestOpenAPIEnumsAreTheTables(t *testing.T) {
 		return out
 	}
 	schemas := func(path ...string) []string { return at(append([]string{"components", "schemas"}, path...)...) }
-	require.Equal(t, catalog.Statuses.Strings(), at("paths", "/api/v1/appointments", "get", "parameters", "2", "schema"))
-	require.Equal(t, catalog.EventTypes.Strings(), schemas("WebhookEventType"))
-	require.Equal(t, catalog.EndpointStatuses.Strings(), schemas("WebhookEndpoint", "properties", "status"))
-	require.Equal(t, catalog.Providers.Strings(), schemas("Payment", "properties", "provider"))
-	require.Equal(t, catalog.Providers.Strings(), schemas("CheckoutPayment", "properties", "provider"))
-	require.Equal(t, catalog.PaymentStatuses.Strings(), schemas("Payment", "properties", "status"))
+	require.Equal(t, model.Statuses.Strings(), at("paths", "/api/v1/appointments", "get", "parameters", "2", "schema"))
+	require.Equal(t, model.EventTypes.Strings(), schemas("WebhookEventType"))
+	require.Equal(t, model.EndpointStatuses.Strings(), schemas("WebhookEndpoint", "properties", "status"))
+	require.Equal(t, model.Providers.Strings(), schemas("Payment", "properties", "provider"))
+	require.Equal(t, model.Providers.Strings(), schemas("CheckoutPayment", "properties", "provider"))
+	require.Equal(t, model.PaymentStatuses.Strings(), schemas("Payment", "properties", "status"))
 	// A deleted waitlist entry is never shown: the resource's statuses are
 	// the table's but that one.
-	shown := slices.DeleteFunc(catalog.EntryStatuses.Strings(), func(s string) bool { return s == string(catalog.EntryDeleted) })
+	shown := slices.DeleteFunc(model.EntryStatuses.Strings(), func(s string) bool { return s == string(model.EntryDeleted) })
 	require.Equal(t, shown, schemas("WaitlistEntry", "properties", "status"))
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/handover"
-	"github.com/slotd/slotd/transport/wire"
 	"github.com/slotd/slotd/webhook/payment"
 )
 
@@ -74,7 +74,7 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 	}
 	body := ctx.PostBody()
 	switch st.Business().Payments.Provider {
-	case catalog.ProviderClientSecret:
+	case model.ProviderClientSecret:
 		pays := st.Business().Payments
 		sig := string(ctx.Request.Header.Peek("Stripe-Signature"))
 		if pays.WebhookSecret == "" || payment.VerifySignature(pays.WebhookSecret, sig, body, s.Clock.Now()) != nil {
@@ -90,7 +90,7 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 			err = s.Dir.PaymentEvent(rctx, biz, ev)
 		}
 		s.hookAnswer(ctx, err)
-	case catalog.ProviderRedirect:
+	case model.ProviderRedirect:
 		id, err := payment.ParseHook(body)
 		if err != nil {
 			writeError(ctx, errBadHook)
@@ -126,6 +126,6 @@ func writeErrorStatus(ctx *fasthttp.RequestCtx, status int, e *problem.Error) {
 // paymentRoutes adds the payment endpoints to the public router.
 func (s *Server) paymentRoutes(add func(method, path string, h fasthttp.RequestHandler)) {
 	add(fasthttp.MethodGet, "/api/v1/appointments/{id}/payment",
-		s.api(route{scope: "appointments:read", module: catalog.ModPayments, fn: s.getPayment}))
+		s.api(route{scope: "appointments:read", module: model.ModPayments, fn: s.getPayment}))
 	add(fasthttp.MethodPost, "/hooks/payments/{businessId}", s.paymentHook)
 }

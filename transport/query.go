@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // query is a request's query string after the strict checks of api-v1 §4.1

@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // PutWorld makes each business match its spec, as Directory.Put does, for
@@ -18,7 +18,7 @@ import (
 // operator's and stay; decisions §4, "World reload"). A key that stops
 // working is a surprise to whoever holds it, so each one is logged with
 // its id and business, never the key itself (slotd only has its hash).
-func PutWorld(ctx context.Context, dir *directory.Directory, specs []catalog.Spec, now time.Time, log *slog.Logger, alsoInLoad ...uuid.UUID) ([]directory.PutResult, error) {
+func PutWorld(ctx context.Context, dir *directory.Directory, specs []model.Spec, now time.Time, log *slog.Logger, alsoInLoad ...uuid.UUID) ([]directory.PutResult, error) {
 	before := make([]directory.View, len(specs))
 	existed := make([]bool, len(specs))
 	for i := range specs {
@@ -65,7 +65,7 @@ func stoppedKeys(before, after directory.View, now time.Time) []stoppedKey {
 		switch {
 		case n == nil:
 			out = append(out, stoppedKey{k.ID, "removed from the world file"})
-		case n.Origin != catalog.FromWorld || keyWorks(n, now):
+		case n.Origin != model.FromWorld || keyWorks(n, now):
 		case n.Revoked:
 			out = append(out, stoppedKey{k.ID, "revoked by the world file"})
 		default:
@@ -76,6 +76,6 @@ func stoppedKeys(before, after directory.View, now time.Time) []stoppedKey {
 }
 
 // keyWorks reports whether k authenticates at now: not revoked, not expired.
-func keyWorks(k *catalog.Key, now time.Time) bool {
+func keyWorks(k *model.Key, now time.Time) bool {
 	return !k.Revoked && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
 }

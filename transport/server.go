@@ -18,9 +18,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/clock"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/quota"
@@ -44,7 +44,7 @@ type Config struct {
 	AdminToken string
 	// Disabled lists modules switched off platform-wide (--disable-module):
 	// their endpoints answer 503 MODULE_UNAVAILABLE.
-	Disabled map[catalog.Module]bool
+	Disabled map[model.Module]bool
 	// Webhooks sends test pings; WebhooksAllowInsecure lifts the https/443
 	// rule at registration (--webhooks-allow-insecure).
 	Webhooks              *deliver.Client
@@ -99,8 +99,8 @@ func (s *Server) SetReady(v bool) { s.ready.Store(v) }
 
 // route is one public endpoint: the scope and module it needs, and its work.
 type route struct {
-	scope  string         // "" means any valid key
-	module catalog.Module // "" means no module is needed
+	scope  string       // "" means any valid key
+	module model.Module // "" means no module is needed
 	fn     func(*call)
 }
 
@@ -121,17 +121,17 @@ func (s *Server) buildPublic() fasthttp.RequestHandler {
 	get("/api/v1/service-categories", route{scope: "services:read", fn: s.listCategories})
 	get("/api/v1/staff", route{scope: "staff:read", fn: s.listStaff})
 	get("/api/v1/staff/{id}", route{scope: "staff:read", fn: s.getStaff})
-	get("/api/v1/customers/{id}", route{scope: "customers:read", module: catalog.ModCustomers, fn: s.getCustomer})
-	get("/api/v1/appointments", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.listAppointments})
-	get("/api/v1/appointments/{id}", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.getAppointment})
-	get("/api/v1/availability/slots", route{scope: "appointments:read", module: catalog.ModAppointments, fn: s.availability})
-	add(fasthttp.MethodPost, "/api/v1/appointments", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.createAppointment}))
-	add(fasthttp.MethodPatch, "/api/v1/appointments/{id}", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.patchAppointment}))
-	add(fasthttp.MethodPost, "/api/v1/appointments/{id}/status", s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: s.setStatus}))
-	add(fasthttp.MethodPost, "/api/v1/customers", s.api(route{scope: "customers:write", module: catalog.ModCustomers, fn: s.createCustomer}))
+	get("/api/v1/customers/{id}", route{scope: "customers:read", module: model.ModCustomers, fn: s.getCustomer})
+	get("/api/v1/appointments", route{scope: "appointments:read", module: model.ModAppointments, fn: s.listAppointments})
+	get("/api/v1/appointments/{id}", route{scope: "appointments:read", module: model.ModAppointments, fn: s.getAppointment})
+	get("/api/v1/availability/slots", route{scope: "appointments:read", module: model.ModAppointments, fn: s.availability})
+	add(fasthttp.MethodPost, "/api/v1/appointments", s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.createAppointment}))
+	add(fasthttp.MethodPatch, "/api/v1/appointments/{id}", s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.patchAppointment}))
+	add(fasthttp.MethodPost, "/api/v1/appointments/{id}/status", s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.setStatus}))
+	add(fasthttp.MethodPost, "/api/v1/customers", s.api(route{scope: "customers:write", module: model.ModCustomers, fn: s.createCustomer}))
 	s.sixRoutes(add)
 	hook := func(fn func(*call)) fasthttp.RequestHandler {
-		return s.api(route{scope: "webhooks:manage", module: catalog.ModWebhooks, fn: fn})
+		return s.api(route{scope: "webhooks:manage", module: model.ModWebhooks, fn: fn})
 	}
 	add(fasthttp.MethodGet, "/api/v1/webhooks", hook(s.listWebhooks))
 	add(fasthttp.MethodPost, "/api/v1/webhooks", hook(s.registerWebhook))

@@ -16,13 +16,13 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/quota"
-	"github.com/slotd/slotd/transport/wire"
 )
 
 var (
@@ -32,13 +32,13 @@ var (
 
 // unlimited lifts a test key's quotas (the world file's per-key limits), so
 // tests and benchmarks that make many requests are not refused.
-var unlimited = &catalog.Limits{PerMinute: 1 << 30, PerHour: 1 << 30, MutationsPerMinute: 1 << 30}
+var unlimited = &model.Limits{PerMinute: 1 << 30, PerHour: 1 << 30, MutationsPerMinute: 1 << 30}
 
 // newServer returns a server over a fresh store holding one business on
 // plan with n services, and the business's all-scopes key. Failed
 // authentication is not limited: these tests probe many 401s from one
 // address (the limit is tested end to end in cmd/slotd).
-func newServer(tb testing.TB, plan catalog.Plan, n int) *Server {
+func newServer(tb testing.TB, plan model.Plan, n int) *Server {
 	tb.Helper()
 	st, err := storage.Open(tb.TempDir(), storage.Options{})
 	require.NoError(tb, err)
@@ -46,20 +46,20 @@ func newServer(tb testing.TB, plan catalog.Plan, n int) *Server {
 	dir, err := directory.Open(directory.Config{Store: st, Clock: clock.Real{}, Log: log, Encoder: wire.Encoder{}})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { dir.Close(); st.Close() })
-	spec := catalog.Spec{
-		Business: catalog.Business{ID: bizID, Name: "Studio", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: plan,
-			Modules: []catalog.Module{catalog.ModAppointments}, Rules: catalog.DefaultRules()},
-		Keys: []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey("sk_all"), Scopes: []string{
+	spec := model.Spec{
+		Business: model.Business{ID: bizID, Name: "Studio", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: plan,
+			Modules: []model.Module{model.ModAppointments}, Rules: model.DefaultRules()},
+		Keys: []model.Key{{ID: uuid.New(), Hash: model.HashKey("sk_all"), Scopes: []string{
 			"appointments:read", "appointments:write", "services:read", "staff:read", "customers:read", "webhooks:manage"}, Limits: unlimited}},
-		Categories: []catalog.Category{{ID: catID, Name: "Treatments"}},
+		Categories: []model.Category{{ID: catID, Name: "Treatments"}},
 	}
 	desc := "A long description of a treatment that an integrator shows on a menu."
 	for i := 0; i < n; i++ {
-		spec.Services = append(spec.Services, catalog.Service{ID: uuid.New(), Name: "Massage", Description: &desc,
+		spec.Services = append(spec.Services, model.Service{ID: uuid.New(), Name: "Massage", Description: &desc,
 			DurationMinutes: 60, PriceCents: 6000, IsActive: true, CategoryID: catID,
-			PricingRules: []catalog.PricingRule{{Days: []time.Weekday{time.Friday}, From: 1020, To: 1260, PriceCents: 7000}}})
+			PricingRules: []model.PricingRule{{Days: []time.Weekday{time.Friday}, From: 1020, To: 1260, PriceCents: 7000}}})
 	}
-	_, err = dir.Put(context.Background(), []catalog.Spec{spec})
+	_, err = dir.Put(context.Background(), []model.Spec{spec})
 	require.NoError(tb, err)
 	s := New(Config{Dir: dir, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)), Log: log,
 		FailedAuth: quota.Window{N: 1 << 30, Per: time.Minute}})
@@ -94,9 +94,9 @@ func decode(t *testing.T, ctx *fasthttp.RequestCtx) map[string]any {
 }
 
 func TestPlanUpgradeRequired(t *testing.T) {
-	s := newServer(t, catalog.Groei, 1)
+	s := newServer(t, model.Groei, 1)
 	called := false
-	h := s.api(route{scope: "appointments:write", module: catalog.ModAppointments, fn: func(*call) { called = true }})
+	h := s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: func(*call) { called = true }})
 	ctx := request(h, "POST", "/api/v1/appointments", "sk_all")
 	require.Equal(t, 403, ctx.Response.StatusCode())
 	m := decode(t, ctx)
@@ -117,7 +117,7 @@ func TestPlanUpgradeRequired(t *testing.T) {
 }
 
 func BenchmarkServicesList(b *testing.B) {
-	s := newServer(b, catalog.Pro, 50)
+	s := newServer(b, model.Pro, 50)
 	h := s.Public()
 	var ctx fasthttp.RequestCtx
 	ctx.Request.Header.SetMethod("GET")
@@ -133,7 +133,7 @@ func BenchmarkServicesList(b *testing.B) {
 }
 
 func BenchmarkServiceGet(b *testing.B) {
-	s := newServer(b, catalog.Pro, 50)
+	s := newServer(b, model.Pro, 50)
 	h := s.Public()
 	id := s.mustState(b).Services[7].ID
 	var ctx fasthttp.RequestCtx
@@ -154,7 +154,7 @@ func BenchmarkServiceGet(b *testing.B) {
 // the others, whose allocation figures would otherwise include what its
 // server leaves behind.
 func BenchmarkServiceGetAccessLog(b *testing.B) {
-	s := newServer(b, catalog.Pro, 50)
+	s := newServer(b, model.Pro, 50)
 	var err error
 	s.AccessLog, err = NewAccessLog(discard{}, AccessLogCompact)
 	require.NoError(b, err)
@@ -190,7 +190,7 @@ type tenantState = tenant.State
 // line names; nothing the handler had set leaks into the answer, and the
 // server goes on serving.
 func TestHandlerPanicIsInternalError(t *testing.T) {
-	s := newServer(t, catalog.Pro, 1)
+	s := newServer(t, model.Pro, 1)
 	var logs bytes.Buffer
 	s.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	r := newRouter(s, s.meter, errNotFound)
@@ -219,7 +219,7 @@ func TestHandlerPanicIsInternalError(t *testing.T) {
 // engine) is answered INTERNAL_ERROR revealing nothing, and logged exactly
 // once with the request id and what caused it.
 func TestInternalErrorKeepsItsCause(t *testing.T) {
-	s := newServer(t, catalog.Pro, 1)
+	s := newServer(t, model.Pro, 1)
 	var logs bytes.Buffer
 	s.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	st := s.mustState(t)

@@ -6,9 +6,9 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/input"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // Versions (decisions §6): an appointment's ETag is its version in quotes,
@@ -50,6 +50,6 @@ func ifMatch(ctx *fasthttp.RequestCtx, errs *input.Errors) []int {
 }
 
 // setETag sets the ETag of appointment a on the answer.
-func setETag(ctx *fasthttp.RequestCtx, a *catalog.Appointment) {
+func setETag(ctx *fasthttp.RequestCtx, a *model.Appointment) {
 	ctx.Response.Header.SetBytesV("ETag", appendETag(make([]byte, 0, 12), a.Version))
 }

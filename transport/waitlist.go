@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"
-	"github.com/slotd/slotd/transport/input"
-	"github.com/slotd/slotd/transport/wire"
 )
 
 // The waitlist (decisions §6): customers waiting for a start of a service
@@ -18,8 +18,8 @@ import (
 
 const maxEntryWindow = 31 * 24 * time.Hour
 
-var entryStatuses = []string{string(catalog.EntryWaiting), string(catalog.EntryOffered), string(catalog.EntryBooked),
-	string(catalog.EntryExpired)}
+var entryStatuses = []string{string(model.EntryWaiting), string(model.EntryOffered), string(model.EntryBooked),
+	string(model.EntryExpired)}
 
 func (s *Server) createEntry(c *call) { create(c, decodeEntry, s.Dir.AddEntry) }
 
@@ -38,7 +38,7 @@ func decodeEntry(body []byte) (*directory.EntryInput, error) {
 		in.From, in.To = from, to
 		if cu, ok := obj.Object("customer", input.Required); ok {
 			c := decodeCustomer(cu)
-			in.Customer = catalog.Person{FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Phone: c.Phone}
+			in.Customer = model.Person{FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Phone: c.Phone}
 		}
 		obj.Done()
 		if okFrom && okTo {
@@ -63,14 +63,14 @@ func (s *Server) listEntries(c *call) {
 	if filtered && status != "" && !slices.Contains(entryStatuses, status) {
 		q.add("status", problem.InvalidOption, "Must be one of waiting, offered, booked, expired.")
 	}
-	var all []catalog.WaitlistEntry
-	c.st.Entries(nil, func(e *catalog.WaitlistEntry) bool {
+	var all []model.WaitlistEntry
+	c.st.Entries(nil, func(e *model.WaitlistEntry) bool {
 		all = append(all, *e)
 		return true
 	})
 	pageAsc(c, q, listSpec{name: "waitlist-entries", filters: "status=" + status}, all,
-		func(e *catalog.WaitlistEntry) cursor.Position { return creationPos(e.CreatedAt, e.ID) },
-		func(e *catalog.WaitlistEntry) bool { return !filtered || string(e.Status) == status },
+		func(e *model.WaitlistEntry) cursor.Position { return creationPos(e.CreatedAt, e.ID) },
+		func(e *model.WaitlistEntry) bool { return !filtered || string(e.Status) == status },
 		wire.AppendEntry)
 }
 

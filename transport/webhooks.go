@@ -11,10 +11,10 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/input"
-	"github.com/slotd/slotd/transport/wire"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/deliver"
 )
@@ -58,7 +58,7 @@ func (s *Server) listWebhooks(c *call) {
 }
 
 func (s *Server) getWebhook(c *call) {
-	getOne(c, c.st.Endpoint, func(b []byte, e *catalog.Endpoint) []byte { return wire.AppendEndpoint(b, e, false) })
+	getOne(c, c.st.Endpoint, func(b []byte, e *model.Endpoint) []byte { return wire.AppendEndpoint(b, e, false) })
 }
 
 func (s *Server) registerWebhook(c *call) {
@@ -127,7 +127,7 @@ func eventTypes(obj input.Object, p input.Presence) []string {
 	out := []string{}
 	seen := map[string]bool{}
 	for i := 0; i < arr.Len(); i++ {
-		t, ok := arr.Option(i, catalog.Subscribable...)
+		t, ok := arr.Option(i, model.Subscribable...)
 		if ok && !seen[t] {
 			seen[t] = true
 			out = append(out, t)
@@ -204,7 +204,7 @@ func (s *Server) patchWebhook(c *call) {
 		writeError(c.ctx, perr)
 		return
 	}
-	e := (*catalog.Endpoint)(nil)
+	e := (*model.Endpoint)(nil)
 	if ok {
 		e = c.st.Endpoint(id)
 	}
@@ -269,8 +269,8 @@ func (s *Server) deleteWebhook(c *call) {
 
 // endpoint returns the writer of an endpoint answer with status; the
 // secret is shown only in the answer of a registration.
-func (c *call) endpoint(status int, withSecret bool) func(catalog.Endpoint, error) {
-	return func(e catalog.Endpoint, err error) {
+func (c *call) endpoint(status int, withSecret bool) func(model.Endpoint, error) {
+	return func(e model.Endpoint, err error) {
 		if err != nil {
 			c.s.fail(c.ctx, err)
 			return

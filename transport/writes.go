@@ -9,10 +9,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/input"
-	"github.com/slotd/slotd/transport/wire"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // The booking-side write endpoints. Each decodes and validates the request
@@ -167,8 +167,8 @@ const (
 )
 
 // decodeCustomer reads person details: firstName and email required.
-func decodeCustomer(o input.Object) catalog.Customer {
-	var c catalog.Customer
+func decodeCustomer(o input.Object) model.Customer {
+	var c model.Customer
 	c.FirstName, _ = o.String("firstName", input.Required, maxName)
 	c.LastName, _ = o.String("lastName", input.Optional, maxName)
 	c.Email, _ = o.Email("email", input.Required)
@@ -183,7 +183,7 @@ func (s *Server) createCustomer(c *call) {
 		return
 	}
 	var errs input.Errors
-	var cu catalog.Customer
+	var cu model.Customer
 	if obj, ok := input.ParseObject(c.ctx.PostBody(), &errs); ok {
 		cu = decodeCustomer(obj)
 	}
@@ -245,7 +245,7 @@ func (s *Server) patchAppointment(c *call) {
 	c.appointment(s.Dir.Patch(rctx, c.st.Business().ID, id, in))
 }
 
-var requestableStatuses = []string{string(catalog.Confirmed), string(catalog.Cancelled), string(catalog.Completed), string(catalog.NoShow)}
+var requestableStatuses = []string{string(model.Confirmed), string(model.Cancelled), string(model.Completed), string(model.NoShow)}
 
 func (s *Server) setStatus(c *call) {
 	id, ok := c.existingAppointment()
@@ -265,5 +265,5 @@ func (s *Server) setStatus(c *call) {
 	}
 	rctx, cancel := reqContext()
 	defer cancel()
-	c.appointment(s.Dir.SetStatus(rctx, c.st.Business().ID, id, catalog.Status(to), want))
+	c.appointment(s.Dir.SetStatus(rctx, c.st.Business().ID, id, model.Status(to), want))
 }

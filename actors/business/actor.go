@@ -8,10 +8,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -64,9 +64,9 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		k, err := a.revoke(m)
 		respondNow(ctx, k, err)
 	case *Book:
-		a.idempotent(ctx, catalog.OpBook, m.Idem, func() (*record.Change, *Answer, error) { return a.book(&m.In) })
+		a.idempotent(ctx, model.OpBook, m.Idem, func() (*record.Change, *Answer, error) { return a.book(&m.In) })
 	case *AddCustomer:
-		a.idempotent(ctx, catalog.OpAddCustomer, m.Idem, func() (*record.Change, *Answer, error) { return a.addCustomer(m.In) })
+		a.idempotent(ctx, model.OpAddCustomer, m.Idem, func() (*record.Change, *Answer, error) { return a.addCustomer(m.In) })
 	case *Patch:
 		ch, appt, err := tenant.DecidePatch(a.state, m.ID, &m.In, a.now(), a.ids)
 		apply(a, ctx, ch, a.view(ch, appt), err)
@@ -83,7 +83,7 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		ch, err := tenant.DecideEndpointDelete(a.state, m.ID, a.now())
 		apply(a, ctx, ch, Done{}, err)
 	case *CreateHold:
-		a.idempotent(ctx, catalog.OpCreateHold, m.Idem, func() (*record.Change, *Answer, error) { return a.hold(&m.In) })
+		a.idempotent(ctx, model.OpCreateHold, m.Idem, func() (*record.Change, *Answer, error) { return a.hold(&m.In) })
 	case *ExtendHold:
 		ch, h, err := tenant.DecideExtend(a.state, m.ID, m.TTL, a.now())
 		apply(a, ctx, ch, deref(h), err)
@@ -91,7 +91,7 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		ch, err := tenant.DecideRelease(a.state, m.ID, a.now(), a.ids)
 		apply(a, ctx, ch, Done{}, err)
 	case *AddEntry:
-		a.idempotent(ctx, catalog.OpAddEntry, m.Idem, func() (*record.Change, *Answer, error) { return a.addEntry(&m.In) })
+		a.idempotent(ctx, model.OpAddEntry, m.Idem, func() (*record.Change, *Answer, error) { return a.addEntry(&m.In) })
 	case *DeleteEntry:
 		ch, err := tenant.DecideEntryDelete(a.state, m.ID, a.now())
 		apply(a, ctx, ch, Done{}, err)
@@ -250,12 +250,12 @@ func (a *businessActor) put(m *Put) (PutResult, error) {
 	return PutResult{Created: created, Changed: true}, nil
 }
 
-func (a *businessActor) issue(m *Issue) (catalog.Key, error) {
+func (a *businessActor) issue(m *Issue) (model.Key, error) {
 	if a.state == nil {
-		return catalog.Key{}, errNoBusiness
+		return model.Key{}, errNoBusiness
 	}
 	if _, taken := a.env.Keys.Owner(m.Key.Hash); taken {
-		return catalog.Key{}, problem.New(problem.Conflict, "The key is already in use.")
+		return model.Key{}, problem.New(problem.Conflict, "The key is already in use.")
 	}
 	rec := tenant.DecideIssue(m.Key, a.now())
 	err := a.commitSync(rec, func(b *storage.Batch, _ *tenant.State) error {
@@ -263,19 +263,19 @@ func (a *businessActor) issue(m *Issue) (catalog.Key, error) {
 		return nil
 	})
 	if err != nil {
-		return catalog.Key{}, err
+		return model.Key{}, err
 	}
-	a.env.Keys.Changed(a.h.ID, a.state.Business.Name, []catalog.KeyHash{m.Key.Hash}, nil)
+	a.env.Keys.Changed(a.h.ID, a.state.Business.Name, []model.KeyHash{m.Key.Hash}, nil)
 	return rec.Key.Key, nil
 }
 
-func (a *businessActor) revoke(m *Revoke) (catalog.Key, error) {
+func (a *businessActor) revoke(m *Revoke) (model.Key, error) {
 	if a.state == nil {
-		return catalog.Key{}, errNoBusiness
+		return model.Key{}, errNoBusiness
 	}
 	rec, err := tenant.DecideRevoke(a.state, m.KeyID, a.now())
 	if err != nil {
-		return catalog.Key{}, err
+		return model.Key{}, err
 	}
 	if rec == nil { // already revoked
 		for _, k := range a.state.Keys {
@@ -285,14 +285,14 @@ func (a *businessActor) revoke(m *Revoke) (catalog.Key, error) {
 		}
 	}
 	if err := a.commitSync(rec, nil); err != nil {
-		return catalog.Key{}, err
+		return model.Key{}, err
 	}
 	return rec.Key.Key, nil
 }
 
 // keyDiff returns the key hashes next adds to and removes from s.
-func keyDiff(s *tenant.State, next []catalog.Key) (added, removed []catalog.KeyHash) {
-	seen := make(map[catalog.KeyHash]bool, len(next))
+func keyDiff(s *tenant.State, next []model.Key) (added, removed []model.KeyHash) {
+	seen := make(map[model.KeyHash]bool, len(next))
 	for _, k := range next {
 		seen[k.Hash] = true
 		if s == nil || s.Key(k.Hash) == nil {

@@ -23,9 +23,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 )
@@ -34,10 +34,10 @@ import (
 // consults it before adding keys (a key belongs to one business) and tells it
 // about every committed change.
 type KeyIndex interface {
-	Owner(h catalog.KeyHash) (uuid.UUID, bool)
+	Owner(h model.KeyHash) (uuid.UUID, bool)
 	// Changed reports business biz's keys added and removed by a write
 	// (and its name as the write left it).
-	Changed(biz uuid.UUID, name string, added, removed []catalog.KeyHash)
+	Changed(biz uuid.UUID, name string, added, removed []model.KeyHash)
 }
 
 // MailRow is an e-mail row of the outbox, as Env.MailQueued hands it over:

@@ -20,11 +20,11 @@ import (
 	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -58,17 +58,17 @@ var (
 	rigCat   = uuid.MustParse("6f1c2d3e-0000-4000-8000-000000000004")
 )
 
-func rigSpec() catalog.Spec {
-	hours := catalog.WeekHours{}
+func rigSpec() model.Spec {
+	hours := model.WeekHours{}
 	for d := range hours {
-		hours[d] = []catalog.Span{{From: 9 * 60, To: 17 * 60}}
+		hours[d] = []model.Span{{From: 9 * 60, To: 17 * 60}}
 	}
-	return catalog.Spec{
-		Business: catalog.Business{ID: rigBiz, Name: "Rig", Timezone: "UTC", Currency: "EUR", Plan: catalog.Pro,
-			Modules: catalog.AllModules, Assignment: catalog.FirstAvailable, Rules: catalog.DefaultRules()},
-		Categories: []catalog.Category{{ID: rigCat, Name: "C"}},
-		Services:   []catalog.Service{{ID: rigSvc, Name: "Cut", DurationMinutes: 30, PriceCents: 3000, IsActive: true, CategoryID: rigCat}},
-		Staff: []catalog.Staff{{ID: rigStaff, Name: "Anna", IsActive: true, IsBookable: true,
+	return model.Spec{
+		Business: model.Business{ID: rigBiz, Name: "Rig", Timezone: "UTC", Currency: "EUR", Plan: model.Pro,
+			Modules: model.AllModules, Assignment: model.FirstAvailable, Rules: model.DefaultRules()},
+		Categories: []model.Category{{ID: rigCat, Name: "C"}},
+		Services:   []model.Service{{ID: rigSvc, Name: "Cut", DurationMinutes: 30, PriceCents: 3000, IsActive: true, CategoryID: rigCat}},
+		Staff: []model.Staff{{ID: rigStaff, Name: "Anna", IsActive: true, IsBookable: true,
 			AssignedServiceIDs: []uuid.UUID{rigSvc}, Hours: hours}},
 	}
 }
@@ -93,10 +93,10 @@ func openRigWith(t *testing.T, fs vfs.FS, snapshotEvery uint64, pays business.Pa
 	if r.h, err = r.dir.Business(ctx, rigBiz); err == nil && r.h.State() == nil {
 		spec := rigSpec()
 		if pays != nil {
-			spec.Business.Payments = catalog.Payments{Provider: "client_secret", RequiresPayment: true, HoldMinutes: 15,
+			spec.Business.Payments = model.Payments{Provider: "client_secret", RequiresPayment: true, HoldMinutes: 15,
 				BaseURL: "http://provider.invalid", APIKey: "sk_test"}
 		}
-		_, err = r.dir.Put(ctx, []catalog.Spec{spec})
+		_, err = r.dir.Put(ctx, []model.Spec{spec})
 	}
 	require.NoError(t, err)
 	t.Cleanup(r.close)
@@ -120,7 +120,7 @@ func at(n int) time.Time { return t0.Add(24*time.Hour + time.Hour + time.Duratio
 
 func (r *rig) input(n int, email string) tenant.CreateInput {
 	return tenant.CreateInput{ServiceID: r.svc, Start: at(n), StaffID: &r.staff, Enforce: true,
-		Customer: catalog.Customer{FirstName: "C", Email: email}}
+		Customer: model.Customer{FirstName: "C", Email: email}}
 }
 
 func idem(key string, body string) business.IdemKey {
@@ -159,7 +159,7 @@ func (r *rig) offered(n int) bool {
 
 func appointments(st *tenant.State) int {
 	n := 0
-	st.Appointments(nil, func(*catalog.Appointment) bool { n++; return true })
+	st.Appointments(nil, func(*model.Appointment) bool { n++; return true })
 	return n
 }
 

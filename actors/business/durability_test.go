@@ -11,10 +11,10 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -138,7 +138,7 @@ func TestSnapshotAndReplayEqualTheLiveState(t *testing.T) {
 		}
 		booked, err := r.book("k0", 0, "c0@example.com")
 		require.NoError(t, err)
-		_, err = r.dir.SetStatus(context.Background(), r.biz, booked.Appointment.ID, catalog.Cancelled, nil)
+		_, err = r.dir.SetStatus(context.Background(), r.biz, booked.Appointment.ID, model.Cancelled, nil)
 		require.NoError(t, err)
 		synctest.Wait()
 		// A tail after the latest snapshot. A snapshot captures the state

@@ -3,7 +3,7 @@ package business
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -68,14 +68,14 @@ func (m *Metrics) decided(ch *record.Change) {
 	}
 	for _, ev := range ch.Events {
 		switch ev.Type {
-		case catalog.EventPaymentSucceeded:
+		case model.EventPaymentSucceeded:
 			m.payments.WithLabelValues("succeeded").Inc()
-		case catalog.EventPaymentRefunded:
+		case model.EventPaymentRefunded:
 			m.payments.WithLabelValues("refunded").Inc()
 		}
 	}
 	for i := range ch.Appointments {
-		if ch.Appointments[i].Status == catalog.PaymentExpired {
+		if ch.Appointments[i].Status == model.PaymentExpired {
 			m.payments.WithLabelValues("expired").Inc()
 		}
 	}
@@ -89,7 +89,7 @@ func (m *Metrics) holdsChanged(ch *record.Change) {
 	for i := range ch.Holds {
 		h := &ch.Holds[i]
 		outcome := string(h.Status)
-		if h.Status == catalog.HoldActive {
+		if h.Status == model.HoldActive {
 			if h.CreatedAt != h.UpdatedAt {
 				continue // extended
 			}
@@ -100,9 +100,9 @@ func (m *Metrics) holdsChanged(ch *record.Change) {
 			continue
 		}
 		switch h.Status {
-		case catalog.HoldActive:
+		case model.HoldActive:
 			m.offers.WithLabelValues("offered").Inc()
-		case catalog.HoldBooked:
+		case model.HoldBooked:
 			m.offers.WithLabelValues("booked").Inc()
 		default:
 			m.offers.WithLabelValues("lapsed").Inc()

@@ -7,9 +7,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -24,8 +24,8 @@ import (
 // then. Each e-mail becomes a record.MailRow with what the mailer needs.
 // It returns the new deliveries by endpoint, for their couriers once the
 // batch is durable.
-func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.UUID][]catalog.Delivery, []MailRow, error) {
-	var fresh map[uuid.UUID][]catalog.Delivery
+func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.UUID][]model.Delivery, []MailRow, error) {
+	var fresh map[uuid.UUID][]model.Delivery
 	var mails []MailRow
 	eps := st.Endpoints()
 	for i := range ch.Events {
@@ -46,7 +46,7 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record
 			}
 			b.PutDelivery(st.Business.ID, ep.ID, d.ID, true, enc)
 			if fresh == nil {
-				fresh = map[uuid.UUID][]catalog.Delivery{}
+				fresh = map[uuid.UUID][]model.Delivery{}
 			}
 			fresh[ep.ID] = append(fresh[ep.ID], d)
 		}
@@ -89,7 +89,7 @@ func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record
 		return a.env.Encoder.AppendPaymentEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, p)
 	}
 	appt := appointmentOf(st, ch, ev.Subject)
-	var cu *catalog.Customer
+	var cu *model.Customer
 	if appt != nil {
 		cu = tenant.CustomerIn(st, ch, appt.CustomerID)
 	} else {
@@ -99,7 +99,7 @@ func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record
 }
 
 // paymentIn is the payment of appointment id that ch writes, or nil.
-func paymentIn(ch *record.Change, id uuid.UUID) *catalog.Payment {
+func paymentIn(ch *record.Change, id uuid.UUID) *model.Payment {
 	for i := range ch.Payments {
 		if ch.Payments[i].AppointmentID == id {
 			return &ch.Payments[i]
@@ -108,7 +108,7 @@ func paymentIn(ch *record.Change, id uuid.UUID) *catalog.Payment {
 	return nil
 }
 
-func appointmentOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Appointment {
+func appointmentOf(st *tenant.State, ch *record.Change, id uuid.UUID) *model.Appointment {
 	for i := range ch.Appointments {
 		if ch.Appointments[i].ID == id {
 			return &ch.Appointments[i]
@@ -127,20 +127,20 @@ func mailRow(st *tenant.State, ch *record.Change, m *record.Mail) *record.MailRo
 		}
 		return r
 	}
-	if m.Kind == catalog.MailWaitlistOffer {
+	if m.Kind == model.MailWaitlistOffer {
 		offerMail(st, ch, m, r)
 		return r
 	}
 	if appt := appointmentOf(st, ch, m.Appointment); appt != nil {
 		r.Appointment = mailAppointment(appt, tenant.CustomerIn(st, ch, appt.CustomerID))
-		if p := paymentIn(ch, appt.ID); p != nil && appt.Status == catalog.PendingPayment && p.Status == catalog.PaymentPending {
+		if p := paymentIn(ch, appt.ID); p != nil && appt.Status == model.PendingPayment && p.Status == model.PaymentPending {
 			r.Payment = &record.MailPayment{AmountCents: p.AmountCents, Currency: p.Currency, CheckoutURL: p.CheckoutURL}
 		}
 	}
 	return r
 }
 
-func mailAppointment(a *catalog.Appointment, cu *catalog.Customer) *record.MailAppointment {
+func mailAppointment(a *model.Appointment, cu *model.Customer) *record.MailAppointment {
 	m := &record.MailAppointment{ID: a.ID.String(), Status: string(a.Status), StartTime: a.StartTime, EndTime: a.EndTime,
 		Service:        record.MailService{Name: a.Service.Name, DurationMinutes: a.Service.DurationMinutes, PriceCents: a.Service.PriceCents},
 		BasePriceCents: a.BasePriceCents, TotalPriceCents: a.TotalPriceCents, DepositCents: a.DepositCents, Currency: a.Currency}
@@ -162,7 +162,7 @@ func quote(s string) []byte {
 	return b
 }
 
-func endpointOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Endpoint {
+func endpointOf(st *tenant.State, ch *record.Change, id uuid.UUID) *model.Endpoint {
 	for i := range ch.Endpoints {
 		if ch.Endpoints[i].ID == id {
 			return &ch.Endpoints[i]
@@ -172,7 +172,7 @@ func endpointOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Endp
 }
 
 // entryOf is waitlist entry id as ch leaves it.
-func entryOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.WaitlistEntry {
+func entryOf(st *tenant.State, ch *record.Change, id uuid.UUID) *model.WaitlistEntry {
 	for i := range ch.Entries {
 		if ch.Entries[i].ID == id {
 			return &ch.Entries[i]
@@ -185,7 +185,7 @@ func entryOf(st *tenant.State, ch *record.Change, id uuid.UUID) *catalog.Waitlis
 // with the time held, as an appointment of the entry's customer would show
 // it, and the offer.
 func offerMail(st *tenant.State, ch *record.Change, m *record.Mail, r *record.MailRow) {
-	var h *catalog.Hold
+	var h *model.Hold
 	for i := range ch.Holds {
 		if ch.Holds[i].ID == m.Appointment {
 			h = &ch.Holds[i]

@@ -9,10 +9,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
 )
@@ -159,9 +159,9 @@ func (a *businessActor) drive(ctx actor.Context, id uuid.UUID) {
 	}
 	now := a.now()
 	switch {
-	case p.Status == catalog.PaymentPending && now.Before(p.ExpiresAt):
+	case p.Status == model.PaymentPending && now.Before(p.ExpiresAt):
 		a.arm(ctx, id, p.ExpiresAt.Sub(now))
-	case p.Status == catalog.PaymentPending:
+	case p.Status == model.PaymentPending:
 		if ch := tenant.DecideExpire(a.state, id, now, a.ids); ch != nil {
 			a.commitPay(ctx, ch, nil)
 		}
@@ -349,7 +349,7 @@ func (a *businessActor) paymentEvent(ctx actor.Context, m *PaymentEvent) {
 		return
 	}
 	p := a.state.PaymentByProviderID(m.Event.ProviderPaymentID)
-	if p == nil || a.state.Business.Payments.Provider != catalog.ProviderClientSecret {
+	if p == nil || a.state.Business.Payments.Provider != model.ProviderClientSecret {
 		respondNow(ctx, Done{}, nil)
 		return
 	}
@@ -375,7 +375,7 @@ func (a *businessActor) paymentNotice(ctx actor.Context, m *PaymentNotice) {
 		return
 	}
 	p := a.state.PaymentByProviderID(m.ProviderPaymentID)
-	if p == nil || a.state.Business.Payments.Provider != catalog.ProviderRedirect || a.env.Payments == nil {
+	if p == nil || a.state.Business.Payments.Provider != model.ProviderRedirect || a.env.Payments == nil {
 		respondNow(ctx, Done{}, nil)
 		return
 	}

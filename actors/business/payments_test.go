@@ -10,7 +10,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
 )
@@ -65,7 +65,7 @@ func TestCheckoutDoesNotHoldTheBusinessBack(t *testing.T) {
 
 		// Another write of the same business is answered meanwhile, and
 		// the reserved time is taken for everyone else.
-		other, err := r.dir.AddCustomer(context.Background(), r.biz, catalog.Customer{FirstName: "B", Email: "b@example.com"}, idem("c1", "b"))
+		other, err := r.dir.AddCustomer(context.Background(), r.biz, model.Customer{FirstName: "B", Email: "b@example.com"}, idem("c1", "b"))
 		require.NoError(t, err)
 		require.Equal(t, record.AnswerCustomer, other.Kind)
 		taken, err := r.book("k2", 0, "c@example.com")
@@ -85,10 +85,10 @@ func TestCheckoutDoesNotHoldTheBusinessBack(t *testing.T) {
 		require.NoError(t, res.err)
 		got := res.ans
 		require.Equal(t, record.AnswerBooked, got.Kind)
-		require.Equal(t, catalog.PendingPayment, got.Appointment.Status)
+		require.Equal(t, model.PendingPayment, got.Appointment.Status)
 		require.NotNil(t, got.Payment)
 		require.Equal(t, 3000, got.Payment.AmountCents)
-		require.Equal(t, catalog.AmountFull, got.Payment.AmountKind)
+		require.Equal(t, model.AmountFull, got.Payment.AmountKind)
 		require.Equal(t, 1, appointments(r.h.State()))
 	})
 }
@@ -118,7 +118,7 @@ func TestCheckoutCompletedAfterARestart(t *testing.T) {
 		require.True(t, again.Replayed)
 		got := again
 		require.Equal(t, record.AnswerBooked, got.Kind)
-		require.Equal(t, catalog.PendingPayment, got.Appointment.Status)
+		require.Equal(t, model.PendingPayment, got.Appointment.Status)
 		require.Equal(t, "pi_"+stuck.calls()[0][:8], got.Payment.ProviderPaymentID)
 	})
 }

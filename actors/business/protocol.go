@@ -5,9 +5,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
 )
@@ -18,19 +18,19 @@ import (
 // caller never sees an untyped message or reply:
 //
 //	Put{Spec}                    -> PutResult          world file or admin put
-//	Issue{Key}                   -> catalog.Key        a new API key
-//	Revoke{KeyID}                -> catalog.Key        revoke a key
+//	Issue{Key}                   -> model.Key        a new API key
+//	Revoke{KeyID}                -> model.Key        revoke a key
 //	Book{In, Idem}               -> *Answer            POST /appointments
 //	AddCustomer{In, Idem}        -> *Answer            POST /customers
 //	Patch{ID, In}                -> AppointmentView    PATCH /appointments/{id}
 //	SetStatus{ID, Status}        -> AppointmentView    POST /appointments/{id}/status
-//	RegisterEndpoint{In, Secret} -> catalog.Endpoint   POST /webhooks (after its ping)
-//	PatchEndpoint{ID, In}        -> catalog.Endpoint   PATCH /webhooks/{id}
+//	RegisterEndpoint{In, Secret} -> model.Endpoint   POST /webhooks (after its ping)
+//	PatchEndpoint{ID, In}        -> model.Endpoint   PATCH /webhooks/{id}
 //	DeleteEndpoint{ID}           -> Done               DELETE /webhooks/{id}
 //	PaymentEvent{Event}          -> Done               a verified client_secret provider event
 //	PaymentNotice{ProviderPaymentID} -> Done           a redirect provider's notice
 //	CreateHold{In, Idem}         -> *Answer            POST /holds
-//	ExtendHold{ID, TTL}          -> catalog.Hold       PATCH /holds/{id}
+//	ExtendHold{ID, TTL}          -> model.Hold       PATCH /holds/{id}
 //	ReleaseHold{ID}              -> Done               DELETE /holds/{id}
 //	AddEntry{In, Idem}           -> *Answer            POST /waitlist-entries
 //	DeleteEntry{ID}              -> Done               DELETE /waitlist-entries/{id}
@@ -67,7 +67,7 @@ type Done struct{}
 // Put asks the actor to make the business match Spec.
 type Put struct {
 	request[PutResult]
-	Spec *catalog.Spec
+	Spec *model.Spec
 }
 
 // PutResult answers Put.
@@ -78,13 +78,13 @@ type PutResult struct {
 
 // Issue asks the actor to add Key (its timestamps are stamped by the actor).
 type Issue struct {
-	request[catalog.Key]
-	Key catalog.Key
+	request[model.Key]
+	Key model.Key
 }
 
 // Revoke asks the actor to revoke the key with KeyID.
 type Revoke struct {
-	request[catalog.Key]
+	request[model.Key]
 	KeyID uuid.UUID
 }
 
@@ -94,7 +94,7 @@ type Revoke struct {
 type IdemKey struct {
 	Key      string
 	BodyHash [32]byte
-	op       catalog.Operation
+	op       model.Operation
 }
 
 // Answer is the outcome of an idempotent request, as facts: what the
@@ -104,12 +104,12 @@ type IdemKey struct {
 // same facts (Replayed set), gets the same status and the same bytes.
 type Answer struct {
 	Kind        record.AnswerKind
-	Appointment *catalog.Appointment   // AnswerBooked
-	Customer    *catalog.Customer      // AnswerBooked (the appointment's customer), AnswerCustomer
-	Payment     *catalog.Payment       // AnswerBooked, when the booking needs prepayment
-	Hold        *catalog.Hold          // AnswerHold
-	Entry       *catalog.WaitlistEntry // AnswerEntry
-	Refused     *problem.Error         // AnswerRefused
+	Appointment *model.Appointment   // AnswerBooked
+	Customer    *model.Customer      // AnswerBooked (the appointment's customer), AnswerCustomer
+	Payment     *model.Payment       // AnswerBooked, when the booking needs prepayment
+	Hold        *model.Hold          // AnswerHold
+	Entry       *model.WaitlistEntry // AnswerEntry
+	Refused     *problem.Error       // AnswerRefused
 	// Status and Body are an answer journalled as its bytes, by a version
 	// from before the facts (AnswerBody).
 	Status   int
@@ -127,15 +127,15 @@ type Book struct {
 // AddCustomer creates a customer.
 type AddCustomer struct {
 	request[*Answer]
-	In   catalog.Customer
+	In   model.Customer
 	Idem IdemKey
 }
 
 // AppointmentView is an appointment with its customer, as an answer shows
 // it. Both point into immutable state: share them, never change them.
 type AppointmentView struct {
-	Appointment *catalog.Appointment
-	Customer    *catalog.Customer
+	Appointment *model.Appointment
+	Customer    *model.Customer
 }
 
 // Patch edits an appointment's fields.
@@ -149,20 +149,20 @@ type Patch struct {
 type SetStatus struct {
 	request[AppointmentView]
 	ID      uuid.UUID
-	Status  catalog.Status
+	Status  model.Status
 	IfMatch []int // If-Match versions; nil: any
 }
 
 // RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
 type RegisterEndpoint struct {
-	request[catalog.Endpoint]
+	request[model.Endpoint]
 	In     tenant.EndpointInput
 	Secret string
 }
 
 // PatchEndpoint edits a webhook endpoint.
 type PatchEndpoint struct {
-	request[catalog.Endpoint]
+	request[model.Endpoint]
 	ID uuid.UUID
 	In tenant.EndpointPatch
 }
@@ -196,7 +196,7 @@ type CreateHold struct {
 
 // ExtendHold sets a live hold's expiry to now + TTL.
 type ExtendHold struct {
-	request[catalog.Hold]
+	request[model.Hold]
 	ID  uuid.UUID
 	TTL time.Duration
 }
@@ -227,11 +227,11 @@ type DeleteEntry struct {
 type Encoder interface {
 	// AppendEvent appends an event's envelope; its data is appointment a
 	// with customer cu, or customer cu alone when a is nil.
-	AppendEvent(b []byte, id, typ string, at time.Time, a *catalog.Appointment, cu *catalog.Customer) []byte
+	AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, cu *model.Customer) []byte
 	// AppendPaymentEvent appends a payment event's envelope; its data is
 	// payment p.
-	AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *catalog.Payment) []byte
+	AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *model.Payment) []byte
 	// AppendEntryEvent appends a waitlist event's envelope; its data is
 	// entry e.
-	AppendEntryEvent(b []byte, id, typ string, at time.Time, e *catalog.WaitlistEntry) []byte
+	AppendEntryEvent(b []byte, id, typ string, at time.Time, e *model.WaitlistEntry) []byte
 }

@@ -5,8 +5,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/tenant"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -44,7 +44,7 @@ type tell struct {
 // courierMessages brings the set of couriers in step with the endpoints ch
 // changes and returns what to tell them once ch is durable: new endpoint
 // states, retirements, and the new deliveries by endpoint.
-func (a *businessActor) courierMessages(ctx actor.Context, ch *record.Change, fresh map[uuid.UUID][]catalog.Delivery) []tell {
+func (a *businessActor) courierMessages(ctx actor.Context, ch *record.Change, fresh map[uuid.UUID][]model.Delivery) []tell {
 	if a.env.Couriers == nil {
 		return nil
 	}

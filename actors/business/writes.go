@@ -10,10 +10,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -35,7 +35,7 @@ var (
 // validation — is journalled under the key with the write, and sent once
 // that is durable. Validation failures and internal errors are not stored:
 // the key stays free (decisions §4).
-func (a *businessActor) idempotent(ctx actor.Context, op catalog.Operation, idem IdemKey, decide func() (*record.Change, *Answer, error)) {
+func (a *businessActor) idempotent(ctx actor.Context, op model.Operation, idem IdemKey, decide func() (*record.Change, *Answer, error)) {
 	idem.op = op
 	if a.state == nil {
 		respondNow(ctx, (*Answer)(nil), errNoBusiness)
@@ -150,7 +150,7 @@ func (a *businessActor) stored(e *record.Idem) (*Answer, error) {
 
 // booked is the answer of a booking: the appointment with its customer as
 // of ch, and its payment when it needs prepayment.
-func (a *businessActor) booked(ch *record.Change, appt *catalog.Appointment, p *catalog.Payment) *Answer {
+func (a *businessActor) booked(ch *record.Change, appt *model.Appointment, p *model.Payment) *Answer {
 	return &Answer{Kind: record.AnswerBooked, Appointment: appt, Customer: tenant.CustomerIn(a.state, ch, appt.CustomerID), Payment: p}
 }
 
@@ -164,7 +164,7 @@ func (a *businessActor) book(in *tenant.CreateInput) (*record.Change, *Answer, e
 	return ch, a.booked(ch, appt, nil), nil
 }
 
-func (a *businessActor) addCustomer(in catalog.Customer) (*record.Change, *Answer, error) {
+func (a *businessActor) addCustomer(in model.Customer) (*record.Change, *Answer, error) {
 	ch, cu, err := tenant.DecideCustomer(a.state, in, a.now(), a.ids)
 	if err != nil {
 		return nil, nil, err
@@ -250,7 +250,7 @@ func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then fu
 	// no crash can free it without offering it (a no-op without entries).
 	tenant.AddOffers(a.state, ch, ch.At, a.ids)
 	var (
-		fresh map[uuid.UUID][]catalog.Delivery
+		fresh map[uuid.UUID][]model.Delivery
 		mails []MailRow
 	)
 	rows := func(b *storage.Batch, next *tenant.State) (err error) {
@@ -294,7 +294,7 @@ func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then fu
 // changed endpoints and get the new deliveries, the mailer gets the new
 // mail rows. The PIDs are looked up now, in the actor, so the publisher
 // that runs it touches no actor state.
-func (a *businessActor) handOver(ctx actor.Context, ch *record.Change, fresh map[uuid.UUID][]catalog.Delivery, mails []MailRow) func() {
+func (a *businessActor) handOver(ctx actor.Context, ch *record.Change, fresh map[uuid.UUID][]model.Delivery, mails []MailRow) func() {
 	tell := a.courierMessages(ctx, ch, fresh)
 	root, biz, queued := ctx.ActorSystem().Root, a.h.ID, a.env.MailQueued
 	return func() {
@@ -308,7 +308,7 @@ func (a *businessActor) handOver(ctx actor.Context, ch *record.Change, fresh map
 }
 
 // view is the appointment an answer shows, with its customer as of ch.
-func (a *businessActor) view(ch *record.Change, appt *catalog.Appointment) AppointmentView {
+func (a *businessActor) view(ch *record.Change, appt *model.Appointment) AppointmentView {
 	if appt == nil {
 		return AppointmentView{}
 	}

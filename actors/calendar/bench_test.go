@@ -9,18 +9,18 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // salon is the benchmark business: staff members working Monday to Saturday
 // 09:00-18:00 with a lunch break, all assigned one 30-minute service, and
 // appointments of 30 to 60 minutes spread over the next 20 days.
 type salon struct {
-	biz   catalog.Business
+	biz   model.Business
 	loc   *time.Location
 	now   time.Time
-	svc   catalog.Service
-	staff []catalog.Staff
+	svc   model.Service
+	staff []model.Staff
 	index interval.Index
 }
 
@@ -30,14 +30,14 @@ func newSalon(tb testing.TB, staff, appointments int) *salon {
 		tb.Fatal(err)
 	}
 	s := &salon{
-		biz: catalog.Business{Assignment: catalog.LeastBusy, Rules: catalog.DefaultRules()},
+		biz: model.Business{Assignment: model.LeastBusy, Rules: model.DefaultRules()},
 		loc: loc,
 		now: time.Date(2026, 6, 1, 8, 0, 0, 0, loc), // a Monday
-		svc: catalog.Service{ID: uuid.NewSHA1(uuid.NameSpaceOID, []byte("cut")), Name: "cut", DurationMinutes: 30, IsActive: true},
+		svc: model.Service{ID: uuid.NewSHA1(uuid.NameSpaceOID, []byte("cut")), Name: "cut", DurationMinutes: 30, IsActive: true},
 	}
-	day := []catalog.Span{{From: 9 * 60, To: 12*60 + 30}, {From: 13 * 60, To: 18 * 60}}
+	day := []model.Span{{From: 9 * 60, To: 12*60 + 30}, {From: 13 * 60, To: 18 * 60}}
 	for i := range staff {
-		st := catalog.Staff{ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "staff", i)), Name: fmt.Sprint("staff", i),
+		st := model.Staff{ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "staff", i)), Name: fmt.Sprint("staff", i),
 			IsActive: true, IsBookable: true, AssignedServiceIDs: []uuid.UUID{s.svc.ID}}
 		for d := time.Monday; d <= time.Saturday; d++ {
 			st.Hours[d] = day

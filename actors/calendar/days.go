@@ -3,7 +3,7 @@ package calendar
 import (
 	"time"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // Instants in this package are Unix milliseconds.
@@ -18,7 +18,7 @@ const (
 // its wall-clock times into instants quickly.
 type day struct {
 	n      int64 // day number: days since 1970-01-01 of the local date
-	date   catalog.Date
+	date   model.Date
 	wd     time.Weekday
 	mid    int64 // time.Date(date 00:00) in the business location, Unix ms
 	fast   bool  // no zone transition within a day of it: clock c is mid + c minutes
@@ -31,7 +31,7 @@ type day struct {
 // time skipped by a DST jump resolves as time.Date resolves it. The fast path
 // is taken only when the zone in force at midnight holds from 26 hours before
 // to 50 hours after it, where time.Date's own lookup can only find that zone.
-func (d *day) at(c catalog.Clock, loc *time.Location) int64 {
+func (d *day) at(c model.Clock, loc *time.Location) int64 {
 	if d.fast {
 		return d.mid + int64(c)*msMinute
 	}
@@ -43,7 +43,7 @@ type days struct{ list []day }
 
 // loadDays returns the local dates first..last (day numbers), stored in buf
 // when it has room.
-func loadDays(buf []day, biz *catalog.Business, loc *time.Location, first, last int64) days {
+func loadDays(buf []day, biz *model.Business, loc *time.Location, first, last int64) days {
 	for n := first; n <= last; n++ {
 		buf = append(buf, makeDay(biz, loc, n))
 	}
@@ -53,8 +53,8 @@ func loadDays(buf []day, biz *catalog.Business, loc *time.Location, first, last 
 // get returns the date with day number n, which must be in ds.
 func (ds *days) get(n int64) *day { return &ds.list[n-ds.list[0].n] }
 
-func makeDay(biz *catalog.Business, loc *time.Location, n int64) day {
-	date := catalog.DateOf(time.Unix(n*secDay, 0).UTC())
+func makeDay(biz *model.Business, loc *time.Location, n int64) day {
+	date := model.DateOf(time.Unix(n*secDay, 0).UTC())
 	t := time.Date(date.Year, date.Month, date.Day, 0, 0, 0, 0, loc)
 	d := day{n: n, date: date, wd: time.Weekday(floorMod(n+4, 7)), mid: t.UnixMilli()}
 	zs, ze := t.ZoneBounds()

@@ -4,14 +4,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // TestDayAtIsTimeDate checks the shortcut of day.at against time.Date itself
 // for every quarter hour of every day of 2026 in zones with unusual
 // transitions (half-hour DST, DST at midnight, quarter-hour offsets).
 func TestDayAtIsTimeDate(t *testing.T) {
-	var biz catalog.Business
+	var biz model.Business
 	for _, z := range zones {
 		loc, err := time.LoadLocation(z)
 		if err != nil {
@@ -25,7 +25,7 @@ func TestDayAtIsTimeDate(t *testing.T) {
 			if d.fast {
 				fast++
 			}
-			for c := catalog.Clock(0); c <= 24*60; c += 15 {
+			for c := model.Clock(0); c <= 24*60; c += 15 {
 				want := time.Date(d.date.Year, d.date.Month, d.date.Day, int(c)/60, int(c)%60, 0, 0, loc).UnixMilli()
 				if got := d.at(c, loc); got != want {
 					t.Fatalf("%s %s %s: at gives %s, time.Date %s", z, d.date, c, time.UnixMilli(got), time.UnixMilli(want))

@@ -6,8 +6,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // Request is one booking to decide: a create, a PATCH that moves or changes
@@ -15,15 +15,15 @@ import (
 // validated it; the service exists and is not deleted, and Pinned, when set,
 // is a staff member of the business.
 type Request struct {
-	Business       *catalog.Business
+	Business       *model.Business
 	Loc            *time.Location
 	Now            time.Time
-	Service        *catalog.Service
+	Service        *model.Service
 	Start          time.Time
-	Staff          []catalog.Staff // every staff member of the business, in list order (createdAt, id)
-	Pinned         *uuid.UUID      // the staffMemberId the client gave
-	Enforce        bool            // enforceBookingRules
-	CustomerOnFile bool            // the customer was on file before this request
+	Staff          []model.Staff // every staff member of the business, in list order (createdAt, id)
+	Pinned         *uuid.UUID    // the staffMemberId the client gave
+	Enforce        bool          // enforceBookingRules
+	CustomerOnFile bool          // the customer was on file before this request
 	Index          interval.Index
 	Except         uuid.UUID // the appointment being moved or reinstated (uuid.Nil on create)
 	LastAssigned   uuid.UUID // staff member of the business's last auto-assigned booking, for round_robin
@@ -31,7 +31,7 @@ type Request struct {
 
 // Decision is an accepted booking: who does it, and its footprint.
 type Decision struct {
-	Staff  *catalog.Staff // points into Request.Staff
+	Staff  *model.Staff // points into Request.Staff
 	Pieces []Piece
 }
 
@@ -190,9 +190,9 @@ func inside(work []interval.Span, acts []rel, start int64) bool {
 // the world file's default.
 func assign(r *Request, cands []int) int {
 	switch r.Business.Assignment {
-	case catalog.FirstAvailable:
+	case model.FirstAvailable:
 		return cands[0]
-	case catalog.RoundRobin:
+	case model.RoundRobin:
 		last := -1
 		if r.LastAssigned != uuid.Nil {
 			last = staffIndex(r.Staff, r.LastAssigned)
@@ -233,11 +233,11 @@ func leastBusy(r *Request, cands []int) int {
 
 // Eligible reports whether st can be booked for svc at all: active,
 // bookable and assigned the service.
-func Eligible(st *catalog.Staff, svc *catalog.Service) bool {
+func Eligible(st *model.Staff, svc *model.Service) bool {
 	return st.IsActive && st.IsBookable && st.Performs(svc.ID)
 }
 
-func staffIndex(staff []catalog.Staff, id uuid.UUID) int {
+func staffIndex(staff []model.Staff, id uuid.UUID) int {
 	for i := range staff {
 		if staff[i].ID == id {
 			return i
@@ -258,14 +258,14 @@ func onGrid(t time.Time, sec int64, every int) bool {
 func gridStep(every int) int { return max(every, 1) }
 
 // gapOf returns the gap rule's minimum in ms, 0 when the rule is off.
-func gapOf(br *catalog.BookingRules) int64 {
+func gapOf(br *model.BookingRules) int64 {
 	if !br.PreventGaps {
 		return 0
 	}
 	return max(int64(br.MinGapMinutes), 0) * msMinute
 }
 
-func restricted(br *catalog.BookingRules, t time.Time) bool {
+func restricted(br *model.BookingRules, t time.Time) bool {
 	for _, p := range br.RestrictedPeriods {
 		if !t.Before(p.From) && t.Before(p.To) {
 			return true
@@ -302,7 +302,7 @@ var sentences = map[problem.Code]string{
 
 // OnGrid reports whether t is on the business's grid of start times in
 // its local time: the candidates a search for bookable starts looks at.
-func OnGrid(biz *catalog.Business, loc *time.Location, t time.Time) bool {
+func OnGrid(biz *model.Business, loc *time.Location, t time.Time) bool {
 	_, sec := dayNumber(t.UnixMilli(), loc)
 	return t.UnixMilli()%1000 == 0 && onGrid(t, sec, biz.Rules.SlotIntervalMinutes)
 }
@@ -311,7 +311,7 @@ func OnGrid(biz *catalog.Business, loc *time.Location, t time.Time) bool {
 // become bookable by it: the service's footprint before it (the booking
 // may end in it) and the gap rule's minimum on both sides (a start next
 // to it may no longer leave a gap too short to book).
-func Reach(biz *catalog.Business, svc *catalog.Service) (before, after time.Duration) {
+func Reach(biz *model.Business, svc *model.Service) (before, after time.Duration) {
 	sh := shapeOf(svc, nil)
 	gap := time.Duration(gapOf(&biz.Rules)) * time.Millisecond
 	return time.Duration(sh.long)*time.Millisecond + gap, gap

@@ -4,24 +4,24 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // Piece is one segment of a booking placed in time. Only active pieces occupy
 // the staff member; a gap piece is waiting time in which they are free.
 type Piece struct {
 	Position int
-	Kind     catalog.SegmentKind
+	Kind     model.SegmentKind
 	Span     interval.Span
 	Label    *string
 }
 
 // Footprint lays the service's segment templates end to end from start. A
 // service without segments has one active piece covering durationMinutes.
-func Footprint(svc *catalog.Service, start time.Time) []Piece {
+func Footprint(svc *model.Service, start time.Time) []Piece {
 	at := start.UnixMilli()
 	if len(svc.Segments) == 0 {
-		return []Piece{{Kind: catalog.Active, Span: interval.Span{Start: at, End: at + int64(svc.DurationMinutes)*msMinute}}}
+		return []Piece{{Kind: model.Active, Span: interval.Span{Start: at, End: at + int64(svc.DurationMinutes)*msMinute}}}
 	}
 	out := make([]Piece, len(svc.Segments))
 	for i, t := range svc.Segments {
@@ -53,7 +53,7 @@ type shape struct {
 
 // shapeOf returns svc's shape, using buf for the pieces when it is big
 // enough.
-func shapeOf(svc *catalog.Service, buf []rel) shape {
+func shapeOf(svc *model.Service, buf []rel) shape {
 	buf = buf[:0]
 	if len(svc.Segments) == 0 {
 		d := int64(svc.DurationMinutes) * msMinute
@@ -65,7 +65,7 @@ func shapeOf(svc *catalog.Service, buf []rel) shape {
 	at := int64(0)
 	for _, t := range svc.Segments {
 		end := at + int64(t.DurationMinutes)*msMinute
-		if t.Kind == catalog.Active && end > at {
+		if t.Kind == model.Active && end > at {
 			buf = append(buf, rel{at, end})
 		}
 		at = end

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // Price returns the price snapshot of a booking of svc starting at start
@@ -13,7 +13,7 @@ import (
 // the local start time, else base; deposit is a copy of the service deposit.
 // A rule applies to the days it names only: one whose to is not after its
 // from matches nothing (it does not wrap past midnight).
-func Price(svc *catalog.Service, loc *time.Location, start time.Time) (base, total int, deposit *int) {
+func Price(svc *model.Service, loc *time.Location, start time.Time) (base, total int, deposit *int) {
 	base, total = svc.PriceCents, svc.PriceCents
 	local := start.In(loc)
 	sec := local.Hour()*3600 + local.Minute()*60 + local.Second()

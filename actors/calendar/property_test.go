@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // TestSlotsMatchDecide checks, on a few hundred random businesses, the promise
@@ -38,11 +38,11 @@ func TestSlotsMatchDecide(t *testing.T) {
 
 // world is one random business with its calendar and the window asked about.
 type world struct {
-	biz      catalog.Business
+	biz      model.Business
 	loc      *time.Location
 	now      time.Time
-	svc      *catalog.Service
-	staff    []catalog.Staff
+	svc      *model.Service
+	staff    []model.Staff
 	index    interval.Index
 	bookings []booking
 	from, to time.Time
@@ -71,9 +71,9 @@ func randomWorld(rng *rand.Rand) *world {
 	w.loc, _ = time.LoadLocation(zones[rng.IntN(len(zones))])
 	base, _ := time.ParseInLocation(time.DateOnly, baseDates[rng.IntN(len(baseDates))], w.loc)
 	base = base.Add(time.Duration(rng.IntN(48)-24) * time.Hour)
-	w.biz = catalog.Business{
-		Assignment: []catalog.Assignment{catalog.FirstAvailable, catalog.LeastBusy, catalog.RoundRobin}[rng.IntN(3)],
-		Rules: catalog.BookingRules{
+	w.biz = model.Business{
+		Assignment: []model.Assignment{model.FirstAvailable, model.LeastBusy, model.RoundRobin}[rng.IntN(3)],
+		Rules: model.BookingRules{
 			SlotIntervalMinutes:     []int{1, 5, 10, 15, 20, 25, 30, 45, 60, 90, 0}[rng.IntN(11)],
 			MinNoticeMinutes:        rng.IntN(4) * rng.IntN(300),
 			MaxAdvanceDays:          1 + rng.IntN(6),
@@ -85,14 +85,14 @@ func randomWorld(rng *rand.Rand) *world {
 	for range rng.IntN(3) {
 		from := base.Add(time.Duration(rng.IntN(72*60)-24*60) * time.Minute)
 		w.biz.Rules.RestrictedPeriods = append(w.biz.Rules.RestrictedPeriods,
-			catalog.Period{From: from, To: from.Add(time.Duration(rng.IntN(6*60)) * time.Minute)})
+			model.Period{From: from, To: from.Add(time.Duration(rng.IntN(6*60)) * time.Minute)})
 	}
 	for range rng.IntN(2) {
-		w.biz.ClosedDates = append(w.biz.ClosedDates, catalog.DateOf(base.AddDate(0, 0, rng.IntN(4)-1)))
+		w.biz.ClosedDates = append(w.biz.ClosedDates, model.DateOf(base.AddDate(0, 0, rng.IntN(4)-1)))
 	}
 	w.svc = randomService(rng, "s")
 	w.svc.IsActive = rng.IntN(20) != 0
-	others := []*catalog.Service{w.svc, randomService(rng, "o1"), randomService(rng, "o2")}
+	others := []*model.Service{w.svc, randomService(rng, "o1"), randomService(rng, "o2")}
 	for i := range 1 + rng.IntN(5) {
 		w.staff = append(w.staff, randomStaff(rng, i, base, w.svc.ID))
 	}
@@ -105,7 +105,7 @@ func randomWorld(rng *rand.Rand) *world {
 		b := booking{staff: st.ID, owner: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "booking", i))}
 		var spans []interval.Span
 		for _, p := range Footprint(others[rng.IntN(len(others))], start) {
-			if p.Kind == catalog.Active && p.Span.End > p.Span.Start {
+			if p.Kind == model.Active && p.Span.End > p.Span.Start {
 				b.items = append(b.items, interval.Item{Span: p.Span, Owner: b.owner, Seg: p.Position})
 				spans = append(spans, p.Span)
 			}
@@ -129,26 +129,26 @@ func randomWorld(rng *rand.Rand) *world {
 	return w
 }
 
-func randomService(rng *rand.Rand, name string) *catalog.Service {
-	svc := &catalog.Service{ID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(name)), IsActive: true, PriceCents: 1000}
+func randomService(rng *rand.Rand, name string) *model.Service {
+	svc := &model.Service{ID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(name)), IsActive: true, PriceCents: 1000}
 	if rng.IntN(2) == 0 {
 		svc.DurationMinutes = 5 * (1 + rng.IntN(24))
 		return svc
 	}
 	for i := range 1 + rng.IntN(4) {
-		kind := catalog.Active
+		kind := model.Active
 		if i%2 == 1 && rng.IntN(4) > 0 {
-			kind = catalog.Gap
+			kind = model.Gap
 		}
 		d := 5 * rng.IntN(13)
-		svc.Segments = append(svc.Segments, catalog.SegmentTemplate{Kind: kind, DurationMinutes: d})
+		svc.Segments = append(svc.Segments, model.SegmentTemplate{Kind: kind, DurationMinutes: d})
 		svc.DurationMinutes += d
 	}
 	return svc
 }
 
-func randomStaff(rng *rand.Rand, i int, base time.Time, svc uuid.UUID) catalog.Staff {
-	st := catalog.Staff{ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "staff", i)), Name: fmt.Sprint("staff", i),
+func randomStaff(rng *rand.Rand, i int, base time.Time, svc uuid.UUID) model.Staff {
+	st := model.Staff{ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "staff", i)), Name: fmt.Sprint("staff", i),
 		IsActive: rng.IntN(10) > 0, IsBookable: rng.IntN(10) > 0}
 	if rng.IntN(5) > 0 {
 		st.AssignedServiceIDs = []uuid.UUID{uuid.New(), svc}
@@ -157,15 +157,15 @@ func randomStaff(rng *rand.Rand, i int, base time.Time, svc uuid.UUID) catalog.S
 		st.Hours[d] = randomHours(rng)
 	}
 	for range rng.IntN(3) {
-		st.Exceptions = append(st.Exceptions, catalog.Exception{Date: catalog.DateOf(base.AddDate(0, 0, rng.IntN(5)-2)), Hours: randomHours(rng)})
+		st.Exceptions = append(st.Exceptions, model.Exception{Date: model.DateOf(base.AddDate(0, 0, rng.IntN(5)-2)), Hours: randomHours(rng)})
 	}
 	return st
 }
 
 // randomHours makes 0 to 3 spans, now and then unsorted, overlapping,
 // touching midnight or lying in a time a DST change skips.
-func randomHours(rng *rand.Rand) []catalog.Span {
-	var out []catalog.Span
+func randomHours(rng *rand.Rand) []model.Span {
+	var out []model.Span
 	for range rng.IntN(4) {
 		unit := []int{60, 30, 5, 1}[rng.IntN(4)]
 		a := unit * rng.IntN(24*60/unit)
@@ -176,7 +176,7 @@ func randomHours(rng *rand.Rand) []catalog.Span {
 		case 1:
 			b = 24 * 60
 		}
-		out = append(out, catalog.Span{From: catalog.Clock(a), To: catalog.Clock(b)})
+		out = append(out, model.Span{From: model.Clock(a), To: model.Clock(b)})
 	}
 	return out
 }
@@ -297,7 +297,7 @@ func (w *world) oracle(r *Request) problem.Code {
 	if !w.svc.IsActive {
 		return problem.ServiceNotBookable
 	}
-	st := &w.staff[slices.IndexFunc(w.staff, func(s catalog.Staff) bool { return s.ID == *r.Pinned })]
+	st := &w.staff[slices.IndexFunc(w.staff, func(s model.Staff) bool { return s.ID == *r.Pinned })]
 	if !Eligible(st, w.svc) {
 		return problem.StaffNotBookable
 	}
@@ -376,10 +376,10 @@ func (w *world) startRules(start time.Time) problem.Code {
 
 func (w *world) strategy(r *Request, fine []int) int {
 	switch w.biz.Assignment {
-	case catalog.FirstAvailable:
+	case model.FirstAvailable:
 		return fine[0]
-	case catalog.RoundRobin:
-		at := slices.IndexFunc(w.staff, func(s catalog.Staff) bool { return s.ID == r.LastAssigned })
+	case model.RoundRobin:
+		at := slices.IndexFunc(w.staff, func(s model.Staff) bool { return s.ID == r.LastAssigned })
 		for _, i := range fine {
 			if i > at {
 				return i
@@ -406,10 +406,10 @@ func (w *world) strategy(r *Request, fine []int) int {
 	return best
 }
 
-func actives(svc *catalog.Service, start time.Time) []interval.Span {
+func actives(svc *model.Service, start time.Time) []interval.Span {
 	var out []interval.Span
 	for _, p := range Footprint(svc, start) {
-		if p.Kind == catalog.Active && p.Span.End > p.Span.Start {
+		if p.Kind == model.Active && p.Span.End > p.Span.Start {
 			out = append(out, p.Span)
 		}
 	}
@@ -418,7 +418,7 @@ func actives(svc *catalog.Service, start time.Time) []interval.Span {
 
 // works reports whether every active piece lies inside one span of st's
 // working time.
-func (w *world) works(st *catalog.Staff, start time.Time) bool {
+func (w *world) works(st *model.Staff, start time.Time) bool {
 	ws := Working(st, &w.biz, w.loc, interval.Span{Start: start.UnixMilli() - msDay, End: start.UnixMilli() + 2*msDay})
 	for _, a := range actives(w.svc, start) {
 		if !slices.ContainsFunc(ws, func(s interval.Span) bool { return s.Start <= a.Start && a.End <= s.End }) {
@@ -431,7 +431,7 @@ func (w *world) works(st *catalog.Staff, start time.Time) bool {
 // gapOK scans minute by minute outward from each active piece through free
 // working time. A run stopped by the booking's own piece is its processing
 // gap and is not judged; any other run must be empty or reach minGap.
-func (w *world) gapOK(st *catalog.Staff, start time.Time, except uuid.UUID) bool {
+func (w *world) gapOK(st *model.Staff, start time.Time, except uuid.UUID) bool {
 	minGap := int64(w.biz.Rules.MinGapMinutes)
 	if !w.biz.Rules.PreventGaps || minGap <= 0 {
 		return true

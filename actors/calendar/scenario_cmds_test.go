@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // The scenario commands. Times are either UTC or offset timestamps
@@ -36,11 +36,11 @@ import (
 //	day NAME DATE                        a timeline of one staff member's day
 //	price SERVICE TIME
 type scenario struct {
-	biz      catalog.Business
+	biz      model.Business
 	loc      *time.Location
 	now      time.Time
-	services map[string]*catalog.Service
-	staff    []catalog.Staff
+	services map[string]*model.Service
+	staff    []model.Staff
 	index    interval.Index
 	last     uuid.UUID // the last auto-assigned staff member, kept by reserve
 	booked   int
@@ -49,9 +49,9 @@ type scenario struct {
 func newScenario() *scenario {
 	loc, _ := time.LoadLocation("Europe/Amsterdam")
 	return &scenario{
-		biz:      catalog.Business{ID: nameID("business", "b"), Assignment: catalog.LeastBusy, Rules: catalog.DefaultRules(), Timezone: loc.String()},
+		biz:      model.Business{ID: nameID("business", "b"), Assignment: model.LeastBusy, Rules: model.DefaultRules(), Timezone: loc.String()},
 		loc:      loc,
-		services: map[string]*catalog.Service{},
+		services: map[string]*model.Service{},
 	}
 }
 
@@ -67,7 +67,7 @@ func (sc *scenario) run(line string) (string, error) {
 		return "", sc.business(a)
 	case "closed":
 		for _, s := range a.pos {
-			d, err := catalog.ParseDate(s)
+			d, err := model.ParseDate(s)
 			if err != nil {
 				return "", err
 			}
@@ -80,7 +80,7 @@ func (sc *scenario) run(line string) (string, error) {
 		}
 		from, err1 := sc.time(a.pos[0])
 		to, err2 := sc.time(a.pos[1])
-		sc.biz.Rules.RestrictedPeriods = append(sc.biz.Rules.RestrictedPeriods, catalog.Period{From: from, To: to})
+		sc.biz.Rules.RestrictedPeriods = append(sc.biz.Rules.RestrictedPeriods, model.Period{From: from, To: to})
 		return "", firstErr(err1, err2)
 	case "now":
 		var err error
@@ -150,7 +150,7 @@ func (sc *scenario) business(a args) error {
 		case "requireCustomer":
 			r.RequireExistingCustomer, err = strconv.ParseBool(v)
 		case "assignment":
-			sc.biz.Assignment = catalog.Assignment(v)
+			sc.biz.Assignment = model.Assignment(v)
 		default:
 			err = fmt.Errorf("unknown business setting %q", k)
 		}
@@ -165,7 +165,7 @@ func (sc *scenario) service(a args) error {
 	if err := a.need(2, "service NAME MINUTES | KIND:MIN..."); err != nil {
 		return err
 	}
-	svc := &catalog.Service{ID: nameID("service", a.pos[0]), Name: a.pos[0], IsActive: true}
+	svc := &model.Service{ID: nameID("service", a.pos[0]), Name: a.pos[0], IsActive: true}
 	for _, p := range a.pos[1:] {
 		if p == "inactive" {
 			svc.IsActive = false
@@ -181,7 +181,7 @@ func (sc *scenario) service(a args) error {
 		}
 		svc.DurationMinutes += n
 		if ok {
-			svc.Segments = append(svc.Segments, catalog.SegmentTemplate{Kind: catalog.SegmentKind(kind), DurationMinutes: n})
+			svc.Segments = append(svc.Segments, model.SegmentTemplate{Kind: model.SegmentKind(kind), DurationMinutes: n})
 		}
 	}
 	var err error
@@ -210,7 +210,7 @@ func (sc *scenario) rule(a args) error {
 	if err := firstErr(err1, err2, err3); err != nil {
 		return err
 	}
-	svc.PricingRules = append(svc.PricingRules, catalog.PricingRule{Days: days, From: spans[0].From, To: spans[0].To, PriceCents: cents})
+	svc.PricingRules = append(svc.PricingRules, model.PricingRule{Days: days, From: spans[0].From, To: spans[0].To, PriceCents: cents})
 	return nil
 }
 
@@ -234,13 +234,13 @@ func (sc *scenario) exception(a args) error {
 	if err := a.need(2, "exception NAME DATE HH:MM-HH:MM..."); err != nil {
 		return err
 	}
-	d, err1 := catalog.ParseDate(a.pos[1])
+	d, err1 := model.ParseDate(a.pos[1])
 	spans, err2 := parseSpans(a.pos[2:])
 	if err := firstErr(err1, err2); err != nil {
 		return err
 	}
 	st := sc.member(a.pos[0])
-	st.Exceptions = append(st.Exceptions, catalog.Exception{Date: d, Hours: spans})
+	st.Exceptions = append(st.Exceptions, model.Exception{Date: d, Hours: spans})
 	return nil
 }
 
@@ -267,7 +267,7 @@ func (sc *scenario) put(staff, owner uuid.UUID, pieces []Piece) error {
 	var items []interval.Item
 	var spans []interval.Span
 	for _, p := range pieces {
-		if p.Kind == catalog.Active {
+		if p.Kind == model.Active {
 			items = append(items, interval.Item{Span: p.Span, Owner: owner, Seg: p.Position})
 			spans = append(spans, p.Span)
 		}
@@ -334,8 +334,8 @@ func (sc *scenario) slots(a args) (string, error) {
 	// A date asks for that local day; two dates for the days from the first
 	// to the second; two times for starts between them.
 	last := a.pos[len(a.pos)-1]
-	d1, err1 := catalog.ParseDate(a.pos[1])
-	d2, err2 := catalog.ParseDate(last)
+	d1, err1 := model.ParseDate(a.pos[1])
+	d2, err2 := model.ParseDate(last)
 	from := time.Date(d1.Year, d1.Month, d1.Day, 0, 0, 0, 0, sc.loc)
 	to := time.Date(d2.Year, d2.Month, d2.Day+1, 0, 0, 0, 0, sc.loc).Add(-time.Second)
 	if firstErr(err1, err2) != nil {
@@ -372,13 +372,13 @@ func (sc *scenario) price(a args) (string, error) {
 
 // member returns the staff member called name, adding them (active and
 // bookable) when they are new.
-func (sc *scenario) member(name string) *catalog.Staff {
+func (sc *scenario) member(name string) *model.Staff {
 	for i := range sc.staff {
 		if sc.staff[i].Name == name {
 			return &sc.staff[i]
 		}
 	}
-	sc.staff = append(sc.staff, catalog.Staff{ID: nameID("staff", name), Name: name, IsActive: true, IsBookable: true})
+	sc.staff = append(sc.staff, model.Staff{ID: nameID("staff", name), Name: name, IsActive: true, IsBookable: true})
 	return &sc.staff[len(sc.staff)-1]
 }
 
@@ -391,7 +391,7 @@ func (sc *scenario) nameOf(id uuid.UUID) string {
 	return id.String()
 }
 
-func (sc *scenario) service1(name string) (*catalog.Service, error) {
+func (sc *scenario) service1(name string) (*model.Service, error) {
 	if svc, ok := sc.services[name]; ok {
 		return svc, nil
 	}
@@ -410,10 +410,10 @@ func parseDays(s string) ([]time.Weekday, error) {
 	var out []time.Weekday
 	for _, part := range strings.Split(s, ",") {
 		a, b, isRange := strings.Cut(part, "-")
-		from, ok1 := catalog.Weekdays[a]
+		from, ok1 := model.Weekdays[a]
 		to, ok2 := from, true
 		if isRange {
-			to, ok2 = catalog.Weekdays[b]
+			to, ok2 = model.Weekdays[b]
 		}
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("bad days %q", s)
@@ -428,16 +428,16 @@ func parseDays(s string) ([]time.Weekday, error) {
 	return out, nil
 }
 
-func parseSpans(ss []string) ([]catalog.Span, error) {
-	var out []catalog.Span
+func parseSpans(ss []string) ([]model.Span, error) {
+	var out []model.Span
 	for _, s := range ss {
 		a, b, ok := strings.Cut(s, "-")
-		from, err1 := catalog.ParseClock(a)
-		to, err2 := catalog.ParseClock(b)
+		from, err1 := model.ParseClock(a)
+		to, err2 := model.ParseClock(b)
 		if !ok || firstErr(err1, err2) != nil {
 			return nil, fmt.Errorf("bad hours %q", s)
 		}
-		out = append(out, catalog.Span{From: from, To: to})
+		out = append(out, model.Span{From: from, To: to})
 	}
 	return out, nil
 }

@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // clockText is the local wall-clock time of ms, with its weekday in front
 // when it falls on another date than ref: "20:00", "Tue 02:00".
-func (sc *scenario) clockText(ms int64, ref catalog.Date) string {
+func (sc *scenario) clockText(ms int64, ref model.Date) string {
 	t := time.UnixMilli(ms).In(sc.loc)
-	if catalog.DateOf(t) != ref {
+	if model.DateOf(t) != ref {
 		return t.Format("Mon 15:04")
 	}
 	return t.Format("15:04")
@@ -22,14 +22,14 @@ func (sc *scenario) clockText(ms int64, ref catalog.Date) string {
 
 // spanText shows a span in local time and in UTC: 11:00-11:30 (10:00Z-10:30Z).
 func (sc *scenario) spanText(s interval.Span) string {
-	ref := catalog.DateOf(time.UnixMilli(s.Start).In(sc.loc))
+	ref := model.DateOf(time.UnixMilli(s.Start).In(sc.loc))
 	return fmt.Sprintf("%s-%s (%s-%s)", sc.clockText(s.Start, ref), sc.clockText(s.End, ref), utc(s.Start), utc(s.End))
 }
 
 func utc(ms int64) string { return time.UnixMilli(ms).UTC().Format("15:04Z") }
 
 // spansText lists spans in local time, relative to date ref.
-func (sc *scenario) spansText(spans []interval.Span, ref catalog.Date) string {
+func (sc *scenario) spansText(spans []interval.Span, ref model.Date) string {
 	if len(spans) == 0 {
 		return "none"
 	}
@@ -84,7 +84,7 @@ func (sc *scenario) day(a args) (string, error) {
 		return "", err
 	}
 	st := sc.member(a.pos[0])
-	d, err := catalog.ParseDate(a.pos[1])
+	d, err := model.ParseDate(a.pos[1])
 	if err != nil {
 		return "", err
 	}

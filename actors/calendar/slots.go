@@ -8,17 +8,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // Query asks which start times a service can be booked at.
 type Query struct {
-	Business *catalog.Business
+	Business *model.Business
 	Loc      *time.Location
 	Now      time.Time
-	Service  *catalog.Service
-	Staff    []catalog.Staff // every staff member of the business, in list order
-	Only     *uuid.UUID      // staffMemberId: only this staff member
+	Service  *model.Service
+	Staff    []model.Staff // every staff member of the business, in list order
+	Only     *uuid.UUID    // staffMemberId: only this staff member
 	Index    interval.Index
 	From, To time.Time // both inclusive, on start times
 	// Scratch, if set, lends Slots its working buffers and the staff lists
@@ -49,7 +49,7 @@ type Slot struct {
 }
 
 // StaffIDs returns the ids of s's staff, from the query's staff list.
-func (s *Slot) StaffIDs(staff []catalog.Staff) []uuid.UUID {
+func (s *Slot) StaffIDs(staff []model.Staff) []uuid.UUID {
 	ids := make([]uuid.UUID, len(s.Staff))
 	for i, x := range s.Staff {
 		ids[i] = staff[x].ID
@@ -176,7 +176,7 @@ func (sw *sweep) grid(q *Query) bool {
 }
 
 // restrictedMs is restricted for a whole-millisecond instant.
-func restrictedMs(br *catalog.BookingRules, s int64) bool {
+func restrictedMs(br *model.BookingRules, s int64) bool {
 	for _, p := range br.RestrictedPeriods {
 		if s >= ceilMs(p.From) && s < ceilMs(p.To) {
 			return true
@@ -212,7 +212,7 @@ func (sw *sweep) prepare(q *Query, footprint int64, cands int) {
 // so each stretch visits just the starts that put the first piece in it; the
 // grid pointer g only moves forward, as the stretches do, and jumps the
 // starts between stretches.
-func (sw *sweep) staff(c int, acts []rel, st *catalog.Staff, t interval.Tree) {
+func (sw *sweep) staff(c int, acts []rel, st *model.Staff, t interval.Tree) {
 	sw.work = appendWorking(sw.work[:0], st, &sw.ds, sw.loc, sw.rng)
 	sw.free = appendFree(sw.free[:0], t, sw.work)
 	word, bit := c/64, uint64(1)<<(c%64)

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // Working returns the working time of st that intersects window: for each
@@ -17,7 +17,7 @@ import (
 // too (a shift ending 24:00 and the next day's starting 00:00 are one span).
 // The spans come back in order and unclipped; a span running on without a
 // break is followed for at most about a year beyond the window.
-func Working(st *catalog.Staff, biz *catalog.Business, loc *time.Location, window interval.Span) []interval.Span {
+func Working(st *model.Staff, biz *model.Business, loc *time.Location, window interval.Span) []interval.Span {
 	if window.End <= window.Start {
 		return nil
 	}
@@ -44,7 +44,7 @@ func Working(st *catalog.Staff, biz *catalog.Business, loc *time.Location, windo
 
 // appendWorking appends to dst the working time of st on every date of ds,
 // clipped to w, sorted and merged.
-func appendWorking(dst []interval.Span, st *catalog.Staff, ds *days, loc *time.Location, w clip) []interval.Span {
+func appendWorking(dst []interval.Span, st *model.Staff, ds *days, loc *time.Location, w clip) []interval.Span {
 	from := len(dst)
 	for i := range ds.list {
 		d := &ds.list[i]
@@ -63,7 +63,7 @@ func appendWorking(dst []interval.Span, st *catalog.Staff, ds *days, loc *time.L
 }
 
 // hoursOn returns st's wall-clock hours on d.
-func hoursOn(st *catalog.Staff, d *day) []catalog.Span {
+func hoursOn(st *model.Staff, d *day) []model.Span {
 	for i := range st.Exceptions {
 		if st.Exceptions[i].Date == d.date {
 			return st.Exceptions[i].Hours

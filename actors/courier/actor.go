@@ -7,7 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/deliver"
@@ -17,7 +17,7 @@ import (
 // entry is one open delivery: its latest record, and whether an attempt is
 // waiting for its timer, queued for a sending slot, or in flight.
 type entry struct {
-	d       catalog.Delivery
+	d       model.Delivery
 	timer   clock.Timer
 	queued  bool
 	sending bool
@@ -36,7 +36,7 @@ func (e *entry) replay() bool { return e.d.Attempt > retry.MaxAttempts }
 type courier struct {
 	env  *Env
 	biz  uuid.UUID
-	ep   catalog.Endpoint
+	ep   model.Endpoint
 	open map[uuid.UUID]*entry // by the id of the entry's latest record
 	// loaded holds the ids load found open. A Fresh hand-over can arrive
 	// after load already read the same records from the log (the courier
@@ -65,7 +65,7 @@ type (
 	sweepDue struct{}
 	sent     struct {
 		e   *entry
-		d   catalog.Delivery // the attempt's record, before its outcome
+		d   model.Delivery // the attempt's record, before its outcome
 		res deliver.Result
 	}
 )
@@ -144,14 +144,14 @@ func (c *courier) load() {
 		if !ok || err != nil {
 			continue
 		}
-		var d *catalog.Delivery
+		var d *model.Delivery
 		if d, err = record.DecodeDelivery(raw); err != nil {
 			break
 		}
 		e := &entry{d: *d}
 		c.open[id] = e
 		c.loaded[id] = true
-		if d.Status == catalog.DeliveryFailed {
+		if d.Status == model.DeliveryFailed {
 			c.arm(e, d.NextRetryAt)
 		} else {
 			c.enqueue(e)
@@ -190,7 +190,7 @@ func (c *courier) stop() {
 
 // configure takes the endpoint's new state. Deliveries that came due while
 // it was switched off were parked; they go out once it is back on.
-func (c *courier) configure(ep catalog.Endpoint) {
+func (c *courier) configure(ep model.Endpoint) {
 	was := c.active()
 	c.ep = ep
 	if was || !c.active() {
@@ -206,7 +206,7 @@ func (c *courier) configure(ep catalog.Endpoint) {
 }
 
 // active reports whether ladder deliveries may be sent.
-func (c *courier) active() bool { return c.ep.IsActive && c.ep.Status == catalog.EndpointActive }
+func (c *courier) active() bool { return c.ep.IsActive && c.ep.Status == model.EndpointActive }
 
 // arm sets e's timer for at.
 func (c *courier) arm(e *entry, at time.Time) {
@@ -246,10 +246,10 @@ func (c *courier) send(e *entry) {
 	e.queued, e.sending = false, true
 	c.inFlight++
 	d := e.d
-	if d.Status == catalog.DeliveryFailed {
+	if d.Status == model.DeliveryFailed {
 		now := c.now()
-		d = catalog.Delivery{ID: NewID(d.EndpointID, now), EndpointID: d.EndpointID, EventID: d.EventID, EventType: d.EventType,
-			Status: catalog.DeliveryPending, Attempt: d.Attempt + 1, Payload: d.Payload, CreatedAt: now}
+		d = model.Delivery{ID: NewID(d.EndpointID, now), EndpointID: d.EndpointID, EventID: d.EventID, EventType: d.EventType,
+			Status: model.DeliveryPending, Attempt: d.Attempt + 1, Payload: d.Payload, CreatedAt: now}
 	}
 	req := deliver.Request{URL: c.ep.URL, ID: d.EventID, Timestamp: c.env.Clock.Now(), Body: d.Payload, Secret: c.ep.Secret}
 	ctx, root, self, sender := c.ctx, c.root, c.self, c.env.Sender

@@ -32,8 +32,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/webhook/deliver"
 )
@@ -71,10 +71,10 @@ const Retention = 30 * 24 * time.Hour
 const sweepEvery = time.Hour
 
 // Configure tells a courier the endpoint's current state.
-type Configure struct{ Endpoint catalog.Endpoint }
+type Configure struct{ Endpoint model.Endpoint }
 
 // Fresh hands a courier first attempts that are already durable in the log.
-type Fresh struct{ Deliveries []catalog.Delivery }
+type Fresh struct{ Deliveries []model.Delivery }
 
 // Replay asks for the stored envelope of delivery DeliveryID to be sent
 // again to endpoint EndpointID (the business actor forwards it to that
@@ -86,7 +86,7 @@ type Replay struct {
 
 // ReplayReply answers Replay: the new, pending delivery record, or Err.
 type ReplayReply struct {
-	Delivery *catalog.Delivery
+	Delivery *model.Delivery
 	Err      error
 }
 
@@ -103,7 +103,7 @@ type Outcome struct {
 }
 
 // Props returns the props of the courier of endpoint ep of business biz.
-func Props(env *Env, biz uuid.UUID, ep catalog.Endpoint) *actor.Props {
+func Props(env *Env, biz uuid.UUID, ep model.Endpoint) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &courier{env: env, biz: biz, ep: ep, open: map[uuid.UUID]*entry{}, loaded: map[uuid.UUID]bool{}}
 	})

@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/deliver"
@@ -72,7 +72,7 @@ type rig struct {
 	parent   *actor.PID
 	outcomes chan *Outcome
 	biz      uuid.UUID
-	ep       catalog.Endpoint
+	ep       model.Endpoint
 }
 
 func newRig(t *testing.T, dir string, answers ...deliver.Result) *rig {
@@ -85,8 +85,8 @@ func newRig(t *testing.T, dir string, answers ...deliver.Result) *rig {
 	fc := clock.NewFake(t0)
 	r := &rig{t: t, store: st, clock: fc, send: &script{clock: fc, answers: answers, calls: make(chan struct{}, 100)},
 		outcomes: make(chan *Outcome, 100), biz: uuid.MustParse("11111111-1111-4111-8111-111111111111"),
-		ep: catalog.Endpoint{ID: uuid.MustParse("22222222-2222-4222-8222-222222222222"), URL: "https://hooks.example/x",
-			IsActive: true, Status: catalog.EndpointActive, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}}
+		ep: model.Endpoint{ID: uuid.MustParse("22222222-2222-4222-8222-222222222222"), URL: "https://hooks.example/x",
+			IsActive: true, Status: model.EndpointActive, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}}
 	r.env = &Env{Store: st, Clock: fc, Sender: r.send, Scale: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: NewMetrics()}
 	r.start()
 	t.Cleanup(func() {
@@ -130,15 +130,15 @@ func (r *rig) tell(m any) { r.sys.Root.Send(r.courier, m) }
 
 // fresh hands the courier a durable first attempt, as the business actor
 // does after its commit.
-func (r *rig) fresh(eventID string) catalog.Delivery {
+func (r *rig) fresh(eventID string) model.Delivery {
 	d := r.logged(eventID)
-	r.tell(&Fresh{Deliveries: []catalog.Delivery{d}})
+	r.tell(&Fresh{Deliveries: []model.Delivery{d}})
 	return d
 }
 
 // logged writes a pending first attempt into the log, as the business
 // actor's commit does, without telling the courier.
-func (r *rig) logged(eventID string) catalog.Delivery {
+func (r *rig) logged(eventID string) model.Delivery {
 	d := First(r.ep.ID, eventID, "appointment.created", []byte(`{"id":"`+eventID+`"}`), r.clock.Now())
 	enc, err := record.EncodeDelivery(&d)
 	require.NoError(r.t, err)
@@ -180,8 +180,8 @@ func (r *rig) noSend() {
 }
 
 // log reads the endpoint's delivery log.
-func (r *rig) log() []catalog.Delivery {
-	var out []catalog.Delivery
+func (r *rig) log() []model.Delivery {
+	var out []model.Delivery
 	require.NoError(r.t, r.store.Deliveries(r.biz, r.ep.ID, nil, func(_ [16]byte, v []byte) (bool, error) {
 		d, err := record.DecodeDelivery(v)
 		if err == nil {
@@ -193,7 +193,7 @@ func (r *rig) log() []catalog.Delivery {
 }
 
 // awaitLog waits until the log has n records and the last has status.
-func (r *rig) awaitLog(n int, status string) []catalog.Delivery {
+func (r *rig) awaitLog(n int, status string) []model.Delivery {
 	r.t.Helper()
 	synctest.Wait()
 	ds := r.log()

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/retry"
 )
@@ -35,7 +35,7 @@ func TestLadderRunsOutAfterSixAttempts(t *testing.T) {
 			if n == retry.MaxAttempts {
 				break
 			}
-			ds := r.awaitLog(n, catalog.DeliveryFailed)
+			ds := r.awaitLog(n, model.DeliveryFailed)
 			last := ds[n-1]
 			require.Equal(t, n, last.Attempt)
 			require.Equal(t, 503, last.ResponseStatus)
@@ -47,10 +47,10 @@ func TestLadderRunsOutAfterSixAttempts(t *testing.T) {
 			r.clock.Advance(time.Millisecond)
 			at = at.Add(wait)
 		}
-		ds := r.awaitLog(retry.MaxAttempts, catalog.DeliveryExhausted)
+		ds := r.awaitLog(retry.MaxAttempts, model.DeliveryExhausted)
 		require.Equal(t, d.ID, ds[0].ID, "the first record is the one written with the event")
 		for i, x := range ds[:5] {
-			require.Equal(t, catalog.DeliveryFailed, x.Status, "record %d keeps its own outcome", i)
+			require.Equal(t, model.DeliveryFailed, x.Status, "record %d keeps its own outcome", i)
 		}
 		require.True(t, ds[5].NextRetryAt.IsZero())
 		require.Equal(t, &Outcome{EndpointID: r.ep.ID, Delivered: false}, r.awaitOutcome())
@@ -66,11 +66,11 @@ func TestScaledLadderAndRetryAfter(t *testing.T) {
 		r.env.Scale = 0.5
 		r.fresh("evt_01")
 		r.awaitSend()
-		ds := r.awaitLog(1, catalog.DeliveryFailed)
+		ds := r.awaitLog(1, model.DeliveryFailed)
 		require.Equal(t, t0.Add(time.Minute), ds[0].NextRetryAt, "Retry-After 120 s replaces the rung, and is scaled too")
 		r.clock.Advance(time.Minute)
 		require.Equal(t, t0.Add(time.Minute), r.awaitSend().at)
-		ds = r.awaitLog(2, catalog.DeliveryDelivered)
+		ds = r.awaitLog(2, model.DeliveryDelivered)
 		require.Equal(t, t0.Add(time.Minute), ds[1].DeliveredAt)
 		require.EqualValues(t, 3, ds[1].DurationMs)
 		require.Equal(t, &Outcome{EndpointID: r.ep.ID, Delivered: true}, r.awaitOutcome())
@@ -82,7 +82,7 @@ func TestScaledLadderAndRetryAfter(t *testing.T) {
 		synctest.Wait()
 		failed := false
 		for _, x := range r.log() {
-			if x.ID == d.ID && x.Status == catalog.DeliveryFailed {
+			if x.ID == d.ID && x.Status == model.DeliveryFailed {
 				require.Equal(t, r.clock.Now().Add(30*time.Second), x.NextRetryAt)
 				failed = true
 			}
@@ -103,7 +103,7 @@ func TestAnswersThatCanNeverSucceedAreFinal(t *testing.T) {
 			r := newRig(t, "", res)
 			r.fresh("evt_01")
 			r.awaitSend()
-			ds := r.awaitLog(1, catalog.DeliveryExhausted)
+			ds := r.awaitLog(1, model.DeliveryExhausted)
 			require.Equal(t, res.Status, ds[0].ResponseStatus)
 			require.Equal(t, res.ErrMessage, ds[0].ErrorMessage)
 			require.True(t, ds[0].NextRetryAt.IsZero())
@@ -120,14 +120,14 @@ func TestNoAnswerIsRetriedWithoutAStatus(t *testing.T) {
 		r := newRig(t, "", timedOut, ok200)
 		r.fresh("evt_01")
 		r.awaitSend()
-		ds := r.awaitLog(1, catalog.DeliveryFailed)
+		ds := r.awaitLog(1, model.DeliveryFailed)
 		require.Zero(t, ds[0].ResponseStatus, "shown as null")
 		require.Nil(t, ds[0].ResponseBody)
 		require.Equal(t, "timed out after 10s", ds[0].ErrorMessage)
 		require.EqualValues(t, 10000, ds[0].DurationMs)
 		r.clock.Advance(time.Minute)
 		r.awaitSend()
-		r.awaitLog(2, catalog.DeliveryDelivered)
+		r.awaitLog(2, model.DeliveryDelivered)
 	})
 }
 
@@ -142,7 +142,7 @@ func TestRestartRearmsFromTheLog(t *testing.T) {
 		r := newRig(t, dir, down503)
 		r.fresh("evt_01")
 		r.awaitSend()
-		r.awaitLog(1, catalog.DeliveryFailed)
+		r.awaitLog(1, model.DeliveryFailed)
 		r.stop()
 		r.logged("evt_02")
 		require.Equal(t, 2, r.openCount())

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -19,10 +19,10 @@ func TestDisabledEndpointParksRetriesAndTakesReplays(t *testing.T) {
 		r := newRig(t, "", down503)
 		r.fresh("evt_01")
 		r.awaitSend()
-		first := r.awaitLog(1, catalog.DeliveryFailed)[0]
+		first := r.awaitLog(1, model.DeliveryFailed)[0]
 
 		off := r.ep
-		off.IsActive, off.Status = false, catalog.EndpointAutoDisabled
+		off.IsActive, off.Status = false, model.EndpointAutoDisabled
 		r.tell(&Configure{Endpoint: off})
 		r.clock.Advance(time.Minute)
 		r.noSend()
@@ -31,11 +31,11 @@ func TestDisabledEndpointParksRetriesAndTakesReplays(t *testing.T) {
 		r.send.answer(ok200)
 		rep := r.replay(first.ID)
 		require.Equal(t, 7, rep.Attempt)
-		require.Equal(t, catalog.DeliveryPending, rep.Status)
+		require.Equal(t, model.DeliveryPending, rep.Status)
 		require.Equal(t, "evt_01", rep.EventID)
 		require.Equal(t, first.Payload, rep.Payload)
 		require.Equal(t, "evt_01", r.awaitSend().req.ID)
-		ds := r.awaitLog(2, catalog.DeliveryDelivered)
+		ds := r.awaitLog(2, model.DeliveryDelivered)
 		require.Equal(t, rep.ID, ds[1].ID, "the replay's record is rewritten with its outcome")
 		require.Equal(t, &Outcome{EndpointID: r.ep.ID, Delivered: true}, r.awaitOutcome())
 		r.noSend()
@@ -53,7 +53,7 @@ func TestDisabledEndpointParksRetriesAndTakesReplays(t *testing.T) {
 	})
 }
 
-func (r *rig) replay(id [16]byte) *catalog.Delivery {
+func (r *rig) replay(id [16]byte) *model.Delivery {
 	r.t.Helper()
 	res, err := r.sys.Root.RequestFuture(r.courier, &Replay{EndpointID: r.ep.ID, DeliveryID: id}, 5*time.Second).Result()
 	require.NoError(r.t, err)
@@ -78,11 +78,11 @@ func TestSweepKeepsThirtyDays(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, "", ok200)
 		r.stop()
-		put := func(age time.Duration, status string) catalog.Delivery {
+		put := func(age time.Duration, status string) model.Delivery {
 			at := t0.Add(-age)
 			d := First(r.ep.ID, "evt_x", "appointment.created", []byte(`{}`), at)
 			d.Status = status
-			if status == catalog.DeliveryFailed {
+			if status == model.DeliveryFailed {
 				d.NextRetryAt = t0.Add(time.Hour)
 			}
 			enc, err := record.EncodeDelivery(&d)
@@ -92,20 +92,20 @@ func TestSweepKeepsThirtyDays(t *testing.T) {
 			require.NoError(t, b.Commit())
 			return d
 		}
-		put(40*24*time.Hour, catalog.DeliveryDelivered)
-		put(31*24*time.Hour, catalog.DeliveryExhausted)
-		keep := put(29*24*time.Hour, catalog.DeliveryDelivered)
-		recent := put(time.Hour, catalog.DeliveryDelivered)
+		put(40*24*time.Hour, model.DeliveryDelivered)
+		put(31*24*time.Hour, model.DeliveryExhausted)
+		keep := put(29*24*time.Hour, model.DeliveryDelivered)
+		recent := put(time.Hour, model.DeliveryDelivered)
 
 		r.start()
 		r.clock.Advance(time.Minute) // the first sweep
 		synctest.Wait()
 		require.True(t, len(r.log()) == 2)
-		require.Equal(t, []catalog.Delivery{keep, recent}, stripPayloads(r.log(), keep.Payload))
+		require.Equal(t, []model.Delivery{keep, recent}, stripPayloads(r.log(), keep.Payload))
 
 		// An open delivery holds the horizon back.
 		r.stop()
-		open := put(35*24*time.Hour, catalog.DeliveryFailed)
+		open := put(35*24*time.Hour, model.DeliveryFailed)
 		r.start()
 		r.clock.Advance(time.Minute)
 		synctest.Wait()
@@ -115,7 +115,7 @@ func TestSweepKeepsThirtyDays(t *testing.T) {
 	})
 }
 
-func stripPayloads(ds []catalog.Delivery, p []byte) []catalog.Delivery {
+func stripPayloads(ds []model.Delivery, p []byte) []model.Delivery {
 	for i := range ds {
 		ds[i].Payload = p
 		ds[i].CreatedAt = ds[i].CreatedAt.UTC()
@@ -128,7 +128,7 @@ func TestRetireDeletesTheLog(t *testing.T) {
 		r := newRig(t, "", down503)
 		r.fresh("evt_01")
 		r.awaitSend()
-		r.awaitLog(1, catalog.DeliveryFailed)
+		r.awaitLog(1, model.DeliveryFailed)
 		r.tell(&Retire{})
 		synctest.Wait()
 		require.True(t, len(r.log()) == 0 && r.openCount() == 0)
@@ -171,7 +171,7 @@ func TestOneWritesDeliveriesGoInOrder(t *testing.T) {
 		gate := make(chan struct{})
 		r.send.gate = gate
 		cancelled, offered := r.logged("evt_cancelled"), r.logged("evt_offered")
-		r.tell(&Fresh{Deliveries: []catalog.Delivery{cancelled, offered}})
+		r.tell(&Fresh{Deliveries: []model.Delivery{cancelled, offered}})
 		require.Equal(t, "evt_cancelled", r.awaitSend().req.ID)
 		r.noSend()
 		r.fresh("evt_other_write")
@@ -192,7 +192,7 @@ func TestOneWritesDeliveriesKeepTheirOrderAcrossASwitch(t *testing.T) {
 		off := r.ep
 		off.IsActive = false
 		r.tell(&Configure{Endpoint: off})
-		var ds []catalog.Delivery
+		var ds []model.Delivery
 		for _, id := range []string{"evt_1", "evt_2", "evt_3"} {
 			ds = append(ds, r.logged(id))
 		}

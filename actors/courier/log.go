@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/retry"
 )
@@ -85,9 +85,9 @@ func (c *idSeq) next(ms int64, random uint16) (int64, uint16) {
 }
 
 // First returns the pending first attempt of event id to endpoint ep.
-func First(ep uuid.UUID, eventID, eventType string, payload []byte, at time.Time) catalog.Delivery {
-	return catalog.Delivery{ID: NewID(ep, at), EndpointID: ep, EventID: eventID, EventType: eventType,
-		Status: catalog.DeliveryPending, Attempt: 1, Payload: payload, CreatedAt: at}
+func First(ep uuid.UUID, eventID, eventType string, payload []byte, at time.Time) model.Delivery {
+	return model.Delivery{ID: NewID(ep, at), EndpointID: ep, EventID: eventID, EventType: eventType,
+		Status: model.DeliveryPending, Attempt: 1, Payload: payload, CreatedAt: at}
 }
 
 // finish records the outcome of an attempt and decides what follows. The
@@ -117,11 +117,11 @@ func (c *courier) finish(m *sent) {
 	}
 	switch {
 	case dec.Delivered:
-		d.Status, d.DeliveredAt = catalog.DeliveryDelivered, now
+		d.Status, d.DeliveredAt = model.DeliveryDelivered, now
 	case dec.Retry:
-		d.Status, d.NextRetryAt = catalog.DeliveryFailed, dec.NextAt
+		d.Status, d.NextRetryAt = model.DeliveryFailed, dec.NextAt
 	default:
-		d.Status = catalog.DeliveryExhausted
+		d.Status = model.DeliveryExhausted
 	}
 	enc, err := record.EncodeDelivery(&d)
 	if err != nil {
@@ -190,8 +190,8 @@ func (c *courier) replay(id uuid.UUID) *ReplayReply {
 		return &ReplayReply{Err: err}
 	}
 	now := c.now()
-	d := catalog.Delivery{ID: NewID(c.ep.ID, now), EndpointID: c.ep.ID, EventID: orig.EventID, EventType: orig.EventType,
-		Status: catalog.DeliveryPending, Attempt: max(retry.MaxAttempts+1, last+1, orig.Attempt+1),
+	d := model.Delivery{ID: NewID(c.ep.ID, now), EndpointID: c.ep.ID, EventID: orig.EventID, EventType: orig.EventType,
+		Status: model.DeliveryPending, Attempt: max(retry.MaxAttempts+1, last+1, orig.Attempt+1),
 		Payload: orig.Payload, CreatedAt: now}
 	enc, err := record.EncodeDelivery(&d)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // TestMetrics: every delivery record written with an outcome is counted by
@@ -30,16 +30,16 @@ func TestMetrics(t *testing.T) {
 
 		r.fresh("evt_01")
 		r.awaitSend()
-		first := r.awaitLog(1, catalog.DeliveryFailed)[0]
+		first := r.awaitLog(1, model.DeliveryFailed)[0]
 		settle("ladder", "failed", 1, 1)
 		r.clock.Advance(time.Minute)
 		r.awaitSend()
-		r.awaitLog(2, catalog.DeliveryDelivered)
+		r.awaitLog(2, model.DeliveryDelivered)
 		settle("ladder", "delivered", 1, 0)
 
 		r.replay(first.ID)
 		r.awaitSend()
-		r.awaitLog(3, catalog.DeliveryDelivered)
+		r.awaitLog(3, model.DeliveryDelivered)
 		settle("replay", "delivered", 1, 0)
 		require.Zero(t, count("ladder", "exhausted"))
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/business/businesstest"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 )
@@ -23,23 +23,23 @@ import (
 // benchBusiness puts a business in Amsterdam with the default rules, one
 // 30-minute service and staff staff members working the hours hours every
 // day of the week (none: nil).
-func benchBusiness(b *testing.B, d *Directory, staff int, hours []catalog.Span) (uuid.UUID, uuid.UUID, []uuid.UUID) {
+func benchBusiness(b *testing.B, d *Directory, staff int, hours []model.Span) (uuid.UUID, uuid.UUID, []uuid.UUID) {
 	id, cat, svc := uuid.New(), uuid.New(), uuid.New()
-	spec := catalog.Spec{
-		Business:   catalog.Business{ID: id, Name: "Bench", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: catalog.Pro, Modules: catalog.AllModules, Assignment: catalog.FirstAvailable, Rules: catalog.DefaultRules()},
-		Categories: []catalog.Category{{ID: cat, Name: "C"}},
-		Services:   []catalog.Service{{ID: svc, Name: "Cut", DurationMinutes: 30, PriceCents: 3500, IsActive: true, CategoryID: cat}},
+	spec := model.Spec{
+		Business:   model.Business{ID: id, Name: "Bench", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: model.Pro, Modules: model.AllModules, Assignment: model.FirstAvailable, Rules: model.DefaultRules()},
+		Categories: []model.Category{{ID: cat, Name: "C"}},
+		Services:   []model.Service{{ID: svc, Name: "Cut", DurationMinutes: 30, PriceCents: 3500, IsActive: true, CategoryID: cat}},
 	}
 	var ids []uuid.UUID
 	for i := 0; i < staff; i++ {
-		s := catalog.Staff{ID: uuid.New(), Name: fmt.Sprint("S", i), IsActive: true, IsBookable: true, AssignedServiceIDs: []uuid.UUID{svc}}
+		s := model.Staff{ID: uuid.New(), Name: fmt.Sprint("S", i), IsActive: true, IsBookable: true, AssignedServiceIDs: []uuid.UUID{svc}}
 		for d := range s.Hours {
 			s.Hours[d] = hours
 		}
 		spec.Staff = append(spec.Staff, s)
 		ids = append(ids, s.ID)
 	}
-	if _, err := d.Put(context.Background(), []catalog.Spec{spec}); err != nil {
+	if _, err := d.Put(context.Background(), []model.Spec{spec}); err != nil {
 		b.Fatal(err)
 	}
 	return id, svc, ids
@@ -66,7 +66,7 @@ func book(b *testing.B, d *Directory, biz, svc, staff uuid.UUID) {
 	n := benchSeq.Add(1)
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n) * 30 * time.Minute)
 	ans, err := d.Book(context.Background(), biz, tenant.CreateInput{ServiceID: svc, Start: start, StaffID: &staff,
-		Customer: catalog.Customer{FirstName: "B", Email: fmt.Sprintf("b%d@example.com", n)}},
+		Customer: model.Customer{FirstName: "B", Email: fmt.Sprintf("b%d@example.com", n)}},
 		business.IdemKey{Key: fmt.Sprint("k", n)})
 	if err != nil || ans.Kind == record.AnswerRefused {
 		b.Fatalf("booking: %v %+v", err, ans)

@@ -26,10 +26,10 @@ import (
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
-	"github.com/slotd/slotd/storage/problem"
 )
 
 // Directory finds and starts business actors.
@@ -42,8 +42,8 @@ type Directory struct {
 	handles sync.Map     // uuid.UUID -> *business.Handle
 	live    atomic.Int64 // business actors running: one per id in handles
 
-	keys  atomic.Pointer[map[catalog.KeyHash]uuid.UUID] // copy-on-write; changes are rare
-	keyMu sync.Mutex                                    // serializes key-changing writes
+	keys  atomic.Pointer[map[model.KeyHash]uuid.UUID] // copy-on-write; changes are rare
+	keyMu sync.Mutex                                  // serializes key-changing writes
 	// index replaces keys in cluster mode: the cluster-wide registry.
 	index business.KeyIndex
 	admit func(id uuid.UUID) bool
@@ -100,7 +100,7 @@ func Open(c Config) (*Directory, error) {
 		d.index, d.env.Keys = c.Keys, c.Keys
 		return d, nil
 	}
-	idx := map[catalog.KeyHash]uuid.UUID{}
+	idx := map[model.KeyHash]uuid.UUID{}
 	err := c.Store.Keys(func(h [32]byte, v []byte) error {
 		id, err := uuid.FromBytes(v)
 		idx[h] = id
@@ -200,7 +200,7 @@ var errNoAnswer = &problem.Error{Code: problem.Unavailable, RetryAfter: 2,
 	Message: "The business did not answer in time; retry the request (with the same Idempotency-Key)."}
 
 // KeyOwner returns the business that key hash h belongs to.
-func (d *Directory) KeyOwner(h catalog.KeyHash) (uuid.UUID, bool) {
+func (d *Directory) KeyOwner(h model.KeyHash) (uuid.UUID, bool) {
 	if d.index != nil {
 		return d.index.Owner(h)
 	}
@@ -283,9 +283,9 @@ func (d *Directory) Collector() prometheus.Collector {
 // keyIndex adapts the directory to business.KeyIndex.
 type keyIndex Directory
 
-func (k *keyIndex) Owner(h catalog.KeyHash) (uuid.UUID, bool) { return (*Directory)(k).KeyOwner(h) }
+func (k *keyIndex) Owner(h model.KeyHash) (uuid.UUID, bool) { return (*Directory)(k).KeyOwner(h) }
 
-func (k *keyIndex) Changed(biz uuid.UUID, _ string, added, removed []catalog.KeyHash) {
+func (k *keyIndex) Changed(biz uuid.UUID, _ string, added, removed []model.KeyHash) {
 	next := maps.Clone(*k.keys.Load())
 	for _, h := range removed {
 		if next[h] == biz {

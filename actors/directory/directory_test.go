@@ -16,11 +16,11 @@ import (
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/business/businesstest"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -35,10 +35,10 @@ func open(t *testing.T, dir string) (*Directory, *storage.Store) {
 	return d, st
 }
 
-func spec(id uuid.UUID, key string) catalog.Spec {
-	return catalog.Spec{
-		Business: catalog.Business{ID: id, Name: "B " + id.String()[:4], Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: catalog.Pro},
-		Keys:     []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey(key), Scopes: []string{"services:read"}}},
+func spec(id uuid.UUID, key string) model.Spec {
+	return model.Spec{
+		Business: model.Business{ID: id, Name: "B " + id.String()[:4], Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: model.Pro},
+		Keys:     []model.Key{{ID: uuid.New(), Hash: model.HashKey(key), Scopes: []string{"services:read"}}},
 	}
 }
 
@@ -48,7 +48,7 @@ func TestPanicRestartsTheActorFromItsJournal(t *testing.T) {
 	defer d.Close()
 	ctx := context.Background()
 	id := uuid.New()
-	_, err := d.Put(ctx, []catalog.Spec{spec(id, "sk_a")})
+	_, err := d.Put(ctx, []model.Spec{spec(id, "sk_a")})
 	require.NoError(t, err)
 	h, err := d.Business(ctx, id)
 	require.NoError(t, err)
@@ -61,11 +61,11 @@ func TestPanicRestartsTheActorFromItsJournal(t *testing.T) {
 	require.ErrorContains(t, pe.Cause, "panicked", "the cause is kept for the log")
 
 	// The restarted actor has the journalled state and keeps working.
-	k, err := d.Issue(ctx, id, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_b")})
+	k, err := d.Issue(ctx, id, model.Key{ID: uuid.New(), Hash: model.HashKey("sk_b")})
 	require.NoError(t, err)
 	require.Equal(t, t0, k.CreatedAt)
-	require.NotNil(t, h.State().Key(catalog.HashKey("sk_a")))
-	require.NotNil(t, h.State().Key(catalog.HashKey("sk_b")))
+	require.NotNil(t, h.State().Key(model.HashKey("sk_a")))
+	require.NotNil(t, h.State().Key(model.HashKey("sk_b")))
 }
 
 func TestConcurrentTenantsSurviveReopen(t *testing.T) {
@@ -76,7 +76,7 @@ func TestConcurrentTenantsSurviveReopen(t *testing.T) {
 	ids := make([]uuid.UUID, tenants)
 	for i := range ids {
 		ids[i] = uuid.New()
-		_, err := d.Put(ctx, []catalog.Spec{spec(ids[i], fmt.Sprintf("sk_root_%d", i))})
+		_, err := d.Put(ctx, []model.Spec{spec(ids[i], fmt.Sprintf("sk_root_%d", i))})
 		require.NoError(t, err)
 	}
 	var wg sync.WaitGroup
@@ -85,7 +85,7 @@ func TestConcurrentTenantsSurviveReopen(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := d.Issue(ctx, ids[i], catalog.Key{ID: uuid.New(), Hash: catalog.HashKey(fmt.Sprintf("sk_%d_%d", i, j))})
+				_, err := d.Issue(ctx, ids[i], model.Key{ID: uuid.New(), Hash: model.HashKey(fmt.Sprintf("sk_%d_%d", i, j))})
 				require.NoError(t, err)
 			}()
 		}
@@ -99,7 +99,7 @@ func TestConcurrentTenantsSurviveReopen(t *testing.T) {
 	defer d.Close()
 	for i := range ids {
 		for j := 0; j < keysEach; j++ {
-			owner, ok := d.KeyOwner(catalog.HashKey(fmt.Sprintf("sk_%d_%d", i, j)))
+			owner, ok := d.KeyOwner(model.HashKey(fmt.Sprintf("sk_%d_%d", i, j)))
 			require.True(t, ok)
 			require.Equal(t, ids[i], owner)
 		}
@@ -115,17 +115,17 @@ func TestKeysBelongToOneBusiness(t *testing.T) {
 	defer d.Close()
 	ctx := context.Background()
 	a, b := uuid.New(), uuid.New()
-	_, err := d.Put(ctx, []catalog.Spec{spec(a, "sk_shared")})
+	_, err := d.Put(ctx, []model.Spec{spec(a, "sk_shared")})
 	require.NoError(t, err)
-	_, err = d.Put(ctx, []catalog.Spec{spec(b, "sk_shared")})
+	_, err = d.Put(ctx, []model.Spec{spec(b, "sk_shared")})
 	require.Error(t, err)
-	_, err = d.Issue(ctx, b, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_shared")})
+	_, err = d.Issue(ctx, b, model.Key{ID: uuid.New(), Hash: model.HashKey("sk_shared")})
 	require.Error(t, err, "b does not exist")
-	_, err = d.Put(ctx, []catalog.Spec{spec(b, "sk_b")})
+	_, err = d.Put(ctx, []model.Spec{spec(b, "sk_b")})
 	require.NoError(t, err)
-	_, err = d.Issue(ctx, b, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_shared")})
+	_, err = d.Issue(ctx, b, model.Key{ID: uuid.New(), Hash: model.HashKey("sk_shared")})
 	require.Error(t, err)
-	owner, _ := d.KeyOwner(catalog.HashKey("sk_shared"))
+	owner, _ := d.KeyOwner(model.HashKey("sk_shared"))
 	require.Equal(t, a, owner)
 }
 
@@ -135,10 +135,10 @@ func TestSnapshotsBoundReplay(t *testing.T) {
 	d.env.SnapshotEvery = 5
 	ctx := context.Background()
 	id := uuid.New()
-	_, err := d.Put(ctx, []catalog.Spec{spec(id, "sk_root")})
+	_, err := d.Put(ctx, []model.Spec{spec(id, "sk_root")})
 	require.NoError(t, err)
 	for j := 0; j < 12; j++ {
-		_, err := d.Issue(ctx, id, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey(fmt.Sprintf("sk_%d", j))})
+		_, err := d.Issue(ctx, id, model.Key{ID: uuid.New(), Hash: model.HashKey(fmt.Sprintf("sk_%d", j))})
 		require.NoError(t, err)
 	}
 	d.Close()
@@ -162,11 +162,11 @@ func TestBookingFillsTheOutbox(t *testing.T) {
 	ctx := context.Background()
 	id, cat, svc, staff := uuid.New(), uuid.New(), uuid.New(), uuid.New()
 	sp := spec(id, "sk_o")
-	sp.Business.Modules, sp.Business.Rules = catalog.AllModules, catalog.DefaultRules()
-	sp.Categories = []catalog.Category{{ID: cat, Name: "C"}}
-	sp.Services = []catalog.Service{{ID: svc, Name: "Cut", DurationMinutes: 30, IsActive: true, CategoryID: cat}}
-	sp.Staff = []catalog.Staff{{ID: staff, Name: "A", IsActive: true, IsBookable: true, AssignedServiceIDs: []uuid.UUID{svc}}}
-	_, err := d.Put(ctx, []catalog.Spec{sp})
+	sp.Business.Modules, sp.Business.Rules = model.AllModules, model.DefaultRules()
+	sp.Categories = []model.Category{{ID: cat, Name: "C"}}
+	sp.Services = []model.Service{{ID: svc, Name: "Cut", DurationMinutes: 30, IsActive: true, CategoryID: cat}}
+	sp.Staff = []model.Staff{{ID: staff, Name: "A", IsActive: true, IsBookable: true, AssignedServiceIDs: []uuid.UUID{svc}}}
+	_, err := d.Put(ctx, []model.Spec{sp})
 	require.NoError(t, err)
 	var eps [2]uuid.UUID
 	for i, types := range [][]string{{"appointment.created", "customer.created"}, {"appointment.cancelled"}} {
@@ -175,7 +175,7 @@ func TestBookingFillsTheOutbox(t *testing.T) {
 		eps[i] = e.ID
 	}
 	ans, err := d.Book(ctx, id, tenant.CreateInput{ServiceID: svc, Start: t0.Add(48 * time.Hour), StaffID: &staff,
-		Customer: catalog.Customer{FirstName: "N", Email: "n@example.com"}},
+		Customer: model.Customer{FirstName: "N", Email: "n@example.com"}},
 		business.IdemKey{Key: "k1"})
 	require.NoError(t, err)
 	require.Equal(t, record.AnswerBooked, ans.Kind, "%v", ans.Refused)
@@ -193,7 +193,7 @@ func TestBookingFillsTheOutbox(t *testing.T) {
 		dl, err := record.DecodeDelivery(v)
 		require.NoError(t, err)
 		require.Equal(t, uuid.UUID(did), dl.ID)
-		require.Equal(t, catalog.DeliveryPending, dl.Status)
+		require.Equal(t, model.DeliveryPending, dl.Status)
 		require.Equal(t, 1, dl.Attempt)
 		var env struct {
 			ID, Type, APIVersion string
@@ -243,9 +243,9 @@ func TestSnapshotIntervalGrowsWithTheBusiness(t *testing.T) {
 	id := uuid.New()
 	sp := spec(id, "sk_root")
 	for j := 0; j < 99; j++ {
-		sp.Keys = append(sp.Keys, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey(fmt.Sprintf("sk_pre_%d", j)), Scopes: []string{"services:read"}})
+		sp.Keys = append(sp.Keys, model.Key{ID: uuid.New(), Hash: model.HashKey(fmt.Sprintf("sk_pre_%d", j)), Scopes: []string{"services:read"}})
 	}
-	_, err := d.Put(ctx, []catalog.Spec{sp}) // 100 keys: snapshots every 25 records
+	_, err := d.Put(ctx, []model.Spec{sp}) // 100 keys: snapshots every 25 records
 	require.NoError(t, err)
 	journal := func() int {
 		d.env.Wait() // background snapshots
@@ -255,7 +255,7 @@ func TestSnapshotIntervalGrowsWithTheBusiness(t *testing.T) {
 	}
 	issue := func(n int) {
 		for j := 0; j < n; j++ {
-			_, err := d.Issue(ctx, id, catalog.Key{ID: uuid.New(), Hash: catalog.HashKey(uuid.NewString())})
+			_, err := d.Issue(ctx, id, model.Key{ID: uuid.New(), Hash: model.HashKey(uuid.NewString())})
 			require.NoError(t, err)
 		}
 	}
@@ -274,7 +274,7 @@ func TestLiveActorsGauge(t *testing.T) {
 	g := d.Collector()
 	require.Zero(t, testutil.ToFloat64(g))
 	a, b := uuid.New(), uuid.New()
-	_, err := d.Put(ctx, []catalog.Spec{spec(a, "sk_a"), spec(b, "sk_b")})
+	_, err := d.Put(ctx, []model.Spec{spec(a, "sk_a"), spec(b, "sk_b")})
 	require.NoError(t, err)
 	for range 3 {
 		_, err = d.Business(ctx, a)

@@ -20,9 +20,9 @@ import (
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook"
@@ -144,9 +144,9 @@ func benchFanout(b *testing.B, endpoints int) {
 	b.Cleanup(d.Close)
 
 	biz := uuid.New()
-	sp := catalog.Spec{Business: catalog.Business{ID: biz, Name: "Fanout", Timezone: "Europe/Amsterdam", Currency: "EUR",
-		Plan: catalog.Pro, Modules: catalog.AllModules, Rules: catalog.DefaultRules()}}
-	if _, err := d.Put(ctx, []catalog.Spec{sp}); err != nil {
+	sp := model.Spec{Business: model.Business{ID: biz, Name: "Fanout", Timezone: "Europe/Amsterdam", Currency: "EUR",
+		Plan: model.Pro, Modules: model.AllModules, Rules: model.DefaultRules()}}
+	if _, err := d.Put(ctx, []model.Spec{sp}); err != nil {
 		b.Fatal(err)
 	}
 	eps := make([]uuid.UUID, endpoints)
@@ -155,7 +155,7 @@ func benchFanout(b *testing.B, endpoints int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := d.RegisterEndpoint(ctx, biz, tenant.EndpointInput{URL: r.srv.URL + "/", EventTypes: []string{catalog.EventCustomerCreated}}, secret)
+		e, err := d.RegisterEndpoint(ctx, biz, tenant.EndpointInput{URL: r.srv.URL + "/", EventTypes: []string{model.EventCustomerCreated}}, secret)
 		if err != nil {
 			b.Fatalf("register endpoint %d: %v", i, err)
 		}
@@ -180,7 +180,7 @@ func benchFanout(b *testing.B, endpoints int) {
 		wg.Go(func() {
 			for next.Add(1) <= int64(b.N) && failed.Load() == nil {
 				n := fanoutSeq.Add(1)
-				ans, err := d.AddCustomer(ctx, biz, catalog.Customer{FirstName: "F", LastName: "O", Email: fmt.Sprintf("f%d@example.com", n)},
+				ans, err := d.AddCustomer(ctx, biz, model.Customer{FirstName: "F", LastName: "O", Email: fmt.Sprintf("f%d@example.com", n)},
 					business.IdemKey{Key: fmt.Sprint("f", n)})
 				if err != nil || ans.Kind == record.AnswerRefused {
 					msg := fmt.Sprintf("create customer: %v", err)

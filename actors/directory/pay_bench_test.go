@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business/businesstest"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/webhook/payment"
 )
@@ -46,10 +46,10 @@ func payBench(b *testing.B) (*Directory, uuid.UUID, uuid.UUID, uuid.UUID) {
 	b.Cleanup(func() { d.Close(); st.Close() })
 	biz, svc, staff := benchBusiness(b, d, 1, nil)
 	spec := d.handle(biz).State()
-	put := catalog.Spec{Business: spec.Business, Categories: spec.Categories, Services: spec.Services, Staff: spec.Staff}
-	put.Business.Payments = catalog.Payments{Provider: catalog.ProviderClientSecret, RequiresPayment: true, HoldMinutes: 15,
+	put := model.Spec{Business: spec.Business, Categories: spec.Categories, Services: spec.Services, Staff: spec.Staff}
+	put.Business.Payments = model.Payments{Provider: model.ProviderClientSecret, RequiresPayment: true, HoldMinutes: 15,
 		BaseURL: "http://provider.invalid", APIKey: "sk"}
-	if _, err := d.Put(context.Background(), []catalog.Spec{put}); err != nil {
+	if _, err := d.Put(context.Background(), []model.Spec{put}); err != nil {
 		b.Fatal(err)
 	}
 	return d, biz, svc, staff[0]

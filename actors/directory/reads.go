@@ -3,8 +3,8 @@ package directory
 import (
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -18,7 +18,7 @@ import (
 // biz in log order (createdAt, then id), those after the record after
 // (nil: from the first), until fn returns false. Show what fn was passed
 // only once Deliveries returns nil.
-func (d *Directory) Deliveries(biz, ep uuid.UUID, after *[16]byte, fn func(id [16]byte, dl *catalog.Delivery) bool) error {
+func (d *Directory) Deliveries(biz, ep uuid.UUID, after *[16]byte, fn func(id [16]byte, dl *model.Delivery) bool) error {
 	err := d.env.Store.Deliveries(biz, ep, after, func(id [16]byte, val []byte) (bool, error) {
 		dl, err := record.DecodeDelivery(val)
 		if err != nil {

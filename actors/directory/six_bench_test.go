@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/tenant"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -30,7 +30,7 @@ import (
 func BenchmarkDurableHold(b *testing.B) {
 	d := benchDir(b)
 	const staff = 8
-	biz, svc, ids := benchBusiness(b, d, staff, []catalog.Span{{From: 0, To: 24 * 60}})
+	biz, svc, ids := benchBusiness(b, d, staff, []model.Span{{From: 0, To: 24 * 60}})
 	first := time.Now().UTC().Truncate(24 * time.Hour).Add(48 * time.Hour)
 	last := first.Add(360 * 24 * time.Hour)
 	n := 0
@@ -43,7 +43,7 @@ func BenchmarkDurableHold(b *testing.B) {
 		st := ids[n%staff]
 		n++
 		ans, err := d.CreateHold(context.Background(), biz,
-			tenant.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: catalog.HoldMaxLife},
+			tenant.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: model.HoldMaxLife},
 			business.IdemKey{Key: fmt.Sprint("h", n)})
 		if err != nil || ans.Kind == record.AnswerRefused {
 			b.Fatalf("hold %d at %s: %v %+v", n, start, err, ans)
@@ -63,13 +63,13 @@ func BenchmarkDurableHoldLive(b *testing.B) {
 		b.Run(fmt.Sprint("live=", live), func(b *testing.B) {
 			d := benchDir(b)
 			const staff = 8
-			biz, svc, ids := benchBusiness(b, d, staff, []catalog.Span{{From: 0, To: 24 * 60}})
+			biz, svc, ids := benchBusiness(b, d, staff, []model.Span{{From: 0, To: 24 * 60}})
 			first := time.Now().UTC().Truncate(24 * time.Hour).Add(48 * time.Hour)
 			hold := func(n int) uuid.UUID {
 				st := ids[n%staff]
 				start := first.Add(time.Duration(n/staff) * 30 * time.Minute)
 				ans, err := d.CreateHold(context.Background(), biz,
-					tenant.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: catalog.HoldMaxLife},
+					tenant.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: model.HoldMaxLife},
 					business.IdemKey{Key: fmt.Sprint("h", n)})
 				if err != nil || ans.Kind == record.AnswerRefused {
 					b.Fatalf("hold %d at %s: %v %+v", n, start, err, ans)
@@ -117,23 +117,23 @@ func BenchmarkDurableHoldLive(b *testing.B) {
 // time, many taken, some leaving gaps, the rest bookable).
 func checkCalendar(b *testing.B, d *Directory) (uuid.UUID, uuid.UUID, []time.Time) {
 	id, cat := uuid.New(), uuid.New()
-	rules := catalog.DefaultRules()
+	rules := model.DefaultRules()
 	rules.MinNoticeMinutes, rules.MaxAdvanceDays, rules.SlotIntervalMinutes = 60, 60, 15
 	rules.PreventGaps, rules.MinGapMinutes = true, 30
-	spec := catalog.Spec{
-		Business:   catalog.Business{ID: id, Name: "Salon", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: catalog.Pro, Modules: catalog.AllModules, Assignment: catalog.LeastBusy, Rules: rules},
-		Categories: []catalog.Category{{ID: cat, Name: "Hair"}},
-		Services: []catalog.Service{
+	spec := model.Spec{
+		Business:   model.Business{ID: id, Name: "Salon", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: model.Pro, Modules: model.AllModules, Assignment: model.LeastBusy, Rules: rules},
+		Categories: []model.Category{{ID: cat, Name: "Hair"}},
+		Services: []model.Service{
 			{ID: uuid.New(), Name: "Cut", DurationMinutes: 30, PriceCents: 3500, IsActive: true, CategoryID: cat},
 			{ID: uuid.New(), Name: "Cut and wash", DurationMinutes: 45, PriceCents: 4500, IsActive: true, CategoryID: cat},
 			{ID: uuid.New(), Name: "Beard", DurationMinutes: 15, PriceCents: 1500, IsActive: true, CategoryID: cat},
 			{ID: uuid.New(), Name: "Colour", DurationMinutes: 120, PriceCents: 8500, IsActive: true, CategoryID: cat,
-				Segments: []catalog.SegmentTemplate{{Kind: catalog.Active, DurationMinutes: 30}, {Kind: catalog.Gap, DurationMinutes: 45}, {Kind: catalog.Active, DurationMinutes: 45}}},
+				Segments: []model.SegmentTemplate{{Kind: model.Active, DurationMinutes: 30}, {Kind: model.Gap, DurationMinutes: 45}, {Kind: model.Active, DurationMinutes: 45}}},
 		},
 	}
-	day := []catalog.Span{{From: 9 * 60, To: 12*60 + 30}, {From: 13 * 60, To: 17*60 + 30}}
+	day := []model.Span{{From: 9 * 60, To: 12*60 + 30}, {From: 13 * 60, To: 17*60 + 30}}
 	for i := range 6 {
-		st := catalog.Staff{ID: uuid.New(), Name: fmt.Sprint("S", i), IsActive: true, IsBookable: true}
+		st := model.Staff{ID: uuid.New(), Name: fmt.Sprint("S", i), IsActive: true, IsBookable: true}
 		for _, svc := range spec.Services {
 			st.AssignedServiceIDs = append(st.AssignedServiceIDs, svc.ID)
 		}
@@ -142,7 +142,7 @@ func checkCalendar(b *testing.B, d *Directory) (uuid.UUID, uuid.UUID, []time.Tim
 		}
 		spec.Staff = append(spec.Staff, st)
 	}
-	if _, err := d.Put(context.Background(), []catalog.Spec{spec}); err != nil {
+	if _, err := d.Put(context.Background(), []model.Spec{spec}); err != nil {
 		b.Fatal(err)
 	}
 	loc, err := time.LoadLocation("Europe/Amsterdam")
@@ -189,7 +189,7 @@ func checkCalendar(b *testing.B, d *Directory) (uuid.UUID, uuid.UUID, []time.Tim
 			for i := range next {
 				bk := todo[i]
 				ans, err := d.Book(context.Background(), id, tenant.CreateInput{ServiceID: bk.svc, Start: bk.start, StaffID: &bk.staff,
-					Customer: catalog.Customer{FirstName: "C", Email: fmt.Sprintf("c%d@example.com", i)}},
+					Customer: model.Customer{FirstName: "C", Email: fmt.Sprintf("c%d@example.com", i)}},
 					business.IdemKey{Key: fmt.Sprint("c", i)})
 				if err != nil || ans.Kind == record.AnswerRefused {
 					b.Errorf("booking %d: %v %+v", i, err, ans)

@@ -3,8 +3,8 @@ package directory
 import (
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/tenant"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -58,4 +58,4 @@ const (
 )
 
 // KeyOf is the list position of appointment a.
-func KeyOf(a *catalog.Appointment) StartKey { return tenant.KeyOf(a) }
+func KeyOf(a *model.Appointment) StartKey { return tenant.KeyOf(a) }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/tenant"
-	"github.com/slotd/slotd/storage/catalog"
 )
 
 // View is one business as its actor last published it: only state the
@@ -60,31 +60,31 @@ func (v View) Seq() uint64 { return v.st.Seq }
 func (v View) ID() uuid.UUID { return v.st.Business.ID }
 
 // Business is the business's settings.
-func (v View) Business() *catalog.Business { return &v.st.Business }
+func (v View) Business() *model.Business { return &v.st.Business }
 
 // Loc is the business's time zone.
 func (v View) Loc() *time.Location { return v.st.Loc }
 
 // Keys are the business's API keys, in creation order.
-func (v View) Keys() []catalog.Key { return v.st.Keys }
+func (v View) Keys() []model.Key { return v.st.Keys }
 
 // Key returns the key with hash h, or nil.
-func (v View) Key(h catalog.KeyHash) *catalog.Key { return v.st.Key(h) }
+func (v View) Key(h model.KeyHash) *model.Key { return v.st.Key(h) }
 
 // Categories are the service categories, oldest first.
-func (v View) Categories() []catalog.Category { return v.st.Categories }
+func (v View) Categories() []model.Category { return v.st.Categories }
 
 // Services are the services, oldest first, deleted ones included.
-func (v View) Services() []catalog.Service { return v.st.Services }
+func (v View) Services() []model.Service { return v.st.Services }
 
 // Service returns the service with id, deleted ones included, or nil.
-func (v View) Service(id uuid.UUID) *catalog.Service { return v.st.Service(id) }
+func (v View) Service(id uuid.UUID) *model.Service { return v.st.Service(id) }
 
 // Staff is the staff, oldest first.
-func (v View) Staff() []catalog.Staff { return v.st.Staff }
+func (v View) Staff() []model.Staff { return v.st.Staff }
 
 // StaffMember returns the staff member with id, or nil.
-func (v View) StaffMember(id uuid.UUID) *catalog.Staff { return v.st.StaffMember(id) }
+func (v View) StaffMember(id uuid.UUID) *model.Staff { return v.st.StaffMember(id) }
 
 // StaffIDText returns the id of Staff()[i] as a JSON string, formatted
 // once per staff list (tenant.State.StaffIDText).
@@ -94,38 +94,38 @@ func (v View) StaffIDText(i int) []byte { return v.st.StaffIDText(i) }
 const StaffIDTextLen = tenant.StaffIDTextLen
 
 // Customer returns the customer with id, or nil.
-func (v View) Customer(id uuid.UUID) *catalog.Customer { return v.st.Customer(id) }
+func (v View) Customer(id uuid.UUID) *model.Customer { return v.st.Customer(id) }
 
 // Appointment returns the appointment with id, or nil.
-func (v View) Appointment(id uuid.UUID) *catalog.Appointment { return v.st.Appointment(id) }
+func (v View) Appointment(id uuid.UUID) *model.Appointment { return v.st.Appointment(id) }
 
 // Appointments calls fn with each appointment below from (all when nil)
 // in descending (start, id) order until fn returns false. The appointment
 // fn gets is only valid during the call.
-func (v View) Appointments(below *StartKey, fn func(*catalog.Appointment) bool) {
+func (v View) Appointments(below *StartKey, fn func(*model.Appointment) bool) {
 	v.st.Appointments(below, fn)
 }
 
 // Payment returns the payment with id, or nil.
-func (v View) Payment(id uuid.UUID) *catalog.Payment { return v.st.Payment(id) }
+func (v View) Payment(id uuid.UUID) *model.Payment { return v.st.Payment(id) }
 
 // Hold returns the hold with id, or nil.
-func (v View) Hold(id uuid.UUID) *catalog.Hold { return v.st.Hold(id) }
+func (v View) Hold(id uuid.UUID) *model.Hold { return v.st.Hold(id) }
 
 // Entry returns the waitlist entry with id, or nil.
-func (v View) Entry(id uuid.UUID) *catalog.WaitlistEntry { return v.st.Entry(id) }
+func (v View) Entry(id uuid.UUID) *model.WaitlistEntry { return v.st.Entry(id) }
 
 // Entries calls fn with each waitlist entry after from (all when nil) in
 // creation order until fn returns false.
-func (v View) Entries(after *CreationKey, fn func(*catalog.WaitlistEntry) bool) {
+func (v View) Entries(after *CreationKey, fn func(*model.WaitlistEntry) bool) {
 	v.st.Entries(after, fn)
 }
 
 // Endpoints are the webhook endpoints.
-func (v View) Endpoints() []catalog.Endpoint { return v.st.Endpoints() }
+func (v View) Endpoints() []model.Endpoint { return v.st.Endpoints() }
 
 // Endpoint returns the webhook endpoint with id, or nil.
-func (v View) Endpoint(id uuid.UUID) *catalog.Endpoint { return v.st.Endpoint(id) }
+func (v View) Endpoint(id uuid.UUID) *model.Endpoint { return v.st.Endpoint(id) }
 
 // CheckRegister refuses, before its test ping, an endpoint whose URL
 // another endpoint of the business already has. The actor judges again
@@ -146,7 +146,7 @@ func (v View) Check(in *CheckInput, now time.Time) ([]Verdict, error) {
 // SlotQuery asks for the start times on offer for a service (GET
 // /availability/slots).
 type SlotQuery struct {
-	Service  *catalog.Service
+	Service  *model.Service
 	Only     *uuid.UUID // one staff member's, when set
 	From, To time.Time  // both inclusive, on start times
 	Now      time.Time

@@ -11,9 +11,9 @@ import (
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/webhook/payment"
 )
 
@@ -35,7 +35,7 @@ type PutResult struct {
 // put writes nothing. A load put a business at a time (a large world
 // file) names the other businesses of the load in alsoInLoad, so that a
 // key moving between two of them is not refused.
-func (d *Directory) Put(ctx context.Context, specs []catalog.Spec, alsoInLoad ...uuid.UUID) ([]PutResult, error) {
+func (d *Directory) Put(ctx context.Context, specs []model.Spec, alsoInLoad ...uuid.UUID) ([]PutResult, error) {
 	d.keyMu.Lock()
 	defer d.keyMu.Unlock()
 	if err := d.checkKeys(specs, alsoInLoad); err != nil {
@@ -55,7 +55,7 @@ func (d *Directory) Put(ctx context.Context, specs []catalog.Spec, alsoInLoad ..
 // CheckKeys refuses a load whose keys belong to a business outside it,
 // as Put does, without writing: a load put a business at a time checks
 // the whole of it first (only the businesses' ids and keys are needed).
-func (d *Directory) CheckKeys(load []catalog.Spec) error {
+func (d *Directory) CheckKeys(load []model.Spec) error {
 	d.keyMu.Lock()
 	defer d.keyMu.Unlock()
 	return d.checkKeys(load, nil)
@@ -66,7 +66,7 @@ func (d *Directory) CheckKeys(load []catalog.Spec) error {
 // members are only searched for a key held by another business: a world
 // file put a business at a time names every other business of the file in
 // also, and building a set of them for each put made loading quadratic.
-func (d *Directory) checkKeys(specs []catalog.Spec, also []uuid.UUID) error {
+func (d *Directory) checkKeys(specs []model.Spec, also []uuid.UUID) error {
 	inLoad := func(id uuid.UUID) bool {
 		for i := range specs {
 			if specs[i].Business.ID == id {
@@ -91,15 +91,15 @@ func keyTaken(i int) error {
 }
 
 // Issue adds a key to business biz.
-func (d *Directory) Issue(ctx context.Context, biz uuid.UUID, k catalog.Key) (catalog.Key, error) {
+func (d *Directory) Issue(ctx context.Context, biz uuid.UUID, k model.Key) (model.Key, error) {
 	d.keyMu.Lock()
 	defer d.keyMu.Unlock()
-	return call[catalog.Key](ctx, d, biz, &business.Issue{Key: k})
+	return call[model.Key](ctx, d, biz, &business.Issue{Key: k})
 }
 
 // Revoke revokes key id of business biz.
-func (d *Directory) Revoke(ctx context.Context, biz, id uuid.UUID) (catalog.Key, error) {
-	return call[catalog.Key](ctx, d, biz, &business.Revoke{KeyID: id})
+func (d *Directory) Revoke(ctx context.Context, biz, id uuid.UUID) (model.Key, error) {
+	return call[model.Key](ctx, d, biz, &business.Revoke{KeyID: id})
 }
 
 // Book books an appointment (POST /appointments). The answer is the one
@@ -130,7 +130,7 @@ func (d *Directory) PaymentNotice(ctx context.Context, biz uuid.UUID, pid string
 }
 
 // AddCustomer creates a customer (POST /customers), idempotently as Book.
-func (d *Directory) AddCustomer(ctx context.Context, biz uuid.UUID, in catalog.Customer, idem business.IdemKey) (*business.Answer, error) {
+func (d *Directory) AddCustomer(ctx context.Context, biz uuid.UUID, in model.Customer, idem business.IdemKey) (*business.Answer, error) {
 	return call[*business.Answer](ctx, d, biz, &business.AddCustomer{In: in, Idem: idem})
 }
 
@@ -142,18 +142,18 @@ func (d *Directory) Patch(ctx context.Context, biz, id uuid.UUID, in tenant.Patc
 // SetStatus moves appointment id to status to and returns it as it now is.
 // ifMatch, when not nil, lists the versions the change was made against
 // (If-Match): another current version refuses it with PRECONDITION_FAILED.
-func (d *Directory) SetStatus(ctx context.Context, biz, id uuid.UUID, to catalog.Status, ifMatch []int) (business.AppointmentView, error) {
+func (d *Directory) SetStatus(ctx context.Context, biz, id uuid.UUID, to model.Status, ifMatch []int) (business.AppointmentView, error) {
 	return call[business.AppointmentView](ctx, d, biz, &business.SetStatus{ID: id, Status: to, IfMatch: ifMatch})
 }
 
 // RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
-func (d *Directory) RegisterEndpoint(ctx context.Context, biz uuid.UUID, in tenant.EndpointInput, secret string) (catalog.Endpoint, error) {
-	return call[catalog.Endpoint](ctx, d, biz, &business.RegisterEndpoint{In: in, Secret: secret})
+func (d *Directory) RegisterEndpoint(ctx context.Context, biz uuid.UUID, in tenant.EndpointInput, secret string) (model.Endpoint, error) {
+	return call[model.Endpoint](ctx, d, biz, &business.RegisterEndpoint{In: in, Secret: secret})
 }
 
 // PatchEndpoint edits webhook endpoint id and returns its new state.
-func (d *Directory) PatchEndpoint(ctx context.Context, biz, id uuid.UUID, in tenant.EndpointPatch) (catalog.Endpoint, error) {
-	return call[catalog.Endpoint](ctx, d, biz, &business.PatchEndpoint{ID: id, In: in})
+func (d *Directory) PatchEndpoint(ctx context.Context, biz, id uuid.UUID, in tenant.EndpointPatch) (model.Endpoint, error) {
+	return call[model.Endpoint](ctx, d, biz, &business.PatchEndpoint{ID: id, In: in})
 }
 
 // DeleteEndpoint removes webhook endpoint id and its delivery log.
@@ -164,7 +164,7 @@ func (d *Directory) DeleteEndpoint(ctx context.Context, biz, id uuid.UUID) error
 
 // Replay asks business biz to replay delivery id of endpoint ep; the answer
 // comes from the endpoint's courier.
-func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*catalog.Delivery, error) {
+func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*model.Delivery, error) {
 	r, err := d.ask(ctx, biz, &courier.Replay{EndpointID: ep, DeliveryID: id})
 	if err != nil {
 		return nil, err
@@ -182,8 +182,8 @@ func (d *Directory) CreateHold(ctx context.Context, biz uuid.UUID, in tenant.Hol
 }
 
 // ExtendHold sets live hold id's expiry to now + ttl and returns it.
-func (d *Directory) ExtendHold(ctx context.Context, biz, id uuid.UUID, ttl time.Duration) (catalog.Hold, error) {
-	return call[catalog.Hold](ctx, d, biz, &business.ExtendHold{ID: id, TTL: ttl})
+func (d *Directory) ExtendHold(ctx context.Context, biz, id uuid.UUID, ttl time.Duration) (model.Hold, error) {
+	return call[model.Hold](ctx, d, biz, &business.ExtendHold{ID: id, TTL: ttl})
 }
 
 // ReleaseHold releases hold id.

@@ -39,7 +39,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // kind is the grain kind of a business.

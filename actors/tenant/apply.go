@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -52,25 +52,25 @@ func applyChange(s *State, seq uint64, c *record.Change) *State {
 	return &n
 }
 
-func applyKey(s *State, seq uint64, k catalog.Key) *State {
+func applyKey(s *State, seq uint64, k model.Key) *State {
 	k.Origin = k.OriginIn(s.Business.ID)
 	n := *s
 	n.Seq = seq
 	n.Keys = slices.Clone(s.Keys)
-	i := slices.IndexFunc(n.Keys, func(x catalog.Key) bool { return x.ID == k.ID })
+	i := slices.IndexFunc(n.Keys, func(x model.Key) bool { return x.ID == k.ID })
 	if i < 0 {
 		n.Keys = append(n.Keys, k)
 	} else {
 		n.Keys[i] = k
 	}
-	n.keyByHash = make(map[catalog.KeyHash]int, len(n.Keys))
+	n.keyByHash = make(map[model.KeyHash]int, len(n.Keys))
 	for i := range n.Keys {
 		n.keyByHash[n.Keys[i].Hash] = i
 	}
 	return &n
 }
 
-func applyCustomers(s *State, seq uint64, cs []catalog.Customer) *State {
+func applyCustomers(s *State, seq uint64, cs []model.Customer) *State {
 	n := *s
 	n.Seq = seq
 	n.book = s.book.addCustomers(cs)
@@ -80,12 +80,12 @@ func applyCustomers(s *State, seq uint64, cs []catalog.Customer) *State {
 // Snapshot returns the whole of s as a snapshot payload.
 func Snapshot(s *State) *record.Snapshot {
 	snap := &record.Snapshot{Catalog: s.catalogOf()}
-	snap.Customers = make([]catalog.Customer, 0, s.customers.Len())
-	s.customers.Ascend(nil, func(_ uuid.UUID, c *catalog.Customer) bool {
+	snap.Customers = make([]model.Customer, 0, s.customers.Len())
+	s.customers.Ascend(nil, func(_ uuid.UUID, c *model.Customer) bool {
 		snap.Customers = append(snap.Customers, *c)
 		return true
 	})
-	snap.Appointments = make([]catalog.Appointment, 0, s.appts.Len())
+	snap.Appointments = make([]model.Appointment, 0, s.appts.Len())
 	s.appts.Ascend(nil, func(id uuid.UUID, c appt) bool {
 		var v view
 		a := s.refs.materialize(id, &c, &v)
@@ -98,16 +98,16 @@ func Snapshot(s *State) *record.Snapshot {
 		return true
 	})
 	snap.Endpoints = s.endpoints
-	s.payments.Ascend(nil, func(_ uuid.UUID, p *catalog.Payment) bool {
+	s.payments.Ascend(nil, func(_ uuid.UUID, p *model.Payment) bool {
 		snap.Payments = append(snap.Payments, *p)
 		return true
 	})
 	snap.Checkouts = s.Checkouts()
-	s.holds.Ascend(nil, func(_ uuid.UUID, h *catalog.Hold) bool {
+	s.holds.Ascend(nil, func(_ uuid.UUID, h *model.Hold) bool {
 		snap.Holds = append(snap.Holds, *h)
 		return true
 	})
-	s.entries.Ascend(nil, func(_ uuid.UUID, e *catalog.WaitlistEntry) bool {
+	s.entries.Ascend(nil, func(_ uuid.UUID, e *model.WaitlistEntry) bool {
 		snap.Entries = append(snap.Entries, *e)
 		return true
 	})

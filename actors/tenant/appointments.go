@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/sorted"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -20,7 +20,7 @@ import (
 // so a new State shares everything a write did not touch. Appointments and
 // answers are held in compact form (appt, idem) and materialized on read.
 type book struct {
-	customers    sorted.Map[uuid.UUID, *catalog.Customer]
+	customers    sorted.Map[uuid.UUID, *model.Customer]
 	emails       sorted.Map[string, uuid.UUID] // lower-cased e-mail -> customer id
 	appts        sorted.Map[uuid.UUID, appt]
 	byStart      sorted.Map[StartKey, struct{}]
@@ -28,13 +28,13 @@ type book struct {
 	index        interval.Index
 	idem         sorted.Map[string, idem]
 	lastAssigned uuid.UUID
-	endpoints    []catalog.Endpoint // at most five: copied on write
+	endpoints    []model.Endpoint // at most five: copied on write
 
 	// The prepayments (payments.go): each payment by appointment id, the
 	// provider's ids of them, the appointments whose payment still waits
 	// for something, and the open reservations by appointment id and by
 	// Idempotency-Key (their time is in index like an appointment's).
-	payments     sorted.Map[uuid.UUID, *catalog.Payment]
+	payments     sorted.Map[uuid.UUID, *model.Payment]
 	providerIDs  sorted.Map[string, uuid.UUID]
 	openPay      sorted.Map[uuid.UUID, struct{}]
 	checkouts    sorted.Map[uuid.UUID, *record.Checkout]
@@ -43,9 +43,9 @@ type book struct {
 	// Holds and the waitlist (holds.go, waitlist.go): every hold by id
 	// (ended ones until pruned), the active ones, every entry by id, the
 	// entries in creation order, and the waiting ones in creation order.
-	holds      sorted.Map[uuid.UUID, *catalog.Hold]
+	holds      sorted.Map[uuid.UUID, *model.Hold]
 	liveHolds  sorted.Map[CreationKey, struct{}] // by expiresAt, then id
-	entries    sorted.Map[uuid.UUID, *catalog.WaitlistEntry]
+	entries    sorted.Map[uuid.UUID, *model.WaitlistEntry]
 	entryOrder sorted.Map[CreationKey, struct{}]
 	waiting    sorted.Map[CreationKey, struct{}] // by createdAt, then id
 	windowEnds sorted.Map[CreationKey, struct{}] // the waiting ones by to, then id
@@ -69,23 +69,23 @@ func compareID(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }
 
 func newBook() book {
 	return book{
-		customers: sorted.New[uuid.UUID, *catalog.Customer](compareID),
+		customers: sorted.New[uuid.UUID, *model.Customer](compareID),
 		emails:    sorted.New[string, uuid.UUID](strings.Compare),
 		appts:     sorted.New[uuid.UUID, appt](compareID),
 		byStart:   sorted.New[StartKey, struct{}](compareStart),
 		refs:      &refs{},
 		idem:      sorted.New[string, idem](strings.Compare),
 
-		payments:    sorted.New[uuid.UUID, *catalog.Payment](compareID),
+		payments:    sorted.New[uuid.UUID, *model.Payment](compareID),
 		providerIDs: sorted.New[string, uuid.UUID](strings.Compare),
 		openPay:     sorted.New[uuid.UUID, struct{}](compareID),
 
 		checkouts:    sorted.New[uuid.UUID, *record.Checkout](compareID),
 		checkoutKeys: sorted.New[string, uuid.UUID](strings.Compare),
 
-		holds:      sorted.New[uuid.UUID, *catalog.Hold](compareID),
+		holds:      sorted.New[uuid.UUID, *model.Hold](compareID),
 		liveHolds:  sorted.New[CreationKey, struct{}](compareCreation),
-		entries:    sorted.New[uuid.UUID, *catalog.WaitlistEntry](compareID),
+		entries:    sorted.New[uuid.UUID, *model.WaitlistEntry](compareID),
 		entryOrder: sorted.New[CreationKey, struct{}](compareCreation),
 		waiting:    sorted.New[CreationKey, struct{}](compareCreation),
 		windowEnds: sorted.New[CreationKey, struct{}](compareCreation),
@@ -94,7 +94,7 @@ func newBook() book {
 
 // Appointment returns the appointment with id, or nil. The appointment is
 // built for the caller, who may keep it.
-func (s *State) Appointment(id uuid.UUID) *catalog.Appointment {
+func (s *State) Appointment(id uuid.UUID) *model.Appointment {
 	c, ok := s.appts.Get(id)
 	if !ok {
 		return nil
@@ -106,7 +106,7 @@ func (s *State) Appointment(id uuid.UUID) *catalog.Appointment {
 // order, starting strictly below from (from nil: the latest), until fn
 // returns false. The appointment fn gets is valid only during the call:
 // the next one is built in the same place.
-func (s *State) Appointments(from *StartKey, fn func(*catalog.Appointment) bool) {
+func (s *State) Appointments(from *StartKey, fn func(*model.Appointment) bool) {
 	var v view
 	s.byStart.Descend(from, func(k StartKey, _ struct{}) bool {
 		c, _ := s.appts.Get(k.ID)
@@ -130,19 +130,19 @@ func (s *State) Idempotency(key string) *record.Idem {
 }
 
 // KeyOf returns the list key of a.
-func KeyOf(a *catalog.Appointment) StartKey {
+func KeyOf(a *model.Appointment) StartKey {
 	return StartKey{Start: a.StartTime.UnixMilli(), ID: a.ID}
 }
 
 // Items returns the index items of a: its active segments, when it has a
 // staff member and a status that occupies time.
-func Items(a *catalog.Appointment) (uuid.UUID, []interval.Item) {
+func Items(a *model.Appointment) (uuid.UUID, []interval.Item) {
 	if a.Staff == nil || !a.Status.Occupies() {
 		return uuid.Nil, nil
 	}
 	var items []interval.Item
 	for _, sg := range a.Segments {
-		if sg.Kind != catalog.Active {
+		if sg.Kind != model.Active {
 			continue
 		}
 		items = append(items, interval.Item{
@@ -154,7 +154,7 @@ func Items(a *catalog.Appointment) (uuid.UUID, []interval.Item) {
 }
 
 // putAppointment returns b with a stored, replacing any older version.
-func (b book) putAppointment(a *catalog.Appointment) book {
+func (b book) putAppointment(a *model.Appointment) book {
 	if c, ok := b.appts.Get(a.ID); ok {
 		var v view
 		old := b.refs.materialize(a.ID, &c, &v)
@@ -177,7 +177,7 @@ func (b book) putAppointment(a *catalog.Appointment) book {
 // map in that map's key order: a map's rightmost leaf splits off only what
 // overflows it, so keys added in ascending order leave full leaves behind,
 // and a world's appointments take a third less memory than in file order.
-func (b book) putAppointments(as []catalog.Appointment) book {
+func (b book) putAppointments(as []model.Appointment) book {
 	var fresh []int
 	for i := range as {
 		if _, ok := b.appts.Get(as[i].ID); ok {
@@ -216,7 +216,7 @@ func (b book) putAppointments(as []catalog.Appointment) book {
 }
 
 // addCustomers returns b with cs added.
-func (b book) addCustomers(cs []catalog.Customer) book {
+func (b book) addCustomers(cs []model.Customer) book {
 	for i := range cs {
 		c := cs[i]
 		b.customers = b.customers.Set(c.ID, &c)
@@ -262,7 +262,7 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 }
 
 // putPayment returns b with p stored, replacing any older version.
-func (b book) putPayment(p catalog.Payment) book {
+func (b book) putPayment(p model.Payment) book {
 	b.payments = b.payments.Set(p.AppointmentID, &p)
 	if p.ProviderPaymentID != "" {
 		b.providerIDs = b.providerIDs.Set(p.ProviderPaymentID, p.AppointmentID)
@@ -311,15 +311,15 @@ func (b book) closeCheckouts(ids []uuid.UUID) book {
 
 // putEndpoints returns a copy of eps with up upserted and removed deleted,
 // in registration order.
-func putEndpoints(eps []catalog.Endpoint, up []catalog.Endpoint, removed []uuid.UUID) []catalog.Endpoint {
-	out := make([]catalog.Endpoint, 0, len(eps)+len(up))
+func putEndpoints(eps []model.Endpoint, up []model.Endpoint, removed []uuid.UUID) []model.Endpoint {
+	out := make([]model.Endpoint, 0, len(eps)+len(up))
 	for _, e := range eps {
 		if !slices.Contains(removed, e.ID) {
 			out = append(out, e)
 		}
 	}
 	for _, e := range up {
-		if i := slices.IndexFunc(out, func(x catalog.Endpoint) bool { return x.ID == e.ID }); i >= 0 {
+		if i := slices.IndexFunc(out, func(x model.Endpoint) bool { return x.ID == e.ID }); i >= 0 {
 			out[i] = e
 		} else {
 			out = append(out, e)
@@ -330,10 +330,10 @@ func putEndpoints(eps []catalog.Endpoint, up []catalog.Endpoint, removed []uuid.
 
 // Endpoints returns the business's webhook endpoints in registration order.
 // The slice must not be modified.
-func (s *State) Endpoints() []catalog.Endpoint { return s.endpoints }
+func (s *State) Endpoints() []model.Endpoint { return s.endpoints }
 
 // Endpoint returns the endpoint with id, or nil.
-func (s *State) Endpoint(id uuid.UUID) *catalog.Endpoint {
+func (s *State) Endpoint(id uuid.UUID) *model.Endpoint {
 	for i := range s.endpoints {
 		if s.endpoints[i].ID == id {
 			return &s.endpoints[i]

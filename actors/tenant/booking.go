@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/calendar"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -24,7 +24,7 @@ type IDs interface {
 type CreateInput struct {
 	ServiceID   uuid.UUID
 	Start       time.Time
-	Customer    catalog.Customer // FirstName, LastName, Email, Phone
+	Customer    model.Customer // FirstName, LastName, Email, Phone
 	StaffID     *uuid.UUID
 	StaffLocked bool
 	Enforce     bool
@@ -44,7 +44,7 @@ var (
 // A booking that needs prepayment (decisions §5) is refused when the
 // business has no provider, and otherwise becomes a reservation
 // (Change.Checkouts) that the provider's answer completes or releases.
-func DecideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
+func DecideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Change, *model.Appointment, error) {
 	if in.HoldID != nil {
 		return decideHeld(s, in, now, ids)
 	}
@@ -78,7 +78,7 @@ type slotInput struct {
 // (decisions §4 and §6): the service and staff member must exist, then
 // calendar.Decide applies the rules in their order against the calendar,
 // holds included. It returns the service and the accepted footprint.
-func decideSlot(s *State, in *slotInput, now time.Time) (*catalog.Service, *calendar.Decision, error) {
+func decideSlot(s *State, in *slotInput, now time.Time) (*model.Service, *calendar.Decision, error) {
 	svc := s.Service(in.ServiceID)
 	if svc == nil || svc.Deleted {
 		return nil, nil, errUnknownService
@@ -103,7 +103,7 @@ func decideSlot(s *State, in *slotInput, now time.Time) (*catalog.Service, *cale
 // prepayBlocked reports whether a booking of svc at start would need
 // prepayment (needsPayment) that the business cannot take, having no
 // provider: the booking's last refusal, so a hold or a check gives it too.
-func prepayBlocked(s *State, svc *catalog.Service, start time.Time) bool {
+func prepayBlocked(s *State, svc *model.Service, start time.Time) bool {
 	if s.Business.Payments.Provider != "" || !s.Business.Payments.RequiresPayment && !svc.PaymentRequired {
 		return false
 	}
@@ -114,14 +114,14 @@ func prepayBlocked(s *State, svc *catalog.Service, start time.Time) bool {
 // booked finishes a booking whose time is decided: appointment a of svc
 // (its customer still to set), for the customer on file (existing) or a
 // new one made from in.Customer; a reservation when it needs prepayment.
-func booked(s *State, ch *record.Change, a catalog.Appointment, svc *catalog.Service, existing *catalog.Customer,
-	in *CreateInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
+func booked(s *State, ch *record.Change, a model.Appointment, svc *model.Service, existing *model.Customer,
+	in *CreateInput, now time.Time, ids IDs) (*record.Change, *model.Appointment, error) {
 	pay, needs := needsPayment(s, svc, &a)
 	if needs && s.Business.Payments.Provider == "" {
 		return nil, nil, errPayments
 	}
 	cu := existing
-	var fresh *catalog.Customer
+	var fresh *model.Customer
 	if cu == nil {
 		c := in.Customer
 		c.ID, c.Email, c.CreatedAt, c.UpdatedAt = ids.UUID(), strings.TrimSpace(c.Email), now, now
@@ -136,23 +136,23 @@ func booked(s *State, ch *record.Change, a catalog.Appointment, svc *catalog.Ser
 	}
 	if fresh != nil {
 		ch.Customers = append(ch.Customers, *fresh)
-		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventCustomerCreated, CreatedAt: now, Subject: fresh.ID})
+		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventCustomerCreated, CreatedAt: now, Subject: fresh.ID})
 	}
-	ch.Appointments = []catalog.Appointment{a}
-	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
-	ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
+	ch.Appointments = []model.Appointment{a}
+	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
+	ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: model.MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
 	return ch, &ch.Appointments[0], nil
 }
 
 // DecideCustomer decides POST /customers: 409 CONFLICT naming email when
 // the address is on file.
-func DecideCustomer(s *State, in catalog.Customer, now time.Time, ids IDs) (*record.Change, *catalog.Customer, error) {
+func DecideCustomer(s *State, in model.Customer, now time.Time, ids IDs) (*record.Change, *model.Customer, error) {
 	if s.CustomerByEmail(in.Email) != nil {
 		return nil, nil, &problem.Error{Code: problem.Conflict, Message: "A customer with this e-mail address already exists.",
 			Fields: []problem.Field{{Path: "email", Reason: problem.Invalid, Message: "Already on file for another customer."}}}
 	}
 	in.ID, in.Email, in.CreatedAt, in.UpdatedAt = ids.UUID(), strings.TrimSpace(in.Email), now, now
-	ch := &record.Change{At: now, Customers: []catalog.Customer{in},
-		Events: []record.Event{{ID: ids.Event(now), Type: catalog.EventCustomerCreated, CreatedAt: now, Subject: in.ID}}}
+	ch := &record.Change{At: now, Customers: []model.Customer{in},
+		Events: []record.Event{{ID: ids.Event(now), Type: model.EventCustomerCreated, CreatedAt: now, Subject: in.ID}}}
 	return ch, &ch.Customers[0], nil
 }

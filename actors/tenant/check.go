@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/calendar"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // Explained availability (decisions §6): for each start, the code a

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/calendar"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // TestCheckAgreesWithBooking checks the promise of explained availability
@@ -117,10 +117,10 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 	require.NoError(t, err)
 	b := &checkBiz{base: day, loc: loc, ids: &seqIDs{n: uint64(n) << 32}}
 
-	biz := catalog.Business{ID: rngUUID(rng), Name: fmt.Sprint("biz", n), Timezone: tz, Currency: "EUR",
-		Plan: catalog.Pro, Modules: catalog.AllModules,
-		Assignment: []catalog.Assignment{catalog.FirstAvailable, catalog.LeastBusy, catalog.RoundRobin}[rng.IntN(3)],
-		Rules: catalog.BookingRules{
+	biz := model.Business{ID: rngUUID(rng), Name: fmt.Sprint("biz", n), Timezone: tz, Currency: "EUR",
+		Plan: model.Pro, Modules: model.AllModules,
+		Assignment: []model.Assignment{model.FirstAvailable, model.LeastBusy, model.RoundRobin}[rng.IntN(3)],
+		Rules: model.BookingRules{
 			MinNoticeMinutes:        []int{0, 0, 30, 60, 120, 240, 720}[rng.IntN(7)],
 			MaxAdvanceDays:          []int{1, 3, 5, 7, 30}[rng.IntN(5)],
 			SlotIntervalMinutes:     []int{5, 10, 15, 30}[rng.IntN(4)],
@@ -131,13 +131,13 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 	for range rng.IntN(3) {
 		from := day.Add(time.Duration(rng.IntN(72*60)-12*60) * time.Minute)
 		biz.Rules.RestrictedPeriods = append(biz.Rules.RestrictedPeriods,
-			catalog.Period{From: from.UTC(), To: from.Add(time.Duration(15+rng.IntN(8*60)) * time.Minute).UTC()})
+			model.Period{From: from.UTC(), To: from.Add(time.Duration(15+rng.IntN(8*60)) * time.Minute).UTC()})
 	}
 	if rng.IntN(6) == 0 {
-		biz.ClosedDates = append(biz.ClosedDates, catalog.DateOf(day.AddDate(0, 0, rng.IntN(3))))
+		biz.ClosedDates = append(biz.ClosedDates, model.DateOf(day.AddDate(0, 0, rng.IntN(3))))
 	}
 	cat := rngUUID(rng)
-	sp := &catalog.Spec{Business: biz, Categories: []catalog.Category{{ID: cat, Name: "C"}}}
+	sp := &model.Spec{Business: biz, Categories: []model.Category{{ID: cat, Name: "C"}}}
 	for i := range 1 + rng.IntN(4) {
 		sp.Services = append(sp.Services, randCheckService(rng, i, cat))
 	}
@@ -147,7 +147,7 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 		sp.Services[rng.IntN(len(sp.Services))].Deleted = true
 	}
 	for i := range 1 + rng.IntN(4) {
-		st := catalog.Staff{ID: rngUUID(rng), Name: fmt.Sprint("staff", i), IsActive: rng.IntN(10) > 0, IsBookable: rng.IntN(10) > 0}
+		st := model.Staff{ID: rngUUID(rng), Name: fmt.Sprint("staff", i), IsActive: rng.IntN(10) > 0, IsBookable: rng.IntN(10) > 0}
 		for _, svc := range sp.Services {
 			if rng.IntN(6) > 0 {
 				st.AssignedServiceIDs = append(st.AssignedServiceIDs, svc.ID)
@@ -157,7 +157,7 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 			st.Hours[d] = randCheckDay(rng)
 		}
 		if rng.IntN(5) == 0 {
-			st.Exceptions = append(st.Exceptions, catalog.Exception{Date: catalog.DateOf(day.AddDate(0, 0, rng.IntN(3))), Hours: randCheckDay(rng)})
+			st.Exceptions = append(st.Exceptions, model.Exception{Date: model.DateOf(day.AddDate(0, 0, rng.IntN(3))), Hours: randCheckDay(rng)})
 		}
 		sp.Staff = append(sp.Staff, st)
 	}
@@ -166,7 +166,7 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 
 	// A customer on file, made as POST /customers makes one.
 	b.onFile = "onfile@example.com"
-	ch, _, err := DecideCustomer(s, catalog.Customer{FirstName: "On", Email: b.onFile}, created, b.ids)
+	ch, _, err := DecideCustomer(s, model.Customer{FirstName: "On", Email: b.onFile}, created, b.ids)
 	require.NoError(t, err)
 	s = step(t, s, ch)
 
@@ -180,7 +180,7 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 	for i := range rng.IntN(60) {
 		svc := sp.Services[rng.IntN(len(sp.Services))]
 		in := &CreateInput{ServiceID: svc.ID, Start: b.wallStart(rng, s), Enforce: rng.IntN(2) == 0,
-			Customer: catalog.Customer{FirstName: "C", Email: fmt.Sprintf("c%d@example.com", i)}}
+			Customer: model.Customer{FirstName: "C", Email: fmt.Sprintf("c%d@example.com", i)}}
 		if rng.IntN(4) == 0 {
 			in.Customer.Email = b.onFile
 		}
@@ -227,8 +227,8 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 	return b
 }
 
-func randCheckService(rng *rand.Rand, i int, cat uuid.UUID) catalog.Service {
-	svc := catalog.Service{ID: rngUUID(rng), Name: fmt.Sprint("svc", i), IsActive: true, CategoryID: cat, PriceCents: 1000 + 500*rng.IntN(10)}
+func randCheckService(rng *rand.Rand, i int, cat uuid.UUID) model.Service {
+	svc := model.Service{ID: rngUUID(rng), Name: fmt.Sprint("svc", i), IsActive: true, CategoryID: cat, PriceCents: 1000 + 500*rng.IntN(10)}
 	if rng.IntN(2) == 0 {
 		svc.DurationMinutes = 5 * (1 + rng.IntN(18))
 		return svc
@@ -239,12 +239,12 @@ func randCheckService(rng *rand.Rand, i int, cat uuid.UUID) catalog.Service {
 		n = 5
 	}
 	for j := range n {
-		kind := catalog.Active
+		kind := model.Active
 		if j%2 == 1 {
-			kind = catalog.Gap
+			kind = model.Gap
 		}
 		d := 5 * (1 + rng.IntN(12))
-		svc.Segments = append(svc.Segments, catalog.SegmentTemplate{Kind: kind, DurationMinutes: d})
+		svc.Segments = append(svc.Segments, model.SegmentTemplate{Kind: kind, DurationMinutes: d})
 		svc.DurationMinutes += d
 	}
 	return svc
@@ -253,19 +253,19 @@ func randCheckService(rng *rand.Rand, i int, cat uuid.UUID) catalog.Service {
 // randCheckDay is one weekday's working time: mostly an ordinary day, with
 // or without a lunch break; now and then off, round the clock, a night
 // shift over the hours a DST change moves, or odd spans.
-func randCheckDay(rng *rand.Rand) []catalog.Span {
+func randCheckDay(rng *rand.Rand) []model.Span {
 	switch r := rng.IntN(20); {
 	case r < 3:
 		return nil
 	case r < 4:
-		return []catalog.Span{{From: 0, To: 24 * 60}}
+		return []model.Span{{From: 0, To: 24 * 60}}
 	case r < 5:
-		return []catalog.Span{{From: 0, To: catalog.Clock(60 * (4 + rng.IntN(4)))}}
+		return []model.Span{{From: 0, To: model.Clock(60 * (4 + rng.IntN(4)))}}
 	case r < 6:
-		var out []catalog.Span
+		var out []model.Span
 		for range 1 + rng.IntN(3) {
 			a := 5 * rng.IntN(24*12)
-			out = append(out, catalog.Span{From: catalog.Clock(a), To: catalog.Clock(min(a+5*(1+rng.IntN(12*12)), 24*60))})
+			out = append(out, model.Span{From: model.Clock(a), To: model.Clock(min(a+5*(1+rng.IntN(12*12)), 24*60))})
 		}
 		return out
 	}
@@ -273,9 +273,9 @@ func randCheckDay(rng *rand.Rand) []catalog.Span {
 	to := min(from+60*(4+rng.IntN(7)), 24*60)
 	if to-from >= 6*60 && rng.IntN(2) == 0 {
 		mid := from + 3*60 + 15*rng.IntN(8)
-		return []catalog.Span{{From: catalog.Clock(from), To: catalog.Clock(mid)}, {From: catalog.Clock(mid + 30 + 15*rng.IntN(3)), To: catalog.Clock(to)}}
+		return []model.Span{{From: model.Clock(from), To: model.Clock(mid)}, {From: model.Clock(mid + 30 + 15*rng.IntN(3)), To: model.Clock(to)}}
 	}
-	return []catalog.Span{{From: catalog.Clock(from), To: catalog.Clock(to)}}
+	return []model.Span{{From: model.Clock(from), To: model.Clock(to)}}
 }
 
 // wallStart is a start on the business's grid by the wall clock, on a day
@@ -389,7 +389,7 @@ func (b *checkBiz) compare(t *testing.T, in *CheckInput, tally, staffTally map[p
 			if err == nil || got.Code != want.Code || fieldOf(got) != fieldOf(want) {
 				b.fail(t, in, at, nil, "Check's error", fmt.Sprint(want.Code, " ", fieldOf(want)), "DecideCreate's", fmt.Sprint(codeOrOK(err), " ", fieldOf(got)))
 			}
-			_, _, err = DecideHold(s, &HoldInput{ServiceID: in.ServiceID, Start: at, StaffID: in.StaffID, TTL: catalog.HoldDefaultTTL}, b.now, b.ids)
+			_, _, err = DecideHold(s, &HoldInput{ServiceID: in.ServiceID, Start: at, StaffID: in.StaffID, TTL: model.HoldDefaultTTL}, b.now, b.ids)
 			got = problem.As(err)
 			if err == nil || got.Code != want.Code || fieldOf(got) != fieldOf(want) {
 				b.fail(t, in, at, nil, "Check's error", fmt.Sprint(want.Code, " ", fieldOf(want)), "DecideHold's", fmt.Sprint(codeOrOK(err), " ", fieldOf(got)))
@@ -421,7 +421,7 @@ func (b *checkBiz) compare(t *testing.T, in *CheckInput, tally, staffTally map[p
 			b.fail(t, in, start, in.StaffID, "Check", show(v.Code), "DecideCreate", show(got))
 		}
 		// (c) a hold for the same input fares the same.
-		_, h, herr := DecideHold(s, &HoldInput{ServiceID: in.ServiceID, Start: start, StaffID: in.StaffID, TTL: catalog.HoldDefaultTTL}, b.now, b.ids)
+		_, h, herr := DecideHold(s, &HoldInput{ServiceID: in.ServiceID, Start: start, StaffID: in.StaffID, TTL: model.HoldDefaultTTL}, b.now, b.ids)
 		if got := codeOrEmpty(herr); got != v.Code {
 			b.fail(t, in, start, in.StaffID, "Check", show(v.Code), "DecideHold", show(got))
 		}
@@ -453,7 +453,7 @@ func (b *checkBiz) compare(t *testing.T, in *CheckInput, tally, staffTally map[p
 // create is a booking by the customer on file with the rules enforced.
 func (b *checkBiz) create(svc uuid.UUID, start time.Time, staff *uuid.UUID) *CreateInput {
 	return &CreateInput{ServiceID: svc, Start: start, StaffID: staff, Enforce: true,
-		Customer: catalog.Customer{FirstName: "On", Email: b.onFile}}
+		Customer: model.Customer{FirstName: "On", Email: b.onFile}}
 }
 
 func (b *checkBiz) local(t time.Time) string {

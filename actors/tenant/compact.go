@@ -6,14 +6,14 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // appt is an appointment as a State holds it: 64 bytes of integers and
 // indexes, its id being the key it is stored under. A business holds
 // millions of appointments that are written once and rarely read whole, so
 // the state keeps only what tells one from another, and builds the
-// catalog.Appointment the API renders when one is read (materialize).
+// model.Appointment the API renders when one is read (materialize).
 //
 // What many appointments share lives once per business in its refs: the
 // service and staff member as they were booked, the price snapshot, and
@@ -33,7 +33,7 @@ type appt struct {
 	staff    uint16 // refs.staff + 1; 0: none
 	price    uint16 // refs.prices
 	shape    uint16 // refs.shapes
-	status   uint8  // the status's code in catalog.Statuses
+	status   uint8  // the status's code in model.Statuses
 	flags    uint8
 	version  uint32 // in what was padding: the struct stays 64 bytes
 	extra    *apptExtra
@@ -48,7 +48,7 @@ const (
 type apptExtra struct {
 	notes, ref *string
 	series     *uuid.UUID
-	whole      *catalog.Appointment // when set, the only thing that counts
+	whole      *model.Appointment // when set, the only thing that counts
 }
 
 // maxRefs bounds each refs table: interning searches it linearly, and an
@@ -58,8 +58,8 @@ const maxRefs = 1024
 // refs are the values a business's appointments share, each table
 // append-only and copied on write, so every State sees a fixed prefix.
 type refs struct {
-	services []catalog.ServiceRef
-	staff    []catalog.StaffRef
+	services []model.ServiceRef
+	staff    []model.StaffRef
 	prices   []price
 	shapes   []shape
 }
@@ -79,7 +79,7 @@ type shape struct {
 
 type segShape struct {
 	position int
-	kind     catalog.SegmentKind
+	kind     model.SegmentKind
 	from, to int64 // ms after the start
 	label    *string
 	staffed  bool // StaffMemberID is the appointment's staff member (else null)
@@ -114,7 +114,7 @@ func eq[T comparable](a, b *T) bool { return *a == *b }
 
 // compact returns a in compact form and the refs to keep (r itself is never
 // modified).
-func compact(r *refs, a *catalog.Appointment) (appt, *refs) {
+func compact(r *refs, a *model.Appointment) (appt, *refs) {
 	c, next, ok := tryCompact(r, a)
 	if !ok {
 		whole := *a
@@ -124,14 +124,14 @@ func compact(r *refs, a *catalog.Appointment) (appt, *refs) {
 	return c, next
 }
 
-func tryCompact(r *refs, a *catalog.Appointment) (appt, *refs, bool) {
+func tryCompact(r *refs, a *model.Appointment) (appt, *refs, bool) {
 	c := appt{customer: a.CustomerID, start: a.StartTime.UnixMilli(), created: a.CreatedAt.UnixNano(), updated: a.UpdatedAt.UnixNano(),
 		version: uint32(a.Version)}
 	if !time.UnixMilli(c.start).Equal(a.StartTime) || !time.Unix(0, c.created).Equal(a.CreatedAt) ||
 		!time.Unix(0, c.updated).Equal(a.UpdatedAt) || int(c.version) != a.Version {
 		return c, r, false
 	}
-	st, ok := catalog.Statuses.Code(a.Status)
+	st, ok := model.Statuses.Code(a.Status)
 	if !ok {
 		return c, r, false
 	}
@@ -172,7 +172,7 @@ func tryCompact(r *refs, a *catalog.Appointment) (appt, *refs, bool) {
 	return c, &n, true
 }
 
-func priceOf(a *catalog.Appointment) price {
+func priceOf(a *model.Appointment) price {
 	p := price{currency: a.Currency}
 	if a.BasePriceCents != nil {
 		p.base, p.has = *a.BasePriceCents, p.has|1
@@ -189,7 +189,7 @@ func priceOf(a *catalog.Appointment) price {
 // shapeOf returns a's footprint relative to its start, false when it holds
 // something a shape cannot: segment ids not derived from the appointment's,
 // a segment staffed by someone else, times finer than a millisecond.
-func shapeOf(a *catalog.Appointment) (shape, bool) {
+func shapeOf(a *model.Appointment) (shape, bool) {
 	start := a.StartTime.UnixMilli()
 	sh := shape{end: a.EndTime.UnixMilli() - start, segs: make([]segShape, len(a.Segments))}
 	if !time.UnixMilli(start + sh.end).Equal(a.EndTime) {
@@ -215,14 +215,14 @@ func segmentID(appt uuid.UUID, i int) uuid.UUID { return uuid.NewSHA1(appt, []by
 // view is a materialized appointment with room for what its pointers point
 // to, so that building one costs one allocation, or none when reused.
 type view struct {
-	a                    catalog.Appointment
-	staff                catalog.StaffRef
+	a                    model.Appointment
+	staff                model.StaffRef
 	base, total, deposit int
-	segs                 [2]catalog.Segment
+	segs                 [2]model.Segment
 }
 
 // materialize fills v with appointment id in form c.
-func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *catalog.Appointment {
+func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *model.Appointment {
 	if c.extra != nil && c.extra.whole != nil {
 		v.a = *c.extra.whole
 		v.a.Segments = append(v.segs[:0], c.extra.whole.Segments...)
@@ -230,7 +230,7 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *catalog.Appointment 
 	}
 	start := time.UnixMilli(c.start).UTC()
 	sh := &r.shapes[c.shape]
-	v.a = catalog.Appointment{ID: id, Status: statusOf(c.status), StartTime: start,
+	v.a = model.Appointment{ID: id, Status: statusOf(c.status), StartTime: start,
 		EndTime: time.UnixMilli(c.start + sh.end).UTC(), CustomerID: c.customer, Service: r.services[c.svc],
 		StaffLocked: c.flags&flagStaffLocked != 0, IsRecurringOccurrence: c.flags&flagRecurring != 0,
 		CreatedAt: time.Unix(0, c.created).UTC(), UpdatedAt: time.Unix(0, c.updated).UTC(), Version: int(c.version)}
@@ -256,7 +256,7 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *catalog.Appointment 
 	}
 	v.a.Segments = v.segs[:0]
 	for i, s := range sh.segs {
-		sg := catalog.Segment{ID: segmentID(id, i), Position: s.position, Kind: s.kind,
+		sg := model.Segment{ID: segmentID(id, i), Position: s.position, Kind: s.kind,
 			StartTime: time.UnixMilli(c.start + s.from).UTC(), EndTime: time.UnixMilli(c.start + s.to).UTC(), Label: s.label}
 		if s.staffed {
 			sg.StaffMemberID = staffID
@@ -267,7 +267,7 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *catalog.Appointment 
 }
 
 // statusOf is the status of a compact appointment's code.
-func statusOf(code uint8) catalog.Status {
-	s, _ := catalog.Statuses.Value(code)
+func statusOf(code uint8) model.Status {
+	s, _ := model.Statuses.Value(code)
 	return s
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // TestCompactRoundTrip checks that every appointment, of the forms slotd
@@ -17,32 +17,32 @@ import (
 // to what was put, and that the forms slotd makes take no whole copy.
 func TestCompactRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	biz := &catalog.Business{Currency: "EUR"}
-	svcs := []catalog.Service{
+	biz := &model.Business{Currency: "EUR"}
+	svcs := []model.Service{
 		{ID: uuid.New(), Name: "Cut", DurationMinutes: 30, PriceCents: 3500},
 		{ID: uuid.New(), Name: "Colour", DurationMinutes: 90, PriceCents: 8500, DepositCents: ptr(2000),
-			Segments: []catalog.SegmentTemplate{
-				{Kind: catalog.Active, DurationMinutes: 30, Label: ptr("apply")},
-				{Kind: catalog.Gap, DurationMinutes: 30},
-				{Kind: catalog.Active, DurationMinutes: 30, Label: ptr("rinse")}}},
+			Segments: []model.SegmentTemplate{
+				{Kind: model.Active, DurationMinutes: 30, Label: ptr("apply")},
+				{Kind: model.Gap, DurationMinutes: 30},
+				{Kind: model.Active, DurationMinutes: 30, Label: ptr("rinse")}}},
 	}
-	staff := []catalog.Staff{{ID: uuid.New(), Name: "Anna"}, {ID: uuid.New(), Name: "Bram"}}
+	staff := []model.Staff{{ID: uuid.New(), Name: "Anna"}, {ID: uuid.New(), Name: "Bram"}}
 	rf := &refs{}
 	type stored struct {
-		want catalog.Appointment
+		want model.Appointment
 		c    appt
 	}
 	var all []stored
 	for i := range 2000 {
 		start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(r.IntN(5000)) * 15 * time.Minute)
 		now := time.Date(2026, 11, 24, 10, 0, 0, r.IntN(1e9), time.Local)
-		var st *catalog.Staff
+		var st *model.Staff
 		if r.IntN(4) > 0 {
 			st = &staff[r.IntN(len(staff))]
 		}
 		a := Appointment(uuid.New(), biz, time.UTC, &svcs[r.IntN(len(svcs))], st, start, now)
 		a.CustomerID = uuid.New()
-		sts := catalog.Statuses.Values()
+		sts := model.Statuses.Values()
 		a.Status = sts[r.IntN(len(sts))]
 		if r.IntN(5) == 0 {
 			a.Notes = ptr("window seat")
@@ -77,13 +77,13 @@ func TestCompactRoundTrip(t *testing.T) {
 }
 
 // normal strips what rendering ignores: locations and monotonic readings.
-func normal(a catalog.Appointment) catalog.Appointment {
+func normal(a model.Appointment) model.Appointment {
 	fix := func(t *time.Time) { *t = time.Unix(0, t.UnixNano()).UTC() }
 	fix(&a.StartTime)
 	fix(&a.EndTime)
 	fix(&a.CreatedAt)
 	fix(&a.UpdatedAt)
-	segs := make([]catalog.Segment, len(a.Segments))
+	segs := make([]model.Segment, len(a.Segments))
 	copy(segs, a.Segments)
 	for i := range segs {
 		fix(&segs[i].StartTime)

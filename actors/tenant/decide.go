@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -18,7 +18,7 @@ import (
 // an entity whose content really changed. Customers are added when their id
 // is new and never changed or removed. Keys follow putKeys: the file's are
 // replaced, the operator's kept.
-func DecidePut(s *State, spec *catalog.Spec, now time.Time) (*record.Record, error) {
+func DecidePut(s *State, spec *model.Spec, now time.Time) (*record.Record, error) {
 	c := &record.Catalog{At: now}
 	var old record.Catalog
 	if s != nil {
@@ -35,13 +35,13 @@ func DecidePut(s *State, spec *catalog.Spec, now time.Time) (*record.Record, err
 	}
 	c.Business = biz
 	var ch bool
-	c.Keys, ch = stamp(old.Keys, putKeys(old.Keys, spec.Keys), now, keyTimes, func(k *catalog.Key) uuid.UUID { return k.ID })
+	c.Keys, ch = stamp(old.Keys, putKeys(old.Keys, spec.Keys), now, keyTimes, func(k *model.Key) uuid.UUID { return k.ID })
 	changed = changed || ch
-	c.Categories, ch = stamp(old.Categories, spec.Categories, now, categoryTimes, func(x *catalog.Category) uuid.UUID { return x.ID })
+	c.Categories, ch = stamp(old.Categories, spec.Categories, now, categoryTimes, func(x *model.Category) uuid.UUID { return x.ID })
 	changed = changed || ch
-	c.Services, ch = stamp(old.Services, spec.Services, now, serviceTimes, func(x *catalog.Service) uuid.UUID { return x.ID })
+	c.Services, ch = stamp(old.Services, spec.Services, now, serviceTimes, func(x *model.Service) uuid.UUID { return x.ID })
 	changed = changed || ch
-	c.Staff, ch = stamp(old.Staff, spec.Staff, now, staffTimes, func(x *catalog.Staff) uuid.UUID { return x.ID })
+	c.Staff, ch = stamp(old.Staff, spec.Staff, now, staffTimes, func(x *model.Staff) uuid.UUID { return x.ID })
 	changed = changed || ch
 	added, err := newCustomers(s, spec.Customers, now)
 	if err != nil {
@@ -64,16 +64,16 @@ func DecidePut(s *State, spec *catalog.Spec, now time.Time) (*record.Record, err
 // declared them cannot take them away. A declared key with the value of an
 // issued one takes it over (one secret is one key). prev has its origins
 // filled in (a State's keys always have).
-func putKeys(prev, declared []catalog.Key) []catalog.Key {
-	out := make([]catalog.Key, 0, len(declared)+len(prev))
-	inFile := make(map[catalog.KeyHash]bool, len(declared))
+func putKeys(prev, declared []model.Key) []model.Key {
+	out := make([]model.Key, 0, len(declared)+len(prev))
+	inFile := make(map[model.KeyHash]bool, len(declared))
 	for _, k := range declared {
-		k.Origin = catalog.FromWorld
+		k.Origin = model.FromWorld
 		inFile[k.Hash] = true
 		out = append(out, k)
 	}
 	for _, k := range prev {
-		if k.Origin == catalog.FromAdmin && !inFile[k.Hash] {
+		if k.Origin == model.FromAdmin && !inFile[k.Hash] {
 			out = append(out, k)
 		}
 	}
@@ -83,8 +83,8 @@ func putKeys(prev, declared []catalog.Key) []catalog.Key {
 // newCustomers returns the spec's customers whose ids are new, stamped. A new
 // customer whose e-mail is already on file under another id is refused: the
 // e-mail identifies a customer within a business.
-func newCustomers(s *State, in []catalog.Customer, now time.Time) ([]catalog.Customer, error) {
-	var out []catalog.Customer
+func newCustomers(s *State, in []model.Customer, now time.Time) ([]model.Customer, error) {
+	var out []model.Customer
 	for i, c := range in {
 		if s != nil && s.Customer(c.ID) != nil {
 			continue
@@ -147,17 +147,17 @@ func sameContent[T any](a, b T, times func(*T) (*time.Time, *time.Time)) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
-func businessTimes(x *catalog.Business) (*time.Time, *time.Time) { return &x.CreatedAt, &x.UpdatedAt }
-func keyTimes(x *catalog.Key) (*time.Time, *time.Time)           { return &x.CreatedAt, &x.UpdatedAt }
-func categoryTimes(x *catalog.Category) (*time.Time, *time.Time) { return &x.CreatedAt, &x.UpdatedAt }
-func serviceTimes(x *catalog.Service) (*time.Time, *time.Time)   { return &x.CreatedAt, &x.UpdatedAt }
-func staffTimes(x *catalog.Staff) (*time.Time, *time.Time)       { return &x.CreatedAt, &x.UpdatedAt }
+func businessTimes(x *model.Business) (*time.Time, *time.Time) { return &x.CreatedAt, &x.UpdatedAt }
+func keyTimes(x *model.Key) (*time.Time, *time.Time)           { return &x.CreatedAt, &x.UpdatedAt }
+func categoryTimes(x *model.Category) (*time.Time, *time.Time) { return &x.CreatedAt, &x.UpdatedAt }
+func serviceTimes(x *model.Service) (*time.Time, *time.Time)   { return &x.CreatedAt, &x.UpdatedAt }
+func staffTimes(x *model.Staff) (*time.Time, *time.Time)       { return &x.CreatedAt, &x.UpdatedAt }
 
 // DecideIssue returns the record that adds key k, stamped now. An issued
 // key is the operator's: world reloads keep it (putKeys).
-func DecideIssue(k catalog.Key, now time.Time) *record.Record {
+func DecideIssue(k model.Key, now time.Time) *record.Record {
 	k.CreatedAt, k.UpdatedAt = now, now
-	k.Origin = catalog.FromAdmin
+	k.Origin = model.FromAdmin
 	return &record.Record{Kind: record.KindKey, Key: &record.KeyState{At: now, Key: k}}
 }
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -35,7 +35,7 @@ type PatchInput struct {
 var errStale = problem.New(problem.PreconditionFailed, "The appointment has changed since the version named in If-Match.")
 
 // matches reports whether a's version is one of want (nil: any).
-func matches(a *catalog.Appointment, want []int) bool {
+func matches(a *model.Appointment, want []int) bool {
 	return want == nil || slices.Contains(want, a.Version)
 }
 
@@ -43,7 +43,7 @@ func matches(a *catalog.Appointment, want []int) bool {
 // or staff member is judged exactly like a booking, with the appointment's
 // own time not counting against it, and emits appointment.updated; a
 // notes-only edit is never rule-checked. No e-mail is sent.
-func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
+func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs) (*record.Change, *model.Appointment, error) {
 	a := s.Appointment(id)
 	if a == nil {
 		return nil, nil, errNotFound
@@ -74,15 +74,15 @@ func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs)
 		return nil, a, nil
 	}
 	next.Touch(now)
-	ch := &record.Change{At: now, Appointments: []catalog.Appointment{next}}
+	ch := &record.Change{At: now, Appointments: []model.Appointment{next}}
 	if moves(a, in) {
-		ch.Events = []record.Event{{ID: ids.Event(now), Type: catalog.EventAppointmentUpdated, CreatedAt: now, Subject: a.ID}}
+		ch.Events = []record.Event{{ID: ids.Event(now), Type: model.EventAppointmentUpdated, CreatedAt: now, Subject: a.ID}}
 	}
 	return ch, &ch.Appointments[0], nil
 }
 
 // moves reports whether in changes a's time, service or staff member.
-func moves(a *catalog.Appointment, in *PatchInput) bool {
+func moves(a *model.Appointment, in *PatchInput) bool {
 	return in.ServiceID != nil && *in.ServiceID != a.Service.ID ||
 		in.Start != nil && !in.Start.Equal(a.StartTime) ||
 		in.StaffID != nil && (a.Staff == nil || *in.StaffID != a.Staff.ID)
@@ -91,7 +91,7 @@ func moves(a *catalog.Appointment, in *PatchInput) bool {
 // move re-books a at its new time, service or staff member. An explicit or
 // locked staff member is pinned; otherwise the current one is tried first
 // and, failing that, any eligible staff member may take it over.
-func move(s *State, a *catalog.Appointment, in *PatchInput, now time.Time) (*catalog.Appointment, error) {
+func move(s *State, a *model.Appointment, in *PatchInput, now time.Time) (*model.Appointment, error) {
 	svc := s.Service(a.Service.ID)
 	if in.ServiceID != nil {
 		svc = s.Service(*in.ServiceID)
@@ -137,14 +137,14 @@ func reassignable(c problem.Code) bool {
 		c == problem.BookingSlotNotConnected
 }
 
-func sameAppointment(a, b *catalog.Appointment) bool {
+func sameAppointment(a, b *model.Appointment) bool {
 	return a.StartTime.Equal(b.StartTime) && a.Service == b.Service && sameStaff(a.Staff, b.Staff) &&
-		equalPtr(a.Notes, b.Notes) && slices.EqualFunc(a.Segments, b.Segments, func(x, y catalog.Segment) bool {
+		equalPtr(a.Notes, b.Notes) && slices.EqualFunc(a.Segments, b.Segments, func(x, y model.Segment) bool {
 		return x.StartTime.Equal(y.StartTime) && x.EndTime.Equal(y.EndTime) && x.Kind == y.Kind
 	})
 }
 
-func sameStaff(a, b *catalog.StaffRef) bool { return equalPtr(a, b) }
+func sameStaff(a, b *model.StaffRef) bool { return equalPtr(a, b) }
 
 func equalPtr[T comparable](a, b *T) bool {
 	if a == nil || b == nil {
@@ -154,12 +154,12 @@ func equalPtr[T comparable](a, b *T) bool {
 }
 
 // transitions is the permitted status matrix (decisions §3).
-var transitions = map[catalog.Status][]catalog.Status{
-	catalog.PendingPayment: {catalog.Confirmed, catalog.Cancelled},
-	catalog.Confirmed:      {catalog.Cancelled, catalog.Completed, catalog.NoShow},
-	catalog.Completed:      {catalog.NoShow},
-	catalog.NoShow:         {catalog.Confirmed, catalog.Completed},
-	catalog.Cancelled:      {catalog.Confirmed},
+var transitions = map[model.Status][]model.Status{
+	model.PendingPayment: {model.Confirmed, model.Cancelled},
+	model.Confirmed:      {model.Cancelled, model.Completed, model.NoShow},
+	model.Completed:      {model.NoShow},
+	model.NoShow:         {model.Confirmed, model.Completed},
+	model.Cancelled:      {model.Confirmed},
 }
 
 // DecideStatus decides POST /appointments/{id}/status: the transition
@@ -167,7 +167,7 @@ var transitions = map[catalog.Status][]catalog.Status{
 // matching event and a notification to the customer. An appointment
 // leaving pending_payment takes its pending payment with it: cancelled,
 // and cancelled at the provider too (decisions §5).
-func DecideStatus(s *State, id uuid.UUID, to catalog.Status, ifMatch []int, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
+func DecideStatus(s *State, id uuid.UUID, to model.Status, ifMatch []int, now time.Time, ids IDs) (*record.Change, *model.Appointment, error) {
 	a := s.Appointment(id)
 	if a == nil {
 		return nil, nil, errNotFound
@@ -192,11 +192,11 @@ func DecideStatus(s *State, id uuid.UUID, to catalog.Status, ifMatch []int, now 
 			}
 		}
 	}
-	ch := &record.Change{At: now, Appointments: []catalog.Appointment{next},
-		Events:   []record.Event{{ID: ids.Event(now), Type: catalog.StatusEvent(to), CreatedAt: now, Subject: a.ID}},
+	ch := &record.Change{At: now, Appointments: []model.Appointment{next},
+		Events:   []record.Event{{ID: ids.Event(now), Type: model.StatusEvent(to), CreatedAt: now, Subject: a.ID}},
 		Payments: leaving(s, a, now)}
 	if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {
-		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailStatus, To: cu.Email, Appointment: a.ID, At: now}}
+		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: model.MailStatus, To: cu.Email, Appointment: a.ID, At: now}}
 	}
 	return ch, &ch.Appointments[0], nil
 }

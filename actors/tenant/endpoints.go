@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -41,7 +41,7 @@ func CheckRegister(s *State, url string) error {
 	return nil
 }
 
-func (s *State) endpointWithURL(url string, except uuid.UUID) *catalog.Endpoint {
+func (s *State) endpointWithURL(url string, except uuid.UUID) *model.Endpoint {
 	for i := range s.endpoints {
 		if s.endpoints[i].URL == url && s.endpoints[i].ID != except {
 			return &s.endpoints[i]
@@ -51,13 +51,13 @@ func (s *State) endpointWithURL(url string, except uuid.UUID) *catalog.Endpoint 
 }
 
 // DecideRegister stores a new endpoint whose test ping was answered.
-func DecideRegister(s *State, in *EndpointInput, secret string, now time.Time, ids IDs) (*record.Change, *catalog.Endpoint, error) {
+func DecideRegister(s *State, in *EndpointInput, secret string, now time.Time, ids IDs) (*record.Change, *model.Endpoint, error) {
 	if err := CheckRegister(s, in.URL); err != nil {
 		return nil, nil, err
 	}
-	e := catalog.Endpoint{ID: ids.UUID(), URL: in.URL, EventTypes: slices.Clone(in.EventTypes), Description: in.Description,
-		IsActive: true, Status: catalog.EndpointActive, PayloadStyle: "full", Secret: secret, CreatedAt: now, UpdatedAt: now}
-	ch := &record.Change{At: now, Endpoints: []catalog.Endpoint{e}}
+	e := model.Endpoint{ID: ids.UUID(), URL: in.URL, EventTypes: slices.Clone(in.EventTypes), Description: in.Description,
+		IsActive: true, Status: model.EndpointActive, PayloadStyle: "full", Secret: secret, CreatedAt: now, UpdatedAt: now}
+	ch := &record.Change{At: now, Endpoints: []model.Endpoint{e}}
 	return ch, &ch.Endpoints[0], nil
 }
 
@@ -79,7 +79,7 @@ func CheckURLChange(s *State, id uuid.UUID, url string) error {
 
 // DecideEndpointPatch applies a PATCH. isActive true re-enables an
 // auto-disabled endpoint and zeroes its failure count in the same write.
-func DecideEndpointPatch(s *State, id uuid.UUID, in *EndpointPatch, now time.Time) (*record.Change, *catalog.Endpoint, error) {
+func DecideEndpointPatch(s *State, id uuid.UUID, in *EndpointPatch, now time.Time) (*record.Change, *model.Endpoint, error) {
 	old := s.Endpoint(id)
 	if old == nil {
 		return nil, nil, errNoEndpoint
@@ -99,8 +99,8 @@ func DecideEndpointPatch(s *State, id uuid.UUID, in *EndpointPatch, now time.Tim
 	}
 	if in.IsActive != nil {
 		e.IsActive = *in.IsActive
-		if *in.IsActive && e.Status == catalog.EndpointAutoDisabled {
-			e.Status, e.ConsecutiveFailures = catalog.EndpointActive, 0
+		if *in.IsActive && e.Status == model.EndpointAutoDisabled {
+			e.Status, e.ConsecutiveFailures = model.EndpointActive, 0
 		}
 	}
 	if e.URL == old.URL && slices.Equal(e.EventTypes, old.EventTypes) && e.Description == old.Description &&
@@ -108,7 +108,7 @@ func DecideEndpointPatch(s *State, id uuid.UUID, in *EndpointPatch, now time.Tim
 		return nil, old, nil
 	}
 	e.UpdatedAt = now
-	ch := &record.Change{At: now, Endpoints: []catalog.Endpoint{e}}
+	ch := &record.Change{At: now, Endpoints: []model.Endpoint{e}}
 	return ch, &ch.Endpoints[0], nil
 }
 
@@ -141,20 +141,20 @@ func DecideDeliveryOutcome(s *State, id uuid.UUID, delivered bool, now time.Time
 		return nil
 	case delivered:
 		e.ConsecutiveFailures = 0
-	case e.Status != catalog.EndpointActive:
+	case e.Status != model.EndpointActive:
 		return nil // nothing counts while disabled; a replay's failure never reaches here
 	default:
 		e.ConsecutiveFailures++
 	}
 	ch := &record.Change{At: now}
 	if !delivered && e.ConsecutiveFailures >= AutoDisableAfter {
-		e.Status, e.IsActive = catalog.EndpointAutoDisabled, false
+		e.Status, e.IsActive = model.EndpointAutoDisabled, false
 		if to := s.Business.OwnerEmail; to != "" {
 			epID := e.ID
-			ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailEndpointDisabled, To: to, Endpoint: &epID, At: now}}
+			ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: model.MailEndpointDisabled, To: to, Endpoint: &epID, At: now}}
 		}
 	}
 	e.UpdatedAt = now
-	ch.Endpoints = []catalog.Endpoint{e}
+	ch.Endpoints = []model.Endpoint{e}
 	return ch
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -32,7 +32,7 @@ func TestEndpointLifecycle(t *testing.T) {
 	in := &EndpointInput{URL: "https://hooks.example.com/a", EventTypes: []string{"appointment.created"}}
 	ch, e, err := DecideRegister(s, in, "whsec_x", t0, ids)
 	require.NoError(t, err)
-	require.Equal(t, catalog.EndpointActive, e.Status)
+	require.Equal(t, model.EndpointActive, e.Status)
 	require.Equal(t, "full", e.PayloadStyle)
 	s = applyChangeT(t, s, ch)
 	require.Len(t, s.Endpoints(), 1)
@@ -49,12 +49,12 @@ func TestEndpointLifecycle(t *testing.T) {
 
 	// Auto-disabled (as the deliverer will leave it), then re-enabled.
 	dis := *s.Endpoint(e.ID)
-	dis.Status, dis.IsActive, dis.ConsecutiveFailures = catalog.EndpointAutoDisabled, false, 10
-	s = applyChangeT(t, s, &record.Change{At: t0, Endpoints: []catalog.Endpoint{dis}})
+	dis.Status, dis.IsActive, dis.ConsecutiveFailures = model.EndpointAutoDisabled, false, 10
+	s = applyChangeT(t, s, &record.Change{At: t0, Endpoints: []model.Endpoint{dis}})
 	on := true
 	ch, e2, err := DecideEndpointPatch(s, e.ID, &EndpointPatch{IsActive: &on}, t0)
 	require.NoError(t, err)
-	require.Equal(t, catalog.EndpointActive, e2.Status)
+	require.Equal(t, model.EndpointActive, e2.Status)
 	require.Zero(t, e2.ConsecutiveFailures)
 	s = applyChangeT(t, s, ch)
 	ch, _, err = DecideEndpointPatch(s, e.ID, &EndpointPatch{IsActive: &on}, t0)
@@ -107,16 +107,16 @@ func TestTenExhaustedInARowAutoDisable(t *testing.T) {
 
 	for i := 0; i < AutoDisableAfter-1; i++ {
 		s = applyChangeT(t, s, DecideDeliveryOutcome(s, id, false, t0, ids))
-		require.Equal(t, catalog.EndpointActive, s.Endpoint(id).Status)
+		require.Equal(t, model.EndpointActive, s.Endpoint(id).Status)
 	}
 	ch = DecideDeliveryOutcome(s, id, false, t0, ids)
 	require.Len(t, ch.Mails, 1)
-	require.Equal(t, catalog.MailEndpointDisabled, ch.Mails[0].Kind)
+	require.Equal(t, model.MailEndpointDisabled, ch.Mails[0].Kind)
 	require.Equal(t, s.Business.OwnerEmail, ch.Mails[0].To)
 	require.Equal(t, id, *ch.Mails[0].Endpoint)
 	s = applyChangeT(t, s, ch)
 	got := s.Endpoint(id)
-	require.Equal(t, catalog.EndpointAutoDisabled, got.Status)
+	require.Equal(t, model.EndpointAutoDisabled, got.Status)
 	require.False(t, got.IsActive)
 	require.Equal(t, AutoDisableAfter, got.ConsecutiveFailures)
 	require.False(t, got.Delivers("appointment.created"))
@@ -125,7 +125,7 @@ func TestTenExhaustedInARowAutoDisable(t *testing.T) {
 	on := true
 	ch, e, err = DecideEndpointPatch(s, id, &EndpointPatch{IsActive: &on}, t0)
 	require.NoError(t, err)
-	require.Equal(t, catalog.EndpointActive, e.Status)
+	require.Equal(t, model.EndpointActive, e.Status)
 	require.Zero(t, e.ConsecutiveFailures)
 	s = applyChangeT(t, s, ch)
 	require.True(t, s.Endpoint(id).Delivers("appointment.created"), "back on: events get records again")

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -35,7 +35,7 @@ var (
 )
 
 // Hold returns the hold with id, live or not, or nil.
-func (s *State) Hold(id uuid.UUID) *catalog.Hold {
+func (s *State) Hold(id uuid.UUID) *model.Hold {
 	h, _ := s.holds.Get(id)
 	return h
 }
@@ -53,12 +53,12 @@ func (s *State) NextHoldExpiry() (time.Time, bool) {
 	return next, !next.IsZero()
 }
 
-func expiryOf(h *catalog.Hold) CreationKey { return CreationKey{At: h.ExpiresAt.UnixNano(), ID: h.ID} }
+func expiryOf(h *model.Hold) CreationKey { return CreationKey{At: h.ExpiresAt.UnixNano(), ID: h.ID} }
 
 // DecideHold decides POST /holds: the booking decision with no customer
 // (so the existing-customer rule is left to the booking that uses the
 // hold), and the footprint held until now + TTL.
-func DecideHold(s *State, in *HoldInput, now time.Time, ids IDs) (*record.Change, *catalog.Hold, error) {
+func DecideHold(s *State, in *HoldInput, now time.Time, ids IDs) (*record.Change, *model.Hold, error) {
 	svc, d, err := decideSlot(s, &slotInput{ServiceID: in.ServiceID, Start: in.Start, StaffID: in.StaffID,
 		Enforce: true, CustomerOnFile: true}, now)
 	if err != nil {
@@ -66,9 +66,9 @@ func DecideHold(s *State, in *HoldInput, now time.Time, ids IDs) (*record.Change
 	}
 	id := ids.UUID()
 	a := Appointment(id, &s.Business, s.Loc, svc, d.Staff, in.Start, now)
-	h := catalog.Hold{ID: id, ServiceID: svc.ID, StaffID: d.Staff.ID, Start: a.StartTime, End: a.EndTime,
-		Segments: a.Segments, ExpiresAt: now.Add(in.TTL), CreatedAt: now, UpdatedAt: now, Status: catalog.HoldActive}
-	ch := &record.Change{At: now, Holds: []catalog.Hold{h}}
+	h := model.Hold{ID: id, ServiceID: svc.ID, StaffID: d.Staff.ID, Start: a.StartTime, End: a.EndTime,
+		Segments: a.Segments, ExpiresAt: now.Add(in.TTL), CreatedAt: now, UpdatedAt: now, Status: model.HoldActive}
+	ch := &record.Change{At: now, Holds: []model.Hold{h}}
 	if in.StaffID == nil {
 		ch.LastAssigned = &h.StaffID
 	}
@@ -77,7 +77,7 @@ func DecideHold(s *State, in *HoldInput, now time.Time, ids IDs) (*record.Change
 
 // DecideExtend decides PATCH /holds/{id}: expiresAt becomes now + ttl, at
 // most HoldMaxLife after the hold was made.
-func DecideExtend(s *State, id uuid.UUID, ttl time.Duration, now time.Time) (*record.Change, *catalog.Hold, error) {
+func DecideExtend(s *State, id uuid.UUID, ttl time.Duration, now time.Time) (*record.Change, *model.Hold, error) {
 	h := s.Hold(id)
 	switch {
 	case h == nil:
@@ -86,14 +86,14 @@ func DecideExtend(s *State, id uuid.UUID, ttl time.Duration, now time.Time) (*re
 		return nil, nil, errHoldGone
 	}
 	exp := now.Add(ttl)
-	if last := h.CreatedAt.Add(catalog.HoldMaxLife); exp.After(last) {
+	if last := h.CreatedAt.Add(model.HoldMaxLife); exp.After(last) {
 		left := int64(last.Sub(now) / time.Second)
 		return nil, nil, problem.Fields(problem.Bound("ttlSeconds", problem.TooLarge, left,
 			"A hold lasts at most 1800 seconds from its creation; this one has "+strconv.FormatInt(left, 10)+" seconds left."))
 	}
 	n := *h
 	n.ExpiresAt, n.UpdatedAt = exp, now
-	ch := &record.Change{At: now, Holds: []catalog.Hold{n}}
+	ch := &record.Change{At: now, Holds: []model.Hold{n}}
 	if h.Entry != nil { // an offer: the entry shows when it lapses
 		if e := s.Entry(*h.Entry); e != nil && e.Offer != nil && e.Offer.HoldID == h.ID {
 			en, o := *e, *e.Offer
@@ -113,19 +113,19 @@ func DecideRelease(s *State, id uuid.UUID, now time.Time, ids IDs) (*record.Chan
 	switch {
 	case h == nil:
 		return nil, errNotFound
-	case h.Status == catalog.HoldReleased:
+	case h.Status == model.HoldReleased:
 		return nil, nil
 	case !h.Live(now):
 		return nil, errHoldGone
 	}
 	ch := &record.Change{At: now}
-	endHold(s, ch, h, catalog.HoldReleased, now, ids)
+	endHold(s, ch, h, model.HoldReleased, now, ids)
 	return ch, nil
 }
 
 // endHold adds to ch the end of hold h in status to. A waitlist offer's
 // hold ending unused is the offer lapsing (offerLapsed).
-func endHold(s *State, ch *record.Change, h *catalog.Hold, to catalog.HoldStatus, now time.Time, ids IDs) {
+func endHold(s *State, ch *record.Change, h *model.Hold, to model.HoldStatus, now time.Time, ids IDs) {
 	n := *h
 	n.Status, n.UpdatedAt = to, now
 	ch.Holds = append(ch.Holds, n)
@@ -140,7 +140,7 @@ func endHold(s *State, ch *record.Change, h *catalog.Hold, to catalog.HoldStatus
 // time since). Only the existing-customer rule, which is about who books
 // and which a hold could not judge, is applied, unless enforcement is off.
 // The hold is consumed; an offer's waitlist entry becomes booked.
-func decideHeld(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, error) {
+func decideHeld(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Change, *model.Appointment, error) {
 	h := s.Hold(*in.HoldID)
 	if h == nil {
 		return nil, nil, errUnknownHold
@@ -158,18 +158,18 @@ func decideHeld(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Chan
 	}
 	staff := s.StaffMember(h.StaffID)
 	if staff == nil { // removed from the business since: the hold still names them
-		staff = &catalog.Staff{ID: h.StaffID}
+		staff = &model.Staff{ID: h.StaffID}
 	}
 	a := Appointment(ids.UUID(), &s.Business, s.Loc, svc, staff, h.Start, now)
-	a.EndTime, a.Segments = h.End, make([]catalog.Segment, len(h.Segments))
+	a.EndTime, a.Segments = h.End, make([]model.Segment, len(h.Segments))
 	for i, sg := range h.Segments {
 		sg.ID = segmentID(a.ID, i)
 		a.Segments[i] = sg
 	}
 	a.Notes, a.StaffLocked = in.Notes, in.StaffLocked
 	n := *h
-	n.Status, n.Appointment, n.UpdatedAt = catalog.HoldBooked, &a.ID, now
-	ch := &record.Change{At: now, Holds: []catalog.Hold{n}}
+	n.Status, n.Appointment, n.UpdatedAt = model.HoldBooked, &a.ID, now
+	ch := &record.Change{At: now, Holds: []model.Hold{n}}
 	if h.Entry != nil {
 		entryBooked(s, ch, *h.Entry, a.ID, now)
 	}
@@ -178,13 +178,13 @@ func decideHeld(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Chan
 
 // HoldItems returns the index items of hold h: its active segments, while
 // it is active.
-func HoldItems(h *catalog.Hold) []interval.Item {
-	if h.Status != catalog.HoldActive {
+func HoldItems(h *model.Hold) []interval.Item {
+	if h.Status != model.HoldActive {
 		return nil
 	}
 	var items []interval.Item
 	for _, sg := range h.Segments {
-		if sg.Kind == catalog.Active {
+		if sg.Kind == model.Active {
 			items = append(items, interval.Item{
 				Span:  interval.Span{Start: sg.StartTime.UnixMilli(), End: sg.EndTime.UnixMilli()},
 				Owner: h.ID, Seg: sg.Position,
@@ -196,7 +196,7 @@ func HoldItems(h *catalog.Hold) []interval.Item {
 
 // putHold returns b with h stored, replacing any older version, its time
 // held while it is active and freed when it is not.
-func (b book) putHold(h catalog.Hold) book {
+func (b book) putHold(h model.Hold) book {
 	if old, ok := b.holds.Get(h.ID); ok {
 		if items := HoldItems(old); len(items) > 0 {
 			b.index = b.index.Delete(old.StaffID, items...)
@@ -207,7 +207,7 @@ func (b book) putHold(h catalog.Hold) book {
 	if items := HoldItems(&h); len(items) > 0 {
 		b.index = b.index.Add(h.StaffID, items...)
 	}
-	if h.Status == catalog.HoldActive {
+	if h.Status == model.HoldActive {
 		b.liveHolds = b.liveHolds.Set(expiryOf(&h), struct{}{})
 	}
 	return b
@@ -216,8 +216,8 @@ func (b book) putHold(h catalog.Hold) book {
 // pruneHolds returns b without the holds that ended before cutoff.
 func (b book) pruneHolds(cutoff time.Time) book {
 	var old []uuid.UUID
-	b.holds.Ascend(nil, func(id uuid.UUID, h *catalog.Hold) bool {
-		if h.Status != catalog.HoldActive && h.UpdatedAt.Before(cutoff) {
+	b.holds.Ascend(nil, func(id uuid.UUID, h *model.Hold) bool {
+		if h.Status != model.HoldActive && h.UpdatedAt.Before(cutoff) {
 			old = append(old, id)
 		}
 		return true
@@ -233,17 +233,17 @@ func (b book) pruneHolds(cutoff time.Time) book {
 // so the hold is the client's again until it expires (its timer then ends
 // it as usual, and an offer's entry is still offered).
 func restoreHold(s *State, ch *record.Change, appt uuid.UUID, now time.Time) {
-	s.holds.Ascend(nil, func(_ uuid.UUID, h *catalog.Hold) bool {
-		if h.Status != catalog.HoldBooked || h.Appointment == nil || *h.Appointment != appt {
+	s.holds.Ascend(nil, func(_ uuid.UUID, h *model.Hold) bool {
+		if h.Status != model.HoldBooked || h.Appointment == nil || *h.Appointment != appt {
 			return true
 		}
 		n := *h
-		n.Status, n.Appointment, n.UpdatedAt = catalog.HoldActive, nil, now
+		n.Status, n.Appointment, n.UpdatedAt = model.HoldActive, nil, now
 		ch.Holds = append(ch.Holds, n)
 		if h.Entry != nil {
-			if e := s.Entry(*h.Entry); e != nil && e.Status == catalog.EntryBooked {
+			if e := s.Entry(*h.Entry); e != nil && e.Status == model.EntryBooked {
 				en := *e
-				en.Status, en.Booked, en.UpdatedAt = catalog.EntryOffered, nil, now
+				en.Status, en.Booked, en.UpdatedAt = model.EntryOffered, nil, now
 				ch.Entries = append(ch.Entries, en)
 			}
 		}

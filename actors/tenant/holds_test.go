@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // Holds and offers next to prepayment, through the decisions and the
@@ -16,18 +16,18 @@ import (
 
 // openState is payState's business with its staff member working round
 // the clock, so that holds (which always judge the booking rules) fit.
-func openState(t *testing.T, pay catalog.Payments) *State {
+func openState(t *testing.T, pay model.Payments) *State {
 	t.Helper()
 	sp := spec()
 	sp.Business.Payments = pay
 	dep := 2000
 	sp.Services[1].DepositCents = &dep
-	sp.Services = append(sp.Services, catalog.Service{ID: uuid.New(), Name: "Free", DurationMinutes: 30, IsActive: true, CategoryID: sp.Categories[0].ID})
+	sp.Services = append(sp.Services, model.Service{ID: uuid.New(), Name: "Free", DurationMinutes: 30, IsActive: true, CategoryID: sp.Categories[0].ID})
 	for i := range sp.Services {
 		sp.Staff[0].AssignedServiceIDs = append(sp.Staff[0].AssignedServiceIDs, sp.Services[i].ID)
 	}
 	for d := range sp.Staff[0].Hours {
-		sp.Staff[0].Hours[d] = []catalog.Span{{From: 0, To: 24 * 60}}
+		sp.Staff[0].Hours[d] = []model.Span{{From: 0, To: 24 * 60}}
 	}
 	s, _ := put(t, nil, sp, t0)
 	return s
@@ -49,7 +49,7 @@ func holdIn(s *State, name string, start time.Time, ttl time.Duration) *HoldInpu
 // needs prepayment the business cannot take is PAYMENTS_UNAVAILABLE, so a
 // hold and a check say so too, not "bookable".
 func TestPrepaymentWithoutProviderRefusesHoldsAndChecks(t *testing.T) {
-	s := openState(t, catalog.Payments{RequiresPayment: true})
+	s := openState(t, model.Payments{RequiresPayment: true})
 	ids := &fixedIDs{}
 	_, _, err := DecideHold(s, holdIn(s, "Cut", slotA, 5*time.Minute), t0, ids)
 	require.Equal(t, problem.PaymentsUnavailable, problem.As(err).Code)
@@ -71,15 +71,15 @@ func TestReleasedReservationGivesTheHoldBack(t *testing.T) {
 	require.NoError(t, err)
 	s = step(t, s, ch)
 	hold := h.ID
-	ch, a, err := DecideCreate(s, &CreateInput{HoldID: &hold, Enforce: true, Customer: catalog.Customer{FirstName: "N", Email: "n@example.com"}}, t0, ids)
+	ch, a, err := DecideCreate(s, &CreateInput{HoldID: &hold, Enforce: true, Customer: model.Customer{FirstName: "N", Email: "n@example.com"}}, t0, ids)
 	require.NoError(t, err)
 	require.Len(t, ch.Checkouts, 1, "a reservation")
 	s = step(t, s, ch)
-	require.Equal(t, catalog.HoldBooked, s.Hold(hold).Status)
+	require.Equal(t, model.HoldBooked, s.Hold(hold).Status)
 
 	s = step(t, s, DecideCheckoutFailed(s, a.ID, t0.Add(time.Second)))
 	back := s.Hold(hold)
-	require.Equal(t, catalog.HoldActive, back.Status)
+	require.Equal(t, model.HoldActive, back.Status)
 	require.Nil(t, back.Appointment)
 	_, _, err = DecideHold(s, holdIn(s, "Colour", slotA, 5*time.Minute), t0, ids)
 	require.Equal(t, problem.SlotTaken, problem.As(err).Code, "the time is held again")
@@ -91,27 +91,27 @@ func TestReleasedReservationGivesTheHoldBack(t *testing.T) {
 // TestExtendingAnOfferMovesItsDeadline: the entry shows when its offer
 // lapses, so extending the offer's hold moves the entry's offer too.
 func TestExtendingAnOfferMovesItsDeadline(t *testing.T) {
-	s := openState(t, catalog.Payments{})
+	s := openState(t, model.Payments{})
 	ids := &fixedIDs{}
 	ch, a, err := create(t, s, "Cut", slotA, "a@example.com", ids)
 	require.NoError(t, err)
 	s = step(t, s, ch)
 	in := holdIn(s, "Cut", slotA, 0)
 	ch, e, err := DecideEntry(s, &EntryInput{ServiceID: in.ServiceID, StaffID: in.StaffID, From: slotA, To: slotA,
-		Customer: catalog.Person{FirstName: "W", Email: "w@example.com"}}, t0, ids)
+		Customer: model.Person{FirstName: "W", Email: "w@example.com"}}, t0, ids)
 	require.NoError(t, err)
 	s = step(t, s, ch)
 	require.True(t, s.Waiting())
 
-	ch, _, err = DecideStatus(s, a.ID, catalog.Cancelled, nil, t0, ids)
+	ch, _, err = DecideStatus(s, a.ID, model.Cancelled, nil, t0, ids)
 	require.NoError(t, err)
 	AddOffers(s, ch, t0, ids)
 	require.Len(t, ch.Holds, 1, "the freed start is offered")
-	require.Equal(t, []string{"appointment.cancelled", catalog.EventWaitlistOffered}, eventTypes(ch))
+	require.Equal(t, []string{"appointment.cancelled", model.EventWaitlistOffered}, eventTypes(ch))
 	s = step(t, s, ch)
 	got := s.Entry(e.ID)
-	require.Equal(t, catalog.EntryOffered, got.Status)
-	require.Equal(t, t0.Add(catalog.OfferTTL), got.Offer.ExpiresAt)
+	require.Equal(t, model.EntryOffered, got.Status)
+	require.Equal(t, t0.Add(model.OfferTTL), got.Offer.ExpiresAt)
 
 	ch, _, err = DecideExtend(s, got.Offer.HoldID, 20*time.Minute, t0.Add(time.Minute))
 	require.NoError(t, err)
@@ -125,13 +125,13 @@ func TestExtendingAnOfferMovesItsDeadline(t *testing.T) {
 	require.NotNil(t, ch)
 	AddOffers(s, ch, t0.Add(21*time.Minute), ids)
 	s = step(t, s, ch)
-	require.Equal(t, catalog.EntryWaiting, s.Entry(e.ID).Status)
+	require.Equal(t, model.EntryWaiting, s.Entry(e.ID).Status)
 	require.Len(t, ch.Holds, 1)
 
 	// Past its window it expires.
 	require.Nil(t, DecideExpiries(s, slotA, ids))
 	ex := DecideExpiries(s, slotA.Add(time.Millisecond), ids)
-	require.Equal(t, []catalog.EntryStatus{catalog.EntryExpired}, []catalog.EntryStatus{ex.Entries[0].Status})
+	require.Equal(t, []model.EntryStatus{model.EntryExpired}, []model.EntryStatus{ex.Entries[0].Status})
 	s = step(t, s, ex)
 	require.False(t, s.Waiting())
 	_, ok := s.NextEntryExpiry()

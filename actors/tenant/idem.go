@@ -3,7 +3,7 @@ package tenant
 import (
 	"time"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -19,13 +19,13 @@ type idem struct {
 	at       int64 // Unix ns
 	seq      uint64
 	status   uint16
-	op       byte // catalog.Operations' code
+	op       byte // model.Operations' code
 	answer   record.AnswerKind
 	whole    *record.Idem // when set, the only thing that counts
 }
 
 func compactIdem(e *record.Idem, seq uint64) idem {
-	op, known := catalog.Operations.Code(e.Op)
+	op, known := model.Operations.Code(e.Op)
 	c := idem{bodyHash: e.BodyHash, at: e.At.UnixNano(), seq: seq, status: uint16(e.Status), answer: e.Answer, op: op}
 	if !known || e.Refused != nil || e.Body != nil || int(c.status) != e.Status ||
 		!time.Unix(0, c.at).Equal(e.At) {
@@ -44,7 +44,7 @@ func (c *idem) materialize(key string) *record.Idem {
 	}
 	e := &record.Idem{Key: key, BodyHash: c.bodyHash, At: time.Unix(0, c.at).UTC(), Seq: c.seq,
 		Status: int(c.status), Answer: c.answer}
-	e.Op, _ = catalog.Operations.Value(c.op)
+	e.Op, _ = model.Operations.Value(c.op)
 	return e
 }
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -18,25 +18,25 @@ import (
 // snapshot by the pricing rules, the business's currency. Segment ids are
 // derived from the appointment id, so materializing twice gives the same
 // appointment.
-func Appointment(id uuid.UUID, biz *catalog.Business, loc *time.Location, svc *catalog.Service, staff *catalog.Staff, start time.Time, now time.Time) catalog.Appointment {
+func Appointment(id uuid.UUID, biz *model.Business, loc *time.Location, svc *model.Service, staff *model.Staff, start time.Time, now time.Time) model.Appointment {
 	pieces := calendar.Footprint(svc, start)
 	base, total, deposit := calendar.Price(svc, loc, start)
-	a := catalog.Appointment{
-		ID: id, Status: catalog.Confirmed, StartTime: start.UTC(),
+	a := model.Appointment{
+		ID: id, Status: model.Confirmed, StartTime: start.UTC(),
 		EndTime:  start.UTC().Add(time.Duration(svc.DurationMinutes) * time.Minute),
-		Service:  catalog.ServiceRef{ID: svc.ID, Name: svc.Name, DurationMinutes: svc.DurationMinutes, PriceCents: svc.PriceCents},
+		Service:  model.ServiceRef{ID: svc.ID, Name: svc.Name, DurationMinutes: svc.DurationMinutes, PriceCents: svc.PriceCents},
 		Currency: biz.Currency, BasePriceCents: &base, TotalPriceCents: &total, DepositCents: deposit,
 		CreatedAt: now, UpdatedAt: now, Version: 1,
 	}
 	var staffID *uuid.UUID
 	if staff != nil {
-		a.Staff = &catalog.StaffRef{ID: staff.ID, Name: staff.Name}
+		a.Staff = &model.StaffRef{ID: staff.ID, Name: staff.Name}
 		sid := staff.ID
 		staffID = &sid
 	}
-	a.Segments = make([]catalog.Segment, len(pieces))
+	a.Segments = make([]model.Segment, len(pieces))
 	for i, p := range pieces {
-		a.Segments[i] = catalog.Segment{
+		a.Segments[i] = model.Segment{
 			ID: uuid.NewSHA1(id, []byte{byte(i)}), Position: p.Position, Kind: p.Kind,
 			StartTime: time.UnixMilli(p.Span.Start).UTC(), EndTime: time.UnixMilli(p.Span.End).UTC(),
 			StaffMemberID: staffID, Label: p.Label,
@@ -48,7 +48,7 @@ func Appointment(id uuid.UUID, biz *catalog.Business, loc *time.Location, svc *c
 // worldAppointments materializes the spec's appointments and recurring
 // occurrences whose ids are new, refusing any that would make a staff
 // member's active segments overlap.
-func worldAppointments(s *State, spec *catalog.Spec, c *record.Catalog, now time.Time) ([]catalog.Appointment, error) {
+func worldAppointments(s *State, spec *model.Spec, c *record.Catalog, now time.Time) ([]model.Appointment, error) {
 	loc, err := time.LoadLocation(c.Business.Timezone)
 	if err != nil {
 		return nil, err
@@ -71,26 +71,26 @@ func worldAppointments(s *State, spec *catalog.Spec, c *record.Catalog, now time
 }
 
 type materializer struct {
-	spec  *catalog.Spec
+	spec  *model.Spec
 	c     *record.Catalog
 	loc   *time.Location
 	now   time.Time
-	known func(uuid.UUID) *catalog.Appointment
+	known func(uuid.UUID) *model.Appointment
 	index interval.Index
-	out   []catalog.Appointment
+	out   []model.Appointment
 }
 
-func (m *materializer) add(wa *catalog.WorldAppointment, path string) error {
+func (m *materializer) add(wa *model.WorldAppointment, path string) error {
 	if m.known != nil && m.known(wa.ID) != nil {
 		return nil
 	}
 	svc := findService(m.c.Services, wa.ServiceID)
-	var staff *catalog.Staff
+	var staff *model.Staff
 	if wa.StaffMemberID != nil {
 		staff = findStaff(m.c.Staff, *wa.StaffMemberID)
 	}
 	a := Appointment(wa.ID, &m.c.Business, m.loc, svc, staff, wa.StartTime, m.now)
-	a.Status = catalog.Status(wa.Status)
+	a.Status = model.Status(wa.Status)
 	a.CustomerID, a.Notes = wa.CustomerID, wa.Notes
 	a.RecurringSeriesID, a.IsRecurringOccurrence = wa.RecurringSeriesID, wa.IsRecurringOccurrence
 	if sid, items := Items(&a); len(items) > 0 {
@@ -111,7 +111,7 @@ func (m *materializer) add(wa *catalog.WorldAppointment, path string) error {
 // series materializes a recurring series: COUNT rules whole, UNTIL rules up
 // to maxAdvanceDays ahead. Occurrences keep the local wall-clock time of the
 // first start across DST changes.
-func (m *materializer) series(sr *catalog.Series, path string) error {
+func (m *materializer) series(sr *model.Series, path string) error {
 	rule, err := calendar.ParseRule(sr.Rule)
 	if err != nil {
 		return problem.FieldError(path+".rule", problem.InvalidFormat, "The recurrence rule is not supported.")
@@ -132,8 +132,8 @@ func (m *materializer) series(sr *catalog.Series, path string) error {
 		n++
 		id := uuid.NewSHA1(sr.ID, []byte(strconv.Itoa(k)))
 		sid := sr.ID
-		wa := catalog.WorldAppointment{ID: id, CustomerID: sr.CustomerID, ServiceID: sr.ServiceID, StaffMemberID: sr.StaffMemberID,
-			StartTime: at.UTC(), Status: string(catalog.Confirmed), RecurringSeriesID: &sid, IsRecurringOccurrence: true}
+		wa := model.WorldAppointment{ID: id, CustomerID: sr.CustomerID, ServiceID: sr.ServiceID, StaffMemberID: sr.StaffMemberID,
+			StartTime: at.UTC(), Status: string(model.Confirmed), RecurringSeriesID: &sid, IsRecurringOccurrence: true}
 		if err := m.add(&wa, path); err != nil {
 			return err
 		}
@@ -161,7 +161,7 @@ func occurrence(first time.Time, r calendar.Rule, k int) (time.Time, bool) {
 	return t, true
 }
 
-func findService(xs []catalog.Service, id uuid.UUID) *catalog.Service {
+func findService(xs []model.Service, id uuid.UUID) *model.Service {
 	for i := range xs {
 		if xs[i].ID == id {
 			return &xs[i]
@@ -170,7 +170,7 @@ func findService(xs []catalog.Service, id uuid.UUID) *catalog.Service {
 	return nil
 }
 
-func findStaff(xs []catalog.Staff, id uuid.UUID) *catalog.Staff {
+func findStaff(xs []model.Staff, id uuid.UUID) *model.Staff {
 	for i := range xs {
 		if xs[i].ID == id {
 			return &xs[i]

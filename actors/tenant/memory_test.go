@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -84,25 +84,25 @@ var memNS = uuid.MustParse("5d0b0c4e-1f2a-4c1e-9f0e-2b7c2d1d8a11")
 // memWorld is business i of the benchmark's world with n appointments: one
 // hour each, at most one per staff member per hour, Monday to Saturday
 // 09:00–18:00 from the Monday after now.
-func memWorld(i, n int, now time.Time) *catalog.Spec {
+func memWorld(i, n int, now time.Time) *model.Spec {
 	id := func(kind string, j int) uuid.UUID {
 		return uuid.NewSHA1(memNS, fmt.Appendf(nil, "%d/%s/%d", i, kind, j))
 	}
-	sp := &catalog.Spec{
-		Business: catalog.Business{ID: id("business", 0), Name: fmt.Sprintf("Salon %d", i), Timezone: "UTC",
-			Currency: "EUR", Plan: catalog.Pro, Modules: catalog.AllModules, Rules: catalog.DefaultRules()},
-		Keys: []catalog.Key{{ID: id("key", 0), Hash: catalog.HashKey(fmt.Sprintf("sk_%d", i)), Scopes: []string{"appointments:write"}}},
+	sp := &model.Spec{
+		Business: model.Business{ID: id("business", 0), Name: fmt.Sprintf("Salon %d", i), Timezone: "UTC",
+			Currency: "EUR", Plan: model.Pro, Modules: model.AllModules, Rules: model.DefaultRules()},
+		Keys: []model.Key{{ID: id("key", 0), Hash: model.HashKey(fmt.Sprintf("sk_%d", i)), Scopes: []string{"appointments:write"}}},
 	}
 	sp.Business.Rules.MaxAdvanceDays = 3650
 	for j, m := range []int{30, 60, 45} {
-		sp.Services = append(sp.Services, catalog.Service{ID: id("service", j), Name: fmt.Sprintf("Service %d", j),
+		sp.Services = append(sp.Services, model.Service{ID: id("service", j), Name: fmt.Sprintf("Service %d", j),
 			DurationMinutes: m, PriceCents: 1000 * (j + 1), IsActive: true})
 	}
 	for j := range 10 {
-		sp.Staff = append(sp.Staff, catalog.Staff{ID: id("staff", j), Name: fmt.Sprintf("Staff %d", j), IsActive: true, IsBookable: true})
+		sp.Staff = append(sp.Staff, model.Staff{ID: id("staff", j), Name: fmt.Sprintf("Staff %d", j), IsActive: true, IsBookable: true})
 	}
 	for j := range 20 {
-		sp.Customers = append(sp.Customers, catalog.Customer{ID: id("customer", j), FirstName: "Eva", LastName: fmt.Sprint(j),
+		sp.Customers = append(sp.Customers, model.Customer{ID: id("customer", j), FirstName: "Eva", LastName: fmt.Sprint(j),
 			Email: fmt.Sprintf("c%d@b%d.example", j, i)})
 	}
 	day := now.Truncate(24*time.Hour).AddDate(0, 0, 8-int(now.Weekday()))
@@ -111,7 +111,7 @@ func memWorld(i, n int, now time.Time) *catalog.Spec {
 		d, h := slot/9, slot%9
 		d += d / 6 // skip Sundays
 		staff := sp.Staff[j%len(sp.Staff)].ID
-		sp.Appointments = append(sp.Appointments, catalog.WorldAppointment{
+		sp.Appointments = append(sp.Appointments, model.WorldAppointment{
 			ID: id("appointment", j), CustomerID: sp.Customers[j%20].ID, ServiceID: sp.Services[1].ID,
 			StaffMemberID: &staff, StartTime: day.AddDate(0, 0, d).Add(time.Duration(9+h) * time.Hour), Status: "confirmed",
 		})
@@ -136,7 +136,7 @@ func BenchmarkIdemHeap(b *testing.B) {
 		}
 		base := heapInUse()
 		for i := range n {
-			e := &record.Idem{Key: uuid.NewString(), Op: catalog.OpBook, Status: 201,
+			e := &record.Idem{Key: uuid.NewString(), Op: model.OpBook, Status: 201,
 				At: now.Add(time.Duration(i) * time.Millisecond), Answer: record.AnswerBooked}
 			e.BodyHash[0], e.BodyHash[1] = byte(i), byte(i>>8)
 			s, err = Apply(s, uint64(i+2), &record.Record{Kind: record.KindChange, Change: &record.Change{At: e.At, Idempotency: e}})

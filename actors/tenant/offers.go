@@ -8,7 +8,7 @@ import (
 
 	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -37,7 +37,7 @@ func AddOffers(s *State, ch *record.Change, now time.Time, ids IDs) {
 	cur.book = s.book.applyChange(s.Seq, ch)
 	var lapsed []uuid.UUID
 	for i := range ch.Entries {
-		if e := s.Entry(ch.Entries[i].ID); e != nil && e.Status == catalog.EntryOffered {
+		if e := s.Entry(ch.Entries[i].ID); e != nil && e.Status == model.EntryOffered {
 			lapsed = append(lapsed, e.ID)
 		}
 	}
@@ -46,7 +46,7 @@ func AddOffers(s *State, ch *record.Change, now time.Time, ids IDs) {
 			return true
 		}
 		e, i := entryIn(s, ch, k.ID)
-		if e == nil || e.Status != catalog.EntryWaiting {
+		if e == nil || e.Status != model.EntryWaiting {
 			return true
 		}
 		if start, ok := firstNewStart(s, cur, e, freed, now); ok {
@@ -83,13 +83,13 @@ func freedBy(s *State, ch *record.Change) []freedSpan {
 	}
 	for i := range ch.Holds {
 		h := &ch.Holds[i]
-		if old := s.Hold(h.ID); old != nil && old.Status == catalog.HoldActive &&
-			(h.Status == catalog.HoldReleased || h.Status == catalog.HoldExpired) {
+		if old := s.Hold(h.ID); old != nil && old.Status == model.HoldActive &&
+			(h.Status == model.HoldReleased || h.Status == model.HoldExpired) {
 			add(old.StaffID, HoldItems(old))
 		}
 	}
 	for _, id := range ch.Closed {
-		if co := s.Checkout(id); co != nil && !slices.ContainsFunc(ch.Appointments, func(a catalog.Appointment) bool { return a.ID == id }) {
+		if co := s.Checkout(id); co != nil && !slices.ContainsFunc(ch.Appointments, func(a model.Appointment) bool { return a.ID == id }) {
 			add(Items(&co.Appointment))
 		}
 	}
@@ -98,7 +98,7 @@ func freedBy(s *State, ch *record.Change) []freedSpan {
 
 // firstNewStart returns the earliest start in e's window, near the freed
 // time, that is bookable for e in cur and was not in before.
-func firstNewStart(before, cur *State, e *catalog.WaitlistEntry, freed []freedSpan, now time.Time) (time.Time, bool) {
+func firstNewStart(before, cur *State, e *model.WaitlistEntry, freed []freedSpan, now time.Time) (time.Time, bool) {
 	svc := cur.Service(e.ServiceID)
 	if svc == nil || svc.Deleted || !svc.IsActive {
 		return time.Time{}, false
@@ -128,7 +128,7 @@ func firstNewStart(before, cur *State, e *catalog.WaitlistEntry, freed []freedSp
 }
 
 // bookableFor reports whether a booking for entry e at t would be taken.
-func bookableFor(s *State, e *catalog.WaitlistEntry, t, now time.Time) bool {
+func bookableFor(s *State, e *model.WaitlistEntry, t, now time.Time) bool {
 	_, _, err := decideSlot(s, &slotInput{ServiceID: e.ServiceID, Start: t, StaffID: e.StaffID, Enforce: true,
 		CustomerOnFile: s.CustomerByEmail(e.Customer.Email) != nil}, now)
 	return err == nil
@@ -136,8 +136,8 @@ func bookableFor(s *State, e *catalog.WaitlistEntry, t, now time.Time) bool {
 
 // offer holds start for entry e (at i in ch.Entries, or -1) and adds the
 // offer to ch; it returns cur with the hold in place.
-func offer(cur *State, ch *record.Change, e *catalog.WaitlistEntry, i int, start, now time.Time, ids IDs) *State {
-	hc, h, err := DecideHold(cur, &HoldInput{ServiceID: e.ServiceID, Start: start, StaffID: e.StaffID, TTL: catalog.OfferTTL}, now, ids)
+func offer(cur *State, ch *record.Change, e *model.WaitlistEntry, i int, start, now time.Time, ids IDs) *State {
+	hc, h, err := DecideHold(cur, &HoldInput{ServiceID: e.ServiceID, Start: start, StaffID: e.StaffID, TTL: model.OfferTTL}, now, ids)
 	if err != nil {
 		return cur
 	}
@@ -148,11 +148,11 @@ func offer(cur *State, ch *record.Change, e *catalog.WaitlistEntry, i int, start
 		ch.LastAssigned = hc.LastAssigned
 	}
 	n := *e
-	n.Status, n.UpdatedAt = catalog.EntryOffered, now
-	n.Offer = &catalog.Offer{HoldID: h.ID, Start: h.Start, StaffID: h.StaffID, ExpiresAt: h.ExpiresAt}
+	n.Status, n.UpdatedAt = model.EntryOffered, now
+	n.Offer = &model.Offer{HoldID: h.ID, Start: h.Start, StaffID: h.StaffID, ExpiresAt: h.ExpiresAt}
 	putEntryIn(ch, n, i)
-	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventWaitlistOffered, CreatedAt: now, Subject: e.ID})
-	ch.Mails = append(ch.Mails, record.Mail{ID: ids.Mail(now), Kind: catalog.MailWaitlistOffer, To: e.Customer.Email, Appointment: h.ID, At: now})
+	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventWaitlistOffered, CreatedAt: now, Subject: e.ID})
+	ch.Mails = append(ch.Mails, record.Mail{ID: ids.Mail(now), Kind: model.MailWaitlistOffer, To: e.Customer.Email, Appointment: h.ID, At: now})
 	next := &State{}
 	*next = *cur
 	next.book = cur.book.putHold(*h)

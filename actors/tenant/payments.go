@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -28,19 +28,19 @@ const DefaultHoldMinutes = 15
 // the payment it needs: the deposit when the service has one, else the
 // appointment's total price, in the business's currency. A booking whose
 // amount is zero (a free service) needs none: there is nothing to pay.
-func needsPayment(s *State, svc *catalog.Service, a *catalog.Appointment) (catalog.Payment, bool) {
+func needsPayment(s *State, svc *model.Service, a *model.Appointment) (model.Payment, bool) {
 	if !s.Business.Payments.RequiresPayment && !svc.PaymentRequired {
-		return catalog.Payment{}, false
+		return model.Payment{}, false
 	}
-	p := catalog.Payment{AppointmentID: a.ID, Provider: s.Business.Payments.Provider, Currency: s.Business.Currency,
-		Status: catalog.PaymentPending}
+	p := model.Payment{AppointmentID: a.ID, Provider: s.Business.Payments.Provider, Currency: s.Business.Currency,
+		Status: model.PaymentPending}
 	switch {
 	case a.DepositCents != nil && *a.DepositCents > 0:
-		p.AmountCents, p.AmountKind = *a.DepositCents, catalog.AmountDeposit
+		p.AmountCents, p.AmountKind = *a.DepositCents, model.AmountDeposit
 	case a.TotalPriceCents != nil:
-		p.AmountCents, p.AmountKind = *a.TotalPriceCents, catalog.AmountFull
+		p.AmountCents, p.AmountKind = *a.TotalPriceCents, model.AmountFull
 	default:
-		p.AmountCents, p.AmountKind = a.Service.PriceCents, catalog.AmountFull
+		p.AmountCents, p.AmountKind = a.Service.PriceCents, model.AmountFull
 	}
 	return p, p.AmountCents > 0
 }
@@ -48,8 +48,8 @@ func needsPayment(s *State, svc *catalog.Service, a *catalog.Appointment) (catal
 // reserve turns a decided booking that needs payment p into a reservation:
 // the change that holds its time while the checkout is created. cu is a
 // customer to create on completion, nil when the customer is on file.
-func reserve(ch *record.Change, a catalog.Appointment, cu *catalog.Customer, p catalog.Payment, now time.Time, ids IDs) {
-	a.Status = catalog.PendingPayment
+func reserve(ch *record.Change, a model.Appointment, cu *model.Customer, p model.Payment, now time.Time, ids IDs) {
+	a.Status = model.PendingPayment
 	p.ID, p.CreatedAt, p.UpdatedAt = ids.UUID(), now, now
 	ch.Checkouts = []record.Checkout{{Appointment: a, Customer: cu, Payment: p}}
 }
@@ -82,13 +82,13 @@ func (s *State) Checkouts() []record.Checkout {
 
 // Payment returns the payment of appointment id, or nil. It is shared:
 // never modify it.
-func (s *State) Payment(id uuid.UUID) *catalog.Payment {
+func (s *State) Payment(id uuid.UUID) *model.Payment {
 	p, _ := s.payments.Get(id)
 	return p
 }
 
 // PaymentByProviderID returns the payment the provider knows as pid, or nil.
-func (s *State) PaymentByProviderID(pid string) *catalog.Payment {
+func (s *State) PaymentByProviderID(pid string) *model.Payment {
 	if id, ok := s.providerIDs.Get(pid); ok {
 		return s.Payment(id)
 	}
@@ -132,7 +132,7 @@ type CheckoutCreated struct {
 // e-mail again, in case another booking created it meanwhile), the Payment
 // expiring holdMinutes after the reservation, appointment.created and the
 // payment request e-mail. nil when the reservation is no longer open.
-func DecideCheckoutDone(s *State, id uuid.UUID, c CheckoutCreated, now time.Time, ids IDs) (*record.Change, *catalog.Appointment, *catalog.Payment) {
+func DecideCheckoutDone(s *State, id uuid.UUID, c CheckoutCreated, now time.Time, ids IDs) (*record.Change, *model.Appointment, *model.Payment) {
 	co := s.Checkout(id)
 	if co == nil {
 		return nil, nil, nil
@@ -143,19 +143,19 @@ func DecideCheckoutDone(s *State, id uuid.UUID, c CheckoutCreated, now time.Time
 		if on := s.CustomerByEmail(co.Customer.Email); on != nil {
 			a.CustomerID = on.ID
 		} else {
-			ch.Customers = []catalog.Customer{*co.Customer}
-			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventCustomerCreated, CreatedAt: now, Subject: co.Customer.ID})
+			ch.Customers = []model.Customer{*co.Customer}
+			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventCustomerCreated, CreatedAt: now, Subject: co.Customer.ID})
 		}
 	}
 	p := co.Payment
 	p.ProviderPaymentID, p.CheckoutURL, p.ClientSecret = c.ProviderPaymentID, c.CheckoutURL, c.ClientSecret
 	p.ExpiresAt = p.CreatedAt.Add(time.Duration(holdMinutes(s)) * time.Minute)
 	p.UpdatedAt = now
-	ch.Appointments = []catalog.Appointment{a}
-	ch.Payments = []catalog.Payment{p}
-	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
+	ch.Appointments = []model.Appointment{a}
+	ch.Payments = []model.Payment{p}
+	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
 	if cu := CustomerIn(s, ch, a.CustomerID); cu != nil && cu.Email != "" {
-		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
+		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: model.MailConfirmation, To: cu.Email, Appointment: a.ID, At: now}}
 	}
 	return ch, &ch.Appointments[0], &ch.Payments[0]
 }
@@ -188,25 +188,25 @@ func DecidePaid(s *State, id uuid.UUID, event string, now time.Time, ids IDs) *r
 	np.Seen, np.UpdatedAt = remember(p.Seen, event), now
 	ch := &record.Change{At: now}
 	switch p.Status {
-	case catalog.PaymentPending:
-		np.Status = catalog.PaymentSucceeded
-		ch.Events = []record.Event{{ID: ids.Event(now), Type: catalog.EventPaymentSucceeded, CreatedAt: now, Subject: id}}
-		if a := s.Appointment(id); a != nil && a.Status == catalog.PendingPayment {
-			a.Status = catalog.Confirmed
+	case model.PaymentPending:
+		np.Status = model.PaymentSucceeded
+		ch.Events = []record.Event{{ID: ids.Event(now), Type: model.EventPaymentSucceeded, CreatedAt: now, Subject: id}}
+		if a := s.Appointment(id); a != nil && a.Status == model.PendingPayment {
+			a.Status = model.Confirmed
 			a.Touch(now)
-			ch.Appointments = []catalog.Appointment{*a}
-			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: catalog.EventAppointmentConfirmed, CreatedAt: now, Subject: id})
+			ch.Appointments = []model.Appointment{*a}
+			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventAppointmentConfirmed, CreatedAt: now, Subject: id})
 			if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {
-				ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailConfirmation, To: cu.Email, Appointment: id, At: now}}
+				ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: model.MailConfirmation, To: cu.Email, Appointment: id, At: now}}
 			}
 		}
-	case catalog.PaymentExpiredStatus, catalog.PaymentCancelled:
-		np.Status, np.CancelOwed, np.RefundOwed = catalog.PaymentSucceeded, false, p.AmountCents
-		ch.Events = []record.Event{{ID: ids.Event(now), Type: catalog.EventPaymentSucceeded, CreatedAt: now, Subject: id}}
+	case model.PaymentExpiredStatus, model.PaymentCancelled:
+		np.Status, np.CancelOwed, np.RefundOwed = model.PaymentSucceeded, false, p.AmountCents
+		ch.Events = []record.Event{{ID: ids.Event(now), Type: model.EventPaymentSucceeded, CreatedAt: now, Subject: id}}
 	default: // paid before
 		return nil
 	}
-	ch.Payments = []catalog.Payment{np}
+	ch.Payments = []model.Payment{np}
 	return ch
 }
 
@@ -216,19 +216,19 @@ func DecidePaid(s *State, id uuid.UUID, event string, now time.Time, ids IDs) *r
 // change.
 func DecideRefunded(s *State, id uuid.UUID, event string, refunded int, now time.Time, ids IDs) *record.Change {
 	p := s.Payment(id)
-	if p == nil || seen(p, event) || refunded <= p.RefundedCents || p.Status == catalog.PaymentPending {
+	if p == nil || seen(p, event) || refunded <= p.RefundedCents || p.Status == model.PaymentPending {
 		return nil
 	}
 	np := *p
 	np.Seen, np.UpdatedAt = remember(p.Seen, event), now
 	np.RefundedCents = min(refunded, p.AmountCents)
-	np.Status = catalog.PaymentPartiallyRefunded
+	np.Status = model.PaymentPartiallyRefunded
 	if np.RefundedCents >= p.AmountCents {
-		np.Status = catalog.PaymentRefunded
+		np.Status = model.PaymentRefunded
 	}
 	np.RefundOwed = max(0, p.RefundOwed-(np.RefundedCents-p.RefundedCents))
-	return &record.Change{At: now, Payments: []catalog.Payment{np},
-		Events: []record.Event{{ID: ids.Event(now), Type: catalog.EventPaymentRefunded, CreatedAt: now, Subject: id}}}
+	return &record.Change{At: now, Payments: []model.Payment{np},
+		Events: []record.Event{{ID: ids.Event(now), Type: model.EventPaymentRefunded, CreatedAt: now, Subject: id}}}
 }
 
 // DecideRefundIssued records that slotd's own refund of what it owed on
@@ -248,19 +248,19 @@ func DecideRefundIssued(s *State, id uuid.UUID, now time.Time, ids IDs) *record.
 // nothing to expire (yet).
 func DecideExpire(s *State, id uuid.UUID, now time.Time, ids IDs) *record.Change {
 	p := s.Payment(id)
-	if p == nil || p.Status != catalog.PaymentPending || now.Before(p.ExpiresAt) {
+	if p == nil || p.Status != model.PaymentPending || now.Before(p.ExpiresAt) {
 		return nil
 	}
 	np := *p
-	np.Status, np.CancelOwed, np.UpdatedAt = catalog.PaymentExpiredStatus, true, now
-	ch := &record.Change{At: now, Payments: []catalog.Payment{np}}
-	if a := s.Appointment(id); a != nil && a.Status == catalog.PendingPayment {
-		a.Status = catalog.PaymentExpired
+	np.Status, np.CancelOwed, np.UpdatedAt = model.PaymentExpiredStatus, true, now
+	ch := &record.Change{At: now, Payments: []model.Payment{np}}
+	if a := s.Appointment(id); a != nil && a.Status == model.PendingPayment {
+		a.Status = model.PaymentExpired
 		a.Touch(now)
-		ch.Appointments = []catalog.Appointment{*a}
-		ch.Events = []record.Event{{ID: ids.Event(now), Type: catalog.EventAppointmentUpdated, CreatedAt: now, Subject: id}}
+		ch.Appointments = []model.Appointment{*a}
+		ch.Events = []record.Event{{ID: ids.Event(now), Type: model.EventAppointmentUpdated, CreatedAt: now, Subject: id}}
 		if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {
-			ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: catalog.MailStatus, To: cu.Email, Appointment: id, At: now}}
+			ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: model.MailStatus, To: cu.Email, Appointment: id, At: now}}
 		}
 	}
 	return ch
@@ -275,21 +275,21 @@ func DecideCancelDone(s *State, id uuid.UUID, now time.Time) *record.Change {
 	}
 	np := *p
 	np.CancelOwed, np.UpdatedAt = false, now
-	return &record.Change{At: now, Payments: []catalog.Payment{np}}
+	return &record.Change{At: now, Payments: []model.Payment{np}}
 }
 
 // leaving returns the payment of appointment a as it becomes when a
 // leaves pending_payment through the status endpoint (decisions §5):
 // cancelled, and owed a cancel at the provider. nil when a has no
 // pending payment.
-func leaving(s *State, a *catalog.Appointment, now time.Time) []catalog.Payment {
+func leaving(s *State, a *model.Appointment, now time.Time) []model.Payment {
 	p := s.Payment(a.ID)
-	if a.Status != catalog.PendingPayment || p == nil || p.Status != catalog.PaymentPending {
+	if a.Status != model.PendingPayment || p == nil || p.Status != model.PaymentPending {
 		return nil
 	}
 	np := *p
-	np.Status, np.CancelOwed, np.UpdatedAt = catalog.PaymentCancelled, true, now
-	return []catalog.Payment{np}
+	np.Status, np.CancelOwed, np.UpdatedAt = model.PaymentCancelled, true, now
+	return []model.Payment{np}
 }
 
 func holdMinutes(s *State) int {
@@ -299,26 +299,26 @@ func holdMinutes(s *State) int {
 	return DefaultHoldMinutes
 }
 
-func seen(p *catalog.Payment, event string) bool {
+func seen(p *model.Payment, event string) bool {
 	return event != "" && slices.Contains(p.Seen, event)
 }
 
 // remember returns seen with event added, the oldest dropped beyond
-// catalog.MaxSeenEvents. seen itself is not modified.
+// model.MaxSeenEvents. seen itself is not modified.
 func remember(seen []string, event string) []string {
 	if event == "" {
 		return seen
 	}
 	out := append(slices.Clone(seen), event)
-	if len(out) > catalog.MaxSeenEvents {
-		out = out[len(out)-catalog.MaxSeenEvents:]
+	if len(out) > model.MaxSeenEvents {
+		out = out[len(out)-model.MaxSeenEvents:]
 	}
 	return out
 }
 
 // CustomerIn finds customer id among those change ch (being decided
 // against s; nil for none) creates, or in s.
-func CustomerIn(s *State, ch *record.Change, id uuid.UUID) *catalog.Customer {
+func CustomerIn(s *State, ch *record.Change, id uuid.UUID) *model.Customer {
 	if ch != nil {
 		for i := range ch.Customers {
 			if ch.Customers[i].ID == id {

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -18,23 +18,23 @@ import (
 var (
 	slotA = t0.Add(48 * time.Hour) // Monday 10:00 in Amsterdam
 	slotB = slotA.Add(3 * time.Hour)
-	paid  = catalog.Payments{Provider: "client_secret", RequiresPayment: true, HoldMinutes: 15}
+	paid  = model.Payments{Provider: "client_secret", RequiresPayment: true, HoldMinutes: 15}
 )
 
 // payState returns a business taking payment as pay, with services Cut
 // (3500, 3000 on Monday mornings), Colour (8500, deposit 2000), Free (0)
 // and Zero (4000, deposit 0), all performed by its one staff member;
 // perService: every service requires payment.
-func payState(t *testing.T, pay catalog.Payments, perService bool) *State {
+func payState(t *testing.T, pay model.Payments, perService bool) *State {
 	t.Helper()
 	sp := spec()
 	sp.Business.Payments = pay
 	dep, zero := 2000, 0
-	sp.Services[0].PricingRules = []catalog.PricingRule{{Days: []time.Weekday{time.Monday}, From: 9 * 60, To: 12 * 60, PriceCents: 3000}}
+	sp.Services[0].PricingRules = []model.PricingRule{{Days: []time.Weekday{time.Monday}, From: 9 * 60, To: 12 * 60, PriceCents: 3000}}
 	sp.Services[1].DepositCents = &dep
 	sp.Services = append(sp.Services,
-		catalog.Service{ID: uuid.New(), Name: "Free", DurationMinutes: 30, IsActive: true, CategoryID: sp.Categories[0].ID},
-		catalog.Service{ID: uuid.New(), Name: "Zero", DurationMinutes: 30, PriceCents: 4000, DepositCents: &zero, IsActive: true, CategoryID: sp.Categories[0].ID})
+		model.Service{ID: uuid.New(), Name: "Free", DurationMinutes: 30, IsActive: true, CategoryID: sp.Categories[0].ID},
+		model.Service{ID: uuid.New(), Name: "Zero", DurationMinutes: 30, PriceCents: 4000, DepositCents: &zero, IsActive: true, CategoryID: sp.Categories[0].ID})
 	for i := range sp.Services {
 		sp.Services[i].PaymentRequired = perService
 		sp.Staff[0].AssignedServiceIDs = append(sp.Staff[0].AssignedServiceIDs, sp.Services[i].ID)
@@ -44,9 +44,9 @@ func payState(t *testing.T, pay catalog.Payments, perService bool) *State {
 }
 
 // create books service name at start with the staff member pinned.
-func create(t *testing.T, s *State, name string, start time.Time, email string, ids IDs) (*record.Change, *catalog.Appointment, error) {
+func create(t *testing.T, s *State, name string, start time.Time, email string, ids IDs) (*record.Change, *model.Appointment, error) {
 	staff := s.Staff[0].ID
-	in := &CreateInput{Start: start, StaffID: &staff, Customer: catalog.Customer{FirstName: "Noor", Email: email}}
+	in := &CreateInput{Start: start, StaffID: &staff, Customer: model.Customer{FirstName: "Noor", Email: email}}
 	for _, svc := range s.Services {
 		if svc.Name == name {
 			in.ServiceID = svc.ID
@@ -75,20 +75,20 @@ func TestCreateNeedsPayment(t *testing.T) {
 	noProvider.Provider = ""
 	for _, tc := range []struct {
 		name, service, email string
-		pay                  catalog.Payments
+		pay                  model.Payments
 		perService           bool         // the service, not the business, requires payment
 		want                 problem.Code // a refusal
 		amount               int          // 0: no payment needed
 		kind                 string
 	}{
-		{"full price is the total", "Cut", "noor@example.com", paid, false, "", 3000, catalog.AmountFull},
-		{"deposit", "Colour", "noor@example.com", paid, false, "", 2000, catalog.AmountDeposit},
-		{"zero deposit is the full price", "Zero", "noor@example.com", paid, false, "", 4000, catalog.AmountFull},
-		{"customer on file", "Cut", "eva@example.com", paid, false, "", 3000, catalog.AmountFull},
-		{"service requires payment", "Colour", "noor@example.com", catalog.Payments{Provider: "redirect"}, true, "", 2000, catalog.AmountDeposit},
+		{"full price is the total", "Cut", "noor@example.com", paid, false, "", 3000, model.AmountFull},
+		{"deposit", "Colour", "noor@example.com", paid, false, "", 2000, model.AmountDeposit},
+		{"zero deposit is the full price", "Zero", "noor@example.com", paid, false, "", 4000, model.AmountFull},
+		{"customer on file", "Cut", "eva@example.com", paid, false, "", 3000, model.AmountFull},
+		{"service requires payment", "Colour", "noor@example.com", model.Payments{Provider: "redirect"}, true, "", 2000, model.AmountDeposit},
 		{"no provider", "Cut", "noor@example.com", noProvider, false, problem.PaymentsUnavailable, 0, ""},
 		{"free service", "Free", "noor@example.com", paid, false, "", 0, ""},
-		{"payment not required", "Cut", "noor@example.com", catalog.Payments{Provider: "redirect"}, false, "", 0, ""},
+		{"payment not required", "Cut", "noor@example.com", model.Payments{Provider: "redirect"}, false, "", 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := payState(t, tc.pay, tc.perService)
@@ -102,8 +102,8 @@ func TestCreateNeedsPayment(t *testing.T) {
 			if tc.amount == 0 {
 				require.Empty(t, ch.Checkouts)
 				require.Len(t, ch.Appointments, 1)
-				require.Equal(t, catalog.Confirmed, a.Status)
-				require.Contains(t, eventTypes(ch), catalog.EventAppointmentCreated)
+				require.Equal(t, model.Confirmed, a.Status)
+				require.Contains(t, eventTypes(ch), model.EventAppointmentCreated)
 				return
 			}
 			require.Len(t, ch.Checkouts, 1)
@@ -112,7 +112,7 @@ func TestCreateNeedsPayment(t *testing.T) {
 			require.Empty(t, ch.Mails)
 			require.Empty(t, ch.Customers, "a new customer waits inside the reservation")
 			co := ch.Checkouts[0]
-			require.Equal(t, catalog.PendingPayment, co.Appointment.Status)
+			require.Equal(t, model.PendingPayment, co.Appointment.Status)
 			require.Equal(t, co.Appointment, *a)
 			if tc.email == "eva@example.com" { // on file
 				require.Nil(t, co.Customer)
@@ -124,8 +124,8 @@ func TestCreateNeedsPayment(t *testing.T) {
 			}
 			p := co.Payment
 			p.ID, p.CreatedAt, p.UpdatedAt = uuid.Nil, time.Time{}, time.Time{}
-			require.Equal(t, catalog.Payment{AppointmentID: a.ID, Provider: tc.pay.Provider, AmountCents: tc.amount,
-				Currency: "EUR", AmountKind: tc.kind, Status: catalog.PaymentPending}, p)
+			require.Equal(t, model.Payment{AppointmentID: a.ID, Provider: tc.pay.Provider, AmountCents: tc.amount,
+				Currency: "EUR", AmountKind: tc.kind, Status: model.PaymentPending}, p)
 		})
 	}
 }
@@ -148,7 +148,7 @@ func pending(t *testing.T, ids IDs) (*State, uuid.UUID) {
 // The payment refusal comes after every booking rule; the hold is the
 // business's holdMinutes, 15 when unset.
 func TestNoProviderAndHoldMinutes(t *testing.T) {
-	s := payState(t, catalog.Payments{RequiresPayment: true}, false)
+	s := payState(t, model.Payments{RequiresPayment: true}, false)
 	ch, _, err := create(t, s, "Free", slotA, "noor@example.com", &fixedIDs{})
 	require.NoError(t, err, "a free booking needs no provider")
 	s = step(t, s, ch)
@@ -181,20 +181,20 @@ func TestReservationThenCheckoutDone(t *testing.T) {
 
 	done := t0.Add(20 * time.Second)
 	ch, a, p := DecideCheckoutDone(s, id, CheckoutCreated{ProviderPaymentID: "pi_1", ClientSecret: "pi_1_secret"}, done, ids)
-	require.ElementsMatch(t, []string{catalog.EventAppointmentCreated, catalog.EventCustomerCreated}, eventTypes(ch))
+	require.ElementsMatch(t, []string{model.EventAppointmentCreated, model.EventCustomerCreated}, eventTypes(ch))
 	require.Len(t, ch.Mails, 1)
-	require.Equal(t, catalog.MailConfirmation, ch.Mails[0].Kind)
+	require.Equal(t, model.MailConfirmation, ch.Mails[0].Kind)
 	require.Equal(t, "noor@example.com", ch.Mails[0].To)
-	require.Equal(t, catalog.PendingPayment, a.Status)
+	require.Equal(t, model.PendingPayment, a.Status)
 	require.Equal(t, t0.Add(15*time.Minute), p.ExpiresAt, "createdAt + holdMinutes")
 	require.Equal(t, "pi_1_secret", p.ClientSecret)
 
 	s = step(t, s, ch)
 	require.Nil(t, s.Checkout(id))
 	got := s.Appointment(id)
-	require.Equal(t, catalog.PendingPayment, got.Status)
+	require.Equal(t, model.PendingPayment, got.Status)
 	require.Equal(t, s.CustomerByEmail("noor@example.com").ID, got.CustomerID, "the customer is created")
-	require.Equal(t, catalog.PaymentPending, s.Payment(id).Status)
+	require.Equal(t, model.PaymentPending, s.Payment(id).Status)
 	require.Equal(t, 3000, s.Payment(id).AmountCents)
 	require.Equal(t, s.Payment(id), s.PaymentByProviderID("pi_1"))
 	require.Nil(t, s.PaymentByProviderID("pi_2"))
@@ -211,11 +211,11 @@ func TestReservationThenCheckoutDone(t *testing.T) {
 func TestCheckoutDoneFindsCustomerCreatedMeanwhile(t *testing.T) {
 	ids := &fixedIDs{}
 	s, id := reserved(t, ids)
-	cch, cu, err := DecideCustomer(s, catalog.Customer{FirstName: "Noor", Email: "Noor@Example.com"}, t0, ids)
+	cch, cu, err := DecideCustomer(s, model.Customer{FirstName: "Noor", Email: "Noor@Example.com"}, t0, ids)
 	require.NoError(t, err)
 	s = step(t, s, cch)
 	ch, a, _ := DecideCheckoutDone(s, id, CheckoutCreated{ProviderPaymentID: "pi_1"}, t0, ids)
-	require.Equal(t, []string{catalog.EventAppointmentCreated}, eventTypes(ch))
+	require.Equal(t, []string{model.EventAppointmentCreated}, eventTypes(ch))
 	require.Empty(t, ch.Customers)
 	require.Equal(t, cu.ID, a.CustomerID)
 	s = step(t, s, ch)
@@ -246,12 +246,12 @@ func TestPaidConfirms(t *testing.T) {
 	s, id := pending(t, ids)
 	now := t0.Add(5 * time.Minute)
 	ch := DecidePaid(s, id, "evt_pay_1", now, ids)
-	require.Equal(t, []string{catalog.EventPaymentSucceeded, "appointment.confirmed"}, eventTypes(ch), "in that order")
+	require.Equal(t, []string{model.EventPaymentSucceeded, "appointment.confirmed"}, eventTypes(ch), "in that order")
 	require.Len(t, ch.Mails, 1)
-	require.Equal(t, catalog.MailConfirmation, ch.Mails[0].Kind)
+	require.Equal(t, model.MailConfirmation, ch.Mails[0].Kind)
 	s = step(t, s, ch)
-	require.Equal(t, catalog.Confirmed, s.Appointment(id).Status)
-	require.Equal(t, catalog.PaymentSucceeded, s.Payment(id).Status)
+	require.Equal(t, model.Confirmed, s.Appointment(id).Status)
+	require.Equal(t, model.PaymentSucceeded, s.Payment(id).Status)
 	require.False(t, s.HasPaymentWork())
 	require.Nil(t, DecidePaid(s, id, "evt_pay_1", now, ids), "the same event again")
 	require.Nil(t, DecidePaid(s, id, "evt_pay_2", now, ids), "paid twice")
@@ -260,16 +260,16 @@ func TestPaidConfirms(t *testing.T) {
 
 	// The provider reports refunds; the appointment keeps its status.
 	ch = DecideRefunded(s, id, "evt_ref_1", 1000, now, ids)
-	require.Equal(t, []string{catalog.EventPaymentRefunded}, eventTypes(ch))
+	require.Equal(t, []string{model.EventPaymentRefunded}, eventTypes(ch))
 	s = step(t, s, ch)
-	require.Equal(t, catalog.PaymentPartiallyRefunded, s.Payment(id).Status)
+	require.Equal(t, model.PaymentPartiallyRefunded, s.Payment(id).Status)
 	require.Equal(t, 1000, s.Payment(id).RefundedCents)
 	require.Nil(t, DecideRefunded(s, id, "evt_ref_2", 1000, now, ids), "the same total again")
 	require.Nil(t, DecideRefunded(s, id, "evt_ref_1", 3000, now, ids), "an event seen before")
 	s = step(t, s, DecideRefunded(s, id, "evt_ref_3", 3000, now, ids))
-	require.Equal(t, catalog.PaymentRefunded, s.Payment(id).Status)
+	require.Equal(t, model.PaymentRefunded, s.Payment(id).Status)
 	require.Equal(t, 3000, s.Payment(id).RefundedCents)
-	require.Equal(t, catalog.Confirmed, s.Appointment(id).Status)
+	require.Equal(t, model.Confirmed, s.Appointment(id).Status)
 	require.False(t, s.HasPaymentWork())
 }
 
@@ -280,11 +280,11 @@ func TestExpiryThenLatePayment(t *testing.T) {
 	require.Nil(t, DecideExpire(s, id, deadline.Add(-time.Millisecond), ids), "not before the deadline")
 	require.Nil(t, DecideRefunded(s, id, "evt_r", 100, deadline, ids), "nothing to refund while pending")
 	ch := DecideExpire(s, id, deadline, ids)
-	require.Equal(t, []string{catalog.EventAppointmentUpdated}, eventTypes(ch))
+	require.Equal(t, []string{model.EventAppointmentUpdated}, eventTypes(ch))
 	s = step(t, s, ch)
-	require.Equal(t, catalog.PaymentExpired, s.Appointment(id).Status)
+	require.Equal(t, model.PaymentExpired, s.Appointment(id).Status)
 	p := s.Payment(id)
-	require.Equal(t, catalog.PaymentExpiredStatus, p.Status)
+	require.Equal(t, model.PaymentExpiredStatus, p.Status)
 	require.True(t, p.CancelOwed)
 	require.Equal(t, []uuid.UUID{id}, s.PaymentWork(), "the cancel is owed")
 	require.Nil(t, DecideExpire(s, id, deadline.Add(time.Minute), ids), "expires once")
@@ -295,24 +295,24 @@ func TestExpiryThenLatePayment(t *testing.T) {
 	// Paid after all: owed back in full, the appointment stays expired.
 	late := deadline.Add(2 * time.Minute)
 	ch = DecidePaid(s, id, "evt_late", late, ids)
-	require.Equal(t, []string{catalog.EventPaymentSucceeded}, eventTypes(ch))
+	require.Equal(t, []string{model.EventPaymentSucceeded}, eventTypes(ch))
 	s = step(t, s, ch)
 	p = s.Payment(id)
-	require.Equal(t, catalog.PaymentSucceeded, p.Status)
+	require.Equal(t, model.PaymentSucceeded, p.Status)
 	require.Equal(t, 3000, p.RefundOwed)
-	require.Equal(t, catalog.PaymentExpired, s.Appointment(id).Status)
+	require.Equal(t, model.PaymentExpired, s.Appointment(id).Status)
 	require.True(t, s.HasPaymentWork())
 	require.Equal(t, []uuid.UUID{id}, s.PaymentWork())
 	require.Nil(t, DecidePaid(s, id, "evt_late", late, ids))
 
 	ch = DecideRefundIssued(s, id, late.Add(time.Second), ids)
-	require.Equal(t, []string{catalog.EventPaymentRefunded}, eventTypes(ch))
+	require.Equal(t, []string{model.EventPaymentRefunded}, eventTypes(ch))
 	s = step(t, s, ch)
 	p = s.Payment(id)
-	require.Equal(t, catalog.PaymentRefunded, p.Status)
+	require.Equal(t, model.PaymentRefunded, p.Status)
 	require.Equal(t, 0, p.RefundOwed)
 	require.Equal(t, 3000, p.RefundedCents)
-	require.Equal(t, catalog.PaymentExpired, s.Appointment(id).Status)
+	require.Equal(t, model.PaymentExpired, s.Appointment(id).Status)
 	require.False(t, s.HasPaymentWork())
 	require.Nil(t, DecideRefundIssued(s, id, late, ids), "nothing owed any more")
 }
@@ -321,20 +321,20 @@ func TestStatusCancelCancelsPayment(t *testing.T) {
 	ids := &fixedIDs{}
 	s, id := pending(t, ids)
 	now := t0.Add(time.Minute)
-	ch, a, err := DecideStatus(s, id, catalog.Cancelled, nil, now, ids)
+	ch, a, err := DecideStatus(s, id, model.Cancelled, nil, now, ids)
 	require.NoError(t, err)
-	require.Equal(t, catalog.Cancelled, a.Status)
+	require.Equal(t, model.Cancelled, a.Status)
 	require.Len(t, ch.Payments, 1)
 	s = step(t, s, ch)
 	p := s.Payment(id)
-	require.Equal(t, catalog.PaymentCancelled, p.Status)
+	require.Equal(t, model.PaymentCancelled, p.Status)
 	require.True(t, p.CancelOwed)
 	require.Equal(t, []uuid.UUID{id}, s.PaymentWork())
 	require.Nil(t, DecideExpire(s, id, now.Add(time.Hour), ids), "a cancelled payment does not expire")
 
 	s = step(t, s, DecideCancelDone(s, id, now.Add(time.Second)))
 	require.False(t, s.Payment(id).CancelOwed)
-	require.Equal(t, catalog.PaymentCancelled, s.Payment(id).Status)
+	require.Equal(t, model.PaymentCancelled, s.Payment(id).Status)
 	require.False(t, s.HasPaymentWork())
 	require.Empty(t, s.PaymentWork())
 	require.Nil(t, DecideCancelDone(s, id, now), "cancelled once")
@@ -368,8 +368,8 @@ func TestSnapshotKeepsPayments(t *testing.T) {
 	// The restored reservation completes; the restored payment is paid.
 	done, _, _ := DecideCheckoutDone(r, openID, CheckoutCreated{ProviderPaymentID: "pi_2"}, t0, ids)
 	r = step(t, r, done)
-	require.Equal(t, catalog.PendingPayment, r.Appointment(openID).Status)
+	require.Equal(t, model.PendingPayment, r.Appointment(openID).Status)
 	require.Equal(t, 2000, r.PaymentByProviderID("pi_2").AmountCents)
 	r = step(t, r, DecidePaid(r, paidID, "evt_1", t0, ids))
-	require.Equal(t, catalog.Confirmed, r.Appointment(paidID).Status)
+	require.Equal(t, model.Confirmed, r.Appointment(paidID).Status)
 }

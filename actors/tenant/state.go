@@ -16,21 +16,21 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
 
 // State is one business as of journal position Seq.
 type State struct {
 	Seq        uint64
-	Business   catalog.Business
+	Business   model.Business
 	Loc        *time.Location
-	Keys       []catalog.Key      // in creation order
-	Categories []catalog.Category // createdAt, then id, ascending
-	Services   []catalog.Service  // createdAt, then id, ascending; deleted ones included
-	Staff      []catalog.Staff    // createdAt, then id, ascending
+	Keys       []model.Key      // in creation order
+	Categories []model.Category // createdAt, then id, ascending
+	Services   []model.Service  // createdAt, then id, ascending; deleted ones included
+	Staff      []model.Staff    // createdAt, then id, ascending
 
-	keyByHash  map[catalog.KeyHash]int
+	keyByHash  map[model.KeyHash]int
 	serviceIdx map[uuid.UUID]int
 	staffIdx   map[uuid.UUID]int
 	staffText  []byte // each staff member's id as a JSON string, 38 bytes apiece, in Staff order
@@ -47,7 +47,7 @@ func (s *State) Size() int {
 }
 
 // Key returns the key with hash h, or nil.
-func (s *State) Key(h catalog.KeyHash) *catalog.Key {
+func (s *State) Key(h model.KeyHash) *model.Key {
 	if i, ok := s.keyByHash[h]; ok {
 		return &s.Keys[i]
 	}
@@ -55,7 +55,7 @@ func (s *State) Key(h catalog.KeyHash) *catalog.Key {
 }
 
 // Service returns the service with id, deleted ones included, or nil.
-func (s *State) Service(id uuid.UUID) *catalog.Service {
+func (s *State) Service(id uuid.UUID) *model.Service {
 	if i, ok := s.serviceIdx[id]; ok {
 		return &s.Services[i]
 	}
@@ -63,7 +63,7 @@ func (s *State) Service(id uuid.UUID) *catalog.Service {
 }
 
 // StaffMember returns the staff member with id, or nil.
-func (s *State) StaffMember(id uuid.UUID) *catalog.Staff {
+func (s *State) StaffMember(id uuid.UUID) *model.Staff {
 	if i, ok := s.staffIdx[id]; ok {
 		return &s.Staff[i]
 	}
@@ -71,14 +71,14 @@ func (s *State) StaffMember(id uuid.UUID) *catalog.Staff {
 }
 
 // Customer returns the customer with id, or nil.
-func (s *State) Customer(id uuid.UUID) *catalog.Customer {
+func (s *State) Customer(id uuid.UUID) *model.Customer {
 	c, _ := s.customers.Get(id)
 	return c
 }
 
 // CustomerByEmail returns the customer whose e-mail matches email after
 // trimming and lower-casing, or nil.
-func (s *State) CustomerByEmail(email string) *catalog.Customer {
+func (s *State) CustomerByEmail(email string) *model.Customer {
 	if id, ok := s.emails.Get(EmailKey(email)); ok {
 		return s.Customer(id)
 	}
@@ -102,17 +102,17 @@ func fromCatalog(seq uint64, c *record.Catalog, bk book) (*State, error) {
 		Business:   c.Business,
 		Loc:        loc,
 		Keys:       withOrigins(c.Business.ID, c.Keys),
-		Categories: sortedByCreation(c.Categories, func(x *catalog.Category) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
-		Services:   sortedByCreation(c.Services, func(x *catalog.Service) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
-		Staff:      sortedByCreation(c.Staff, func(x *catalog.Staff) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
-		keyByHash:  make(map[catalog.KeyHash]int, len(c.Keys)),
+		Categories: sortedByCreation(c.Categories, func(x *model.Category) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
+		Services:   sortedByCreation(c.Services, func(x *model.Service) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
+		Staff:      sortedByCreation(c.Staff, func(x *model.Staff) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
+		keyByHash:  make(map[model.KeyHash]int, len(c.Keys)),
 		book:       bk,
 	}
 	for i := range s.Keys {
 		s.keyByHash[s.Keys[i].Hash] = i
 	}
-	s.serviceIdx = index(s.Services, func(x *catalog.Service) uuid.UUID { return x.ID })
-	s.staffIdx = index(s.Staff, func(x *catalog.Staff) uuid.UUID { return x.ID })
+	s.serviceIdx = index(s.Services, func(x *model.Service) uuid.UUID { return x.ID })
+	s.staffIdx = index(s.Staff, func(x *model.Staff) uuid.UUID { return x.ID })
 	s.staffText = make([]byte, 0, len(s.Staff)*StaffIDTextLen)
 	for i := range s.Staff {
 		s.staffText = append(append(append(s.staffText, '"'), s.Staff[i].ID.String()...), '"')
@@ -134,8 +134,8 @@ func (s *State) StaffIDText(i int) []byte {
 // withOrigins returns keys with every origin filled in (Key.OriginIn), so a
 // State never holds a key of unknown origin, whatever journal it was built
 // from. keys itself is left alone; it is copied only when one lacks it.
-func withOrigins(biz uuid.UUID, keys []catalog.Key) []catalog.Key {
-	if !slices.ContainsFunc(keys, func(k catalog.Key) bool { return k.Origin == "" }) {
+func withOrigins(biz uuid.UUID, keys []model.Key) []model.Key {
+	if !slices.ContainsFunc(keys, func(k model.Key) bool { return k.Origin == "" }) {
 		return keys
 	}
 	out := slices.Clone(keys)

@@ -7,32 +7,32 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
 var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 
-func spec() *catalog.Spec {
+func spec() *model.Spec {
 	biz := uuid.MustParse("f719a757-6018-5706-847c-e556c8b6c4b7")
 	cat := uuid.New()
-	return &catalog.Spec{
-		Business:   catalog.Business{ID: biz, Name: "Salon", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: catalog.Pro, Modules: catalog.AllModules, Rules: catalog.DefaultRules()},
-		Keys:       []catalog.Key{{ID: uuid.New(), Hash: catalog.HashKey("sk_1"), Scopes: []string{"services:read"}}},
-		Categories: []catalog.Category{{ID: cat, Name: "Hair"}},
-		Services: []catalog.Service{
+	return &model.Spec{
+		Business:   model.Business{ID: biz, Name: "Salon", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: model.Pro, Modules: model.AllModules, Rules: model.DefaultRules()},
+		Keys:       []model.Key{{ID: uuid.New(), Hash: model.HashKey("sk_1"), Scopes: []string{"services:read"}}},
+		Categories: []model.Category{{ID: cat, Name: "Hair"}},
+		Services: []model.Service{
 			{ID: uuid.New(), Name: "Cut", DurationMinutes: 30, PriceCents: 3500, IsActive: true, CategoryID: cat},
 			{ID: uuid.New(), Name: "Colour", DurationMinutes: 90, PriceCents: 8500, IsActive: true, CategoryID: cat},
 		},
-		Staff:     []catalog.Staff{{ID: uuid.New(), Name: "Anna", IsActive: true, IsBookable: true}},
-		Customers: []catalog.Customer{{ID: uuid.New(), FirstName: "Eva", Email: "Eva@Example.com"}},
+		Staff:     []model.Staff{{ID: uuid.New(), Name: "Anna", IsActive: true, IsBookable: true}},
+		Customers: []model.Customer{{ID: uuid.New(), FirstName: "Eva", Email: "Eva@Example.com"}},
 	}
 }
 
 // put decides and applies a put, returning the new state and whether a
 // record was written.
-func put(t *testing.T, s *State, sp *catalog.Spec, now time.Time) (*State, bool) {
+func put(t *testing.T, s *State, sp *model.Spec, now time.Time) (*State, bool) {
 	t.Helper()
 	rec, err := DecidePut(s, sp, now)
 	require.NoError(t, err)
@@ -93,7 +93,7 @@ func TestCustomersAreAddedNeverChanged(t *testing.T) {
 	require.False(t, changed)
 	require.Equal(t, "Eva", s2.Customer(sp.Customers[0].ID).FirstName)
 
-	sp.Customers = append(sp.Customers, catalog.Customer{ID: uuid.New(), FirstName: "Eve", Email: "eva@example.com"})
+	sp.Customers = append(sp.Customers, model.Customer{ID: uuid.New(), FirstName: "Eve", Email: "eva@example.com"})
 	_, err := DecidePut(s2, sp, t0)
 	var pe *problem.Error
 	require.ErrorAs(t, err, &pe)
@@ -102,7 +102,7 @@ func TestCustomersAreAddedNeverChanged(t *testing.T) {
 
 func TestKeysIssueRevoke(t *testing.T) {
 	s, _ := put(t, nil, spec(), t0)
-	k := catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_2"), Scopes: []string{"staff:read"}}
+	k := model.Key{ID: uuid.New(), Hash: model.HashKey("sk_2"), Scopes: []string{"staff:read"}}
 	s2, err := Apply(s, s.Seq+1, DecideIssue(k, t0))
 	require.NoError(t, err)
 	require.NotNil(t, s2.Key(k.Hash))
@@ -153,21 +153,21 @@ func replayed(t *testing.T, s *State, seq uint64, r *record.Record) *State {
 func TestKeysJournalledWithoutOrigin(t *testing.T) {
 	sp := spec()
 	biz := sp.Business.ID
-	file := catalog.Key{ID: catalog.WorldKeyID(biz, catalog.HashKey("sk_file")), Hash: catalog.HashKey("sk_file"),
+	file := model.Key{ID: model.WorldKeyID(biz, model.HashKey("sk_file")), Hash: model.HashKey("sk_file"),
 		Scopes: []string{"services:read"}, CreatedAt: t0, UpdatedAt: t0}
-	issued := catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("sk_issued"), Scopes: []string{"staff:read"}, CreatedAt: t0, UpdatedAt: t0}
+	issued := model.Key{ID: uuid.New(), Hash: model.HashKey("sk_issued"), Scopes: []string{"staff:read"}, CreatedAt: t0, UpdatedAt: t0}
 	biz0 := sp.Business
 	biz0.CreatedAt, biz0.UpdatedAt = t0, t0
-	old := &record.Record{Kind: record.KindCatalog, Catalog: &record.Catalog{At: t0, Business: biz0, Keys: []catalog.Key{file}}}
+	old := &record.Record{Kind: record.KindCatalog, Catalog: &record.Catalog{At: t0, Business: biz0, Keys: []model.Key{file}}}
 	b, err := record.Encode(nil, old)
 	require.NoError(t, err)
 	require.NotContains(t, string(b), "origin", "the old format")
 	s := replayed(t, nil, 1, old)
 	s = replayed(t, s, 2, &record.Record{Kind: record.KindKey, Key: &record.KeyState{At: t0, Key: issued}})
-	require.Equal(t, catalog.FromWorld, s.Key(file.Hash).Origin)
-	require.Equal(t, catalog.FromAdmin, s.Key(issued.Hash).Origin)
+	require.Equal(t, model.FromWorld, s.Key(file.Hash).Origin)
+	require.Equal(t, model.FromAdmin, s.Key(issued.Hash).Origin)
 
-	sp.Keys = []catalog.Key{{ID: file.ID, Hash: file.Hash, Scopes: file.Scopes}}
+	sp.Keys = []model.Key{{ID: file.ID, Hash: file.Hash, Scopes: file.Scopes}}
 	sp.Categories, sp.Services, sp.Staff, sp.Customers = nil, nil, nil, nil
 	rec, err := DecidePut(s, sp, t0.Add(time.Hour))
 	require.NoError(t, err)

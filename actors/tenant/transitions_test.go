@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -36,7 +36,7 @@ func TestTransitionMatrix(t *testing.T) {
 			continue
 		}
 		fields := strings.Fields(line)
-		from, to, want := catalog.Status(fields[0]), catalog.Status(fields[1]), fields[2]
+		from, to, want := model.Status(fields[0]), model.Status(fields[1]), fields[2]
 		taken := strings.Contains(line, "(slot taken)")
 		if !taken {
 			seen[string(from)+">"+string(to)] = true
@@ -64,14 +64,14 @@ func TestTransitionMatrix(t *testing.T) {
 // stateWith returns a state holding one appointment in status from, and,
 // when taken, another confirmed appointment on the same staff member and
 // time.
-func stateWith(t *testing.T, from catalog.Status, taken bool) (*State, uuid.UUID) {
+func stateWith(t *testing.T, from model.Status, taken bool) (*State, uuid.UUID) {
 	sp := spec()
 	s, _ := put(t, nil, sp, t0)
 	svc, staff := &s.Services[0], &s.Staff[0]
 	start := t0.Add(48 * time.Hour)
 	a := Appointment(uuid.New(), &s.Business, s.Loc, svc, staff, start, t0)
 	a.Status, a.CustomerID = from, sp.Customers[0].ID
-	ch := &record.Change{At: t0, Appointments: []catalog.Appointment{a}}
+	ch := &record.Change{At: t0, Appointments: []model.Appointment{a}}
 	if taken {
 		b := Appointment(uuid.New(), &s.Business, s.Loc, svc, staff, start, t0)
 		b.CustomerID = sp.Customers[0].ID

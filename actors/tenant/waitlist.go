@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -24,7 +24,7 @@ type EntryInput struct {
 	ServiceID uuid.UUID
 	StaffID   *uuid.UUID
 	From, To  time.Time
-	Customer  catalog.Person
+	Customer  model.Person
 }
 
 // CreationKey orders entries by creation: createdAt, then id.
@@ -40,7 +40,7 @@ func compareCreation(a, b CreationKey) int {
 	return bytes.Compare(a.ID[:], b.ID[:])
 }
 
-func creationOf(e *catalog.WaitlistEntry) CreationKey {
+func creationOf(e *model.WaitlistEntry) CreationKey {
 	return CreationKey{At: e.CreatedAt.UnixNano(), ID: e.ID}
 }
 
@@ -48,9 +48,9 @@ var errToPast = problem.FieldError("to", problem.Invalid, "Must be in the future
 
 // Entry returns the waitlist entry with id, or nil; deleted entries are
 // nil.
-func (s *State) Entry(id uuid.UUID) *catalog.WaitlistEntry {
+func (s *State) Entry(id uuid.UUID) *model.WaitlistEntry {
 	e, ok := s.entries.Get(id)
-	if !ok || e.Status == catalog.EntryDeleted {
+	if !ok || e.Status == model.EntryDeleted {
 		return nil
 	}
 	return e
@@ -59,10 +59,10 @@ func (s *State) Entry(id uuid.UUID) *catalog.WaitlistEntry {
 // Entries calls fn for the entries in creation order, starting strictly
 // after from (nil: the first), until fn returns false. Deleted entries are
 // left out.
-func (s *State) Entries(from *CreationKey, fn func(*catalog.WaitlistEntry) bool) {
+func (s *State) Entries(from *CreationKey, fn func(*model.WaitlistEntry) bool) {
 	s.entryOrder.Ascend(from, func(k CreationKey, _ struct{}) bool {
 		e, _ := s.entries.Get(k.ID)
-		if e.Status == catalog.EntryDeleted {
+		if e.Status == model.EntryDeleted {
 			return true
 		}
 		return fn(e)
@@ -84,12 +84,12 @@ func (s *State) NextEntryExpiry() (time.Time, bool) {
 	return next, !next.IsZero()
 }
 
-func windowEndOf(e *catalog.WaitlistEntry) CreationKey {
+func windowEndOf(e *model.WaitlistEntry) CreationKey {
 	return CreationKey{At: e.To.UnixNano(), ID: e.ID}
 }
 
 // DecideEntry decides POST /waitlist-entries.
-func DecideEntry(s *State, in *EntryInput, now time.Time, ids IDs) (*record.Change, *catalog.WaitlistEntry, error) {
+func DecideEntry(s *State, in *EntryInput, now time.Time, ids IDs) (*record.Change, *model.WaitlistEntry, error) {
 	if svc := s.Service(in.ServiceID); svc == nil || svc.Deleted {
 		return nil, nil, errUnknownService
 	}
@@ -99,9 +99,9 @@ func DecideEntry(s *State, in *EntryInput, now time.Time, ids IDs) (*record.Chan
 	if !in.To.After(now) {
 		return nil, nil, errToPast
 	}
-	e := catalog.WaitlistEntry{ID: ids.UUID(), ServiceID: in.ServiceID, StaffID: in.StaffID, From: in.From, To: in.To,
-		Customer: in.Customer, Status: catalog.EntryWaiting, CreatedAt: now, UpdatedAt: now}
-	ch := &record.Change{At: now, Entries: []catalog.WaitlistEntry{e}}
+	e := model.WaitlistEntry{ID: ids.UUID(), ServiceID: in.ServiceID, StaffID: in.StaffID, From: in.From, To: in.To,
+		Customer: in.Customer, Status: model.EntryWaiting, CreatedAt: now, UpdatedAt: now}
+	ch := &record.Change{At: now, Entries: []model.WaitlistEntry{e}}
 	return ch, &ch.Entries[0], nil
 }
 
@@ -113,12 +113,12 @@ func DecideEntryDelete(s *State, id uuid.UUID, now time.Time) (*record.Change, e
 		return nil, errNotFound
 	}
 	n := *e
-	n.Status, n.UpdatedAt = catalog.EntryDeleted, now
-	ch := &record.Change{At: now, Entries: []catalog.WaitlistEntry{n}}
-	if e.Status == catalog.EntryOffered && e.Offer != nil {
+	n.Status, n.UpdatedAt = model.EntryDeleted, now
+	ch := &record.Change{At: now, Entries: []model.WaitlistEntry{n}}
+	if e.Status == model.EntryOffered && e.Offer != nil {
 		if h := s.Hold(e.Offer.HoldID); h != nil && h.Live(now) {
 			hn := *h
-			hn.Status, hn.UpdatedAt = catalog.HoldReleased, now
+			hn.Status, hn.UpdatedAt = model.HoldReleased, now
 			ch.Holds = append(ch.Holds, hn)
 		}
 	}
@@ -135,7 +135,7 @@ func DecideExpiries(s *State, now time.Time, ids IDs) *record.Change {
 		if h == nil || now.Before(h.ExpiresAt) {
 			return false // in expiry order: the rest are later
 		}
-		endHold(s, ch, h, catalog.HoldExpired, now, ids)
+		endHold(s, ch, h, model.HoldExpired, now, ids)
 		return true
 	})
 	s.windowEnds.Ascend(nil, func(k CreationKey, _ struct{}) bool {
@@ -143,9 +143,9 @@ func DecideExpiries(s *State, now time.Time, ids IDs) *record.Change {
 		if !e.To.Before(now) {
 			return false // in order of to: the rest end later
 		}
-		if e.Status == catalog.EntryWaiting {
+		if e.Status == model.EntryWaiting {
 			n := *e
-			n.Status, n.UpdatedAt = catalog.EntryExpired, now
+			n.Status, n.UpdatedAt = model.EntryExpired, now
 			putEntryIn(ch, n, i)
 		}
 		return true
@@ -157,7 +157,7 @@ func DecideExpiries(s *State, now time.Time, ids IDs) *record.Change {
 }
 
 // entryIn returns entry id as ch leaves it, or as s has it.
-func entryIn(s *State, ch *record.Change, id uuid.UUID) (*catalog.WaitlistEntry, int) {
+func entryIn(s *State, ch *record.Change, id uuid.UUID) (*model.WaitlistEntry, int) {
 	for i := range ch.Entries {
 		if ch.Entries[i].ID == id {
 			return &ch.Entries[i], i
@@ -167,7 +167,7 @@ func entryIn(s *State, ch *record.Change, id uuid.UUID) (*catalog.WaitlistEntry,
 }
 
 // putEntryIn puts e into ch, replacing its earlier version there (at i).
-func putEntryIn(ch *record.Change, e catalog.WaitlistEntry, i int) {
+func putEntryIn(ch *record.Change, e model.WaitlistEntry, i int) {
 	if i >= 0 {
 		ch.Entries[i] = e
 		return
@@ -179,13 +179,13 @@ func putEntryIn(ch *record.Change, e catalog.WaitlistEntry, i int) {
 // waits again, or expires when its window has passed meanwhile.
 func offerLapsed(s *State, ch *record.Change, id, hold uuid.UUID, now time.Time) {
 	e, i := entryIn(s, ch, id)
-	if e == nil || e.Status != catalog.EntryOffered || e.Offer == nil || e.Offer.HoldID != hold {
+	if e == nil || e.Status != model.EntryOffered || e.Offer == nil || e.Offer.HoldID != hold {
 		return
 	}
 	n := *e
-	n.Status, n.Offer, n.UpdatedAt = catalog.EntryWaiting, nil, now
+	n.Status, n.Offer, n.UpdatedAt = model.EntryWaiting, nil, now
 	if n.To.Before(now) {
-		n.Status = catalog.EntryExpired
+		n.Status = model.EntryExpired
 	}
 	putEntryIn(ch, n, i)
 }
@@ -197,12 +197,12 @@ func entryBooked(s *State, ch *record.Change, id, appt uuid.UUID, now time.Time)
 		return
 	}
 	n := *e
-	n.Status, n.Booked, n.UpdatedAt = catalog.EntryBooked, &appt, now
+	n.Status, n.Booked, n.UpdatedAt = model.EntryBooked, &appt, now
 	putEntryIn(ch, n, i)
 }
 
 // putEntry returns b with e stored, replacing any older version.
-func (b book) putEntry(e catalog.WaitlistEntry) book {
+func (b book) putEntry(e model.WaitlistEntry) book {
 	k := creationOf(&e)
 	if old, ok := b.entries.Get(e.ID); ok {
 		b.windowEnds = b.windowEnds.Delete(windowEndOf(old))
@@ -210,7 +210,7 @@ func (b book) putEntry(e catalog.WaitlistEntry) book {
 		b.entryOrder = b.entryOrder.Set(k, struct{}{})
 	}
 	b.entries = b.entries.Set(e.ID, &e)
-	if e.Status == catalog.EntryWaiting {
+	if e.Status == model.EntryWaiting {
 		b.waiting = b.waiting.Set(k, struct{}{})
 		b.windowEnds = b.windowEnds.Set(windowEndOf(&e), struct{}{})
 	} else {

@@ -150,15 +150,15 @@ Showing nodes accounting for 17.50s, 100% of 17.50s total
      0.50s  2.86%  3.43%      3.00s 17.14%  runtime.mallocgc
          0     0%  3.43%      2.00s 11.43%  github.com/cockroachdb/pebble/v2.(*DB).compact
          0     0%  3.43%      1.50s  8.57%  github.com/cockroachdb/pebble/v2.(*DB).compact.func1
-         0     0%  3.43%      0.70s  4.00%  github.com/slotd/slotd/transport/input.ParseObject (inline)
+         0     0%  3.43%      0.70s  4.00%  github.com/slotd/slotd/actors/model/input.ParseObject (inline)
 `
 	total, shares := profileShares(top)
 	assert.InDelta(t, 17.5, total, 1e-9)
 	assert.InDelta(t, 68.57, shares["HTTP server (fasthttp)"], 1e-9)
 	assert.InDelta(t, 25.03, shares["GC background marking"], 1e-9)
 	assert.InDelta(t, 11.43, shares["Pebble compactions"], 1e-9, "the outermost function of a category counts")
-	assert.InDelta(t, 4.0, shares["request decoding (transport/input)"], 1e-9)
+	assert.InDelta(t, 4.0, shares["request decoding (model/input)"], 1e-9)
 	assert.Zero(t, shares["e-mail (webhook/mail)"])
-	assert.Equal(t, "17.5s sampled: HTTP server (fasthttp) 69%, GC background marking 25%, allocation (mallocgc, assists included) 17%, Pebble compactions 11%, request decoding (transport/input) 4%",
+	assert.Equal(t, "17.5s sampled: HTTP server (fasthttp) 69%, GC background marking 25%, allocation (mallocgc, assists included) 17%, Pebble compactions 11%, engine (actors/, model codecs included) 4%, request decoding (model/input) 4%",
 		profileText(&Profile{Seconds: total, Shares: shares}))
 }

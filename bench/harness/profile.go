@@ -47,9 +47,9 @@ var profileCategories = []struct {
 	{"Pebble flushes", []string{"pebble", "(*DB).flush"}},
 	{"system calls", []string{"syscall.Syscall"}},
 	{"HTTP server (fasthttp)", []string{"fasthttp.(*Server).serveConn"}},
-	{"request decoding (transport/input)", []string{"slotd/transport/input."}},
-	{"answer encoding (transport/wire)", []string{"slotd/transport/wire."}},
-	{"actors", []string{"slotd/actors/"}},
+	{"request decoding (model/input)", []string{"slotd/actors/model/input."}},
+	{"answer encoding (model/wire)", []string{"slotd/actors/model/wire."}},
+	{"engine (actors/, model codecs included)", []string{"slotd/actors/"}},
 	{"availability (actors/calendar)", []string{"slotd/actors/calendar."}},
 	{"e-mail (webhook/mail)", []string{"slotd/webhook/mail."}},
 }

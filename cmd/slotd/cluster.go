@@ -21,10 +21,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/placement"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/storage/stream"
 	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/transport/handover"
@@ -408,7 +408,7 @@ func (cn *clusterNode) publish(dir *directory.Directory, id uuid.UUID) {
 		return
 	}
 	st := h.State()
-	hashes := make([]catalog.KeyHash, 0, len(st.Keys))
+	hashes := make([]model.KeyHash, 0, len(st.Keys))
 	for _, k := range st.Keys {
 		hashes = append(hashes, k.Hash)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/webhook/mail"
@@ -125,7 +125,7 @@ func (c *config) jsonLog() bool {
 }
 
 // moduleList is the repeatable --disable-module flag.
-type moduleList []catalog.Module
+type moduleList []model.Module
 
 func (m *moduleList) String() string {
 	parts := make([]string, len(*m))
@@ -139,10 +139,10 @@ func (m *moduleList) String() string {
 func (m *moduleList) Set(v string) error {
 	for _, name := range strings.Split(v, ",") {
 		name = strings.TrimSpace(name)
-		if !catalog.KnownModule(name) {
+		if !model.KnownModule(name) {
 			return fmt.Errorf("unknown module %q (want appointments, customers, webhooks or payments)", name)
 		}
-		*m = append(*m, catalog.Module(name))
+		*m = append(*m, model.Module(name))
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // editSalonKeys returns testdata/world.json with the salon's apiKeys
@@ -35,7 +35,7 @@ func editSalonKeys(t *testing.T, edit func(entry map[string]any) map[string]any)
 
 // salonKeyID is the id of a key the world file declares for the salon.
 func salonKeyID(plain string) string {
-	return catalog.WorldKeyID(uuid.MustParse(salonID), catalog.HashKey(plain)).String()
+	return model.WorldKeyID(uuid.MustParse(salonID), model.HashKey(plain)).String()
 }
 
 // requireStopLogged asserts that the log has a line naming key id of the

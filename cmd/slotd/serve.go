@@ -27,14 +27,14 @@ import (
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/model/world"
+	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
 	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/handover"
-	"github.com/slotd/slotd/transport/wire"
-	"github.com/slotd/slotd/transport/world"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/mail"
 	"github.com/slotd/slotd/webhook/payment"
@@ -241,7 +241,7 @@ func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *sl
 	fail := func(err error) error {
 		return fmt.Errorf("world file %s:\n%s", path, indent(fileProblems(path, err).Error()))
 	}
-	var outline []catalog.Spec
+	var outline []model.Spec
 	err := readFile(path, func(r io.Reader) (err error) {
 		outline, err = world.Check(r)
 		return err
@@ -260,10 +260,10 @@ func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *sl
 	l := newLoader(runtime.GOMAXPROCS(0) * 4)
 	err = readFile(path, func(r io.Reader) error {
 		i := 0
-		return world.Each(r, func(spec catalog.Spec) error {
+		return world.Each(r, func(spec model.Spec) error {
 			i++
 			return l.put(i-1, func() error {
-				_, err := transport.PutWorld(ctx, dir, []catalog.Spec{spec}, now, log, ids...)
+				_, err := transport.PutWorld(ctx, dir, []model.Spec{spec}, now, log, ids...)
 				return err
 			})
 		})
@@ -408,8 +408,8 @@ func cursorSecret(store *storage.Store, cn *clusterNode) ([]byte, error) {
 	return v, b.Commit()
 }
 
-func disabled(ms []catalog.Module) map[catalog.Module]bool {
-	out := map[catalog.Module]bool{}
+func disabled(ms []model.Module) map[model.Module]bool {
+	out := map[model.Module]bool{}
 	for _, m := range ms {
 		out[m] = true
 	}

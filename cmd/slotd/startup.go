@@ -9,8 +9,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/wire"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // startup answers the admin listener while slotd starts, before the real

@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/slotd/slotd/storage/problem"
-	"github.com/slotd/slotd/transport/world"
+	"github.com/slotd/slotd/actors/model/world"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // fileProblems rewords the whole-document problems of a world file read

@@ -3,8 +3,8 @@ package record
 import (
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // The binary form of a Change (format version 2), the record of every
@@ -22,11 +22,11 @@ import (
 // one byte, with the text itself as the fallback for anything else.
 
 // The domain's enumerations are written by their frozen codes
-// (catalog.Enum: putEnum, getEnum).
+// (model.Enum: putEnum, getEnum).
 
 // putEnum writes v as its frozen code in t, or as 0 and the text when t
 // does not know it (a value from a later version, read back as it was).
-func putEnum[T ~string](e *w, v T, t catalog.Enum[T]) {
+func putEnum[T ~string](e *w, v T, t model.Enum[T]) {
 	if c, ok := t.Code(v); ok {
 		e.u(uint64(c))
 		return
@@ -36,7 +36,7 @@ func putEnum[T ~string](e *w, v T, t catalog.Enum[T]) {
 }
 
 // getEnum reads what putEnum wrote.
-func getEnum[T ~string](d *r, t catalog.Enum[T]) T {
+func getEnum[T ~string](d *r, t model.Enum[T]) T {
 	x := d.u()
 	if x == 0 {
 		return T(d.str())
@@ -85,14 +85,14 @@ func encodeChange(e *w, c *Change) {
 	e.u(uint64(len(c.Events)))
 	for _, ev := range c.Events {
 		e.ulidText(ev.ID, "evt_")
-		putEnum(e, ev.Type, catalog.EventTypes)
+		putEnum(e, ev.Type, model.EventTypes)
 		e.time(ev.CreatedAt)
 		e.id(ev.Subject)
 	}
 	e.u(uint64(len(c.Mails)))
 	for _, m := range c.Mails {
 		e.ulidText(m.ID, "")
-		putEnum(e, m.Kind, catalog.MailKinds)
+		putEnum(e, m.Kind, model.MailKinds)
 		e.str(m.To)
 		e.id(m.Appointment)
 		e.time(m.At)
@@ -120,19 +120,19 @@ func decodeChange(d *r) *Change {
 	if n := d.n(20); n > 0 {
 		c.Events = make([]Event, n)
 		for i := range c.Events {
-			c.Events[i] = Event{ID: d.ulidText("evt_"), Type: getEnum(d, catalog.EventTypes), CreatedAt: d.time(), Subject: d.id()}
+			c.Events[i] = Event{ID: d.ulidText("evt_"), Type: getEnum(d, model.EventTypes), CreatedAt: d.time(), Subject: d.id()}
 		}
 	}
 	if n := d.n(20); n > 0 {
 		c.Mails = make([]Mail, n)
 		for i := range c.Mails {
-			c.Mails[i] = Mail{ID: d.ulidText(""), Kind: getEnum(d, catalog.MailKinds), To: d.str(), Appointment: d.id(),
+			c.Mails[i] = Mail{ID: d.ulidText(""), Kind: getEnum(d, model.MailKinds), To: d.str(), Appointment: d.id(),
 				At: d.time(), Endpoint: d.optID()}
 		}
 	}
 	c.LastAssigned = d.optID()
 	if n := d.n(20); n > 0 {
-		c.Endpoints = make([]catalog.Endpoint, n)
+		c.Endpoints = make([]model.Endpoint, n)
 		for i := range c.Endpoints {
 			d.endpoint(&c.Endpoints[i])
 		}
@@ -157,14 +157,14 @@ func decodeChange(d *r) *Change {
 // (putList, getList). The minimum sizes bound what a damaged count can make
 // a decoder allocate.
 
-func (e *w) appointments(as []catalog.Appointment) { putList(e, as, (*w).appointment) }
-func (d *r) appointments() []catalog.Appointment   { return getList(d, 40, (*r).appointment) }
-func (e *w) customers(cs []catalog.Customer)       { putList(e, cs, (*w).customer) }
-func (d *r) customers() []catalog.Customer         { return getList(d, 20, (*r).customer) }
+func (e *w) appointments(as []model.Appointment) { putList(e, as, (*w).appointment) }
+func (d *r) appointments() []model.Appointment   { return getList(d, 40, (*r).appointment) }
+func (e *w) customers(cs []model.Customer)       { putList(e, cs, (*w).customer) }
+func (d *r) customers() []model.Customer         { return getList(d, 20, (*r).customer) }
 
-func (e *w) appointment(a *catalog.Appointment) {
+func (e *w) appointment(a *model.Appointment) {
 	e.id(a.ID)
-	putEnum(e, a.Status, catalog.Statuses)
+	putEnum(e, a.Status, model.Statuses)
 	e.time(a.StartTime)
 	e.time(a.EndTime)
 	e.optStr(a.Notes)
@@ -192,15 +192,15 @@ func (e *w) appointment(a *catalog.Appointment) {
 	e.i(int64(a.Version))
 }
 
-func (d *r) appointment(a *catalog.Appointment) {
+func (d *r) appointment(a *model.Appointment) {
 	a.ID = d.id()
-	a.Status = getEnum(d, catalog.Statuses)
+	a.Status = getEnum(d, model.Statuses)
 	a.StartTime, a.EndTime = d.time(), d.time()
 	a.Notes, a.BookingReference = d.optStr(), d.optStr()
 	a.CustomerID = d.id()
-	a.Service = catalog.ServiceRef{ID: d.id(), Name: d.str(), DurationMinutes: d.int(), PriceCents: d.int()}
+	a.Service = model.ServiceRef{ID: d.id(), Name: d.str(), DurationMinutes: d.int(), PriceCents: d.int()}
 	if d.bool() {
-		a.Staff = &catalog.StaffRef{ID: d.id(), Name: d.str()}
+		a.Staff = &model.StaffRef{ID: d.id(), Name: d.str()}
 	}
 	a.StaffLocked = d.bool()
 	a.BasePriceCents, a.TotalPriceCents, a.DepositCents = d.optInt(), d.optInt(), d.optInt()
@@ -215,7 +215,7 @@ func (d *r) appointment(a *catalog.Appointment) {
 	}
 }
 
-func (e *w) customer(c *catalog.Customer) {
+func (e *w) customer(c *model.Customer) {
 	e.id(c.ID)
 	e.str(c.FirstName)
 	e.str(c.LastName)
@@ -225,8 +225,8 @@ func (e *w) customer(c *catalog.Customer) {
 	e.time(c.UpdatedAt)
 }
 
-func (d *r) customer(c *catalog.Customer) {
-	*c = catalog.Customer{ID: d.id(), FirstName: d.str(), LastName: d.str(), Email: d.str(), Phone: d.str(),
+func (d *r) customer(c *model.Customer) {
+	*c = model.Customer{ID: d.id(), FirstName: d.str(), LastName: d.str(), Email: d.str(), Phone: d.str(),
 		CreatedAt: d.time(), UpdatedAt: d.time()}
 }
 
@@ -300,7 +300,7 @@ func (d *r) problem() *problem.Error {
 	return p
 }
 
-func (e *w) endpoint(x *catalog.Endpoint) {
+func (e *w) endpoint(x *model.Endpoint) {
 	e.id(x.ID)
 	e.str(x.URL)
 	e.u(uint64(len(x.EventTypes)))
@@ -309,7 +309,7 @@ func (e *w) endpoint(x *catalog.Endpoint) {
 	}
 	e.str(x.Description)
 	e.bool(x.IsActive)
-	putEnum(e, x.Status, catalog.EndpointStatuses)
+	putEnum(e, x.Status, model.EndpointStatuses)
 	e.str(x.PayloadStyle)
 	e.i(int64(x.ConsecutiveFailures))
 	e.str(x.Secret)
@@ -317,7 +317,7 @@ func (e *w) endpoint(x *catalog.Endpoint) {
 	e.time(x.UpdatedAt)
 }
 
-func (d *r) endpoint(x *catalog.Endpoint) {
+func (d *r) endpoint(x *model.Endpoint) {
 	x.ID, x.URL = d.id(), d.str()
 	if n := d.n(1); n > 0 {
 		x.EventTypes = make([]string, n)
@@ -325,7 +325,7 @@ func (d *r) endpoint(x *catalog.Endpoint) {
 	for i := range x.EventTypes {
 		x.EventTypes[i] = d.str()
 	}
-	x.Description, x.IsActive, x.Status, x.PayloadStyle = d.str(), d.bool(), getEnum(d, catalog.EndpointStatuses), d.str()
+	x.Description, x.IsActive, x.Status, x.PayloadStyle = d.str(), d.bool(), getEnum(d, model.EndpointStatuses), d.str()
 	x.ConsecutiveFailures, x.Secret = d.int(), d.str()
 	x.CreatedAt, x.UpdatedAt = d.time(), d.time()
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // MailRow is an e-mail waiting in the outbox table: everything the sender
@@ -123,7 +123,7 @@ func EncodeMailRow(m *MailRow) ([]byte, error) {
 		e.byte1(VersionBinary)
 	}
 	e.ulidText(m.ID, "")
-	putEnum(&e, m.Kind, catalog.MailKinds)
+	putEnum(&e, m.Kind, model.MailKinds)
 	e.str(m.To)
 	e.time(m.At)
 	e.str(m.Locale)
@@ -133,7 +133,7 @@ func EncodeMailRow(m *MailRow) ([]byte, error) {
 	e.bool(m.Appointment != nil)
 	if a := m.Appointment; a != nil {
 		e.str(a.ID)
-		putEnum(&e, catalog.Status(a.Status), catalog.Statuses)
+		putEnum(&e, model.Status(a.Status), model.Statuses)
 		e.time(a.StartTime)
 		e.time(a.EndTime)
 		e.bytes(a.BookingReference)
@@ -207,10 +207,10 @@ func DecodeMailRow(b []byte) (*MailRow, error) {
 }
 
 func decodeMailRow(d *r) *MailRow {
-	m := &MailRow{ID: d.ulidText(""), Kind: getEnum(d, catalog.MailKinds), To: d.str(), At: d.time(), Locale: d.str(),
+	m := &MailRow{ID: d.ulidText(""), Kind: getEnum(d, model.MailKinds), To: d.str(), At: d.time(), Locale: d.str(),
 		Business: MailBusiness{ID: d.str(), Name: d.str(), Timezone: d.str()}}
 	if d.bool() {
-		a := &MailAppointment{ID: d.str(), Status: string(getEnum(d, catalog.Statuses)), StartTime: d.time(), EndTime: d.time()}
+		a := &MailAppointment{ID: d.str(), Status: string(getEnum(d, model.Statuses)), StartTime: d.time(), EndTime: d.time()}
 		if ref := d.bytes(); len(ref) > 0 {
 			if !json.Valid(ref) {
 				d.fail()

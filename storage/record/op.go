@@ -3,12 +3,12 @@ package record
 import (
 	"encoding/json"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // An idempotent answer's operation is written where records before it
 // wrote the request's method and path: the method's code, then the path's.
-// Every idempotent request was a POST, and catalog.Operations gives each
+// Every idempotent request was a POST, and model.Operations gives each
 // operation its path's old code, so an operation is written as POST's code
 // and its own, and both ages of record read back as the same operation.
 // The two tables below are that old format's, frozen; append, never
@@ -20,8 +20,8 @@ var (
 
 const legacyPost = 1 // legacyMethods' code of "POST"
 
-func (e *w) op(op catalog.Operation) {
-	if c, ok := catalog.Operations.Code(op); ok {
+func (e *w) op(op model.Operation) {
+	if c, ok := model.Operations.Code(op); ok {
 		e.u(legacyPost)
 		e.u(uint64(c))
 		return
@@ -34,13 +34,13 @@ func (e *w) op(op catalog.Operation) {
 	e.str(string(op))
 }
 
-func (d *r) op() catalog.Operation {
+func (d *r) op() model.Operation {
 	method := d.enum(legacyMethods)
 	code := d.u()
 	if code == 0 {
 		return legacyOperation(method, d.str())
 	}
-	if op, ok := catalog.Operations.Value(byte(code)); ok && method == "POST" && code <= 255 {
+	if op, ok := model.Operations.Value(byte(code)); ok && method == "POST" && code <= 255 {
 		return op
 	}
 	if code <= uint64(len(legacyPaths)) { // a path's code under another method
@@ -54,20 +54,20 @@ func (d *r) op() catalog.Operation {
 // and path. A pair that was never an operation reads as its own text,
 // which equals no operation of a new request: a repeat of the key is
 // refused as reused, as it was before.
-func legacyOperation(method, path string) catalog.Operation {
+func legacyOperation(method, path string) model.Operation {
 	if method == "POST" {
 		for i, p := range legacyPaths {
 			if p == path {
-				if op, ok := catalog.Operations.Value(byte(i + 1)); ok {
+				if op, ok := model.Operations.Value(byte(i + 1)); ok {
 					return op
 				}
 			}
 		}
 	}
 	if method == "" {
-		return catalog.Operation(path)
+		return model.Operation(path)
 	}
-	return catalog.Operation(method + " " + path)
+	return model.Operation(method + " " + path)
 }
 
 // UnmarshalJSON reads an answer of either age: with its operation, or

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // TestOperationReadsBackFromEitherAge: an answer journalled with the
@@ -16,12 +16,12 @@ import (
 func TestOperationReadsBackFromEitherAge(t *testing.T) {
 	for _, tc := range []struct {
 		method, path string
-		want         catalog.Operation
+		want         model.Operation
 	}{
-		{"POST", "/api/v1/appointments", catalog.OpBook},
-		{"POST", "/api/v1/customers", catalog.OpAddCustomer},
-		{"POST", "/api/v1/holds", catalog.OpCreateHold},
-		{"POST", "/api/v1/waitlist-entries", catalog.OpAddEntry},
+		{"POST", "/api/v1/appointments", model.OpBook},
+		{"POST", "/api/v1/customers", model.OpAddCustomer},
+		{"POST", "/api/v1/holds", model.OpCreateHold},
+		{"POST", "/api/v1/waitlist-entries", model.OpAddEntry},
 		{"PATCH", "/api/v1/appointments", "PATCH /api/v1/appointments"},
 		{"POST", "/api/v1/other", "POST /api/v1/other"},
 		{"OPTIONS", "/x", "OPTIONS /x"},
@@ -37,7 +37,7 @@ func TestOperationReadsBackFromEitherAge(t *testing.T) {
 
 		var again w
 		again.op(got)
-		if catalog.Operations.Has(got) {
+		if model.Operations.Has(got) {
 			require.Equal(t, legacy.b, again.b, "an operation is written as its request was")
 		}
 		d = r{b: again.b}
@@ -51,5 +51,5 @@ func TestOperationReadsBackFromEitherAge(t *testing.T) {
 	}
 	var x Idem
 	require.NoError(t, json.Unmarshal([]byte(`{"key":"k","op":"hold.create"}`), &x))
-	require.Equal(t, catalog.OpCreateHold, x.Op)
+	require.Equal(t, model.OpCreateHold, x.Op)
 }

@@ -1,7 +1,7 @@
 package record
 
 import (
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // Checkout is a booking that needs prepayment, reserved while its
@@ -15,21 +15,21 @@ import (
 // Idempotency-Key, so a crash leaves neither an orphan booking nor a
 // second checkout.
 type Checkout struct {
-	Appointment catalog.Appointment // status pending_payment
-	Customer    *catalog.Customer   // a customer to create on completion; nil when on file
-	Payment     catalog.Payment     // amount, currency and kind; no provider payment yet
-	Idem        Idem                // the request; its answer is stored on completion
+	Appointment model.Appointment // status pending_payment
+	Customer    *model.Customer   // a customer to create on completion; nil when on file
+	Payment     model.Payment     // amount, currency and kind; no provider payment yet
+	Idem        Idem              // the request; its answer is stored on completion
 }
 
-func (e *w) payment(p *catalog.Payment) {
+func (e *w) payment(p *model.Payment) {
 	e.id(p.ID)
 	e.id(p.AppointmentID)
-	putEnum(e, p.Provider, catalog.Providers)
+	putEnum(e, p.Provider, model.Providers)
 	e.str(p.ProviderPaymentID)
 	e.i(int64(p.AmountCents))
 	e.str(p.Currency)
-	putEnum(e, p.AmountKind, catalog.AmountKinds)
-	putEnum(e, p.Status, catalog.PaymentStatuses)
+	putEnum(e, p.AmountKind, model.AmountKinds)
+	putEnum(e, p.Status, model.PaymentStatuses)
 	e.i(int64(p.RefundedCents))
 	e.time(p.CreatedAt)
 	e.time(p.UpdatedAt)
@@ -44,10 +44,10 @@ func (e *w) payment(p *catalog.Payment) {
 	}
 }
 
-func (d *r) payment(p *catalog.Payment) {
-	*p = catalog.Payment{ID: d.id(), AppointmentID: d.id(), Provider: getEnum(d, catalog.Providers), ProviderPaymentID: d.str(),
-		AmountCents: d.int(), Currency: d.str(), AmountKind: getEnum(d, catalog.AmountKinds),
-		Status: getEnum(d, catalog.PaymentStatuses), RefundedCents: d.int(),
+func (d *r) payment(p *model.Payment) {
+	*p = model.Payment{ID: d.id(), AppointmentID: d.id(), Provider: getEnum(d, model.Providers), ProviderPaymentID: d.str(),
+		AmountCents: d.int(), Currency: d.str(), AmountKind: getEnum(d, model.AmountKinds),
+		Status: getEnum(d, model.PaymentStatuses), RefundedCents: d.int(),
 		CreatedAt: d.time(), UpdatedAt: d.time(), CheckoutURL: d.str(), ClientSecret: d.str(), ExpiresAt: d.time(),
 		CancelOwed: d.bool(), RefundOwed: d.int()}
 	if n := d.n(1); n > 0 {
@@ -58,10 +58,10 @@ func (d *r) payment(p *catalog.Payment) {
 	}
 }
 
-func (e *w) payments(ps []catalog.Payment) { putList(e, ps, (*w).payment) }
-func (d *r) payments() []catalog.Payment   { return getList(d, 40, (*r).payment) }
-func (e *w) checkouts(cs []Checkout)       { putList(e, cs, (*w).checkout) }
-func (d *r) checkouts() []Checkout         { return getList(d, 100, (*r).checkout) }
+func (e *w) payments(ps []model.Payment) { putList(e, ps, (*w).payment) }
+func (d *r) payments() []model.Payment   { return getList(d, 40, (*r).payment) }
+func (e *w) checkouts(cs []Checkout)     { putList(e, cs, (*w).checkout) }
+func (d *r) checkouts() []Checkout       { return getList(d, 100, (*r).checkout) }
 
 func (e *w) checkout(c *Checkout) {
 	e.appointment(&c.Appointment)
@@ -76,7 +76,7 @@ func (e *w) checkout(c *Checkout) {
 func (d *r) checkout(c *Checkout) {
 	d.appointment(&c.Appointment)
 	if d.bool() {
-		c.Customer = new(catalog.Customer)
+		c.Customer = new(model.Customer)
 		d.customer(c.Customer)
 	}
 	d.payment(&c.Payment)

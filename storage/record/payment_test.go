@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // The binary form of prepayments (payment.go): payments, reservations and
@@ -19,10 +19,10 @@ var payAt = time.Date(2026, 11, 21, 10, 0, 0, 123e6, time.UTC)
 
 // samplePayments returns a payment with every field set and one with the
 // least: no provider id yet, no expiry, nothing seen, unknown texts.
-func samplePayments(appt uuid.UUID) []catalog.Payment {
-	return []catalog.Payment{
+func samplePayments(appt uuid.UUID) []model.Payment {
+	return []model.Payment{
 		{ID: uuid.New(), AppointmentID: appt, Provider: "client_secret", ProviderPaymentID: "pi_3Nab",
-			AmountCents: 2000, Currency: "EUR", AmountKind: catalog.AmountDeposit, Status: catalog.PaymentPartiallyRefunded,
+			AmountCents: 2000, Currency: "EUR", AmountKind: model.AmountDeposit, Status: model.PaymentPartiallyRefunded,
 			RefundedCents: 500, CreatedAt: payAt, UpdatedAt: payAt.Add(time.Minute),
 			CheckoutURL: "https://pay.example/tr_1", ClientSecret: "pi_3Nab_secret_x",
 			ExpiresAt: payAt.Add(15*time.Minute + 7), CancelOwed: true, RefundOwed: 1500,
@@ -37,12 +37,12 @@ func samplePayments(appt uuid.UUID) []catalog.Payment {
 func sampleCheckouts() []Checkout {
 	ch := sampleChange(payAt)
 	a := ch.Appointments[0]
-	a.Status = catalog.PendingPayment
+	a.Status = model.PendingPayment
 	b := a
 	b.ID, b.Staff, b.Segments, b.Notes = uuid.New(), nil, nil, nil
 	cu := ch.Customers[0]
 	ps := samplePayments(a.ID)
-	ps[0].Status, ps[0].ProviderPaymentID, ps[0].ExpiresAt, ps[0].Seen = catalog.PaymentPending, "", time.Time{}, nil
+	ps[0].Status, ps[0].ProviderPaymentID, ps[0].ExpiresAt, ps[0].Seen = model.PaymentPending, "", time.Time{}, nil
 	idem := *ch.Idempotency
 	idem.Refused = &problem.Error{Code: problem.PaymentsUnavailable, Message: "no provider"}
 	return []Checkout{
@@ -106,7 +106,7 @@ func TestChangeWithoutPaymentsHasNoSection(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			before := encodeChange1(t, base)
 			empty := *base
-			empty.Payments, empty.Checkouts, empty.Closed = []catalog.Payment{}, []Checkout{}, []uuid.UUID{}
+			empty.Payments, empty.Checkouts, empty.Closed = []model.Payment{}, []Checkout{}, []uuid.UUID{}
 			require.Equal(t, before, encodeChange1(t, &empty), "empty payment lists write nothing")
 
 			with := *base

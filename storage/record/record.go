@@ -18,8 +18,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // Version is the format version of the JSON records: catalogue, key and
@@ -64,28 +64,28 @@ type Record struct {
 // Catalog replaces a business's profile, rules, keys, catalogue and staff.
 // Customers lists customers the put added (existing ones are never touched).
 type Catalog struct {
-	At         time.Time          `json:"at"`
-	Business   catalog.Business   `json:"business"`
-	Keys       []catalog.Key      `json:"keys"`
-	Categories []catalog.Category `json:"categories"`
-	Services   []catalog.Service  `json:"services"`
-	Staff      []catalog.Staff    `json:"staff"`
-	Customers  []catalog.Customer `json:"customers,omitempty"`
+	At         time.Time        `json:"at"`
+	Business   model.Business   `json:"business"`
+	Keys       []model.Key      `json:"keys"`
+	Categories []model.Category `json:"categories"`
+	Services   []model.Service  `json:"services"`
+	Staff      []model.Staff    `json:"staff"`
+	Customers  []model.Customer `json:"customers,omitempty"`
 	// Appointments lists appointments the put added (world appointments and
 	// recurring occurrences whose ids are new), materialized.
-	Appointments []catalog.Appointment `json:"appointments,omitempty"`
+	Appointments []model.Appointment `json:"appointments,omitempty"`
 }
 
 // KeyState is the whole new state of one API key.
 type KeyState struct {
-	At  time.Time   `json:"at"`
-	Key catalog.Key `json:"key"`
+	At  time.Time `json:"at"`
+	Key model.Key `json:"key"`
 }
 
 // Customers adds customers to a business.
 type Customers struct {
-	At        time.Time          `json:"at"`
-	Customers []catalog.Customer `json:"customers"`
+	At        time.Time        `json:"at"`
+	Customers []model.Customer `json:"customers"`
 }
 
 // ErrCorrupt is wrapped by every decoding failure.
@@ -225,30 +225,30 @@ func decodeCatalog(d *r) *Catalog {
 // a synced batch, so no event or e-mail exists for a write that did not
 // happen, and none is lost for one that did.
 type Change struct {
-	At           time.Time             `json:"at"`
-	Appointments []catalog.Appointment `json:"appointments,omitempty"`
-	Customers    []catalog.Customer    `json:"customers,omitempty"`
-	Idempotency  *Idem                 `json:"idempotency,omitempty"`
-	Events       []Event               `json:"events,omitempty"`
-	Mails        []Mail                `json:"mails,omitempty"`
+	At           time.Time           `json:"at"`
+	Appointments []model.Appointment `json:"appointments,omitempty"`
+	Customers    []model.Customer    `json:"customers,omitempty"`
+	Idempotency  *Idem               `json:"idempotency,omitempty"`
+	Events       []Event             `json:"events,omitempty"`
+	Mails        []Mail              `json:"mails,omitempty"`
 	// LastAssigned is the staff member the write auto-assigned, remembered
 	// for round-robin assignment.
 	LastAssigned *uuid.UUID `json:"lastAssigned,omitempty"`
 	// Endpoints holds the new whole state of each webhook endpoint the write
 	// registered or changed; Removed lists endpoints it deleted.
-	Endpoints []catalog.Endpoint `json:"endpoints,omitempty"`
-	Removed   []uuid.UUID        `json:"removedEndpoints,omitempty"`
+	Endpoints []model.Endpoint `json:"endpoints,omitempty"`
+	Removed   []uuid.UUID      `json:"removedEndpoints,omitempty"`
 	// Payments holds the new whole state of each payment the write created
 	// or changed. Checkouts lists bookings it reserved while their checkout
 	// is created at the provider; Closed lists reservations it completed
 	// or released, by appointment id (Checkout).
-	Payments  []catalog.Payment `json:"payments,omitempty"`
-	Checkouts []Checkout        `json:"checkouts,omitempty"`
-	Closed    []uuid.UUID       `json:"closed,omitempty"`
+	Payments  []model.Payment `json:"payments,omitempty"`
+	Checkouts []Checkout      `json:"checkouts,omitempty"`
+	Closed    []uuid.UUID     `json:"closed,omitempty"`
 	// Holds and Entries hold the new whole state of each hold and waitlist
 	// entry the write created or changed (decisions §6).
-	Holds   []catalog.Hold          `json:"holds,omitempty"`
-	Entries []catalog.WaitlistEntry `json:"entries,omitempty"`
+	Holds   []model.Hold          `json:"holds,omitempty"`
+	Entries []model.WaitlistEntry `json:"entries,omitempty"`
 }
 
 // Idem is a stored answer to an idempotent request (api-v1 §4.1): the key
@@ -262,12 +262,12 @@ type Change struct {
 // instead (AnswerBody). The status of any other answer is the
 // transport's to choose from the facts: it is not journalled (0).
 type Idem struct {
-	Key      string            `json:"key"`
-	Op       catalog.Operation `json:"op"`
-	BodyHash [32]byte          `json:"bodyHash"`
-	Status   int               `json:"status"` // AnswerBody only
-	Body     []byte            `json:"body,omitempty"`
-	At       time.Time         `json:"at"`
+	Key      string          `json:"key"`
+	Op       model.Operation `json:"op"`
+	BodyHash [32]byte        `json:"bodyHash"`
+	Status   int             `json:"status"` // AnswerBody only
+	Body     []byte          `json:"body,omitempty"`
+	At       time.Time       `json:"at"`
 	// Answer says what the answer is rendered from.
 	Answer AnswerKind `json:"answer,omitempty"`
 	// Refused is the refusal of an AnswerRefused answer.
@@ -322,16 +322,16 @@ type Mail struct {
 // Snapshot is the whole state of a business at a journal position; it lets
 // start-up skip the records it covers.
 type Snapshot struct {
-	Catalog      Catalog                 `json:"catalog"`
-	Customers    []catalog.Customer      `json:"customers"`
-	Appointments []catalog.Appointment   `json:"appointments,omitempty"`
-	Idempotency  []Idem                  `json:"idempotency,omitempty"`
-	LastAssigned *uuid.UUID              `json:"lastAssigned,omitempty"`
-	Endpoints    []catalog.Endpoint      `json:"endpoints,omitempty"`
-	Payments     []catalog.Payment       `json:"payments,omitempty"`
-	Checkouts    []Checkout              `json:"checkouts,omitempty"`
-	Holds        []catalog.Hold          `json:"holds,omitempty"`
-	Entries      []catalog.WaitlistEntry `json:"entries,omitempty"`
+	Catalog      Catalog               `json:"catalog"`
+	Customers    []model.Customer      `json:"customers"`
+	Appointments []model.Appointment   `json:"appointments,omitempty"`
+	Idempotency  []Idem                `json:"idempotency,omitempty"`
+	LastAssigned *uuid.UUID            `json:"lastAssigned,omitempty"`
+	Endpoints    []model.Endpoint      `json:"endpoints,omitempty"`
+	Payments     []model.Payment       `json:"payments,omitempty"`
+	Checkouts    []Checkout            `json:"checkouts,omitempty"`
+	Holds        []model.Hold          `json:"holds,omitempty"`
+	Entries      []model.WaitlistEntry `json:"entries,omitempty"`
 }
 
 // EncodeSnapshot returns the encoding of s, in the binary form: the
@@ -405,7 +405,7 @@ func decodeSnapshot(d *r) *Snapshot {
 	}
 	s.LastAssigned = d.optID()
 	if n := d.n(20); n > 0 {
-		s.Endpoints = make([]catalog.Endpoint, n)
+		s.Endpoints = make([]model.Endpoint, n)
 		for i := range s.Endpoints {
 			d.endpoint(&s.Endpoints[i])
 		}
@@ -424,7 +424,7 @@ func decodeSnapshot(d *r) *Snapshot {
 // records live in a table of their own (package storage), outside the
 // journal: they are written by the endpoint's courier, not by the business
 // actor's decisions, and they are swept after 30 days.
-func EncodeDelivery(d *catalog.Delivery) ([]byte, error) {
+func EncodeDelivery(d *model.Delivery) ([]byte, error) {
 	js, err := json.Marshal(d)
 	if err != nil {
 		return nil, err
@@ -433,11 +433,11 @@ func EncodeDelivery(d *catalog.Delivery) ([]byte, error) {
 }
 
 // DecodeDelivery decodes a delivery record.
-func DecodeDelivery(b []byte) (*catalog.Delivery, error) {
+func DecodeDelivery(b []byte) (*model.Delivery, error) {
 	if len(b) < 1 || b[0] != Version {
 		return nil, fmt.Errorf("%w: delivery version", ErrCorrupt)
 	}
-	d := new(catalog.Delivery)
+	d := new(model.Delivery)
 	if err := json.Unmarshal(b[1:], d); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
-	"github.com/slotd/slotd/storage/problem"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 func sample() []*Record {
@@ -18,22 +18,22 @@ func sample() []*Record {
 	desc := "Wash"
 	return []*Record{
 		{Kind: KindCatalog, Catalog: &Catalog{At: at,
-			Business: catalog.Business{ID: uuid.New(), Name: "Salon", Timezone: "Europe/Amsterdam", Plan: catalog.Pro,
-				Modules: catalog.AllModules, ClosedDates: []catalog.Date{{Year: 2026, Month: 12, Day: 25}}, CreatedAt: at, UpdatedAt: at},
-			Services: []catalog.Service{{ID: uuid.New(), Name: "Cut", Description: &desc, DurationMinutes: 30,
-				PricingRules: []catalog.PricingRule{{Days: []time.Weekday{time.Thursday}, From: 18 * 60, To: 21 * 60, PriceCents: 4000}}}},
-			Staff: []catalog.Staff{{ID: uuid.New(), Hours: catalog.WeekHours{time.Monday: {{From: 540, To: 1020}}}}},
+			Business: model.Business{ID: uuid.New(), Name: "Salon", Timezone: "Europe/Amsterdam", Plan: model.Pro,
+				Modules: model.AllModules, ClosedDates: []model.Date{{Year: 2026, Month: 12, Day: 25}}, CreatedAt: at, UpdatedAt: at},
+			Services: []model.Service{{ID: uuid.New(), Name: "Cut", Description: &desc, DurationMinutes: 30,
+				PricingRules: []model.PricingRule{{Days: []time.Weekday{time.Thursday}, From: 18 * 60, To: 21 * 60, PriceCents: 4000}}}},
+			Staff: []model.Staff{{ID: uuid.New(), Hours: model.WeekHours{time.Monday: {{From: 540, To: 1020}}}}},
 		}},
-		{Kind: KindKey, Key: &KeyState{At: at, Key: catalog.Key{ID: uuid.New(), Hash: catalog.HashKey("k"), Scopes: []string{"staff:read"}}}},
-		{Kind: KindCustomers, Customers: &Customers{At: at, Customers: []catalog.Customer{{ID: uuid.New(), Email: "a@b.nl"}}}},
+		{Kind: KindKey, Key: &KeyState{At: at, Key: model.Key{ID: uuid.New(), Hash: model.HashKey("k"), Scopes: []string{"staff:read"}}}},
+		{Kind: KindCustomers, Customers: &Customers{At: at, Customers: []model.Customer{{ID: uuid.New(), Email: "a@b.nl"}}}},
 		{Kind: KindChange, Change: sampleChange(at)},
 		{Kind: KindChange, Change: &Change{At: at, Idempotency: &Idem{Key: "k2", Op: "POST /api/v1/other", Status: 409, At: at,
 			Answer: AnswerRefused, Refused: &problem.Error{Code: problem.Validation, Message: "m",
 				Fields: []problem.Field{problem.Bound("x", problem.TooLarge, 5, "too big")}}}}},
-		{Kind: KindChange, Change: &Change{At: at, Endpoints: []catalog.Endpoint{{ID: uuid.New(), URL: "https://h/", EventTypes: []string{"appointment.created"},
-			IsActive: true, Status: catalog.EndpointActive, PayloadStyle: "full", Secret: "whsec_x", CreatedAt: at, UpdatedAt: at}},
+		{Kind: KindChange, Change: &Change{At: at, Endpoints: []model.Endpoint{{ID: uuid.New(), URL: "https://h/", EventTypes: []string{"appointment.created"},
+			IsActive: true, Status: model.EndpointActive, PayloadStyle: "full", Secret: "whsec_x", CreatedAt: at, UpdatedAt: at}},
 			Removed: []uuid.UUID{uuid.New()}}},
-		{Kind: KindCatalog, Catalog: &Catalog{At: at, Business: catalog.Business{ID: uuid.New(), Name: "World", Timezone: "UTC"},
+		{Kind: KindCatalog, Catalog: &Catalog{At: at, Business: model.Business{ID: uuid.New(), Name: "World", Timezone: "UTC"},
 			Customers: sampleChange(at).Customers, Appointments: slices.Repeat(sampleChange(at).Appointments, 20)}},
 	}
 }
@@ -45,15 +45,15 @@ func sampleChange(at time.Time) *Change {
 	notes, label, price := "Allergic to lavender", "rinse", 4500
 	start := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
 	return &Change{At: at,
-		Appointments: []catalog.Appointment{{ID: appt, Status: catalog.Confirmed, StartTime: start, EndTime: start.Add(time.Hour),
-			Notes: &notes, CustomerID: cust, Service: catalog.ServiceRef{ID: uuid.New(), Name: "Colour", DurationMinutes: 60, PriceCents: price},
-			Staff: &catalog.StaffRef{ID: staff, Name: "Anna"}, BasePriceCents: &price, TotalPriceCents: &price, Currency: "EUR",
-			Segments: []catalog.Segment{
-				{ID: uuid.New(), Position: 0, Kind: catalog.Active, StartTime: start, EndTime: start.Add(20 * time.Minute), StaffMemberID: &staff},
-				{ID: uuid.New(), Position: 1, Kind: catalog.Gap, StartTime: start.Add(20 * time.Minute), EndTime: start.Add(time.Hour), StaffMemberID: &staff, Label: &label}},
+		Appointments: []model.Appointment{{ID: appt, Status: model.Confirmed, StartTime: start, EndTime: start.Add(time.Hour),
+			Notes: &notes, CustomerID: cust, Service: model.ServiceRef{ID: uuid.New(), Name: "Colour", DurationMinutes: 60, PriceCents: price},
+			Staff: &model.StaffRef{ID: staff, Name: "Anna"}, BasePriceCents: &price, TotalPriceCents: &price, Currency: "EUR",
+			Segments: []model.Segment{
+				{ID: uuid.New(), Position: 0, Kind: model.Active, StartTime: start, EndTime: start.Add(20 * time.Minute), StaffMemberID: &staff},
+				{ID: uuid.New(), Position: 1, Kind: model.Gap, StartTime: start.Add(20 * time.Minute), EndTime: start.Add(time.Hour), StaffMemberID: &staff, Label: &label}},
 			CreatedAt: at, UpdatedAt: at}},
-		Customers:   []catalog.Customer{{ID: cust, FirstName: "Noor", Email: "noor@example.com", CreatedAt: at, UpdatedAt: at}},
-		Idempotency: &Idem{Key: "3f1c", Op: catalog.OpBook, BodyHash: [32]byte{1, 2, 3}, Status: 201, At: at, Answer: AnswerBooked},
+		Customers:   []model.Customer{{ID: cust, FirstName: "Noor", Email: "noor@example.com", CreatedAt: at, UpdatedAt: at}},
+		Idempotency: &Idem{Key: "3f1c", Op: model.OpBook, BodyHash: [32]byte{1, 2, 3}, Status: 201, At: at, Answer: AnswerBooked},
 		Events: []Event{{ID: "evt_01JGXK4Z3V8N2Q5R7T9W1Y3A5C", Type: "customer.created", CreatedAt: at, Subject: cust},
 			{ID: "evt_not-a-ulid", Type: "appointment.created", CreatedAt: at, Subject: appt}},
 		Mails:        []Mail{{ID: "01JGXK4Z3V8N2Q5R7T9W1Y3A5D", Kind: "booking_confirmation", To: "noor@example.com", Appointment: appt, At: at}},
@@ -245,7 +245,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 // stores it must decode (else its answer could never be replayed and the
 // business's journal could not be read back). Found by FuzzRequest.
 func TestIdempotencyKeyNeedNotBeUTF8(t *testing.T) {
-	c := &Change{At: time.UnixMilli(1).UTC(), Idempotency: &Idem{Key: "k-\x89a", Op: catalog.OpBook,
+	c := &Change{At: time.UnixMilli(1).UTC(), Idempotency: &Idem{Key: "k-\x89a", Op: model.OpBook,
 		Status: 201, At: time.UnixMilli(1).UTC(), Answer: AnswerBooked}}
 	b, err := Encode(nil, &Record{Kind: KindChange, Change: c})
 	require.NoError(t, err)

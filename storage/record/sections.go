@@ -3,7 +3,7 @@ package record
 import (
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // The tagged sections that end a change or snapshot of format version 3:
@@ -20,11 +20,11 @@ const (
 // parts is what the sections carry, for a change or a snapshot (which
 // has no closed checkouts).
 type parts struct {
-	payments  []catalog.Payment
+	payments  []model.Payment
 	checkouts []Checkout
 	closed    []uuid.UUID
-	holds     []catalog.Hold
-	entries   []catalog.WaitlistEntry
+	holds     []model.Hold
+	entries   []model.WaitlistEntry
 }
 
 func (e *w) sections(p *parts) {
@@ -85,7 +85,7 @@ func (d *r) ids() []uuid.UUID {
 	return out
 }
 
-func (e *w) hold(h *catalog.Hold) {
+func (e *w) hold(h *model.Hold) {
 	e.id(h.ID)
 	e.id(h.ServiceID)
 	e.id(h.StaffID)
@@ -95,33 +95,33 @@ func (e *w) hold(h *catalog.Hold) {
 	e.time(h.ExpiresAt)
 	e.time(h.CreatedAt)
 	e.time(h.UpdatedAt)
-	putEnum(e, h.Status, catalog.HoldStatuses)
+	putEnum(e, h.Status, model.HoldStatuses)
 	e.optID(h.Appointment)
 	e.optID(h.Entry)
 }
 
-func (d *r) hold(h *catalog.Hold) {
-	*h = catalog.Hold{ID: d.id(), ServiceID: d.id(), StaffID: d.id(), Start: d.time(), End: d.time(),
+func (d *r) hold(h *model.Hold) {
+	*h = model.Hold{ID: d.id(), ServiceID: d.id(), StaffID: d.id(), Start: d.time(), End: d.time(),
 		Segments: getList(d, 20, (*r).segment), ExpiresAt: d.time(), CreatedAt: d.time(), UpdatedAt: d.time(),
-		Status: getEnum(d, catalog.HoldStatuses), Appointment: d.optID(), Entry: d.optID()}
+		Status: getEnum(d, model.HoldStatuses), Appointment: d.optID(), Entry: d.optID()}
 }
 
-func (e *w) segment(s *catalog.Segment) {
+func (e *w) segment(s *model.Segment) {
 	e.id(s.ID)
 	e.i(int64(s.Position))
-	putEnum(e, s.Kind, catalog.SegmentKinds)
+	putEnum(e, s.Kind, model.SegmentKinds)
 	e.time(s.StartTime)
 	e.time(s.EndTime)
 	e.optID(s.StaffMemberID)
 	e.optStr(s.Label)
 }
 
-func (d *r) segment(s *catalog.Segment) {
-	*s = catalog.Segment{ID: d.id(), Position: d.int(), Kind: getEnum(d, catalog.SegmentKinds),
+func (d *r) segment(s *model.Segment) {
+	*s = model.Segment{ID: d.id(), Position: d.int(), Kind: getEnum(d, model.SegmentKinds),
 		StartTime: d.time(), EndTime: d.time(), StaffMemberID: d.optID(), Label: d.optStr()}
 }
 
-func (e *w) entry(x *catalog.WaitlistEntry) {
+func (e *w) entry(x *model.WaitlistEntry) {
 	e.id(x.ID)
 	e.id(x.ServiceID)
 	e.optID(x.StaffID)
@@ -131,7 +131,7 @@ func (e *w) entry(x *catalog.WaitlistEntry) {
 	e.str(x.Customer.LastName)
 	e.str(x.Customer.Email)
 	e.str(x.Customer.Phone)
-	putEnum(e, x.Status, catalog.EntryStatuses)
+	putEnum(e, x.Status, model.EntryStatuses)
 	e.bool(x.Offer != nil)
 	if o := x.Offer; o != nil {
 		e.id(o.HoldID)
@@ -144,12 +144,12 @@ func (e *w) entry(x *catalog.WaitlistEntry) {
 	e.time(x.UpdatedAt)
 }
 
-func (d *r) entry(x *catalog.WaitlistEntry) {
-	*x = catalog.WaitlistEntry{ID: d.id(), ServiceID: d.id(), StaffID: d.optID(), From: d.time(), To: d.time(),
-		Customer: catalog.Person{FirstName: d.str(), LastName: d.str(), Email: d.str(), Phone: d.str()},
-		Status:   getEnum(d, catalog.EntryStatuses)}
+func (d *r) entry(x *model.WaitlistEntry) {
+	*x = model.WaitlistEntry{ID: d.id(), ServiceID: d.id(), StaffID: d.optID(), From: d.time(), To: d.time(),
+		Customer: model.Person{FirstName: d.str(), LastName: d.str(), Email: d.str(), Phone: d.str()},
+		Status:   getEnum(d, model.EntryStatuses)}
 	if d.bool() {
-		x.Offer = &catalog.Offer{HoldID: d.id(), Start: d.time(), StaffID: d.id(), ExpiresAt: d.time()}
+		x.Offer = &model.Offer{HoldID: d.id(), Start: d.time(), StaffID: d.id(), ExpiresAt: d.time()}
 	}
 	x.Booked = d.optID()
 	x.CreatedAt, x.UpdatedAt = d.time(), d.time()

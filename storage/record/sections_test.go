@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // Format version 3 (VersionTagged): appointment versions, and the tagged
@@ -19,51 +19,51 @@ import (
 // sampleHolds returns an active hold placed for a waitlist entry, with a
 // two-segment footprint (the gap labelled and without a staff member), and
 // a booked hold consumed by appt.
-func sampleHolds(staff, appt, entry uuid.UUID) []catalog.Hold {
+func sampleHolds(staff, appt, entry uuid.UUID) []model.Hold {
 	start := time.Date(2026, 12, 2, 14, 0, 0, 0, time.UTC)
 	label, rinse := "processing", "rinse"
-	return []catalog.Hold{
+	return []model.Hold{
 		{ID: uuid.New(), ServiceID: uuid.New(), StaffID: staff, Start: start, End: start.Add(time.Hour),
-			Segments: []catalog.Segment{
-				{ID: uuid.New(), Position: 0, Kind: catalog.Active, StartTime: start, EndTime: start.Add(20 * time.Minute), StaffMemberID: &staff},
-				{ID: uuid.New(), Position: 1, Kind: catalog.Gap, StartTime: start.Add(20 * time.Minute), EndTime: start.Add(time.Hour), Label: &label}},
-			ExpiresAt: payAt.Add(catalog.OfferTTL), CreatedAt: payAt, UpdatedAt: payAt.Add(7),
-			Status: catalog.HoldActive, Entry: &entry},
+			Segments: []model.Segment{
+				{ID: uuid.New(), Position: 0, Kind: model.Active, StartTime: start, EndTime: start.Add(20 * time.Minute), StaffMemberID: &staff},
+				{ID: uuid.New(), Position: 1, Kind: model.Gap, StartTime: start.Add(20 * time.Minute), EndTime: start.Add(time.Hour), Label: &label}},
+			ExpiresAt: payAt.Add(model.OfferTTL), CreatedAt: payAt, UpdatedAt: payAt.Add(7),
+			Status: model.HoldActive, Entry: &entry},
 		{ID: uuid.New(), ServiceID: uuid.New(), StaffID: staff, Start: start.Add(2 * time.Hour), End: start.Add(150 * time.Minute),
-			Segments: []catalog.Segment{
-				{ID: uuid.New(), Position: 0, Kind: catalog.Active, StartTime: start.Add(2 * time.Hour), EndTime: start.Add(150 * time.Minute), Label: &rinse}},
-			ExpiresAt: payAt.Add(catalog.HoldDefaultTTL), CreatedAt: payAt, UpdatedAt: payAt.Add(time.Minute),
-			Status: catalog.HoldBooked, Appointment: &appt},
+			Segments: []model.Segment{
+				{ID: uuid.New(), Position: 0, Kind: model.Active, StartTime: start.Add(2 * time.Hour), EndTime: start.Add(150 * time.Minute), Label: &rinse}},
+			ExpiresAt: payAt.Add(model.HoldDefaultTTL), CreatedAt: payAt, UpdatedAt: payAt.Add(time.Minute),
+			Status: model.HoldBooked, Appointment: &appt},
 	}
 }
 
 // sampleEntries returns a waiting entry for any staff member, one offered
 // the hold offer, and one booked into appt.
-func sampleEntries(staff, appt, offer uuid.UUID) []catalog.WaitlistEntry {
+func sampleEntries(staff, appt, offer uuid.UUID) []model.WaitlistEntry {
 	from := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
-	return []catalog.WaitlistEntry{
+	return []model.WaitlistEntry{
 		{ID: uuid.New(), ServiceID: uuid.New(), From: from, To: from.Add(8 * time.Hour),
-			Customer: catalog.Person{FirstName: "Noor", LastName: "de Vries", Email: "noor@example.com", Phone: "+31 6 1234"},
-			Status:   catalog.EntryWaiting, CreatedAt: payAt, UpdatedAt: payAt},
+			Customer: model.Person{FirstName: "Noor", LastName: "de Vries", Email: "noor@example.com", Phone: "+31 6 1234"},
+			Status:   model.EntryWaiting, CreatedAt: payAt, UpdatedAt: payAt},
 		{ID: uuid.New(), ServiceID: uuid.New(), StaffID: &staff, From: from, To: from.Add(24 * time.Hour),
-			Customer:  catalog.Person{FirstName: "Ëlla", Email: "ella@example.com"},
-			Status:    catalog.EntryOffered,
-			Offer:     &catalog.Offer{HoldID: offer, Start: from.Add(5 * time.Hour), StaffID: staff, ExpiresAt: payAt.Add(catalog.OfferTTL)},
+			Customer:  model.Person{FirstName: "Ëlla", Email: "ella@example.com"},
+			Status:    model.EntryOffered,
+			Offer:     &model.Offer{HoldID: offer, Start: from.Add(5 * time.Hour), StaffID: staff, ExpiresAt: payAt.Add(model.OfferTTL)},
 			CreatedAt: payAt.Add(-time.Hour), UpdatedAt: payAt},
 		{ID: uuid.New(), ServiceID: uuid.New(), From: from, To: from.Add(time.Hour),
-			Customer: catalog.Person{Email: "sam@example.com"},
-			Status:   catalog.EntryBooked, Booked: &appt, CreatedAt: payAt.Add(-2 * time.Hour), UpdatedAt: payAt.Add(3)},
+			Customer: model.Person{Email: "sam@example.com"},
+			Status:   model.EntryBooked, Booked: &appt, CreatedAt: payAt.Add(-2 * time.Hour), UpdatedAt: payAt.Add(3)},
 	}
 }
 
 // versioned returns a booking's appointment at version 1 and another at
 // version 7.
-func versioned() []catalog.Appointment {
+func versioned() []model.Appointment {
 	a := sampleChange(payAt).Appointments[0]
 	a.Version = 1
 	b := a
 	b.ID, b.Staff, b.StaffLocked, b.Version = uuid.New(), nil, true, 7
-	return []catalog.Appointment{a, b}
+	return []model.Appointment{a, b}
 }
 
 // sectionChange is a booking's record with versioned appointments, holds
@@ -192,8 +192,8 @@ func TestTaggedNoSectionsNoBytes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			before := encodeChange1(t, base)
 			empty := *base
-			empty.Payments, empty.Checkouts, empty.Closed = []catalog.Payment{}, []Checkout{}, []uuid.UUID{}
-			empty.Holds, empty.Entries = []catalog.Hold{}, []catalog.WaitlistEntry{}
+			empty.Payments, empty.Checkouts, empty.Closed = []model.Payment{}, []Checkout{}, []uuid.UUID{}
+			empty.Holds, empty.Entries = []model.Hold{}, []model.WaitlistEntry{}
 			require.Equal(t, before, encodeChange1(t, &empty), "empty section lists write nothing")
 
 			got, err := Decode(before)
@@ -222,8 +222,8 @@ func TestTaggedNoSectionsNoBytes(t *testing.T) {
 	s := sampleSnapshot()
 	plain := encodeSnapshot1(t, s)
 	empty := *s
-	empty.Payments, empty.Checkouts = []catalog.Payment{}, []Checkout{}
-	empty.Holds, empty.Entries = []catalog.Hold{}, []catalog.WaitlistEntry{}
+	empty.Payments, empty.Checkouts = []model.Payment{}, []Checkout{}
+	empty.Holds, empty.Entries = []model.Hold{}, []model.WaitlistEntry{}
 	require.Equal(t, plain, encodeSnapshot1(t, &empty))
 	withHolds := *s
 	withHolds.Holds = sectionSnapshot().Holds
@@ -372,7 +372,7 @@ func TestTaggedTruncationIsCorrupt(t *testing.T) {
 
 // appointmentV2 writes a as format version 2 did: without its version,
 // which is the last value format 3 writes.
-func appointmentV2(t testing.TB, e *w, a *catalog.Appointment) {
+func appointmentV2(t testing.TB, e *w, a *model.Appointment) {
 	var x w
 	x.appointment(a)
 	v := binary.AppendVarint(nil, int64(a.Version))
@@ -400,14 +400,14 @@ func encodeFormat2(t testing.TB, c *Change) []byte {
 	e.u(uint64(len(c.Events)))
 	for _, ev := range c.Events {
 		e.ulidText(ev.ID, "evt_")
-		putEnum(&e, ev.Type, catalog.EventTypes)
+		putEnum(&e, ev.Type, model.EventTypes)
 		e.time(ev.CreatedAt)
 		e.id(ev.Subject)
 	}
 	e.u(uint64(len(c.Mails)))
 	for _, m := range c.Mails {
 		e.ulidText(m.ID, "")
-		putEnum(&e, m.Kind, catalog.MailKinds)
+		putEnum(&e, m.Kind, model.MailKinds)
 		e.str(m.To)
 		e.id(m.Appointment)
 		e.time(m.At)
@@ -464,7 +464,7 @@ func TestFormat2ChangeStillDecodes(t *testing.T) {
 			got, err := Decode(b)
 			require.NoError(t, err)
 			want := *c
-			want.Appointments = append([]catalog.Appointment(nil), c.Appointments...)
+			want.Appointments = append([]model.Appointment(nil), c.Appointments...)
 			for i := range want.Appointments {
 				want.Appointments[i].Version = 1
 			}
@@ -539,7 +539,7 @@ func TestFormat2SnapshotStillDecodes(t *testing.T) {
 	got, err := DecodeSnapshot(head.b)
 	require.NoError(t, err)
 	want := *s
-	want.Appointments = append([]catalog.Appointment(nil), s.Appointments...)
+	want.Appointments = append([]model.Appointment(nil), s.Appointments...)
 	want.Appointments[1].Version = 1
 	want.Checkouts = append([]Checkout(nil), s.Checkouts...)
 	want.Checkouts[0].Appointment.Version = 1
@@ -562,7 +562,7 @@ func lenPrefixed(p []byte) []byte {
 	return e.b
 }
 
-func customersBytes(cs []catalog.Customer) []byte {
+func customersBytes(cs []model.Customer) []byte {
 	var e w
 	e.customers(cs)
 	return e.b
@@ -653,14 +653,14 @@ func checkSnapshot(t *testing.T, b []byte) {
 // re-encoding then does not: what FuzzDecodeSections checks.
 func TestTaggedMinimalEntryRoundTrip(t *testing.T) {
 	epoch := time.UnixMilli(0).UTC()
-	x := catalog.WaitlistEntry{ID: uuid.New(), ServiceID: uuid.New(), From: epoch, To: epoch,
-		Status: catalog.EntryWaiting, CreatedAt: epoch, UpdatedAt: epoch}
+	x := model.WaitlistEntry{ID: uuid.New(), ServiceID: uuid.New(), From: epoch, To: epoch,
+		Status: model.EntryWaiting, CreatedAt: epoch, UpdatedAt: epoch}
 	t.Run("encoded", func(t *testing.T) {
-		c := &Change{At: payAt, Entries: []catalog.WaitlistEntry{x}}
+		c := &Change{At: payAt, Entries: []model.WaitlistEntry{x}}
 		got, err := Decode(encodeChange1(t, c))
 		require.NoError(t, err, "a change with an entry of 48 bytes")
 		require.Equal(t, c, got.Change)
-		s := &Snapshot{Entries: []catalog.WaitlistEntry{x}}
+		s := &Snapshot{Entries: []model.WaitlistEntry{x}}
 		gotS, err := DecodeSnapshot(encodeSnapshot1(t, s))
 		require.NoError(t, err, "a snapshot with an entry of 48 bytes")
 		require.Equal(t, s.Entries, gotS.Entries)
@@ -679,14 +679,14 @@ func TestTaggedMinimalEntryRoundTrip(t *testing.T) {
 		e.str("")
 		e.str("")
 		e.str("")
-		putEnum(&e, catalog.EntryWaiting, catalog.EntryStatuses)
+		putEnum(&e, model.EntryWaiting, model.EntryStatuses)
 		e.bool(false)
 		e.optID(nil)
 		padded()
 		padded()
 		got, err := Decode(e.b)
 		require.NoError(t, err)
-		require.Equal(t, []catalog.WaitlistEntry{x}, got.Change.Entries)
+		require.Equal(t, []model.WaitlistEntry{x}, got.Change.Entries)
 		checkRecord(t, e.b)
 	})
 }
@@ -698,7 +698,7 @@ func TestTaggedMinimalEntryRoundTrip(t *testing.T) {
 func TestHoldAndEntryAnswersDecode(t *testing.T) {
 	for _, kind := range []AnswerKind{AnswerHold, AnswerEntry} {
 		c := &Change{At: payAt, Holds: sampleHolds(uuid.New(), uuid.New(), uuid.New()), Entries: sampleEntries(uuid.New(), uuid.New(), uuid.New()),
-			Idempotency: &Idem{Key: "k", Op: catalog.OpCreateHold, Status: 201, At: payAt, Answer: kind}}
+			Idempotency: &Idem{Key: "k", Op: model.OpCreateHold, Status: 201, At: payAt, Answer: kind}}
 		b, err := Encode(nil, &Record{Kind: KindChange, Change: c})
 		require.NoError(t, err)
 		got, err := Decode(b)

@@ -17,7 +17,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // Registry is the cluster-wide index every node routes by: which
@@ -42,7 +42,7 @@ type Registry struct {
 	nodes   map[string]string    // cluster address -> hand-over address
 	views   map[string]viewEntry // node name -> its view of the membership (views.go)
 	leases  map[string]leaseSeen // node name -> its lease key's last revision seen (views.go)
-	keys    atomic.Pointer[map[catalog.KeyHash]uuid.UUID]
+	keys    atomic.Pointer[map[model.KeyHash]uuid.UUID]
 	synced  chan struct{} // closed once the watch delivered every entry
 	built   bool          // the key index is built (after synced); under mu
 }
@@ -64,7 +64,7 @@ func OpenRegistry(ctx context.Context, j *Journal, bucket string, log *slog.Logg
 		return nil, fmt.Errorf("stream: creating %s: %w", bucket, err)
 	}
 	r := &Registry{kv: kv, log: log, entries: map[uuid.UUID]entry{}, nodes: map[string]string{}, views: map[string]viewEntry{}, leases: map[string]leaseSeen{}, synced: make(chan struct{})}
-	empty := map[catalog.KeyHash]uuid.UUID{}
+	empty := map[model.KeyHash]uuid.UUID{}
 	r.keys.Store(&empty)
 	w, err := kv.WatchAll(context.Background())
 	if err != nil {
@@ -150,8 +150,8 @@ func (r *Registry) set(id uuid.UUID, en entry, present bool) {
 }
 
 // keyIndex builds the key index of entries.
-func keyIndex(entries map[uuid.UUID]entry) *map[catalog.KeyHash]uuid.UUID {
-	idx := map[catalog.KeyHash]uuid.UUID{}
+func keyIndex(entries map[uuid.UUID]entry) *map[model.KeyHash]uuid.UUID {
+	idx := map[model.KeyHash]uuid.UUID{}
 	for biz, e := range entries {
 		for _, h := range hashes(e.Keys) {
 			idx[h] = biz
@@ -161,10 +161,10 @@ func keyIndex(entries map[uuid.UUID]entry) *map[catalog.KeyHash]uuid.UUID {
 }
 
 // hashes decodes hex key hashes, skipping any that is not one.
-func hashes(keys []string) []catalog.KeyHash {
-	out := make([]catalog.KeyHash, 0, len(keys))
+func hashes(keys []string) []model.KeyHash {
+	out := make([]model.KeyHash, 0, len(keys))
 	for _, k := range keys {
-		var h catalog.KeyHash
+		var h model.KeyHash
 		if b, err := hex.DecodeString(k); err == nil && len(b) == len(h) {
 			copy(h[:], b)
 			out = append(out, h)
@@ -174,14 +174,14 @@ func hashes(keys []string) []catalog.KeyHash {
 }
 
 // Owner implements business.KeyIndex.
-func (r *Registry) Owner(h catalog.KeyHash) (uuid.UUID, bool) {
+func (r *Registry) Owner(h model.KeyHash) (uuid.UUID, bool) {
 	id, ok := (*r.keys.Load())[h]
 	return id, ok
 }
 
 // Changed implements business.KeyIndex: the owner of biz changed its
 // keys. The index is updated here at once and the entry written behind.
-func (r *Registry) Changed(biz uuid.UUID, name string, added, removed []catalog.KeyHash) {
+func (r *Registry) Changed(biz uuid.UUID, name string, added, removed []model.KeyHash) {
 	r.mu.Lock()
 	en := r.entries[biz]
 	en.Name = name
@@ -212,7 +212,7 @@ func (r *Registry) Publish(biz uuid.UUID, name string, keys []string) {
 }
 
 // PublishHashes is Publish for key hashes.
-func (r *Registry) PublishHashes(biz uuid.UUID, name string, hashes []catalog.KeyHash) {
+func (r *Registry) PublishHashes(biz uuid.UUID, name string, hashes []model.KeyHash) {
 	keys := make([]string, len(hashes))
 	for i, h := range hashes {
 		keys[i] = hex.EncodeToString(h[:])

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/stream"
 	"github.com/slotd/slotd/storage/stream/streamtest"
 )
@@ -26,11 +26,11 @@ func TestRegistry(t *testing.T) {
 	require.NoError(t, err)
 
 	biz := uuid.New()
-	k1, k2 := catalog.HashKey("sk_one"), catalog.HashKey("sk_two")
-	a.PublishHashes(biz, "Salon", []catalog.KeyHash{k1})
+	k1, k2 := model.HashKey("sk_one"), model.HashKey("sk_two")
+	a.PublishHashes(biz, "Salon", []model.KeyHash{k1})
 	require.Eventually(t, func() bool { id, ok := b.Owner(k1); return ok && id == biz }, 10*time.Second, 5*time.Millisecond)
 	require.True(t, b.Has(biz))
-	a.Changed(biz, "Salon Renamed", []catalog.KeyHash{k2}, []catalog.KeyHash{k1})
+	a.Changed(biz, "Salon Renamed", []model.KeyHash{k2}, []model.KeyHash{k1})
 	require.Eventually(t, func() bool {
 		_, one := b.Owner(k1)
 		id, two := b.Owner(k2)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/clock"
 )
 
@@ -16,7 +16,7 @@ import (
 // where every subject's state has lapsed by its next request and is swept
 // and stored afresh.
 func BenchmarkTake(b *testing.B) {
-	k := ForKey(catalog.Zakelijk, &catalog.Limits{PerMinute: 1 << 30, PerHour: 1 << 30, MutationsPerMinute: 1 << 30})
+	k := ForKey(model.Zakelijk, &model.Limits{PerMinute: 1 << 30, PerHour: 1 << 30, MutationsPerMinute: 1 << 30})
 	subjects := make([]string, 10000)
 	for i := range subjects {
 		subjects[i] = "key-" + strconv.Itoa(i)

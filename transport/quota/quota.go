@@ -23,7 +23,7 @@ import (
 
 	"github.com/throttled/throttled/v2"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/clock"
 )
 
@@ -48,12 +48,12 @@ var FailedAuth = Window{N: 20, Per: time.Minute}
 // ForKey returns the windows of a key of a business on plan p, with the
 // key's own overrides (world file `limits`) where set. An unrecognised plan
 // gets Groei's quotas.
-func ForKey(p catalog.Plan, o *catalog.Limits) KeyLimits {
+func ForKey(p model.Plan, o *model.Limits) KeyLimits {
 	perMin, perHour := 60, 600
 	switch p {
-	case catalog.Pro:
+	case model.Pro:
 		perMin, perHour = 120, 2000
-	case catalog.Zakelijk:
+	case model.Zakelijk:
 		perMin, perHour = 300, 10000
 	}
 	mut := MutationsPerMinute

@@ -8,25 +8,25 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/clock"
 )
 
 var t0 = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 
 func TestForKey(t *testing.T) {
-	require.Equal(t, KeyLimits{Window{60, time.Minute}, Window{600, time.Hour}, Window{30, time.Minute}}, ForKey(catalog.Groei, nil))
-	require.Equal(t, KeyLimits{Window{120, time.Minute}, Window{2000, time.Hour}, Window{30, time.Minute}}, ForKey(catalog.Pro, nil))
-	require.Equal(t, KeyLimits{Window{300, time.Minute}, Window{10000, time.Hour}, Window{30, time.Minute}}, ForKey(catalog.Zakelijk, nil))
-	require.Equal(t, ForKey(catalog.Groei, nil), ForKey("enterprise-plus", nil), "an unrecognised plan gets Groei's")
+	require.Equal(t, KeyLimits{Window{60, time.Minute}, Window{600, time.Hour}, Window{30, time.Minute}}, ForKey(model.Groei, nil))
+	require.Equal(t, KeyLimits{Window{120, time.Minute}, Window{2000, time.Hour}, Window{30, time.Minute}}, ForKey(model.Pro, nil))
+	require.Equal(t, KeyLimits{Window{300, time.Minute}, Window{10000, time.Hour}, Window{30, time.Minute}}, ForKey(model.Zakelijk, nil))
+	require.Equal(t, ForKey(model.Groei, nil), ForKey("enterprise-plus", nil), "an unrecognised plan gets Groei's")
 	require.Equal(t, KeyLimits{Window{1000, time.Minute}, Window{2000, time.Hour}, Window{5, time.Minute}},
-		ForKey(catalog.Pro, &catalog.Limits{PerMinute: 1000, MutationsPerMinute: 5}), "unset members keep the plan's")
+		ForKey(model.Pro, &model.Limits{PerMinute: 1000, MutationsPerMinute: 5}), "unset members keep the plan's")
 }
 
 func TestMinuteWindowExactly(t *testing.T) {
 	fc := clock.NewFake(t0)
 	l := New(fc)
-	k := ForKey(catalog.Groei, nil)
+	k := ForKey(model.Groei, nil)
 	checks := []Check{{'m', k.Minute}, {'h', k.Hour}}
 	for i := 1; i <= 60; i++ {
 		v := l.Take("key", checks...)
@@ -62,7 +62,7 @@ func TestMinuteWindowExactly(t *testing.T) {
 func TestHourWindowAndMutationCeiling(t *testing.T) {
 	fc := clock.NewFake(t0)
 	l := New(fc)
-	k := ForKey(catalog.Pro, &catalog.Limits{PerMinute: 5, PerHour: 7, MutationsPerMinute: 2})
+	k := ForKey(model.Pro, &model.Limits{PerMinute: 5, PerHour: 7, MutationsPerMinute: 2})
 	read := []Check{{'m', k.Minute}, {'h', k.Hour}}
 	write := append(read, Check{'w', k.Mutations})
 

@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/catalog"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/webhook/mail/mailtest"
 )
@@ -313,7 +313,7 @@ func (h *harness) shutdown() {
 }
 
 func mailRow(id string) []byte {
-	return testRow(id, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed))
+	return testRow(id, model.MailConfirmation, salon, testAppointment(model.Confirmed))
 }
 
 func TestDrainerSendsEveryRowOnce(t *testing.T) {
@@ -469,7 +469,7 @@ func TestDrainerDropsRowsThatCannotRender(t *testing.T) {
 		ob := newFakeOutbox()
 		ob.put(1, "01A", []byte(`{"id":"01A","kind":"booking_confirmation"`))
 		ob.put(1, "01B", mailRow("01B"))
-		ob.put(1, "01C", testRow("01C", catalog.MailStatus, salon, nil))
+		ob.put(1, "01C", testRow("01C", model.MailStatus, salon, nil))
 		snd := newFakeSender()
 		h := startDrainer(t, ob, snd)
 		assert.Equal(t, testPoll, h.idle())
@@ -677,7 +677,7 @@ func TestDrainerQueueSendsWithoutWalking(t *testing.T) {
 				q.Row = mailRow(id)
 			}
 			if i == 2 { // as the business actor hands it over: built, and encoded
-				q.Decoded = testMailRow(id, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed))
+				q.Decoded = testMailRow(id, model.MailConfirmation, salon, testAppointment(model.Confirmed))
 			}
 			rows = append(rows, q)
 		}

@@ -14,11 +14,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
 
-// The mail kinds are catalog.MailKinds; any other kind is accepted and
+// The mail kinds are model.MailKinds; any other kind is accepted and
 // gets a generic message. A waitlist offer's row carries the held slot as
 // the appointment (whose status is not shown) and the hold as the offer;
 // a row lacking either is refused.
@@ -107,7 +107,7 @@ func RenderRow(orig *record.MailRow, from string) (Message, error) {
 			return Message{}, fmt.Errorf("%w: appointment without startTime", ErrBadRow)
 		}
 	}
-	if r.Kind == catalog.MailWaitlistOffer {
+	if r.Kind == model.MailWaitlistOffer {
 		switch {
 		case r.Offer == nil:
 			return Message{}, fmt.Errorf("%w: kind %s without an offer", ErrBadRow, r.Kind)
@@ -186,7 +186,7 @@ type parsedFrom struct {
 }
 
 func needsAppointment(kind string) bool {
-	return kind == catalog.MailConfirmation || kind == catalog.MailStatus || kind == catalog.MailWaitlistOffer
+	return kind == model.MailConfirmation || kind == model.MailStatus || kind == model.MailWaitlistOffer
 }
 
 func loadZone(name string) *time.Location {
@@ -271,31 +271,31 @@ func compose(r *record.MailRow, l locale, loc *time.Location) *document {
 	}
 
 	status := ""
-	if a != nil && r.Kind != catalog.MailWaitlistOffer { // an offer's slot has no status of its own
+	if a != nil && r.Kind != model.MailWaitlistOffer { // an offer's slot has no status of its own
 		status = a.Status
 	}
 	words := statusWords(l, status)
 	switch {
-	case r.Kind == catalog.MailConfirmation && status == "pending_payment":
+	case r.Kind == model.MailConfirmation && status == "pending_payment":
 		d.subject = l.get("subject.pending_payment", "business", biz)
 		d.paras = append(d.paras, l.get("intro.pending_payment", "business", biz))
 		d.paras = append(d.paras, paymentParas(l, r.Payment)...)
-	case r.Kind == catalog.MailConfirmation:
+	case r.Kind == model.MailConfirmation:
 		d.subject = l.get("subject.confirmed", "business", biz)
 		d.paras = append(d.paras, l.get("intro.booking", "business", biz))
-	case r.Kind == catalog.MailStatus && l.has("subject."+status) && l.has("intro."+status):
+	case r.Kind == model.MailStatus && l.has("subject."+status) && l.has("intro."+status):
 		d.subject = l.get("subject."+status, "business", biz)
 		d.paras = append(d.paras, l.get("intro."+status, "business", biz))
-	case r.Kind == catalog.MailStatus:
+	case r.Kind == model.MailStatus:
 		d.subject = l.get("subject.status", "business", biz, "status", words)
 		d.paras = append(d.paras, l.get("intro.status", "business", biz, "status", words))
-	case r.Kind == catalog.MailEndpointDisabled && r.Endpoint != nil:
+	case r.Kind == model.MailEndpointDisabled && r.Endpoint != nil:
 		d.subject = l.get("subject.endpoint_disabled", "business", biz)
 		d.paras = append(d.paras,
 			l.get("intro.endpoint_disabled", "business", biz, "url", oneLine(r.Endpoint.URL),
 				"failures", strconv.Itoa(r.Endpoint.ConsecutiveFailures)),
 			l.get("howto.endpoint_disabled", "id", oneLine(r.Endpoint.ID)))
-	case r.Kind == catalog.MailWaitlistOffer && r.Offer != nil && a != nil:
+	case r.Kind == model.MailWaitlistOffer && r.Offer != nil && a != nil:
 		expires := moment(l, r.Offer.ExpiresAt, loc)
 		d.subject = l.get("subject.waitlist_offer", "business", biz)
 		d.paras = append(d.paras, offerIntro(l, biz, a, loc, expires),
@@ -315,7 +315,7 @@ func compose(r *record.MailRow, l locale, loc *time.Location) *document {
 	if a != nil && !a.StartTime.IsZero() {
 		d.title = l.get("details")
 		d.details = appointmentDetails(l, a, loc, words)
-		if r.Kind == catalog.MailWaitlistOffer && r.Offer != nil {
+		if r.Kind == model.MailWaitlistOffer && r.Offer != nil {
 			d.title = l.get("details.waitlist_offer")
 			d.details = append(d.details,
 				[2]string{l.get("label.held_until"), moment(l, r.Offer.ExpiresAt, loc)},

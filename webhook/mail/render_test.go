@@ -22,7 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -38,16 +38,16 @@ var salon = bizInfo{"Salon Anna & Co", "Europe/Amsterdam"}
 
 func ptr[T any](v T) *T { return &v }
 
-func testAppointment(status catalog.Status) *catalog.Appointment {
-	return &catalog.Appointment{
+func testAppointment(status model.Status) *model.Appointment {
+	return &model.Appointment{
 		ID:               uuid.MustParse("6a1d2e3f-4b5c-4d6e-8f70-8192a3b4c5d6"),
 		Status:           status,
 		StartTime:        testStart,
 		EndTime:          testStart.Add(45 * time.Minute),
 		BookingReference: ptr("BK-1042"),
 		CustomerID:       uuid.MustParse("11111111-2222-4333-8444-555555555555"),
-		Service:          catalog.ServiceRef{ID: uuid.New(), Name: "Haircut & Styling", DurationMinutes: 45, PriceCents: 4500},
-		Staff:            &catalog.StaffRef{ID: uuid.New(), Name: "Femke de Vries"},
+		Service:          model.ServiceRef{ID: uuid.New(), Name: "Haircut & Styling", DurationMinutes: 45, PriceCents: 4500},
+		Staff:            &model.StaffRef{ID: uuid.New(), Name: "Femke de Vries"},
 		BasePriceCents:   ptr(4500),
 		TotalPriceCents:  ptr(5000),
 		DepositCents:     ptr(1000),
@@ -57,14 +57,14 @@ func testAppointment(status catalog.Status) *catalog.Appointment {
 	}
 }
 
-var testCustomer = &catalog.Customer{
+var testCustomer = &model.Customer{
 	ID:        uuid.MustParse("11111111-2222-4333-8444-555555555555"),
 	FirstName: "Ana", LastName: "Jansen", Email: "ana@example.com", Phone: "+31600000000",
 }
 
 // testRow is the outbox row of an e-mail about a, as the business actor
 // writes it (an encoded record.MailRow).
-func testRow(id, kind string, b bizInfo, a *catalog.Appointment) []byte {
+func testRow(id, kind string, b bizInfo, a *model.Appointment) []byte {
 	b2, err := record.EncodeMailRow(testMailRow(id, kind, b, a))
 	if err != nil {
 		panic(err)
@@ -72,7 +72,7 @@ func testRow(id, kind string, b bizInfo, a *catalog.Appointment) []byte {
 	return b2
 }
 
-func testMailRow(id, kind string, b bizInfo, a *catalog.Appointment) *record.MailRow {
+func testMailRow(id, kind string, b bizInfo, a *model.Appointment) *record.MailRow {
 	r := &record.MailRow{ID: id, Kind: kind, To: "ana@example.com", At: testAt,
 		Business: record.MailBusiness{ID: testBiz.String(), Name: b.name, Timezone: b.tz}}
 	if a != nil {
@@ -99,7 +99,7 @@ const legacyRow = `{"id":"01JGXK4Z3V8N2Q5R7T9W1Y3A5C","kind":"booking_confirmati
 func TestRendersRowsWrittenBeforeTheTypedRecord(t *testing.T) {
 	old, err := Render([]byte(legacyRow), "")
 	require.NoError(t, err)
-	now, err := Render(testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed)), "")
+	now, err := Render(testRow(testID, model.MailConfirmation, salon, testAppointment(model.Confirmed)), "")
 	require.NoError(t, err)
 	require.Equal(t, now, old)
 }
@@ -122,24 +122,24 @@ func requireNoPlaceholders(t *testing.T, m Message) {
 func TestRenderKinds(t *testing.T) {
 	cases := []struct {
 		name, kind string
-		status     catalog.Status
+		status     model.Status
 		subject    string
 		intro      string
 		statusWord string
 	}{
-		{"confirmation", catalog.MailConfirmation, catalog.Confirmed,
+		{"confirmation", model.MailConfirmation, model.Confirmed,
 			"Your appointment at Salon Anna & Co is confirmed", "Thank you for booking with Salon Anna & Co. Your appointment is confirmed.", "confirmed"},
-		{"payment request", catalog.MailConfirmation, catalog.PendingPayment,
+		{"payment request", model.MailConfirmation, model.PendingPayment,
 			"Please complete your payment for your appointment at Salon Anna & Co", "will be confirmed as soon as your payment has been received", "awaiting payment"},
-		{"status confirmed", catalog.MailStatus, catalog.Confirmed,
+		{"status confirmed", model.MailStatus, model.Confirmed,
 			"Your appointment at Salon Anna & Co is confirmed", "Your appointment at Salon Anna & Co is confirmed.", "confirmed"},
-		{"status cancelled", catalog.MailStatus, catalog.Cancelled,
+		{"status cancelled", model.MailStatus, model.Cancelled,
 			"Your appointment at Salon Anna & Co has been cancelled", "has been cancelled", "cancelled"},
-		{"status completed", catalog.MailStatus, catalog.Completed,
+		{"status completed", model.MailStatus, model.Completed,
 			"Your appointment at Salon Anna & Co has been completed", "Thank you for your visit.", "completed"},
-		{"status no-show", catalog.MailStatus, catalog.NoShow,
+		{"status no-show", model.MailStatus, model.NoShow,
 			"Your appointment at Salon Anna & Co was marked as a no-show", "was marked as a no-show", "a no-show"},
-		{"status other", catalog.MailStatus, catalog.PaymentExpired,
+		{"status other", model.MailStatus, model.PaymentExpired,
 			"Your appointment at Salon Anna & Co is now payment expired", "is now: payment expired.", "payment expired"},
 	}
 	for _, tc := range cases {
@@ -181,7 +181,7 @@ func TestRenderGenericKinds(t *testing.T) {
 	assert.Equal(t, `"Salon Anna & Co" <slotd@localhost>`, m.From, "no display name configured: the business's")
 	requireNoPlaceholders(t, m)
 
-	m, err = Render(testRow(testID, "loyalty_reward_granted", salon, testAppointment(catalog.Completed)), "")
+	m, err = Render(testRow(testID, "loyalty_reward_granted", salon, testAppointment(model.Completed)), "")
 	require.NoError(t, err)
 	assert.Equal(t, "Notification from Salon Anna & Co: loyalty reward granted", m.Subject)
 	assert.Contains(t, m.Text, "Haircut & Styling", "an appointment present is shown")
@@ -189,30 +189,30 @@ func TestRenderGenericKinds(t *testing.T) {
 }
 
 func TestRenderTimeZones(t *testing.T) {
-	m, err := Render(testRow(testID, catalog.MailConfirmation, bizInfo{"Shop", "Mars/Olympus_Mons"}, testAppointment(catalog.Confirmed)), "")
+	m, err := Render(testRow(testID, model.MailConfirmation, bizInfo{"Shop", "Mars/Olympus_Mons"}, testAppointment(model.Confirmed)), "")
 	require.NoError(t, err)
 	assert.Contains(t, m.Text, "Monday 5 January 2026, 13:30–14:15 (UTC)")
 
-	m, err = Render(testRow(testID, catalog.MailConfirmation, bizInfo{"Shop", ""}, testAppointment(catalog.Confirmed)), "")
+	m, err = Render(testRow(testID, model.MailConfirmation, bizInfo{"Shop", ""}, testAppointment(model.Confirmed)), "")
 	require.NoError(t, err)
 	assert.Contains(t, m.Text, "13:30–14:15 (UTC)")
 
 	// Summer time, and an appointment that crosses local midnight.
-	a := testAppointment(catalog.Confirmed)
+	a := testAppointment(model.Confirmed)
 	a.StartTime = time.Date(2026, 7, 3, 21, 30, 0, 0, time.UTC)
 	a.EndTime = a.StartTime.Add(90 * time.Minute)
-	m, err = Render(testRow(testID, catalog.MailConfirmation, bizInfo{"Shop", "Europe/Amsterdam"}, a), "")
+	m, err = Render(testRow(testID, model.MailConfirmation, bizInfo{"Shop", "Europe/Amsterdam"}, a), "")
 	require.NoError(t, err)
 	assert.Contains(t, m.Text, "Friday 3 July 2026, 23:30 – Saturday 4 July 2026, 01:00 (Europe/Amsterdam)")
 }
 
 func TestRenderOptionalParts(t *testing.T) {
-	a := testAppointment(catalog.Confirmed)
+	a := testAppointment(model.Confirmed)
 	a.Staff = nil
 	a.TotalPriceCents, a.BasePriceCents, a.DepositCents = nil, nil, nil
 	a.BookingReference = nil
 	a.Service.PriceCents = 0
-	m, err := Render(testRow(testID, catalog.MailConfirmation, salon, a), "")
+	m, err := Render(testRow(testID, model.MailConfirmation, salon, a), "")
 	require.NoError(t, err)
 	assert.NotContains(t, m.Text, "With:")
 	assert.NotContains(t, m.Text, "Deposit")
@@ -224,7 +224,7 @@ func TestRenderOptionalParts(t *testing.T) {
 func TestRenderBadRows(t *testing.T) {
 	// Rows in the JSON form (still read, for rows written before the
 	// binary form) are easy to damage in every way.
-	js, err := json.Marshal(testMailRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed)))
+	js, err := json.Marshal(testMailRow(testID, model.MailConfirmation, salon, testAppointment(model.Confirmed)))
 	require.NoError(t, err)
 	good := string(js)
 	cases := map[string]string{
@@ -235,7 +235,7 @@ func TestRenderBadRows(t *testing.T) {
 		"path in id":       strings.Replace(good, testID, "../../etc/passwd", 1),
 		"no recipient":     strings.Replace(good, `"ana@example.com"`, `""`, 1),
 		"two recipients":   strings.Replace(good, `"to":"ana@example.com"`, `"to":"a@example.com, b@example.com"`, 1),
-		"no appointment":   string(testRow(testID, catalog.MailStatus, salon, nil)),
+		"no appointment":   string(testRow(testID, model.MailStatus, salon, nil)),
 		"bad time":         strings.Replace(good, `"at":"`+testAt.Format(time.RFC3339Nano)+`"`, `"at":"yesterday"`, 1),
 		"appointment list": strings.Replace(good[:len(good)-1], `"appointment":{`, `"appointment":[{`, 1) + "]}",
 	}
@@ -253,9 +253,9 @@ func TestRenderBadRows(t *testing.T) {
 
 func TestRenderHeaderInjection(t *testing.T) {
 	evil := bizInfo{"Evil\r\nBcc: victim@example.com\r\n\r\nbody", "UTC"}
-	a := testAppointment(catalog.Confirmed)
+	a := testAppointment(model.Confirmed)
 	a.Service.Name = "Cut\nX-Injected: 1"
-	m, err := Render(testRow(testID, catalog.MailConfirmation, evil, a), "")
+	m, err := Render(testRow(testID, model.MailConfirmation, evil, a), "")
 	require.NoError(t, err)
 	assert.NotContains(t, m.Subject, "\n")
 	msg, err := mail.ReadMessage(bytes.NewReader(m.Bytes()))
@@ -275,7 +275,7 @@ func TestLocales(t *testing.T) {
 	}
 	assert.Equal(t, DefaultLocale, localeFor("xx").name)
 	// A row naming a locale the table lacks renders in the default one.
-	row := strings.Replace(string(testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed))), `{"id":`, `{"locale":"xx","id":`, 1)
+	row := strings.Replace(string(testRow(testID, model.MailConfirmation, salon, testAppointment(model.Confirmed))), `{"id":`, `{"locale":"xx","id":`, 1)
 	m, err := Render([]byte(row), "")
 	require.NoError(t, err)
 	assert.Equal(t, "Your appointment at Salon Anna & Co is confirmed", m.Subject)
@@ -371,7 +371,7 @@ func parseMessage(t *testing.T, raw []byte) parsed {
 }
 
 func TestBytes(t *testing.T) {
-	m, err := Render(testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed)), "Bookings <bookings@slotd.example>")
+	m, err := Render(testRow(testID, model.MailConfirmation, salon, testAppointment(model.Confirmed)), "Bookings <bookings@slotd.example>")
 	require.NoError(t, err)
 	raw := m.Bytes()
 	assert.Equal(t, raw, m.Bytes(), "the encoding is deterministic")
@@ -394,7 +394,7 @@ func TestBytes(t *testing.T) {
 
 func TestBytesNonASCIIAndLongHeaders(t *testing.T) {
 	biz := bizInfo{"Café Zoë — kapsalon en schoonheidssalon voor het hele gezin, ook op zondag geopend", "Europe/Amsterdam"}
-	m, err := Render(testRow(testID, catalog.MailStatus, biz, testAppointment(catalog.Cancelled)), "")
+	m, err := Render(testRow(testID, model.MailStatus, biz, testAppointment(model.Cancelled)), "")
 	require.NoError(t, err)
 	raw := m.Bytes()
 	head := raw[:bytes.Index(raw, []byte("\r\n\r\n"))]
@@ -424,7 +424,7 @@ func TestBytesLongBodyLinesAndDots(t *testing.T) {
 }
 
 func TestRenderEndpointDisabled(t *testing.T) {
-	r := testMailRow(testID, catalog.MailEndpointDisabled, salon, nil)
+	r := testMailRow(testID, model.MailEndpointDisabled, salon, nil)
 	r.Endpoint = &record.MailEndpoint{ID: "5b0e8c9e-7c1a-4c55-9d1e-2f6f3f0e9a11", URL: "https://crm.example/hooks?a=<b>", ConsecutiveFailures: 10}
 	row, err := record.EncodeMailRow(r)
 	require.NoError(t, err)
@@ -449,7 +449,7 @@ func testOfferRow(locale string, b bizInfo) *record.MailRow {
 	a := testAppointment("")
 	a.ID = uuid.MustParse(testOfferID)
 	a.BookingReference, a.TotalPriceCents, a.DepositCents = nil, nil, nil
-	r := testMailRow(testID, catalog.MailWaitlistOffer, b, a)
+	r := testMailRow(testID, model.MailWaitlistOffer, b, a)
 	r.Locale = locale
 	r.Offer = &record.MailOffer{HoldID: testOfferID, ExpiresAt: time.Date(2026, 1, 2, 9, 30, 45, 0, time.UTC),
 		EntryID: "3e4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7"}
@@ -579,7 +579,7 @@ func TestRenderWaitlistOfferBadRows(t *testing.T) {
 		})
 	}
 	// The same row, whole, renders.
-	_, err := Render(testRow(testID, catalog.MailStatus, salon, testAppointment(catalog.Confirmed)), "")
+	_, err := Render(testRow(testID, model.MailStatus, salon, testAppointment(model.Confirmed)), "")
 	require.NoError(t, err)
 	renderRow(t, testOfferRow("en", salon))
 }
@@ -612,7 +612,7 @@ func BenchmarkLocaleGet(b *testing.B) {
 // BenchmarkRender: one confirmation e-mail rendered from its outbox row
 // (issue 22 asks for at most 10 µs).
 func BenchmarkRender(b *testing.B) {
-	row := testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed))
+	row := testRow(testID, model.MailConfirmation, salon, testAppointment(model.Confirmed))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Render(row, "Bookings <bookings@slotd.example>"); err != nil {
@@ -651,7 +651,7 @@ func TestReference(t *testing.T) {
 // --smtp, short of the write and sync: rendering its row and encoding the
 // message as a mailbox entry.
 func BenchmarkMboxEntry(b *testing.B) {
-	row := testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed))
+	row := testRow(testID, model.MailConfirmation, salon, testAppointment(model.Confirmed))
 	var buf bytes.Buffer
 	b.ReportAllocs()
 	for b.Loop() {
@@ -670,8 +670,8 @@ func BenchmarkMboxEntry(b *testing.B) {
 // retry the other.
 func TestRenderRowIsRenderOfItsBytes(t *testing.T) {
 	messy := bizInfo{name: "  Salon\tAnna  & Co ", tz: "America/New_York"}
-	for _, kind := range []string{catalog.MailConfirmation, catalog.MailStatus, "some_new_kind"} {
-		for _, status := range []catalog.Status{catalog.Confirmed, catalog.PendingPayment, catalog.Cancelled} {
+	for _, kind := range []string{model.MailConfirmation, model.MailStatus, "some_new_kind"} {
+		for _, status := range []model.Status{model.Confirmed, model.PendingPayment, model.Cancelled} {
 			for _, b := range []bizInfo{salon, messy} {
 				r := testMailRow(testID, kind, b, testAppointment(status))
 				r.At = r.At.Add(123456789 * time.Nanosecond) // finer than the stored form
@@ -687,6 +687,6 @@ func TestRenderRowIsRenderOfItsBytes(t *testing.T) {
 			}
 		}
 	}
-	_, err := RenderRow(&record.MailRow{ID: "bad id", Kind: catalog.MailConfirmation}, "")
+	_, err := RenderRow(&record.MailRow{ID: "bad id", Kind: model.MailConfirmation}, "")
 	require.ErrorIs(t, err, ErrBadRow)
 }

@@ -23,13 +23,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/clock"
 )
 
 func testMessage(t *testing.T) Message {
 	t.Helper()
-	m, err := Render(testRow(testID, catalog.MailConfirmation, salon, testAppointment(catalog.Confirmed)), "Bookings <bookings@slotd.example>")
+	m, err := Render(testRow(testID, model.MailConfirmation, salon, testAppointment(model.Confirmed)), "Bookings <bookings@slotd.example>")
 	require.NoError(t, err)
 	return m
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/webhook/payment"
 	"github.com/slotd/slotd/webhook/payment/paymenttest"
 )
@@ -54,7 +54,7 @@ func TestParseEvent(t *testing.T) {
 	d := paymenttest.NewStripe("k", "whsec")
 	defer d.Close()
 	c, err := payment.NewClient(true).Create(context.Background(),
-		payment.Config{Provider: catalog.ProviderClientSecret, BaseURL: d.URL(), APIKey: "k"}, checkout())
+		payment.Config{Provider: model.ProviderClientSecret, BaseURL: d.URL(), APIKey: "k"}, checkout())
 	require.NoError(t, err)
 	body, sig := d.Pay(c.ProviderPaymentID, time.Now())
 	require.NoError(t, payment.VerifySignature("whsec", sig, body, time.Now()))

@@ -32,7 +32,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/webhook/deliver"
 )
 
@@ -45,7 +45,7 @@ const maxAnswer = 1 << 20
 
 // Config is one business's connection to its provider.
 type Config struct {
-	Provider  string // catalog.ProviderRedirect or catalog.ProviderClientSecret
+	Provider  string // model.ProviderRedirect or model.ProviderClientSecret
 	BaseURL   string // the provider API's base URL, without a trailing slash
 	APIKey    string // sent as Authorization: Bearer
 	ReturnURL string // redirect: where the customer lands after checkout
@@ -124,9 +124,9 @@ var errNoProvider = fmt.Errorf("%w: no provider configured", ErrUnreachable)
 // adapter returns cfg's provider kind's adapter, or nil.
 func (cl *Client) adapter(cfg Config) adapter {
 	switch cfg.Provider {
-	case catalog.ProviderClientSecret:
+	case model.ProviderClientSecret:
 		return stripe{cl}
-	case catalog.ProviderRedirect:
+	case model.ProviderRedirect:
 		return mollie{cl}
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/webhook/payment"
 	"github.com/slotd/slotd/webhook/payment/paymenttest"
 )
@@ -32,7 +32,7 @@ func TestClientSecretCreateCancelRefundGet(t *testing.T) {
 	d := paymenttest.NewStripe("sk_test_1", "whsec_1")
 	defer d.Close()
 	cl := payment.NewClient(true)
-	cfg := payment.Config{Provider: catalog.ProviderClientSecret, BaseURL: d.URL() + "/", APIKey: "sk_test_1"}
+	cfg := payment.Config{Provider: model.ProviderClientSecret, BaseURL: d.URL() + "/", APIKey: "sk_test_1"}
 	ctx := context.Background()
 
 	c1, err := cl.Create(ctx, cfg, checkout())
@@ -80,7 +80,7 @@ func TestRedirectCreateCancelRefundGet(t *testing.T) {
 	d := paymenttest.NewMollie("test_key")
 	defer d.Close()
 	cl := payment.NewClient(true)
-	cfg := payment.Config{Provider: catalog.ProviderRedirect, BaseURL: d.URL(), APIKey: "test_key", ReturnURL: "https://salon.example/thanks"}
+	cfg := payment.Config{Provider: model.ProviderRedirect, BaseURL: d.URL(), APIKey: "test_key", ReturnURL: "https://salon.example/thanks"}
 	ctx := context.Background()
 
 	c1, err := cl.Create(ctx, cfg, checkout())
@@ -119,10 +119,10 @@ func TestRedirectCreateCancelRefundGet(t *testing.T) {
 // No answer is ErrUnreachable (PAYMENTS_UNAVAILABLE); an answer that is not
 // 2xx is a RefusedError (PAYMENT_ERROR).
 func TestUnreachableAndRefused(t *testing.T) {
-	for _, provider := range []string{catalog.ProviderClientSecret, catalog.ProviderRedirect} {
+	for _, provider := range []string{model.ProviderClientSecret, model.ProviderRedirect} {
 		t.Run(provider, func(t *testing.T) {
 			var d *paymenttest.Double
-			if provider == catalog.ProviderClientSecret {
+			if provider == model.ProviderClientSecret {
 				d = paymenttest.NewStripe("k", "s").Double
 			} else {
 				d = paymenttest.NewMollie("k").Double
@@ -151,7 +151,7 @@ func TestGuardRefusesLoopback(t *testing.T) {
 	d := paymenttest.NewStripe("k", "s")
 	defer d.Close()
 	_, err := payment.NewClient(false).Create(context.Background(),
-		payment.Config{Provider: catalog.ProviderClientSecret, BaseURL: d.URL(), APIKey: "k"}, checkout())
+		payment.Config{Provider: model.ProviderClientSecret, BaseURL: d.URL(), APIKey: "k"}, checkout())
 	require.ErrorIs(t, err, payment.ErrUnreachable)
 	require.Empty(t, d.Calls())
 }
@@ -173,7 +173,7 @@ func TestNoAnswerIsUnreachable(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err = payment.NewClient(true).Create(ctx, payment.Config{Provider: catalog.ProviderRedirect, BaseURL: "http://" + ln.Addr().String(), APIKey: "k"}, checkout())
+	_, err = payment.NewClient(true).Create(ctx, payment.Config{Provider: model.ProviderRedirect, BaseURL: "http://" + ln.Addr().String(), APIKey: "k"}, checkout())
 	require.ErrorIs(t, err, payment.ErrUnreachable)
 }
 

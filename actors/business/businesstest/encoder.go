@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/slotd/slotd/storage/catalog"
+	"github.com/slotd/slotd/actors/model"
 )
 
 // Encoder renders events as plain encoding/json envelopes with the same
@@ -15,7 +15,7 @@ import (
 type Encoder struct{}
 
 // AppendEvent implements business.Encoder.
-func (Encoder) AppendEvent(b []byte, id, typ string, at time.Time, a *catalog.Appointment, cu *catalog.Customer) []byte {
+func (Encoder) AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, cu *model.Customer) []byte {
 	ev := Event{ID: id, Type: typ, CreatedAt: at, APIVersion: "v1"}
 	if a != nil {
 		ev.Data = Booked{Appointment: a, Customer: cu}
@@ -26,19 +26,19 @@ func (Encoder) AppendEvent(b []byte, id, typ string, at time.Time, a *catalog.Ap
 }
 
 // AppendPaymentEvent implements business.Encoder.
-func (Encoder) AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *catalog.Payment) []byte {
+func (Encoder) AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *model.Payment) []byte {
 	return append(b, mustJSON(Event{ID: id, Type: typ, CreatedAt: at, APIVersion: "v1", Data: p})...)
 }
 
 // AppendEntryEvent implements business.Encoder.
-func (Encoder) AppendEntryEvent(b []byte, id, typ string, at time.Time, e *catalog.WaitlistEntry) []byte {
+func (Encoder) AppendEntryEvent(b []byte, id, typ string, at time.Time, e *model.WaitlistEntry) []byte {
 	return append(b, mustJSON(Event{ID: id, Type: typ, CreatedAt: at, APIVersion: "v1", Data: e})...)
 }
 
 // Booked is the data of an appointment's event.
 type Booked struct {
-	Appointment *catalog.Appointment `json:"appointment"`
-	Customer    *catalog.Customer    `json:"customer"`
+	Appointment *model.Appointment `json:"appointment"`
+	Customer    *model.Customer    `json:"customer"`
 }
 
 // Event is an event envelope.

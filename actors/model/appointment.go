@@ -1,0 +1,86 @@
+package model
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Status is an appointment's lifecycle state.
+type Status string
+
+// The statuses. Only Occupies statuses hold the staff member's time.
+const (
+	PendingPayment Status = "pending_payment"
+	Confirmed      Status = "confirmed"
+	Cancelled      Status = "cancelled"
+	Completed      Status = "completed"
+	NoShow         Status = "no_show"
+	PaymentExpired Status = "payment_expired"
+)
+
+// Occupies reports whether an appointment in status s holds its time
+// (decisions §3): pending_payment, confirmed and completed do.
+func (s Status) Occupies() bool {
+	return s == PendingPayment || s == Confirmed || s == Completed
+}
+
+// ServiceRef is the service as it was when the appointment was written; it
+// stays on the appointment even if the service is later changed or deleted.
+type ServiceRef struct {
+	ID              uuid.UUID `json:"id"`
+	Name            string    `json:"name"`
+	DurationMinutes int       `json:"durationMinutes"`
+	PriceCents      int       `json:"priceCents"`
+}
+
+// StaffRef is the staff member assigned to an appointment.
+type StaffRef struct {
+	ID   uuid.UUID `json:"id"`
+	Name string    `json:"name"`
+}
+
+// Segment is one materialized part of an appointment's footprint.
+type Segment struct {
+	ID            uuid.UUID   `json:"id"`
+	Position      int         `json:"position"`
+	Kind          SegmentKind `json:"kind"`
+	StartTime     time.Time   `json:"startTime"`
+	EndTime       time.Time   `json:"endTime"`
+	StaffMemberID *uuid.UUID  `json:"staffMemberId"`
+	Label         *string     `json:"label"`
+}
+
+// Appointment is one booking.
+type Appointment struct {
+	ID                    uuid.UUID  `json:"id"`
+	Status                Status     `json:"status"`
+	StartTime             time.Time  `json:"startTime"`
+	EndTime               time.Time  `json:"endTime"`
+	Notes                 *string    `json:"notes"`
+	BookingReference      *string    `json:"bookingReference"`
+	CustomerID            uuid.UUID  `json:"customerId"`
+	Service               ServiceRef `json:"service"`
+	Staff                 *StaffRef  `json:"staff"`
+	StaffLocked           bool       `json:"staffLocked"`
+	BasePriceCents        *int       `json:"basePriceCents"`
+	TotalPriceCents       *int       `json:"totalPriceCents"`
+	DepositCents          *int       `json:"depositCents"`
+	Currency              string     `json:"currency"`
+	RecurringSeriesID     *uuid.UUID `json:"recurringSeriesId"`
+	IsRecurringOccurrence bool       `json:"isRecurringOccurrence"`
+	Segments              []Segment  `json:"segments"`
+	CreatedAt             time.Time  `json:"createdAt"`
+	UpdatedAt             time.Time  `json:"updatedAt"`
+	// Version is 1 at creation and grows by one with every change of any
+	// field (decisions §6): consumers order at-least-once events by it,
+	// and If-Match refuses an edit made against an older one.
+	Version int `json:"version"`
+}
+
+// Touch records a change of a made at now: updatedAt moves and the
+// version grows. Every decision that changes an appointment calls it.
+func (a *Appointment) Touch(now time.Time) {
+	a.UpdatedAt = now
+	a.Version = max(a.Version, 1) + 1
+}

@@ -1,0 +1,293 @@
+package model
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Business is a tenant's profile and rules: everything about it except its
+// catalogue, staff, keys and customers.
+type Business struct {
+	ID          uuid.UUID    `json:"id"`
+	Name        string       `json:"name"`
+	Timezone    string       `json:"timezone"`
+	Currency    string       `json:"currency"`
+	Plan        Plan         `json:"plan"`
+	Modules     []Module     `json:"modules"`
+	OwnerEmail  string       `json:"ownerEmail"`
+	Assignment  Assignment   `json:"assignment"`
+	ClosedDates []Date       `json:"closedDates"`
+	Rules       BookingRules `json:"bookingRules"`
+	Payments    Payments     `json:"payments"`
+	CreatedAt   time.Time    `json:"createdAt"`
+	UpdatedAt   time.Time    `json:"updatedAt"`
+}
+
+// HasModule reports whether the business subscribes to m.
+func (b *Business) HasModule(m Module) bool {
+	for _, x := range b.Modules {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// Assignment is the strategy that picks a staff member when a booking names none.
+type Assignment string
+
+// The assignment strategies.
+const (
+	LeastBusy      Assignment = "least_busy"
+	RoundRobin     Assignment = "round_robin"
+	FirstAvailable Assignment = "first_available"
+)
+
+// BookingRules are the business's online booking rules (api-v1 §7.3).
+type BookingRules struct {
+	MinNoticeMinutes        int      `json:"minNoticeMinutes"`
+	MaxAdvanceDays          int      `json:"maxAdvanceDays"`
+	SlotIntervalMinutes     int      `json:"slotIntervalMinutes"`
+	RequireExistingCustomer bool     `json:"requireExistingCustomer"`
+	RestrictedPeriods       []Period `json:"restrictedPeriods"`
+	PreventGaps             bool     `json:"preventGaps"`
+	MinGapMinutes           int      `json:"minGapMinutes"`
+}
+
+// DefaultRules are the rules of a business whose world entry names none.
+func DefaultRules() BookingRules {
+	return BookingRules{MaxAdvanceDays: 365, SlotIntervalMinutes: 15, MinGapMinutes: 30}
+}
+
+// Period is a half-open UTC interval [From, To).
+type Period struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
+
+// Payments is how a business takes prepayment. Provider is empty when it
+// has no provider connected.
+// APIKey and WebhookSecret are secrets: they are journalled (the business
+// actor needs them after a restart) but never rendered in an answer,
+// logged or written anywhere else.
+type Payments struct {
+	Provider        string `json:"provider"`
+	RequiresPayment bool   `json:"requiresPayment"`
+	HoldMinutes     int    `json:"holdMinutes"`
+	BaseURL         string `json:"baseUrl"`
+	APIKey          string `json:"apiKey"`
+	WebhookSecret   string `json:"webhookSecret,omitempty"`
+	ReturnURL       string `json:"returnUrl,omitempty"`
+}
+
+// Category is a node of the service category tree.
+type Category struct {
+	ID        uuid.UUID  `json:"id"`
+	Name      string     `json:"name"`
+	ParentID  *uuid.UUID `json:"parentId"`
+	Position  int        `json:"position"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+}
+
+// Service is a bookable service. A deleted service stays in the catalogue
+// (appointments keep pointing at it) but is never shown or bookable.
+type Service struct {
+	ID              uuid.UUID         `json:"id"`
+	Name            string            `json:"name"`
+	Description     *string           `json:"description"`
+	DurationMinutes int               `json:"durationMinutes"`
+	PriceCents      int               `json:"priceCents"`
+	IsActive        bool              `json:"isActive"`
+	CategoryID      uuid.UUID         `json:"categoryId"`
+	PaymentRequired bool              `json:"paymentRequired"`
+	DepositCents    *int              `json:"depositCents"`
+	ImageURL        *string           `json:"imageUrl"`
+	Deleted         bool              `json:"deleted"`
+	Segments        []SegmentTemplate `json:"segments"`
+	PricingRules    []PricingRule     `json:"pricingRules"`
+	CreatedAt       time.Time         `json:"createdAt"`
+	UpdatedAt       time.Time         `json:"updatedAt"`
+}
+
+// SegmentKind says whether a segment occupies the staff member.
+type SegmentKind string
+
+// The segment kinds: only active segments occupy the staff member.
+const (
+	Active SegmentKind = "active"
+	Gap    SegmentKind = "gap"
+)
+
+// SegmentTemplate is one part of a service's footprint.
+type SegmentTemplate struct {
+	Kind            SegmentKind `json:"kind"`
+	DurationMinutes int         `json:"durationMinutes"`
+	Label           *string     `json:"label"`
+}
+
+// PricingRule sets the price of a booking whose local start falls on one of
+// Days within [From, To).
+type PricingRule struct {
+	Days       []time.Weekday `json:"days"`
+	From       Clock          `json:"from"`
+	To         Clock          `json:"to"`
+	PriceCents int            `json:"priceCents"`
+}
+
+// Staff is a staff member with their weekly working time.
+type Staff struct {
+	ID                 uuid.UUID   `json:"id"`
+	Name               string      `json:"name"`
+	IsActive           bool        `json:"isActive"`
+	IsBookable         bool        `json:"isBookable"`
+	AssignedServiceIDs []uuid.UUID `json:"assignedServiceIds"`
+	Hours              WeekHours   `json:"hours"`
+	Exceptions         []Exception `json:"exceptions"`
+	CreatedAt          time.Time   `json:"createdAt"`
+	UpdatedAt          time.Time   `json:"updatedAt"`
+}
+
+// Performs reports whether the staff member is assigned service id.
+func (s *Staff) Performs(id uuid.UUID) bool {
+	for _, x := range s.AssignedServiceIDs {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// WeekHours holds working spans per weekday, indexed by time.Weekday.
+type WeekHours [7][]Span
+
+// Span is a stretch of local wall-clock time [From, To) within one day.
+type Span struct {
+	From Clock `json:"from"`
+	To   Clock `json:"to"`
+}
+
+// Exception replaces the weekly hours on one local date; empty Hours means off.
+type Exception struct {
+	Date  Date   `json:"date"`
+	Hours []Span `json:"hours"`
+}
+
+// Customer is a person who books with a business.
+type Customer struct {
+	ID        uuid.UUID `json:"id"`
+	FirstName string    `json:"firstName"`
+	LastName  string    `json:"lastName"`
+	Email     string    `json:"email"`
+	Phone     string    `json:"phone"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Key is an API key as stored: only its SHA-256 hash is kept.
+type Key struct {
+	ID        uuid.UUID  `json:"id"`
+	Hash      KeyHash    `json:"hash"`
+	Scopes    []string   `json:"scopes"`
+	Revoked   bool       `json:"revoked"`
+	ExpiresAt *time.Time `json:"expiresAt"`
+	Limits    *Limits    `json:"limits,omitempty"`
+	// Origin says whom the key belongs to, and so what a world reload
+	// does to it. Records journalled before keys had an origin lack it
+	// (empty); OriginIn says what it was.
+	Origin    KeyOrigin `json:"origin,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// KeyOrigin is where a key came from.
+type KeyOrigin string
+
+// The key origins.
+const (
+	// FromWorld: declared by a world file (or a business put in its
+	// format). The file owns it: a reload replaces it, and a key the file
+	// no longer declares stops working.
+	FromWorld KeyOrigin = "world"
+	// FromAdmin: issued through the admin API. The operator owns it: a
+	// world reload keeps it; only a revoke ends it.
+	FromAdmin KeyOrigin = "admin"
+)
+
+// WorldKeyID is the id of a key a world file declares for business biz:
+// derived from the business and the key's hash, so loading the same file
+// again yields the same id without storing any state.
+func WorldKeyID(biz uuid.UUID, h KeyHash) uuid.UUID { return uuid.NewSHA1(biz, h[:]) }
+
+// OriginIn returns the origin of k, a key of business biz. A key journalled
+// before keys recorded their origin is told by its id, which is exact for
+// every key slotd has made: a world file's keys have the derived
+// WorldKeyID (a version 5 UUID), keys issued through the admin API a
+// random one (version 4). Reading every old key as the file's would have
+// let the next reload silently revoke the operator's keys, the bug the
+// origin exists to fix.
+func (k *Key) OriginIn(biz uuid.UUID) KeyOrigin {
+	switch {
+	case k.Origin != "":
+		return k.Origin
+	case k.ID == WorldKeyID(biz, k.Hash):
+		return FromWorld
+	default:
+		return FromAdmin
+	}
+}
+
+// HasScope reports whether the key was granted scope.
+func (k *Key) HasScope(scope string) bool {
+	for _, s := range k.Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// Limits overrides a plan's request quotas for one key.
+type Limits struct {
+	PerMinute          int `json:"perMinute"`
+	PerHour            int `json:"perHour"`
+	MutationsPerMinute int `json:"mutationsPerMinute"`
+}
+
+// WorldAppointment is an appointment declared in a world file (the
+// dashboard's side). It is materialized by the calendar.
+type WorldAppointment struct {
+	ID                    uuid.UUID  `json:"id"`
+	CustomerID            uuid.UUID  `json:"customerId"`
+	ServiceID             uuid.UUID  `json:"serviceId"`
+	StaffMemberID         *uuid.UUID `json:"staffMemberId"`
+	StartTime             time.Time  `json:"startTime"`
+	Status                string     `json:"status"`
+	Notes                 *string    `json:"notes"`
+	RecurringSeriesID     *uuid.UUID `json:"recurringSeriesId"`
+	IsRecurringOccurrence bool       `json:"isRecurringOccurrence"`
+}
+
+// Series is a recurring booking rule declared in a world file.
+type Series struct {
+	ID            uuid.UUID  `json:"id"`
+	CustomerID    uuid.UUID  `json:"customerId"`
+	ServiceID     uuid.UUID  `json:"serviceId"`
+	StaffMemberID *uuid.UUID `json:"staffMemberId"`
+	Rule          string     `json:"rule"`
+	FirstStart    time.Time  `json:"firstStart"`
+}
+
+// Spec is everything a world file (or the admin API) declares about one
+// business. Timestamps in it are zero: the business actor stamps them.
+type Spec struct {
+	Business     Business           `json:"business"`
+	Keys         []Key              `json:"keys"`
+	Categories   []Category         `json:"categories"`
+	Services     []Service          `json:"services"`
+	Staff        []Staff            `json:"staff"`
+	Customers    []Customer         `json:"customers"`
+	Appointments []WorldAppointment `json:"appointments"`
+	Series       []Series           `json:"recurringSeries"`
+}

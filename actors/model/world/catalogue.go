@@ -1,0 +1,177 @@
+package world
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/problem"
+)
+
+func (b *business) readCategories(o input.Object) {
+	arr, _ := o.Array("categories", input.Optional)
+	b.spec.Categories = []model.Category{}
+	var parentPaths []string // parallel to b.spec.Categories
+	eachObject(arr, func(co input.Object) {
+		c := model.Category{}
+		c.ID, _ = b.claim(co, b.categories, "category")
+		c.Name, _ = co.String("name", input.Required, maxName)
+		c.ParentID, _ = co.NullableUUID("parentId")
+		intOr(co, "position", 0, maxPosition, &c.Position)
+		b.spec.Categories = append(b.spec.Categories, c)
+		parentPaths = append(parentPaths, co.PathOf("parentId"))
+	})
+	b.checkParents(parentPaths)
+}
+
+// checkParents runs once every category is known, because a parent may
+// come after its child in the list.
+func (b *business) checkParents(paths []string) {
+	parent := map[uuid.UUID]uuid.UUID{}
+	for _, c := range b.spec.Categories {
+		if _, seen := parent[c.ID]; c.ParentID != nil && !seen {
+			parent[c.ID] = *c.ParentID
+		}
+	}
+	for i, c := range b.spec.Categories {
+		switch {
+		case c.ParentID == nil:
+		case !b.categories[*c.ParentID]:
+			b.errs.Add(paths[i], problem.Invalid, "Must be the id of another category of this business.")
+		case onCycle(c.ID, parent, len(b.spec.Categories)):
+			b.errs.Add(paths[i], problem.Invalid, "Must not make the category its own ancestor.")
+		}
+	}
+}
+
+// onCycle reports whether following parents from id leads back to id.
+// Any walk longer than n steps has repeated a category, so n bounds it.
+func onCycle(id uuid.UUID, parent map[uuid.UUID]uuid.UUID, n int) bool {
+	cur := id
+	for step := 0; step <= n; step++ {
+		p, ok := parent[cur]
+		if !ok {
+			return false
+		}
+		if p == id {
+			return true
+		}
+		cur = p
+	}
+	return false
+}
+
+func (b *business) readServices(o input.Object) {
+	arr, _ := o.Array("services", input.Optional)
+	b.spec.Services = []model.Service{}
+	eachObject(arr, func(so input.Object) {
+		b.spec.Services = append(b.spec.Services, b.service(so))
+	})
+}
+
+func (b *business) service(o input.Object) model.Service {
+	s := model.Service{IsActive: true}
+	id, idOK := b.claim(o, b.services, "service")
+	s.ID = id
+	s.Name, _ = o.String("name", input.Required, maxName)
+	s.Description, _ = o.NullableString("description", maxText)
+	duration, durationOK := o.Int("durationMinutes", input.Required, 1, maxDay)
+	s.DurationMinutes = duration
+	s.PriceCents, _ = o.Int("priceCents", input.Required, 0, maxCents)
+	boolOr(o, "isActive", &s.IsActive)
+	s.CategoryID = b.ref(o, "categoryId", b.categories, msgCategoryRef)
+	s.PaymentRequired, _ = o.Bool("paymentRequired", input.Optional)
+	s.DepositCents, _ = o.NullableInt("depositCents", 0, maxCents)
+	s.ImageURL, _ = o.NullableString("imageUrl", maxURL)
+	s.Deleted, _ = o.Bool("deleted", input.Optional)
+	s.Segments = b.segments(o, duration, durationOK)
+	s.PricingRules = b.pricingRules(o)
+	if idOK && !s.Deleted {
+		b.liveServices[id] = true
+	}
+	return s
+}
+
+// segments reads a service's footprint. The sum and active-segment rules
+// are judged only when every segment and the duration read cleanly, so a
+// typo in one segment is not also reported as a wrong total.
+func (b *business) segments(o input.Object, duration int, durationOK bool) []model.SegmentTemplate {
+	arr, _ := o.Array("segments", input.Optional)
+	segs := []model.SegmentTemplate{}
+	before := b.errs.Len()
+	eachObject(arr, func(so input.Object) {
+		kind, _ := so.Option("kind", input.Required, string(model.Active), string(model.Gap))
+		d, _ := so.Int("durationMinutes", input.Required, 1, maxDay)
+		label, _ := so.NullableString("label", maxName)
+		segs = append(segs, model.SegmentTemplate{Kind: model.SegmentKind(kind), DurationMinutes: d, Label: label})
+	})
+	if len(segs) != arr.Len() || b.errs.Len() != before || len(segs) == 0 || !durationOK {
+		return segs
+	}
+	sum, active := 0, false
+	for _, s := range segs {
+		sum += s.DurationMinutes
+		active = active || s.Kind == model.Active
+	}
+	if sum != duration {
+		b.errs.Add(arr.Path(), problem.Invalid, "The segments' durations must add up to durationMinutes.")
+	}
+	if !active {
+		b.errs.Add(arr.Path(), problem.Invalid, "Must include at least one active segment.")
+	}
+	return segs
+}
+
+func (b *business) pricingRules(o input.Object) []model.PricingRule {
+	arr, _ := o.Array("pricingRules", input.Optional)
+	rules := []model.PricingRule{}
+	eachObject(arr, func(ro input.Object) {
+		r := model.PricingRule{Days: b.days(ro)}
+		from, ok1 := b.clock(ro, "from")
+		to, ok2 := b.clock(ro, "to")
+		if ok1 && ok2 && from >= to {
+			b.errs.Add(ro.PathOf("to"), problem.Invalid, "Must be later than from.")
+		}
+		r.From, r.To = from, to
+		r.PriceCents, _ = ro.Int("priceCents", input.Required, 0, maxCents)
+		rules = append(rules, r)
+	})
+	return rules
+}
+
+// dayNames are the world file's weekday names, in the order messages list them.
+var dayNames = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
+
+func (b *business) days(o input.Object) []time.Weekday {
+	arr, ok := o.Array("days", input.Required)
+	days := []time.Weekday{}
+	if ok && arr.Len() == 0 {
+		b.errs.Add(arr.Path(), problem.Required, "Must name at least one day.")
+	}
+	for _, d := range b.distinctOptions(arr, dayNames) {
+		days = append(days, model.Weekdays[d])
+	}
+	return days
+}
+
+// distinctOptions returns the members of arr, each one of allowed, reporting
+// values outside allowed and repeats at their index.
+func (b *business) distinctOptions(arr input.Array, allowed []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i < arr.Len(); i++ {
+		v, ok := arr.Option(i, allowed...)
+		if !ok {
+			continue
+		}
+		if seen[v] {
+			b.errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
+			continue
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	return out
+}
