@@ -22,7 +22,6 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/input"
-	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
@@ -258,7 +257,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	couriers := &courier.Env{Store: st, Clock: clock.Real{}, Sender: fuzzSender{}, Log: log}
-	dir, err := directory.Open(directory.Config{Store: st, Clock: clock.Real{}, Log: log, Couriers: couriers, Encoder: wire.Encoder{}})
+	dir, err := directory.Open(directory.Config{Store: st, Clock: clock.Real{}, Log: log, Couriers: couriers})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
@@ -43,7 +42,7 @@ func newServer(tb testing.TB, plan model.Plan, n int) *Server {
 	st, err := storage.Open(tb.TempDir(), storage.Options{})
 	require.NoError(tb, err)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	dir, err := directory.Open(directory.Config{Store: st, Clock: clock.Real{}, Log: log, Encoder: wire.Encoder{}})
+	dir, err := directory.Open(directory.Config{Store: st, Clock: clock.Real{}, Log: log})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { dir.Close(); st.Close() })
 	spec := model.Spec{

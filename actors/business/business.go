@@ -56,9 +56,6 @@ type Env struct {
 	Clock clock.Clock
 	Keys  KeyIndex
 	Log   *slog.Logger
-	// Encoder renders stored answers and event envelopes in the API's
-	// bytes (the transport's wire.Encoder).
-	Encoder Encoder
 	// SnapshotEvery is how many records accumulate before the actor writes a
 	// snapshot and truncates the journal (0 means 1000).
 	SnapshotEvery uint64

@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
@@ -85,7 +84,7 @@ func openRigWith(t *testing.T, fs vfs.FS, snapshotEvery uint64, pays business.Pa
 	st, err := storage.Open("data", storage.Options{FS: fs})
 	require.NoError(t, err)
 	r := &rig{t: t, fs: fs, store: st, mails: &atomic.Int64{}, biz: rigBiz, svc: rigSvc, staff: rigStaff}
-	r.dir, err = directory.Open(directory.Config{Store: st, Clock: clock.NewFake(t0), Encoder: businesstest.Encoder{},
+	r.dir, err = directory.Open(directory.Config{Store: st, Clock: clock.NewFake(t0),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MailQueued: func(uuid.UUID, []business.MailRow) { r.mails.Add(1) }, SnapshotEvery: snapshotEvery,
 		Payments: pays, PublicURL: "http://127.0.0.1:8080"})
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/record"
@@ -19,7 +20,7 @@ import (
 // auto-disabled, subscribed): the delivery log is the webhook outbox, so
 // nothing is backfilled to an endpoint that was off, and a delivery exists
 // exactly when its event does. The envelope of api-v1 §6.2 is rendered once
-// by the Encoder, its data as GET would render the subject at that moment,
+// (model/wire), its data as GET would render the subject at that moment,
 // so a later delivery (or replay) sends what happened, not what is true by
 // then. Each e-mail becomes a record.MailRow with what the mailer needs.
 // It returns the new deliveries by endpoint, for their couriers once the
@@ -79,14 +80,14 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record
 // customer) or a customer, as of the state after ch.
 func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record.Event) []byte {
 	if strings.HasPrefix(ev.Type, "waitlist.") {
-		return a.env.Encoder.AppendEntryEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, entryOf(st, ch, ev.Subject))
+		return wire.AppendEntryEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, entryOf(st, ch, ev.Subject))
 	}
 	if strings.HasPrefix(ev.Type, "payment.") {
 		p := paymentIn(ch, ev.Subject)
 		if p == nil {
 			p = st.Payment(ev.Subject)
 		}
-		return a.env.Encoder.AppendPaymentEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, p)
+		return wire.AppendPaymentEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, p)
 	}
 	appt := appointmentOf(st, ch, ev.Subject)
 	var cu *model.Customer
@@ -95,7 +96,7 @@ func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record
 	} else {
 		cu = tenant.CustomerIn(st, ch, ev.Subject)
 	}
-	return a.env.Encoder.AppendEvent(make([]byte, 0, 1536), ev.ID, ev.Type, ev.CreatedAt, appt, cu)
+	return wire.AppendEvent(make([]byte, 0, 1536), ev.ID, ev.Type, ev.CreatedAt, appt, cu)
 }
 
 // paymentIn is the payment of appointment id that ch writes, or nil.

@@ -37,8 +37,7 @@ import (
 //
 // A refusal is a *problem.Error in Reply.Err; an unexpected failure is an
 // INTERNAL_ERROR problem that keeps its cause. The actor never speaks HTTP:
-// the one status it ever holds is the one the Encoder rendered into a
-// stored idempotent answer.
+// it answers with facts, and the transport chooses the status.
 
 // Request is a message the business actor answers with a *Reply[R].
 type Request[R any] interface {
@@ -218,20 +217,4 @@ type AddEntry struct {
 type DeleteEntry struct {
 	request[Done]
 	ID uuid.UUID
-}
-
-// Encoder renders the envelope of each event in the API's own bytes (its
-// data is the subject as GET showed it at that moment), stored with the
-// write for its deliveries. The transport supplies it (wire.Encoder); the
-// engine imports no HTTP code.
-type Encoder interface {
-	// AppendEvent appends an event's envelope; its data is appointment a
-	// with customer cu, or customer cu alone when a is nil.
-	AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, cu *model.Customer) []byte
-	// AppendPaymentEvent appends a payment event's envelope; its data is
-	// payment p.
-	AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *model.Payment) []byte
-	// AppendEntryEvent appends a waitlist event's envelope; its data is
-	// entry e.
-	AppendEntryEvent(b []byte, id, typ string, at time.Time, e *model.WaitlistEntry) []byte
 }

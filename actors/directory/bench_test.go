@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
@@ -50,7 +49,7 @@ func benchDir(b *testing.B) *Directory {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := Open(Config{Store: st, Clock: clock.Real{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Encoder: businesstest.Encoder{}})
+	d, err := Open(Config{Store: st, Clock: clock.Real{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,7 +12,6 @@ package directory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -61,9 +60,6 @@ type Config struct {
 	// Couriers is the environment of the webhook couriers; nil means
 	// deliveries are logged but never sent.
 	Couriers *courier.Env
-	// Encoder renders stored answers and event envelopes (the transport's
-	// wire.Encoder; tests may pass businesstest.Encoder).
-	Encoder business.Encoder
 	// SnapshotEvery is the least number of records between snapshots of a
 	// business (0: 1000; see business.Env).
 	SnapshotEvery uint64
@@ -89,11 +85,8 @@ func Open(c Config) (*Directory, error) {
 		sys:     actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return c.Log })),
 		timeout: c.Timeout,
 	}
-	if c.Encoder == nil {
-		return nil, errors.New("directory: Config.Encoder is required")
-	}
 	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued,
-		Couriers: c.Couriers, Encoder: c.Encoder, SnapshotEvery: c.SnapshotEvery,
+		Couriers: c.Couriers, SnapshotEvery: c.SnapshotEvery,
 		Payments: c.Payments, PublicURL: c.PublicURL, Metrics: c.Metrics}
 	d.admit = c.Admit
 	if c.Keys != nil {

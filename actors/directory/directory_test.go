@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/actors/tenant"
@@ -30,7 +29,7 @@ func open(t *testing.T, dir string) (*Directory, *storage.Store) {
 	t.Helper()
 	st, err := storage.Open(dir, storage.Options{})
 	require.NoError(t, err)
-	d, err := Open(Config{Store: st, Clock: clock.NewFake(t0), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Encoder: businesstest.Encoder{}})
+	d, err := Open(Config{Store: st, Clock: clock.NewFake(t0), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)
 	return d, st
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/tenant"
@@ -118,7 +117,7 @@ func benchFanout(b *testing.B, endpoints int) {
 	}
 	sender := deliver.New(deliver.Config{AllowInsecure: true})
 	d, err := Open(Config{Store: st, Clock: clock.Real{}, Log: log,
-		Couriers: &courier.Env{Store: st, Clock: clock.Real{}, Sender: sender, Scale: 1, Log: log}, Encoder: businesstest.Encoder{}})
+		Couriers: &courier.Env{Store: st, Clock: clock.Real{}, Sender: sender, Scale: 1, Log: log}})
 	if err != nil {
 		_ = st.Close()
 		b.Fatal(err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/slotd/slotd/actors/business/businesstest"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
@@ -39,7 +38,7 @@ func payBench(b *testing.B) (*Directory, uuid.UUID, uuid.UUID, uuid.UUID) {
 		b.Fatal(err)
 	}
 	d, err := Open(Config{Store: st, Clock: clock.Real{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Encoder: businesstest.Encoder{}, Payments: instant{}, PublicURL: "http://127.0.0.1:8080"})
+		Payments: instant{}, PublicURL: "http://127.0.0.1:8080"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -28,7 +28,6 @@ import (
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/model/world"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
@@ -95,7 +94,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log, Metrics: courierMetrics}
 	metrics := business.NewMetrics()
 	dcfg := directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: queueMail(mailer), Couriers: couriers,
-		Encoder: wire.Encoder{}, Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: publicURL(c, pubLn),
+		Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: publicURL(c, pubLn),
 		Metrics: metrics}
 	if cn != nil {
 		dcfg.Keys, dcfg.Admit = cn.registry, cn.Local

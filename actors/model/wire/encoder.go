@@ -6,12 +6,6 @@ import (
 	"github.com/slotd/slotd/actors/model"
 )
 
-// Encoder renders the envelope of each event the business actor stores
-// beside a write, so that a delivery sends what GET showed at that
-// moment. The transport hands it to the engine at start-up; the engine
-// never imports this package. It implements business.Encoder.
-type Encoder struct{}
-
 // AppendBooked appends the body of the 201 of POST /appointments (api-v1
 // §4.2); p is the payment of a booking that needs prepayment, nil for most.
 func AppendBooked(b []byte, a *model.Appointment, cu *model.Customer, p *model.Payment) []byte {
@@ -27,7 +21,7 @@ func AppendBooked(b []byte, a *model.Appointment, cu *model.Customer, p *model.P
 
 // AppendPaymentEvent appends the envelope of a payment event: its data is
 // the Payment resource (decisions §5).
-func (Encoder) AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *model.Payment) []byte {
+func AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *model.Payment) []byte {
 	b = appendEnvelopeHead(b, id, typ, at)
 	return append(AppendPayment(b, p), '}')
 }
@@ -45,7 +39,7 @@ func appendEnvelopeHead(b []byte, id, typ string, at time.Time) []byte {
 // AppendEvent appends the envelope of api-v1 §6.2. Its data is the
 // appointment a with its customer cu, or, when a is nil, the customer cu;
 // null when both are nil.
-func (Encoder) AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, cu *model.Customer) []byte {
+func AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, cu *model.Customer) []byte {
 	b = appendEnvelopeHead(b, id, typ, at)
 	switch {
 	case a != nil:
