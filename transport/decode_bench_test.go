@@ -10,7 +10,7 @@ var benchCreateBody = []byte(`{"serviceId":"f2000000-0000-4000-8000-000000000003
 	`"enforceBookingRules":false,"notes":"Bring a towel."}`)
 
 // BenchmarkDecodeCreate is the whole decoding of a booking body: parse,
-// read every member into a tenant.CreateInput, check for unknown members.
+// read every member into a directory.CreateInput, check for unknown members.
 func BenchmarkDecodeCreate(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchCreateBody)))

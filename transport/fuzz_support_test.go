@@ -20,10 +20,10 @@ import (
 
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
@@ -345,7 +345,7 @@ func (fx *fuzzFixture) endpoint(tb testing.TB) uuid.UUID {
 		return eps[0].ID
 	}
 	_, err := fx.s.Dir.RegisterEndpoint(context.Background(), fzBiz,
-		tenant.EndpointInput{URL: "https://hooks.example.com/slotd", EventTypes: []string{"appointment.created"}}, fx.secret)
+		ledger.EndpointInput{URL: "https://hooks.example.com/slotd", EventTypes: []string{"appointment.created"}}, fx.secret)
 	if err != nil {
 		tb.Fatalf("registering the endpoint: %v", err)
 	}
@@ -353,7 +353,7 @@ func (fx *fuzzFixture) endpoint(tb testing.TB) uuid.UUID {
 }
 
 // state is the fuzz business's current state.
-func (fx *fuzzFixture) state(tb testing.TB) *tenant.State {
+func (fx *fuzzFixture) state(tb testing.TB) *ledger.State {
 	h, err := fx.s.Dir.Business(context.Background(), fzBiz)
 	if err != nil || h.State() == nil {
 		tb.Fatalf("fuzz business: %v", err)

@@ -16,8 +16,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
@@ -182,7 +182,7 @@ func (s *Server) mustState(tb testing.TB) *tenantState {
 	return h.State()
 }
 
-type tenantState = tenant.State
+type tenantState = ledger.State
 
 // TestHandlerPanicIsInternalError: a panic in a handler is answered 500
 // INTERNAL_ERROR in the §7.1 shape, carrying the request id, which the log

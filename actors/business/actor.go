@@ -8,9 +8,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/record"
 )
@@ -22,7 +22,7 @@ type businessActor struct {
 	// state is the actor's own state: the published (durable) state plus
 	// the writes whose sync is still running. The actor decides against
 	// it; readers never see it (commit.go).
-	state   *tenant.State
+	state   *ledger.State
 	snapSeq uint64 // journal position of the latest snapshot
 
 	// unsynced holds the idempotency keys whose writes are applied but not
@@ -68,32 +68,32 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *AddCustomer:
 		a.idempotent(ctx, model.OpAddCustomer, m.Idem, func() (*record.Change, *Answer, error) { return a.addCustomer(m.In) })
 	case *Patch:
-		ch, appt, err := tenant.DecidePatch(a.state, m.ID, &m.In, a.now(), a.ids)
+		ch, appt, err := ledger.DecidePatch(a.state, m.ID, &m.In, a.now(), a.ids)
 		apply(a, ctx, ch, a.view(ch, appt), err)
 	case *SetStatus:
-		ch, appt, err := tenant.DecideStatus(a.state, m.ID, m.Status, m.IfMatch, a.now(), a.ids)
+		ch, appt, err := ledger.DecideStatus(a.state, m.ID, m.Status, m.IfMatch, a.now(), a.ids)
 		apply(a, ctx, ch, a.view(ch, appt), err)
 	case *RegisterEndpoint:
-		ch, ep, err := tenant.DecideRegister(a.state, &m.In, m.Secret, a.now(), a.ids)
+		ch, ep, err := ledger.DecideRegister(a.state, &m.In, m.Secret, a.now(), a.ids)
 		apply(a, ctx, ch, deref(ep), err)
 	case *PatchEndpoint:
-		ch, ep, err := tenant.DecideEndpointPatch(a.state, m.ID, &m.In, a.now())
+		ch, ep, err := ledger.DecideEndpointPatch(a.state, m.ID, &m.In, a.now())
 		apply(a, ctx, ch, deref(ep), err)
 	case *DeleteEndpoint:
-		ch, err := tenant.DecideEndpointDelete(a.state, m.ID, a.now())
+		ch, err := ledger.DecideEndpointDelete(a.state, m.ID, a.now())
 		apply(a, ctx, ch, Done{}, err)
 	case *CreateHold:
 		a.idempotent(ctx, model.OpCreateHold, m.Idem, func() (*record.Change, *Answer, error) { return a.hold(&m.In) })
 	case *ExtendHold:
-		ch, h, err := tenant.DecideExtend(a.state, m.ID, m.TTL, a.now())
+		ch, h, err := ledger.DecideExtend(a.state, m.ID, m.TTL, a.now())
 		apply(a, ctx, ch, deref(h), err)
 	case *ReleaseHold:
-		ch, err := tenant.DecideRelease(a.state, m.ID, a.now(), a.ids)
+		ch, err := ledger.DecideRelease(a.state, m.ID, a.now(), a.ids)
 		apply(a, ctx, ch, Done{}, err)
 	case *AddEntry:
 		a.idempotent(ctx, model.OpAddEntry, m.Idem, func() (*record.Change, *Answer, error) { return a.addEntry(&m.In) })
 	case *DeleteEntry:
-		ch, err := tenant.DecideEntryDelete(a.state, m.ID, a.now())
+		ch, err := ledger.DecideEntryDelete(a.state, m.ID, a.now())
 		apply(a, ctx, ch, Done{}, err)
 	case *tick:
 		defer a.guard(ctx, nil)
@@ -195,8 +195,8 @@ func (a *businessActor) queueUnsentMail() {
 	}
 }
 
-func (a *businessActor) replay() (*tenant.State, uint64, error) {
-	var st *tenant.State
+func (a *businessActor) replay() (*ledger.State, uint64, error) {
+	var st *ledger.State
 	seq, raw, ok, err := a.env.Store.Snapshot(a.h.ID)
 	if err != nil {
 		return nil, 0, err
@@ -206,7 +206,7 @@ func (a *businessActor) replay() (*tenant.State, uint64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if st, err = tenant.FromSnapshot(seq, snap); err != nil {
+		if st, err = ledger.FromSnapshot(seq, snap); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -215,14 +215,14 @@ func (a *businessActor) replay() (*tenant.State, uint64, error) {
 		if err != nil {
 			return fmt.Errorf("journal record %d: %w", n, err)
 		}
-		st, err = tenant.Apply(st, n, r)
+		st, err = ledger.Apply(st, n, r)
 		return err
 	})
 	return st, seq, err
 }
 
 func (a *businessActor) put(m *Put) (PutResult, error) {
-	rec, err := tenant.DecidePut(a.state, m.Spec, a.now())
+	rec, err := ledger.DecidePut(a.state, m.Spec, a.now())
 	if err != nil || rec == nil {
 		return PutResult{}, err
 	}
@@ -233,7 +233,7 @@ func (a *businessActor) put(m *Put) (PutResult, error) {
 			return PutResult{}, problem.FieldError("apiKeys", problem.Invalid, "An API key is already in use by another business.")
 		}
 	}
-	err = a.commitSync(rec, func(b *storage.Batch, _ *tenant.State) error {
+	err = a.commitSync(rec, func(b *storage.Batch, _ *ledger.State) error {
 		b.PutBusiness(a.h.ID, []byte(rec.Catalog.Business.Name))
 		for _, h := range added {
 			b.PutKey(h, a.h.ID[:])
@@ -257,8 +257,8 @@ func (a *businessActor) issue(m *Issue) (model.Key, error) {
 	if _, taken := a.env.Keys.Owner(m.Key.Hash); taken {
 		return model.Key{}, problem.New(problem.Conflict, "The key is already in use.")
 	}
-	rec := tenant.DecideIssue(m.Key, a.now())
-	err := a.commitSync(rec, func(b *storage.Batch, _ *tenant.State) error {
+	rec := ledger.DecideIssue(m.Key, a.now())
+	err := a.commitSync(rec, func(b *storage.Batch, _ *ledger.State) error {
 		b.PutKey(m.Key.Hash, a.h.ID[:])
 		return nil
 	})
@@ -273,7 +273,7 @@ func (a *businessActor) revoke(m *Revoke) (model.Key, error) {
 	if a.state == nil {
 		return model.Key{}, errNoBusiness
 	}
-	rec, err := tenant.DecideRevoke(a.state, m.KeyID, a.now())
+	rec, err := ledger.DecideRevoke(a.state, m.KeyID, a.now())
 	if err != nil {
 		return model.Key{}, err
 	}
@@ -291,7 +291,7 @@ func (a *businessActor) revoke(m *Revoke) (model.Key, error) {
 }
 
 // keyDiff returns the key hashes next adds to and removes from s.
-func keyDiff(s *tenant.State, next []model.Key) (added, removed []model.KeyHash) {
+func keyDiff(s *ledger.State, next []model.Key) (added, removed []model.KeyHash) {
 	seen := make(map[model.KeyHash]bool, len(next))
 	for _, k := range next {
 		seen[k.Hash] = true

@@ -1,9 +1,9 @@
 // Package business owns the business actor: the one goroutine-at-a-time
-// owner of a tenant's state. Every write for a business is a message to its
-// actor (the protocol is in protocol.go), which decides (package tenant),
+// owner of a business's state. Every write for a business is a message to its
+// actor (the protocol is in protocol.go), which decides (package ledger),
 // journals the resulting record with everything it causes in one Pebble
 // batch, and answers once that batch is durable. Readers never enter the
-// mailbox: the actor publishes each immutable tenant.State through Handle,
+// mailbox: the actor publishes each immutable ledger.State through Handle,
 // and only after its journal sync has completed (the commit path's
 // contract is in commit.go), so no reader ever sees a write that a crash
 // could undo.
@@ -23,8 +23,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
@@ -94,7 +94,7 @@ type Handle struct {
 
 	// state is the latest durable state; only the actor's publisher (and
 	// its load) stores it.
-	state        atomic.Pointer[tenant.State]
+	state        atomic.Pointer[ledger.State]
 	snapshotting atomic.Bool // a snapshot is being written
 	ready        chan struct{}
 	once         sync.Once
@@ -116,7 +116,7 @@ func NewHandle(id uuid.UUID) *Handle {
 
 // State returns the latest durable state, nil if the business does not
 // exist. Call Wait first.
-func (h *Handle) State() *tenant.State { return h.state.Load() }
+func (h *Handle) State() *ledger.State { return h.state.Load() }
 
 // Wait blocks until the actor has rebuilt its state from the journal.
 func (h *Handle) Wait(ctx context.Context) error {

@@ -19,9 +19,9 @@ import (
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
@@ -117,8 +117,8 @@ func (r *rig) close() {
 // at is the n-th half hour of working time on the day after t0.
 func at(n int) time.Time { return t0.Add(24*time.Hour + time.Hour + time.Duration(n)*30*time.Minute) }
 
-func (r *rig) input(n int, email string) tenant.CreateInput {
-	return tenant.CreateInput{ServiceID: r.svc, Start: at(n), StaffID: &r.staff, Enforce: true,
+func (r *rig) input(n int, email string) ledger.CreateInput {
+	return ledger.CreateInput{ServiceID: r.svc, Start: at(n), StaffID: &r.staff, Enforce: true,
 		Customer: model.Customer{FirstName: "C", Email: email}}
 }
 
@@ -156,7 +156,7 @@ func (r *rig) offered(n int) bool {
 	return len(calendar.Slots(&q, nil)) == 1
 }
 
-func appointments(st *tenant.State) int {
+func appointments(st *ledger.State) int {
 	n := 0
 	st.Appointments(nil, func(*model.Appointment) bool { n++; return true })
 	return n
@@ -255,7 +255,7 @@ func TestRefusalWaitsForTheWriteItReveals(t *testing.T) {
 		ans, err := r.book("k0", 2, "a@example.com")
 		require.NoError(t, err)
 		booked := ans
-		move := tenant.PatchInput{Start: ptr(at(0)), Enforce: true}
+		move := ledger.PatchInput{Start: ptr(at(0)), Enforce: true}
 
 		gate.Shut()
 		first := r.bookAsync("k1", 0, "b@example.com")

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/record"
 )
@@ -52,7 +52,7 @@ import (
 
 // step is one entry of the publisher's queue.
 type step struct {
-	state   *tenant.State    // published once durable; nil for an answer that wrote nothing
+	state   *ledger.State    // published once durable; nil for an answer that wrote nothing
 	pending *storage.Pending // the write's sync; nil when there is nothing to wait for
 	then    func(err error)  // runs after publication, or with the failure
 }
@@ -139,7 +139,7 @@ func (p *publisher) finish(s step, err error) {
 // publication; then runs once the write is durable and published, or with
 // the error that failed it. An error returned here means nothing was
 // journalled or applied, and then is not called.
-func (a *businessActor) commit(rec *record.Record, rows func(*storage.Batch, *tenant.State) error, then func(error)) error {
+func (a *businessActor) commit(rec *record.Record, rows func(*storage.Batch, *ledger.State) error, then func(error)) error {
 	s, err := a.journal(rec, rows)
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func (a *businessActor) commit(rec *record.Record, rows func(*storage.Batch, *te
 // the new state the actor's, and returns the step for the caller to
 // complete with what follows the sync and push. Nothing may run between
 // the two halves that could fail the write.
-func (a *businessActor) journal(rec *record.Record, rows func(*storage.Batch, *tenant.State) error) (step, error) {
+func (a *businessActor) journal(rec *record.Record, rows func(*storage.Batch, *ledger.State) error) (step, error) {
 	seq := uint64(1)
 	if a.state != nil {
 		seq = a.state.Seq + 1
@@ -162,7 +162,7 @@ func (a *businessActor) journal(rec *record.Record, rows func(*storage.Batch, *t
 	if err != nil {
 		return step{}, err
 	}
-	next, err := tenant.Apply(a.state, seq, rec)
+	next, err := ledger.Apply(a.state, seq, rec)
 	if err != nil {
 		return step{}, err
 	}
@@ -186,7 +186,7 @@ func (a *businessActor) journal(rec *record.Record, rows func(*storage.Batch, *t
 // commitSync is commit for the rare writes that the actor finishes before
 // its next message (a world put, a key issued or revoked): it waits until
 // the write is durable and published.
-func (a *businessActor) commitSync(rec *record.Record, rows func(*storage.Batch, *tenant.State) error) error {
+func (a *businessActor) commitSync(rec *record.Record, rows func(*storage.Batch, *ledger.State) error) error {
 	done := make(chan error, 1)
 	if err := a.commit(rec, rows, func(err error) { done <- err }); err != nil {
 		return err
@@ -216,7 +216,7 @@ func (a *businessActor) after(fn func(err error)) { a.h.pub.push(step{then: fn})
 // O(n) per thousand writes (half the CPU of a write-heavy benchmark at
 // 100,000 customers); growing with n keeps it O(1) per write, while a
 // restart replays at most a quarter of the state's size from the journal.
-func (a *businessActor) maybeSnapshot(st *tenant.State) {
+func (a *businessActor) maybeSnapshot(st *ledger.State) {
 	every := a.env.SnapshotEvery
 	if every == 0 {
 		every = 1000
@@ -227,7 +227,7 @@ func (a *businessActor) maybeSnapshot(st *tenant.State) {
 	}
 	// Answers older than their retention are dropped from the actor's
 	// state (readers get the pruned state with the next write).
-	if pruned := tenant.Prune(st, a.now().Add(-idemRetention)); pruned != st {
+	if pruned := ledger.Prune(st, a.now().Add(-idemRetention)); pruned != st {
 		st = pruned
 		a.state = st
 	}
@@ -244,7 +244,7 @@ func (a *businessActor) maybeSnapshot(st *tenant.State) {
 	go func() {
 		defer a.env.bg.Done()
 		defer a.h.snapshotting.Store(false)
-		raw, err := record.EncodeSnapshot(tenant.Snapshot(st))
+		raw, err := record.EncodeSnapshot(ledger.Snapshot(st))
 		if err == nil {
 			b := store.NewBatch()
 			b.Derived()

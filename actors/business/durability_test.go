@@ -11,9 +11,9 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/record"
 )
@@ -164,7 +164,7 @@ func TestSnapshotAndReplayEqualTheLiveState(t *testing.T) {
 		r = openRig(t, fs, 5)
 		got := r.h.State()
 		require.Equal(t, live.Seq, got.Seq)
-		require.Equal(t, tenant.Snapshot(live), tenant.Snapshot(got))
+		require.Equal(t, ledger.Snapshot(live), ledger.Snapshot(got))
 	})
 }
 

@@ -7,9 +7,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/wire"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/record"
 )
@@ -25,7 +25,7 @@ import (
 // then. Each e-mail becomes a record.MailRow with what the mailer needs.
 // It returns the new deliveries by endpoint, for their couriers once the
 // batch is durable.
-func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record.Change) (map[uuid.UUID][]model.Delivery, []MailRow, error) {
+func (a *businessActor) addOutbox(b *storage.Batch, st *ledger.State, ch *record.Change) (map[uuid.UUID][]model.Delivery, []MailRow, error) {
 	var fresh map[uuid.UUID][]model.Delivery
 	var mails []MailRow
 	eps := st.Endpoints()
@@ -78,7 +78,7 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *tenant.State, ch *record
 
 // envelope renders event ev; its subject is an appointment (with its
 // customer) or a customer, as of the state after ch.
-func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record.Event) []byte {
+func (a *businessActor) envelope(st *ledger.State, ch *record.Change, ev *record.Event) []byte {
 	if strings.HasPrefix(ev.Type, "waitlist.") {
 		return wire.AppendEntryEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, entryOf(st, ch, ev.Subject))
 	}
@@ -92,9 +92,9 @@ func (a *businessActor) envelope(st *tenant.State, ch *record.Change, ev *record
 	appt := appointmentOf(st, ch, ev.Subject)
 	var cu *model.Customer
 	if appt != nil {
-		cu = tenant.CustomerIn(st, ch, appt.CustomerID)
+		cu = ledger.CustomerIn(st, ch, appt.CustomerID)
 	} else {
-		cu = tenant.CustomerIn(st, ch, ev.Subject)
+		cu = ledger.CustomerIn(st, ch, ev.Subject)
 	}
 	return wire.AppendEvent(make([]byte, 0, 1536), ev.ID, ev.Type, ev.CreatedAt, appt, cu)
 }
@@ -109,7 +109,7 @@ func paymentIn(ch *record.Change, id uuid.UUID) *model.Payment {
 	return nil
 }
 
-func appointmentOf(st *tenant.State, ch *record.Change, id uuid.UUID) *model.Appointment {
+func appointmentOf(st *ledger.State, ch *record.Change, id uuid.UUID) *model.Appointment {
 	for i := range ch.Appointments {
 		if ch.Appointments[i].ID == id {
 			return &ch.Appointments[i]
@@ -119,7 +119,7 @@ func appointmentOf(st *tenant.State, ch *record.Change, id uuid.UUID) *model.App
 }
 
 // mailRow is the outbox row of e-mail m, as of the state after ch.
-func mailRow(st *tenant.State, ch *record.Change, m *record.Mail) *record.MailRow {
+func mailRow(st *ledger.State, ch *record.Change, m *record.Mail) *record.MailRow {
 	r := &record.MailRow{ID: m.ID, Kind: m.Kind, To: m.To, At: m.At,
 		Business: record.MailBusiness{ID: st.Business.ID.String(), Name: st.Business.Name, Timezone: st.Business.Timezone}}
 	if m.Endpoint != nil {
@@ -133,7 +133,7 @@ func mailRow(st *tenant.State, ch *record.Change, m *record.Mail) *record.MailRo
 		return r
 	}
 	if appt := appointmentOf(st, ch, m.Appointment); appt != nil {
-		r.Appointment = mailAppointment(appt, tenant.CustomerIn(st, ch, appt.CustomerID))
+		r.Appointment = mailAppointment(appt, ledger.CustomerIn(st, ch, appt.CustomerID))
 		if p := paymentIn(ch, appt.ID); p != nil && appt.Status == model.PendingPayment && p.Status == model.PaymentPending {
 			r.Payment = &record.MailPayment{AmountCents: p.AmountCents, Currency: p.Currency, CheckoutURL: p.CheckoutURL}
 		}
@@ -163,7 +163,7 @@ func quote(s string) []byte {
 	return b
 }
 
-func endpointOf(st *tenant.State, ch *record.Change, id uuid.UUID) *model.Endpoint {
+func endpointOf(st *ledger.State, ch *record.Change, id uuid.UUID) *model.Endpoint {
 	for i := range ch.Endpoints {
 		if ch.Endpoints[i].ID == id {
 			return &ch.Endpoints[i]
@@ -173,7 +173,7 @@ func endpointOf(st *tenant.State, ch *record.Change, id uuid.UUID) *model.Endpoi
 }
 
 // entryOf is waitlist entry id as ch leaves it.
-func entryOf(st *tenant.State, ch *record.Change, id uuid.UUID) *model.WaitlistEntry {
+func entryOf(st *ledger.State, ch *record.Change, id uuid.UUID) *model.WaitlistEntry {
 	for i := range ch.Entries {
 		if ch.Entries[i].ID == id {
 			return &ch.Entries[i]
@@ -185,7 +185,7 @@ func entryOf(st *tenant.State, ch *record.Change, id uuid.UUID) *model.WaitlistE
 // offerMail fills r, a waitlist offer (m.Appointment is the offer's hold),
 // with the time held, as an appointment of the entry's customer would show
 // it, and the offer.
-func offerMail(st *tenant.State, ch *record.Change, m *record.Mail, r *record.MailRow) {
+func offerMail(st *ledger.State, ch *record.Change, m *record.Mail, r *record.MailRow) {
 	var h *model.Hold
 	for i := range ch.Holds {
 		if ch.Holds[i].ID == m.Appointment {

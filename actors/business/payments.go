@@ -9,9 +9,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
@@ -162,7 +162,7 @@ func (a *businessActor) drive(ctx actor.Context, id uuid.UUID) {
 	case p.Status == model.PaymentPending && now.Before(p.ExpiresAt):
 		a.arm(ctx, id, p.ExpiresAt.Sub(now))
 	case p.Status == model.PaymentPending:
-		if ch := tenant.DecideExpire(a.state, id, now, a.ids); ch != nil {
+		if ch := ledger.DecideExpire(a.state, id, now, a.ids); ch != nil {
 			a.commitPay(ctx, ch, nil)
 		}
 	case p.RefundOwed > 0:
@@ -268,9 +268,9 @@ func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
 	}
 	idem, now, provider := co.Idem, a.now(), co.Payment.Provider
 	if m.err == nil {
-		created := tenant.CheckoutCreated{ProviderPaymentID: m.created.ProviderPaymentID,
+		created := ledger.CheckoutCreated{ProviderPaymentID: m.created.ProviderPaymentID,
 			CheckoutURL: m.created.CheckoutURL, ClientSecret: m.created.ClientSecret}
-		ch, appt, p := tenant.DecideCheckoutDone(a.state, m.id, created, now, a.ids)
+		ch, appt, p := ledger.DecideCheckoutDone(a.state, m.id, created, now, a.ids)
 		ans := a.booked(ch, appt, p)
 		idem.Answer = record.AnswerBooked
 		ch.Idempotency = &idem
@@ -278,7 +278,7 @@ func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
 		a.answerPay(ctx, ch, sender, ans, nil)
 		return
 	}
-	ch := tenant.DecideCheckoutFailed(a.state, m.id, now)
+	ch := ledger.DecideCheckoutFailed(a.state, m.id, now)
 	var refusal *problem.Error
 	if errors.Is(m.err, payment.ErrUnreachable) {
 		a.env.Log.Warn("payment provider unreachable; booking refused", "business", a.h.ID, "provider", provider, "err", m.err)
@@ -324,9 +324,9 @@ func (a *businessActor) settled(ctx actor.Context, m *payDone) {
 		delete(a.pay.tries, m.id)
 		var ch *record.Change
 		if m.op == opCancel {
-			ch = tenant.DecideCancelDone(a.state, m.id, now)
+			ch = ledger.DecideCancelDone(a.state, m.id, now)
 		} else {
-			ch = tenant.DecideRefundIssued(a.state, m.id, now, a.ids)
+			ch = ledger.DecideRefundIssued(a.state, m.id, now, a.ids)
 		}
 		if ch != nil {
 			a.commitPay(ctx, ch, nil)
@@ -356,9 +356,9 @@ func (a *businessActor) paymentEvent(ctx actor.Context, m *PaymentEvent) {
 	var ch *record.Change
 	switch m.Event.Kind {
 	case payment.EventPaid:
-		ch = tenant.DecidePaid(a.state, p.AppointmentID, m.Event.ID, a.now(), a.ids)
+		ch = ledger.DecidePaid(a.state, p.AppointmentID, m.Event.ID, a.now(), a.ids)
 	case payment.EventRefunded:
-		ch = tenant.DecideRefunded(a.state, p.AppointmentID, m.Event.ID, int(m.Event.RefundedCents), a.now(), a.ids)
+		ch = ledger.DecideRefunded(a.state, p.AppointmentID, m.Event.ID, int(m.Event.RefundedCents), a.now(), a.ids)
 	}
 	if ch == nil {
 		respondAfter(a, ctx, Done{}, nil)
@@ -412,13 +412,13 @@ func (a *businessActor) readDone(ctx actor.Context, m *payDone) {
 	var chs []*record.Change
 	st := a.state
 	if m.state.Paid {
-		if ch := tenant.DecidePaid(st, m.id, "", now, a.ids); ch != nil {
+		if ch := ledger.DecidePaid(st, m.id, "", now, a.ids); ch != nil {
 			chs = append(chs, ch)
-			st, _ = tenant.Apply(st, st.Seq+1, &record.Record{Kind: record.KindChange, Change: ch})
+			st, _ = ledger.Apply(st, st.Seq+1, &record.Record{Kind: record.KindChange, Change: ch})
 		}
 	}
 	if st != nil {
-		if ch := tenant.DecideRefunded(st, m.id, "", int(m.state.RefundedCents), now, a.ids); ch != nil {
+		if ch := ledger.DecideRefunded(st, m.id, "", int(m.state.RefundedCents), now, a.ids); ch != nil {
 			chs = append(chs, ch)
 		}
 	}

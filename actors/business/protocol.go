@@ -5,9 +5,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
 )
@@ -119,7 +119,7 @@ type Answer struct {
 // Book books an appointment.
 type Book struct {
 	request[*Answer]
-	In   tenant.CreateInput
+	In   ledger.CreateInput
 	Idem IdemKey
 }
 
@@ -141,7 +141,7 @@ type AppointmentView struct {
 type Patch struct {
 	request[AppointmentView]
 	ID uuid.UUID
-	In tenant.PatchInput
+	In ledger.PatchInput
 }
 
 // SetStatus moves an appointment to another status.
@@ -155,7 +155,7 @@ type SetStatus struct {
 // RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
 type RegisterEndpoint struct {
 	request[model.Endpoint]
-	In     tenant.EndpointInput
+	In     ledger.EndpointInput
 	Secret string
 }
 
@@ -163,7 +163,7 @@ type RegisterEndpoint struct {
 type PatchEndpoint struct {
 	request[model.Endpoint]
 	ID uuid.UUID
-	In tenant.EndpointPatch
+	In ledger.EndpointPatch
 }
 
 // DeleteEndpoint removes a webhook endpoint.
@@ -189,7 +189,7 @@ type PaymentNotice struct {
 // CreateHold places a hold (decisions §6).
 type CreateHold struct {
 	request[*Answer]
-	In   tenant.HoldInput
+	In   ledger.HoldInput
 	Idem IdemKey
 }
 
@@ -209,7 +209,7 @@ type ReleaseHold struct {
 // AddEntry puts a customer on the waitlist.
 type AddEntry struct {
 	request[*Answer]
-	In   tenant.EntryInput
+	In   ledger.EntryInput
 	Idem IdemKey
 }
 

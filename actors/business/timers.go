@@ -5,7 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/slotd/slotd/actors/tenant"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/storage/clock"
 )
 
@@ -61,7 +61,7 @@ func (a *businessActor) expire(ctx actor.Context) {
 	if a.state == nil {
 		return
 	}
-	ch := tenant.DecideExpiries(a.state, a.now(), a.ids)
+	ch := ledger.DecideExpiries(a.state, a.now(), a.ids)
 	if ch == nil {
 		a.schedule(ctx)
 		return

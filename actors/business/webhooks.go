@@ -5,8 +5,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -75,7 +75,7 @@ func (a *businessActor) outcome(ctx actor.Context, m *courier.Outcome) {
 	if a.state == nil {
 		return
 	}
-	if ch := tenant.DecideDeliveryOutcome(a.state, m.EndpointID, m.Delivered, a.now(), a.ids); ch != nil {
+	if ch := ledger.DecideDeliveryOutcome(a.state, m.EndpointID, m.Delivered, a.now(), a.ids); ch != nil {
 		commitChange(a, ctx, ch, Done{})
 	}
 }

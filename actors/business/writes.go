@@ -10,9 +10,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/record"
 )
@@ -151,13 +151,13 @@ func (a *businessActor) stored(e *record.Idem) (*Answer, error) {
 // booked is the answer of a booking: the appointment with its customer as
 // of ch, and its payment when it needs prepayment.
 func (a *businessActor) booked(ch *record.Change, appt *model.Appointment, p *model.Payment) *Answer {
-	return &Answer{Kind: record.AnswerBooked, Appointment: appt, Customer: tenant.CustomerIn(a.state, ch, appt.CustomerID), Payment: p}
+	return &Answer{Kind: record.AnswerBooked, Appointment: appt, Customer: ledger.CustomerIn(a.state, ch, appt.CustomerID), Payment: p}
 }
 
 // book decides a booking. A booking that needs prepayment is a
 // reservation with no answer yet (payments.go).
-func (a *businessActor) book(in *tenant.CreateInput) (*record.Change, *Answer, error) {
-	ch, appt, err := tenant.DecideCreate(a.state, in, a.now(), a.ids)
+func (a *businessActor) book(in *ledger.CreateInput) (*record.Change, *Answer, error) {
+	ch, appt, err := ledger.DecideCreate(a.state, in, a.now(), a.ids)
 	if err != nil || len(ch.Checkouts) > 0 {
 		return ch, nil, err
 	}
@@ -165,7 +165,7 @@ func (a *businessActor) book(in *tenant.CreateInput) (*record.Change, *Answer, e
 }
 
 func (a *businessActor) addCustomer(in model.Customer) (*record.Change, *Answer, error) {
-	ch, cu, err := tenant.DecideCustomer(a.state, in, a.now(), a.ids)
+	ch, cu, err := ledger.DecideCustomer(a.state, in, a.now(), a.ids)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -173,8 +173,8 @@ func (a *businessActor) addCustomer(in model.Customer) (*record.Change, *Answer,
 }
 
 // hold decides a hold.
-func (a *businessActor) hold(in *tenant.HoldInput) (*record.Change, *Answer, error) {
-	ch, h, err := tenant.DecideHold(a.state, in, a.now(), a.ids)
+func (a *businessActor) hold(in *ledger.HoldInput) (*record.Change, *Answer, error) {
+	ch, h, err := ledger.DecideHold(a.state, in, a.now(), a.ids)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -182,8 +182,8 @@ func (a *businessActor) hold(in *tenant.HoldInput) (*record.Change, *Answer, err
 }
 
 // addEntry decides a waitlist entry.
-func (a *businessActor) addEntry(in *tenant.EntryInput) (*record.Change, *Answer, error) {
-	ch, e, err := tenant.DecideEntry(a.state, in, a.now(), a.ids)
+func (a *businessActor) addEntry(in *ledger.EntryInput) (*record.Change, *Answer, error) {
+	ch, e, err := ledger.DecideEntry(a.state, in, a.now(), a.ids)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -248,12 +248,12 @@ func commitChange[R any](a *businessActor, ctx actor.Context, ch *record.Change,
 func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then func(err error)) {
 	// Time this write frees goes to the waitlist in the same record, so
 	// no crash can free it without offering it (a no-op without entries).
-	tenant.AddOffers(a.state, ch, ch.At, a.ids)
+	ledger.AddOffers(a.state, ch, ch.At, a.ids)
 	var (
 		fresh map[uuid.UUID][]model.Delivery
 		mails []MailRow
 	)
-	rows := func(b *storage.Batch, next *tenant.State) (err error) {
+	rows := func(b *storage.Batch, next *ledger.State) (err error) {
 		fresh, mails, err = a.addOutbox(b, next, ch)
 		return err
 	}
@@ -312,7 +312,7 @@ func (a *businessActor) view(ch *record.Change, appt *model.Appointment) Appoint
 	if appt == nil {
 		return AppointmentView{}
 	}
-	return AppointmentView{Appointment: appt, Customer: tenant.CustomerIn(a.state, ch, appt.CustomerID)}
+	return AppointmentView{Appointment: appt, Customer: ledger.CustomerIn(a.state, ch, appt.CustomerID)}
 }
 
 // ids mints the identifiers of one actor's decisions. ULIDs come from a

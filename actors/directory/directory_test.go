@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
@@ -169,11 +169,11 @@ func TestBookingFillsTheOutbox(t *testing.T) {
 	require.NoError(t, err)
 	var eps [2]uuid.UUID
 	for i, types := range [][]string{{"appointment.created", "customer.created"}, {"appointment.cancelled"}} {
-		e, err := d.RegisterEndpoint(ctx, id, tenant.EndpointInput{URL: fmt.Sprintf("https://h%d.example/", i), EventTypes: types}, "whsec_x")
+		e, err := d.RegisterEndpoint(ctx, id, ledger.EndpointInput{URL: fmt.Sprintf("https://h%d.example/", i), EventTypes: types}, "whsec_x")
 		require.NoError(t, err)
 		eps[i] = e.ID
 	}
-	ans, err := d.Book(ctx, id, tenant.CreateInput{ServiceID: svc, Start: t0.Add(48 * time.Hour), StaffID: &staff,
+	ans, err := d.Book(ctx, id, ledger.CreateInput{ServiceID: svc, Start: t0.Add(48 * time.Hour), StaffID: &staff,
 		Customer: model.Customer{FirstName: "N", Email: "n@example.com"}},
 		business.IdemKey{Key: "k1"})
 	require.NoError(t, err)

@@ -19,8 +19,8 @@ import (
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
@@ -154,7 +154,7 @@ func benchFanout(b *testing.B, endpoints int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := d.RegisterEndpoint(ctx, biz, tenant.EndpointInput{URL: r.srv.URL + "/", EventTypes: []string{model.EventCustomerCreated}}, secret)
+		e, err := d.RegisterEndpoint(ctx, biz, ledger.EndpointInput{URL: r.srv.URL + "/", EventTypes: []string{model.EventCustomerCreated}}, secret)
 		if err != nil {
 			b.Fatalf("register endpoint %d: %v", i, err)
 		}

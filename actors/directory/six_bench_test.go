@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/record"
 )
 
@@ -43,7 +43,7 @@ func BenchmarkDurableHold(b *testing.B) {
 		st := ids[n%staff]
 		n++
 		ans, err := d.CreateHold(context.Background(), biz,
-			tenant.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: model.HoldMaxLife},
+			ledger.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: model.HoldMaxLife},
 			business.IdemKey{Key: fmt.Sprint("h", n)})
 		if err != nil || ans.Kind == record.AnswerRefused {
 			b.Fatalf("hold %d at %s: %v %+v", n, start, err, ans)
@@ -69,7 +69,7 @@ func BenchmarkDurableHoldLive(b *testing.B) {
 				st := ids[n%staff]
 				start := first.Add(time.Duration(n/staff) * 30 * time.Minute)
 				ans, err := d.CreateHold(context.Background(), biz,
-					tenant.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: model.HoldMaxLife},
+					ledger.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: model.HoldMaxLife},
 					business.IdemKey{Key: fmt.Sprint("h", n)})
 				if err != nil || ans.Kind == record.AnswerRefused {
 					b.Fatalf("hold %d at %s: %v %+v", n, start, err, ans)
@@ -188,7 +188,7 @@ func checkCalendar(b *testing.B, d *Directory) (uuid.UUID, uuid.UUID, []time.Tim
 		wg.Go(func() {
 			for i := range next {
 				bk := todo[i]
-				ans, err := d.Book(context.Background(), id, tenant.CreateInput{ServiceID: bk.svc, Start: bk.start, StaffID: &bk.staff,
+				ans, err := d.Book(context.Background(), id, ledger.CreateInput{ServiceID: bk.svc, Start: bk.start, StaffID: &bk.staff,
 					Customer: model.Customer{FirstName: "C", Email: fmt.Sprintf("c%d@example.com", i)}},
 					business.IdemKey{Key: fmt.Sprint("c", i)})
 				if err != nil || ans.Kind == record.AnswerRefused {
@@ -220,7 +220,7 @@ func checkCalendar(b *testing.B, d *Directory) (uuid.UUID, uuid.UUID, []time.Tim
 }
 
 // BenchmarkCheck is POST /availability/check without its HTTP: the
-// published state loaded and tenant.Check for one service, no staff
+// published state loaded and ledger.Check for one service, no staff
 // member pinned (every one of the six judged per start), for 100 starts
 // (the most a request may list) and for 10; and 100 with one pinned.
 func BenchmarkCheck(b *testing.B) {
@@ -234,7 +234,7 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 	tally := map[string]int{}
-	vs, err := tenant.Check(h.State(), &tenant.CheckInput{ServiceID: svc, Starts: starts}, time.Now().UTC())
+	vs, err := ledger.Check(h.State(), &ledger.CheckInput{ServiceID: svc, Starts: starts}, time.Now().UTC())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -248,10 +248,10 @@ func BenchmarkCheck(b *testing.B) {
 		staff *uuid.UUID
 	}{{"starts=100", 100, nil}, {"starts=10", 10, nil}, {"starts=100,pinned", 100, &staff}} {
 		b.Run(bc.name, func(b *testing.B) {
-			in := &tenant.CheckInput{ServiceID: svc, StaffID: bc.staff, Starts: starts[:bc.n]}
+			in := &ledger.CheckInput{ServiceID: svc, StaffID: bc.staff, Starts: starts[:bc.n]}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := tenant.Check(d.handle(biz).State(), in, time.Now().UTC().Truncate(time.Millisecond)); err != nil {
+				if _, err := ledger.Check(d.handle(biz).State(), in, time.Now().UTC().Truncate(time.Millisecond)); err != nil {
 					b.Fatal(err)
 				}
 			}

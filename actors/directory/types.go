@@ -3,37 +3,37 @@ package directory
 import (
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/storage/record"
 )
 
 // The engine's requests and answers, as the directory's callers name
-// them. Each is defined beside the code that decides it (tenant,
+// them. Each is defined beside the code that decides it (ledger,
 // calendar, business); callers outside the engine see them only here, so
 // the directory stays the one door into the engine and the packages
 // behind it can change without a caller noticing.
 type (
 	// CreateInput is a booking request (POST /appointments).
-	CreateInput = tenant.CreateInput
+	CreateInput = ledger.CreateInput
 	// PatchInput is an edit of an appointment (PATCH /appointments/{id}).
-	PatchInput = tenant.PatchInput
+	PatchInput = ledger.PatchInput
 	// HoldInput is a hold request (POST /holds).
-	HoldInput = tenant.HoldInput
+	HoldInput = ledger.HoldInput
 	// EntryInput is a waitlist request (POST /waitlist-entries).
-	EntryInput = tenant.EntryInput
+	EntryInput = ledger.EntryInput
 	// EndpointInput registers a webhook endpoint.
-	EndpointInput = tenant.EndpointInput
+	EndpointInput = ledger.EndpointInput
 	// EndpointPatch edits a webhook endpoint.
-	EndpointPatch = tenant.EndpointPatch
+	EndpointPatch = ledger.EndpointPatch
 	// CheckInput asks what bookings would get (POST /availability/check).
-	CheckInput = tenant.CheckInput
+	CheckInput = ledger.CheckInput
 	// Verdict is Check's answer for one start.
-	Verdict = tenant.Verdict
+	Verdict = ledger.Verdict
 	// StartKey orders appointments by start, then id: a list's position.
-	StartKey = tenant.StartKey
+	StartKey = ledger.StartKey
 	// CreationKey orders waitlist entries by creation: a list's position.
-	CreationKey = tenant.CreationKey
+	CreationKey = ledger.CreationKey
 	// Slot is one start time on offer.
 	Slot = calendar.Slot
 	// IdemKey identifies an idempotent request: its key and body.
@@ -58,4 +58,4 @@ const (
 )
 
 // KeyOf is the list position of appointment a.
-func KeyOf(a *model.Appointment) StartKey { return tenant.KeyOf(a) }
+func KeyOf(a *model.Appointment) StartKey { return ledger.KeyOf(a) }

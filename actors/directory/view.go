@@ -8,8 +8,8 @@ import (
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/tenant"
 )
 
 // View is one business as its actor last published it: only state the
@@ -17,7 +17,7 @@ import (
 // message to the actor. Every read of the API is answered from a View, so
 // a read never waits behind a write, and one answer never mixes two
 // versions of the business. The zero View is no business.
-type View struct{ st *tenant.State }
+type View struct{ st *ledger.State }
 
 // View returns the current view of business id, starting its actor and
 // waiting for its state (at most the directory's timeout) only on the
@@ -87,11 +87,11 @@ func (v View) Staff() []model.Staff { return v.st.Staff }
 func (v View) StaffMember(id uuid.UUID) *model.Staff { return v.st.StaffMember(id) }
 
 // StaffIDText returns the id of Staff()[i] as a JSON string, formatted
-// once per staff list (tenant.State.StaffIDText).
+// once per staff list (ledger.State.StaffIDText).
 func (v View) StaffIDText(i int) []byte { return v.st.StaffIDText(i) }
 
 // StaffIDTextLen is the length of StaffIDText.
-const StaffIDTextLen = tenant.StaffIDTextLen
+const StaffIDTextLen = ledger.StaffIDTextLen
 
 // Customer returns the customer with id, or nil.
 func (v View) Customer(id uuid.UUID) *model.Customer { return v.st.Customer(id) }
@@ -130,17 +130,17 @@ func (v View) Endpoint(id uuid.UUID) *model.Endpoint { return v.st.Endpoint(id) 
 // CheckRegister refuses, before its test ping, an endpoint whose URL
 // another endpoint of the business already has. The actor judges again
 // when it stores the endpoint.
-func (v View) CheckRegister(url string) error { return tenant.CheckRegister(v.st, url) }
+func (v View) CheckRegister(url string) error { return ledger.CheckRegister(v.st, url) }
 
 // CheckURLChange is CheckRegister for endpoint id's new URL.
 func (v View) CheckURLChange(id uuid.UUID, url string) error {
-	return tenant.CheckURLChange(v.st, id, url)
+	return ledger.CheckURLChange(v.st, id, url)
 }
 
 // Check judges, per start and staff member, what a booking would get at
 // now (POST /availability/check): the same judgement a booking makes.
 func (v View) Check(in *CheckInput, now time.Time) ([]Verdict, error) {
-	return tenant.Check(v.st, in, now)
+	return ledger.Check(v.st, in, now)
 }
 
 // SlotQuery asks for the start times on offer for a service (GET

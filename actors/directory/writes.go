@@ -11,9 +11,9 @@ import (
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/actors/tenant"
 	"github.com/slotd/slotd/webhook/payment"
 )
 
@@ -106,7 +106,7 @@ func (d *Directory) Revoke(ctx context.Context, biz, id uuid.UUID) (model.Key, e
 // stored under the idempotency key: the first attempt's, replayed. A
 // booking that needs prepayment waits for its checkout as well, for up
 // to the provider's timeout (decisions §5: 10 s) more.
-func (d *Directory) Book(ctx context.Context, biz uuid.UUID, in tenant.CreateInput, idem business.IdemKey) (*business.Answer, error) {
+func (d *Directory) Book(ctx context.Context, biz uuid.UUID, in ledger.CreateInput, idem business.IdemKey) (*business.Answer, error) {
 	return callWithin[*business.Answer](ctx, d, biz, &business.Book{In: in, Idem: idem}, d.timeout+BookPaymentWait)
 }
 
@@ -135,7 +135,7 @@ func (d *Directory) AddCustomer(ctx context.Context, biz uuid.UUID, in model.Cus
 }
 
 // Patch edits appointment id's fields and returns it as it now is.
-func (d *Directory) Patch(ctx context.Context, biz, id uuid.UUID, in tenant.PatchInput) (business.AppointmentView, error) {
+func (d *Directory) Patch(ctx context.Context, biz, id uuid.UUID, in ledger.PatchInput) (business.AppointmentView, error) {
 	return call[business.AppointmentView](ctx, d, biz, &business.Patch{ID: id, In: in})
 }
 
@@ -147,12 +147,12 @@ func (d *Directory) SetStatus(ctx context.Context, biz, id uuid.UUID, to model.S
 }
 
 // RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
-func (d *Directory) RegisterEndpoint(ctx context.Context, biz uuid.UUID, in tenant.EndpointInput, secret string) (model.Endpoint, error) {
+func (d *Directory) RegisterEndpoint(ctx context.Context, biz uuid.UUID, in ledger.EndpointInput, secret string) (model.Endpoint, error) {
 	return call[model.Endpoint](ctx, d, biz, &business.RegisterEndpoint{In: in, Secret: secret})
 }
 
 // PatchEndpoint edits webhook endpoint id and returns its new state.
-func (d *Directory) PatchEndpoint(ctx context.Context, biz, id uuid.UUID, in tenant.EndpointPatch) (model.Endpoint, error) {
+func (d *Directory) PatchEndpoint(ctx context.Context, biz, id uuid.UUID, in ledger.EndpointPatch) (model.Endpoint, error) {
 	return call[model.Endpoint](ctx, d, biz, &business.PatchEndpoint{ID: id, In: in})
 }
 
@@ -177,7 +177,7 @@ func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*model.D
 }
 
 // CreateHold places a hold (POST /holds), idempotently as Book.
-func (d *Directory) CreateHold(ctx context.Context, biz uuid.UUID, in tenant.HoldInput, idem business.IdemKey) (*business.Answer, error) {
+func (d *Directory) CreateHold(ctx context.Context, biz uuid.UUID, in ledger.HoldInput, idem business.IdemKey) (*business.Answer, error) {
 	return call[*business.Answer](ctx, d, biz, &business.CreateHold{In: in, Idem: idem})
 }
 
@@ -194,7 +194,7 @@ func (d *Directory) ReleaseHold(ctx context.Context, biz, id uuid.UUID) error {
 
 // AddEntry puts a customer on the waitlist (POST /waitlist-entries),
 // idempotently as Book.
-func (d *Directory) AddEntry(ctx context.Context, biz uuid.UUID, in tenant.EntryInput, idem business.IdemKey) (*business.Answer, error) {
+func (d *Directory) AddEntry(ctx context.Context, biz uuid.UUID, in ledger.EntryInput, idem business.IdemKey) (*business.Answer, error) {
 	return call[*business.Answer](ctx, d, biz, &business.AddEntry{In: in, Idem: idem})
 }
 

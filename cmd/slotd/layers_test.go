@@ -28,7 +28,7 @@ var layers = []string{"cmd", "actors", "storage", "transport", "webhook", "bench
 // no actor system, HTTP stack, database or metrics library, so that they
 // are deterministic, cheap to test and usable from any layer.
 var pure = []string{
-	"actors/calendar", "actors/interval", "actors/sorted", "actors/tenant",
+	"actors/calendar", "actors/interval", "actors/sorted", "actors/ledger",
 	"actors/model", "actors/model/input", "actors/model/wire", "actors/model/world", "actors/problem",
 	"storage/clock", "storage/record",
 	"transport/cursor",
@@ -63,7 +63,7 @@ var rules = []rule{
 		"the engine speaks no HTTP: the transport calls it, never the reverse", false, false},
 	{[]string{"actors/model", "actors/model/input", "actors/model/wire", "actors/problem"}, []string{"actors/...", "storage/...", "webhook/..."},
 		"the model and its formats are the vocabulary of every layer, so they use no layer", false, false},
-	{[]string{"actors/model/world"}, []string{"actors/business", "actors/directory", "actors/courier", "actors/placement", "actors/tenant", "storage/...", "webhook/..."},
+	{[]string{"actors/model/world"}, []string{"actors/business", "actors/directory", "actors/courier", "actors/placement", "actors/ledger", "storage/...", "webhook/..."},
 		"the world file is a format: it uses the model, and the pure calendar to check recurrence rules, and nothing that runs", false, false},
 	{[]string{"storage/..."}, []string{"actors/...", "transport/...", "webhook/...", "cmd/...", "bench/..."},
 		"storage keeps what the engine decides: the journal's format and the store know nothing of who uses them", false, false},
@@ -77,7 +77,7 @@ var rules = []rule{
 		"pure packages do no I/O and start no goroutines: no actors, HTTP, database or metrics", true, false},
 	{[]string{"transport/..."}, []string{"storage", "actors/courier"},
 		"the front end reads the store's tables only through the engine's door (actors/directory), whose reads sync before they answer: nothing a crash could undo is shown", false, true},
-	{[]string{"transport/..."}, []string{"actors/business", "actors/tenant", "actors/calendar", "actors/interval", "actors/sorted", "storage/record"},
+	{[]string{"transport/..."}, []string{"actors/business", "actors/ledger", "actors/calendar", "actors/interval", "actors/sorted", "storage/record"},
 		"one door into the engine: every read and write goes through actors/directory, whose views hold only synced state; the transport never builds a calendar query or reads a business's state or journal itself", false, true},
 }
 

@@ -99,7 +99,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Journal, error) {
 func (j *Journal) subject(biz uuid.UUID) string { return j.cfg.Stream + "." + biz.String() }
 
 // Position is where a business's journal stands: its own record number
-// (Seq, as package tenant counts) and the stream sequence of that record
+// (Seq, as package ledger counts) and the stream sequence of that record
 // (Stream), which the next append must name.
 type Position struct {
 	Seq    uint64

@@ -1,4 +1,4 @@
-package tenant
+package ledger
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 
 // errNoBusiness is returned when a record other than a catalogue put arrives
 // before the business exists: the journal is damaged.
-var errNoBusiness = errors.New("tenant: record for a business that does not exist")
+var errNoBusiness = errors.New("ledger: record for a business that does not exist")
 
 // Apply returns the state after the record at seq. s is nil for a business
 // that does not exist yet. s itself is never modified.
@@ -33,7 +33,7 @@ func Apply(s *State, seq uint64, r *record.Record) (*State, error) {
 	case record.KindChange:
 		return applyChange(s, seq, r.Change), nil
 	}
-	return nil, fmt.Errorf("tenant: cannot apply record kind %d", r.Kind)
+	return nil, fmt.Errorf("ledger: cannot apply record kind %d", r.Kind)
 }
 
 func applyCatalog(s *State, seq uint64, c *record.Catalog) (*State, error) {

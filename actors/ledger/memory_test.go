@@ -1,4 +1,4 @@
-package tenant
+package ledger
 
 import (
 	"flag"
@@ -16,9 +16,9 @@ import (
 )
 
 var (
-	memBusinesses   = flag.Int("tenant.businesses", 10000, "businesses BenchmarkLiveHeap loads")
-	memAppointments = flag.Int("tenant.appointments", 1000000, "appointments BenchmarkLiveHeap loads, spread evenly")
-	memProfile      = flag.String("tenant.heapprofile", "", "write a heap profile while BenchmarkLiveHeap's states are live")
+	memBusinesses   = flag.Int("ledger.businesses", 10000, "businesses BenchmarkLiveHeap loads")
+	memAppointments = flag.Int("ledger.appointments", 1000000, "appointments BenchmarkLiveHeap loads, spread evenly")
+	memProfile      = flag.String("ledger.heapprofile", "", "write a heap profile while BenchmarkLiveHeap's states are live")
 )
 
 // BenchmarkLiveHeap loads a world shaped like the harness's load phase

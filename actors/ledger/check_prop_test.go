@@ -1,4 +1,4 @@
-package tenant
+package ledger
 
 import (
 	"encoding/binary"

@@ -1,5 +1,5 @@
-// Package tenant owns the in-memory state of one business and the pure
-// decisions that change it: given the current state, a command and the time,
+// Package ledger is one business's books: its state in memory and the
+// pure decisions that change it: given the current state, a command and the time,
 // it says which journal record to append; given a record, it builds the next
 // state. It does no I/O and reads no clock.
 //
@@ -7,7 +7,7 @@
 // State through an atomic pointer, so readers on any goroutine use a
 // consistent snapshot without queueing in the actor's mailbox; Apply copies
 // what a record changes and shares the rest.
-package tenant
+package ledger
 
 import (
 	"slices"
