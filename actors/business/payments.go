@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
+	"github.com/slotd/slotd/webhook/retry"
 )
 
 // Prepayment (decisions §5), the actor's side. The decisions are
@@ -190,16 +191,6 @@ func (a *businessActor) disarm(id uuid.UUID) {
 	delete(a.pay.tries, id)
 }
 
-// retryDelay is the wait before the n-th retry of a failed cancel or
-// refund: 5 s doubling to an hour, then hourly, until the provider takes it.
-func retryDelay(n int) time.Duration {
-	d := 5 * time.Second
-	for i := 1; i < n && d < time.Hour; i++ {
-		d *= 2
-	}
-	return min(d, time.Hour)
-}
-
 // call makes provider call op about appointment id on a goroutine of its
 // own; the outcome comes back as payDone.
 func (a *businessActor) call(ctx actor.Context, id uuid.UUID, op payOp, reply *actor.PID) {
@@ -337,7 +328,7 @@ func (a *businessActor) settled(ctx actor.Context, m *payDone) {
 	n := a.pay.tries[m.id]
 	a.env.Log.Warn("payment provider call failed; retrying", "business", a.h.ID, "appointment", m.id,
 		"call", m.op.String(), "attempt", n, "err", m.err)
-	a.arm(ctx, m.id, retryDelay(n))
+	a.arm(ctx, m.id, retry.Payment.Wait(n))
 }
 
 // paymentEvent acts on a client_secret provider event whose signature the

@@ -142,7 +142,7 @@ func TestSMTPSendsConfirmationAndStatusMail(t *testing.T) {
 // first refuses with 451 after its DATA, are both delivered once the
 // server accepts them, exactly once each. The mailer runs on the server's
 // clock, so the test moves that clock past the first retry's backoff
-// (DefaultBackoff(1) = 1 s) instead of waiting for it.
+// (retry.Mail.Wait(1) = 1 s) instead of waiting for it.
 func TestSMTPRetriesUntilDelivered(t *testing.T) {
 	srv := mailtest.Start(t, mailtest.Options{User: smtpUser, Password: smtpPassword})
 	srv.SetDown(true)

@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
+	"github.com/slotd/slotd/webhook/retry"
 )
 
 // Outbox is what the Drainer needs from the outbox table.
@@ -161,19 +162,6 @@ const maxBatch = 256
 // that finds more leaves the rest to the next, at once.
 const maxListed = 1 << 16
 
-// DefaultBackoff is the wait after a message's attempt-th failed send
-// (attempt counts from 1): 1 s, 2 s, 4 s … doubling, at most 5 minutes.
-func DefaultBackoff(attempt int) time.Duration {
-	const ceiling = 5 * time.Minute
-	if attempt < 1 {
-		attempt = 1
-	}
-	if attempt > 20 {
-		return ceiling
-	}
-	return min(time.Second<<(attempt-1), ceiling)
-}
-
 // Drainer sends the outbox's mail and deletes each row after its send
 // succeeded, so every row is sent at least once, across restarts too: a
 // row whose send failed, or whose deletion failed, stays in the table. A
@@ -196,7 +184,7 @@ func DefaultBackoff(attempt int) time.Duration {
 // outbox beside its row (Outbox.Retry), so that a restart waits out its
 // backoff instead of trying every failing message at once. A failure is
 // never final; a message keeps being retried, at most every 5 minutes
-// with DefaultBackoff, until it is sent.
+// with retry.Mail, until it is sent.
 //
 // Set the fields, then call Run once; Kick and Queue may be called from
 // any goroutine at any time, before Run too.
@@ -209,7 +197,7 @@ type Drainer struct {
 	Metrics *Metrics
 
 	// Backoff is the wait after a message's attempt-th consecutive failure;
-	// nil means DefaultBackoff. It also spaces retries of a failing List.
+	// nil means retry.Mail.Wait. It also spaces retries of a failing List.
 	Backoff func(attempt int) time.Duration
 	// Clock tells the time and wakes the Drainer after a wait; nil means
 	// clock.Real. It is the server's one clock.
@@ -680,7 +668,7 @@ func (d *Drainer) backoff(attempt int) time.Duration {
 	if d.Backoff != nil {
 		return d.Backoff(attempt)
 	}
-	return DefaultBackoff(attempt)
+	return retry.Mail.Wait(attempt)
 }
 
 func (d *Drainer) clock() clock.Clock {

@@ -20,6 +20,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/webhook/mail/mailtest"
+	"github.com/slotd/slotd/webhook/retry"
 )
 
 // fakeOutbox is an in-memory Outbox in the store's order.
@@ -349,7 +350,7 @@ func TestDrainerRetriesWithBackoffWithoutBlockingOthers(t *testing.T) {
 		snd.fails["01A"] = 2
 		var attempts []int
 		h := startDrainer(t, ob, snd, func(d *Drainer) {
-			d.Backoff = func(n int) time.Duration { attempts = append(attempts, n); return DefaultBackoff(n) }
+			d.Backoff = func(n int) time.Duration { attempts = append(attempts, n); return retry.Mail.Wait(n) }
 		})
 
 		assert.Equal(t, time.Second, h.idle(), "first retry after 1 s")
@@ -399,7 +400,7 @@ func TestDrainerSurvivesRestart(t *testing.T) {
 		second.fails["01B"] = 1
 		var attempts []int
 		h = startDrainer(t, ob, second, func(d *Drainer) {
-			d.Backoff = func(n int) time.Duration { attempts = append(attempts, n); return DefaultBackoff(n) }
+			d.Backoff = func(n int) time.Duration { attempts = append(attempts, n); return retry.Mail.Wait(n) }
 		})
 		assert.Equal(t, 2*time.Second, h.idle(), "the backoff of before the restart")
 		assert.Zero(t, second.attemptsOf("01B"))
@@ -539,16 +540,6 @@ func TestDrainerMisconfigured(t *testing.T) {
 		d := &Drainer{Outbox: newFakeOutbox(), Sender: newFakeSender(), From: "not an address"}
 		require.Error(t, d.Run(context.Background()))
 	})
-}
-
-func TestDefaultBackoff(t *testing.T) {
-	want := []time.Duration{1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300}
-	for i, w := range want {
-		assert.Equal(t, w*time.Second, DefaultBackoff(i+1), "attempt %d", i+1)
-	}
-	assert.Equal(t, time.Second, DefaultBackoff(0))
-	assert.Equal(t, 5*time.Minute, DefaultBackoff(64))
-	assert.Equal(t, 5*time.Minute, DefaultBackoff(1<<30))
 }
 
 // TestStoreOutbox runs the Drainer over a real store with the Mbox sender

@@ -72,10 +72,10 @@ func Next(attempt int, o Outcome, now time.Time, scale float64) Decision {
 	switch {
 	case Success(o.Status):
 		return Decision{Delivered: true}
-	case !Retryable(o.Status), attempt >= MaxAttempts:
+	case !Retryable(o.Status), Webhook.Exhausted(attempt):
 		return Decision{Final: true}
 	}
-	wait := Ladder[max(attempt, 1)]
+	wait := Webhook.Wait(attempt)
 	if o.Status == 429 {
 		if d, ok := ParseRetryAfter(o.RetryAfter, now); ok {
 			wait = d
