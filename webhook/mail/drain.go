@@ -2,7 +2,6 @@ package mail
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -107,9 +106,8 @@ func (o StoreOutbox) Done(keys []OutboxKey) error {
 	return errors.Join(errs...)
 }
 
-// Retry writes retry states, each as the attempts and then the due time
-// in Unix milliseconds, both uvarints; in cluster mode a batch per
-// business, as Done does.
+// Retry writes retry states, each in the outbox's one retry form
+// (record.Attempt); in cluster mode a batch per business, as Done does.
 func (o StoreOutbox) Retry(rs []RetryState) error {
 	var errs []error
 	for len(rs) > 0 {
@@ -122,8 +120,7 @@ func (o StoreOutbox) Retry(rs []RetryState) error {
 		}
 		b := o.S.NewBatch()
 		for _, r := range rs[:n] {
-			v := binary.AppendUvarint(nil, uint64(r.Attempts))
-			v = binary.AppendUvarint(v, uint64(max(r.Next.UnixMilli(), 0)))
+			v := record.AppendAttempt(nil, record.Attempt{Failures: r.Attempts, Next: r.Next})
 			b.PutOutbox(r.Key.Biz, storage.OutboxMailRetry, r.Key.ID, v)
 		}
 		errs = append(errs, b.Commit())
@@ -136,15 +133,11 @@ func (o StoreOutbox) Retry(rs []RetryState) error {
 // is then tried at once, as before retries were kept).
 func (o StoreOutbox) Retries(fn func(RetryState) error) error {
 	return o.S.Outbox(storage.OutboxMailRetry, func(biz [16]byte, id string, v []byte) error {
-		attempts, n := binary.Uvarint(v)
-		if n <= 0 {
+		a, ok := record.DecodeAttempt(v)
+		if !ok {
 			return nil
 		}
-		ms, m := binary.Uvarint(v[n:])
-		if m <= 0 {
-			return nil
-		}
-		return fn(RetryState{Key: OutboxKey{Biz: biz, ID: id}, Attempts: int(attempts), Next: time.UnixMilli(int64(ms)).UTC()})
+		return fn(RetryState{Key: OutboxKey{Biz: biz, ID: id}, Attempts: a.Failures, Next: a.Next})
 	})
 }
 
