@@ -28,6 +28,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
+	"github.com/slotd/slotd/webhook/outbox"
 )
 
 // KeyIndex is the server-wide map from key hash to business. The actor
@@ -77,6 +78,9 @@ type Env struct {
 	Payments  Payments
 	PublicURL string
 	Metrics   *Metrics
+	// PaymentOutbox is the payment channel's outbox metrics (the payer's
+	// owed cancels and refunds); nil counts nothing.
+	PaymentOutbox *outbox.Channel
 
 	bg sync.WaitGroup // background snapshot writers and publishers
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/deliver"
+	"github.com/slotd/slotd/webhook/outbox"
 	"github.com/slotd/slotd/webhook/retry"
 )
 
@@ -26,6 +27,8 @@ type entry struct {
 	// while it waits.
 	then   *entry
 	behind bool
+	// since is when the delivery's event was written (backlog.go).
+	since time.Time
 }
 
 // replay reports whether the delivery is a replay, which gets one attempt
@@ -51,6 +54,9 @@ type courier struct {
 	// size of open when last counted, 0 once stopped.
 	counted int
 	stopped bool
+	// src and byAge report the open deliveries to the outbox metrics.
+	src   *outbox.Source
+	byAge entryHeap
 
 	root   *actor.RootContext
 	self   *actor.PID
@@ -77,6 +83,7 @@ func (c *courier) Receive(ctx actor.Context) {
 	case *actor.Started:
 		c.root, c.self, c.parent = ctx.ActorSystem().Root, ctx.Self(), ctx.Parent()
 		c.ctx, c.cancel = context.WithCancel(context.Background())
+		c.src = c.env.Outbox.Source()
 		c.load()
 		c.armSweep(time.Minute)
 	case *actor.Stopping, *actor.Restarting:
@@ -95,6 +102,7 @@ func (c *courier) Receive(ctx actor.Context) {
 			}
 			e := &entry{d: d}
 			c.open[d.ID] = e
+			c.track(e)
 			if last != nil {
 				last.then, e.behind = e, true
 			} else {
@@ -150,6 +158,7 @@ func (c *courier) load() {
 		}
 		e := &entry{d: *d}
 		c.open[id] = e
+		c.track(e)
 		c.loaded[id] = true
 		if d.Status == model.DeliveryFailed {
 			c.arm(e, d.NextRetryAt)
@@ -171,6 +180,11 @@ func (c *courier) countOpen() {
 	}
 	c.env.Metrics.addOpen(n - c.counted)
 	c.counted = n
+	if c.stopped {
+		c.src.Close()
+		c.src = nil
+	}
+	c.report()
 }
 
 func (c *courier) stop() {

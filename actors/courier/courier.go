@@ -36,6 +36,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/webhook/deliver"
+	"github.com/slotd/slotd/webhook/outbox"
 )
 
 // Sender makes one delivery attempt; *deliver.Client is one.
@@ -57,6 +58,8 @@ type Env struct {
 	MaxInFlight int
 	// Metrics counts deliveries; nil counts nothing.
 	Metrics *Metrics
+	// Outbox is the webhook channel's outbox metrics; nil counts nothing.
+	Outbox *outbox.Channel
 }
 
 // DefaultMaxInFlight is how many attempts an endpoint has in flight at once

@@ -136,9 +136,10 @@ func (c *courier) finish(m *sent) {
 	pending, err := b.CommitNoWait()
 	if err != nil {
 		c.env.Log.Error("webhook delivery log write failed; attempt will be repeated", "endpoint", c.ep.ID, "err", err)
-		c.arm(e, now.Add(retry.Scale(retry.Ladder[1], c.env.Scale)))
+		c.arm(e, now.Add(retry.Scale(retry.Webhook.Wait(1), c.env.Scale)))
 		return
 	}
+	c.env.Outbox.Attempted(outcomeOf(dec.Delivered, dec.Retry))
 	switch {
 	case dec.Delivered:
 		c.env.Metrics.written(e.replay(), outDelivered)
@@ -205,6 +206,7 @@ func (c *courier) replay(id uuid.UUID) *ReplayReply {
 	}
 	e := &entry{d: d}
 	c.open[d.ID] = e
+	c.track(e)
 	c.enqueue(e)
 	return &ReplayReply{Delivery: &d}
 }

@@ -1,6 +1,7 @@
 package courier
 
 import (
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -26,12 +27,22 @@ func TestMetrics(t *testing.T) {
 			require.Eventually(t, func() bool {
 				return count(kind, outcome) == want && testutil.ToFloat64(m.open) == open
 			}, 5*time.Second, time.Millisecond, "%s %s: %v, open %v", kind, outcome, count(kind, outcome), testutil.ToFloat64(m.open))
+			// The outbox metrics hold the same open deliveries, the oldest
+			// since its first record was written.
+			rows, oldest := r.env.Outbox.Held()
+			require.Equal(t, int(open), rows)
+			if open > 0 {
+				require.False(t, oldest.IsZero())
+				require.False(t, oldest.After(r.clock.Now()))
+			}
 		}
 
 		r.fresh("evt_01")
 		r.awaitSend()
 		first := r.awaitLog(1, model.DeliveryFailed)[0]
 		settle("ladder", "failed", 1, 1)
+		_, since := r.env.Outbox.Held()
+		require.Equal(t, first.CreatedAt, since, "the row has waited since its first attempt, not its latest")
 		r.clock.Advance(time.Minute)
 		r.awaitSend()
 		r.awaitLog(2, model.DeliveryDelivered)
@@ -50,5 +61,21 @@ func TestMetrics(t *testing.T) {
 		settle("ladder", "failed", 2, 1)
 		r.stop()
 		require.Zero(t, testutil.ToFloat64(m.open))
+		rows, _ := r.env.Outbox.Held()
+		require.Zero(t, rows, "a stopped courier's deliveries leave the outbox backlog")
+		want := `
+# HELP slotd_outbox_attempts_total Attempts to send an outbox row, by channel (webhook, mail, payment) and outcome (delivered; retry: failed, another attempt scheduled; failed: given up).
+# TYPE slotd_outbox_attempts_total counter
+slotd_outbox_attempts_total{channel="mail",outcome="delivered"} 0
+slotd_outbox_attempts_total{channel="mail",outcome="failed"} 0
+slotd_outbox_attempts_total{channel="mail",outcome="retry"} 0
+slotd_outbox_attempts_total{channel="payment",outcome="delivered"} 0
+slotd_outbox_attempts_total{channel="payment",outcome="failed"} 0
+slotd_outbox_attempts_total{channel="payment",outcome="retry"} 0
+slotd_outbox_attempts_total{channel="webhook",outcome="delivered"} 2
+slotd_outbox_attempts_total{channel="webhook",outcome="failed"} 0
+slotd_outbox_attempts_total{channel="webhook",outcome="retry"} 2
+`
+		require.NoError(t, testutil.CollectAndCompare(r.outbox, strings.NewReader(want), "slotd_outbox_attempts_total"))
 	})
 }

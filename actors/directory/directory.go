@@ -29,6 +29,7 @@ import (
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/webhook/outbox"
 )
 
 // Directory finds and starts business actors.
@@ -68,6 +69,9 @@ type Config struct {
 	Payments  business.Payments
 	PublicURL string
 	Metrics   *business.Metrics
+	// PaymentOutbox is the payment channel's outbox metrics; nil counts
+	// nothing.
+	PaymentOutbox *outbox.Channel
 	// Keys is the key index in cluster mode (the cluster-wide registry,
 	// stream.Registry); nil keeps it in memory, loaded from the store.
 	Keys business.KeyIndex
@@ -87,7 +91,7 @@ func Open(c Config) (*Directory, error) {
 	}
 	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued,
 		Couriers: c.Couriers, SnapshotEvery: c.SnapshotEvery,
-		Payments: c.Payments, PublicURL: c.PublicURL, Metrics: c.Metrics}
+		Payments: c.Payments, PublicURL: c.PublicURL, Metrics: c.Metrics, PaymentOutbox: c.PaymentOutbox}
 	d.admit = c.Admit
 	if c.Keys != nil {
 		d.index, d.env.Keys = c.Keys, c.Keys

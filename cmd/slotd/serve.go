@@ -36,6 +36,7 @@ import (
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/mail"
+	"github.com/slotd/slotd/webhook/outbox"
 	"github.com/slotd/slotd/webhook/payment"
 )
 
@@ -86,16 +87,17 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if err != nil {
 		return err
 	}
-	mailMetrics, courierMetrics := mail.NewMetrics(), courier.NewMetrics()
+	mailMetrics, courierMetrics, outboxMetrics := mail.NewMetrics(), courier.NewMetrics(), outbox.NewMetrics(c.clock)
 	mailer := &mail.Drainer{Outbox: mail.StoreOutbox{S: store}, Sender: mail.NewSender(c.SMTP, c.SMTPUser, c.SMTPPassword, c.Data, c.clock),
-		From: c.SMTPFrom, Log: log, Clock: c.clock, Metrics: mailMetrics}
+		From: c.SMTPFrom, Log: log, Clock: c.clock, Metrics: mailMetrics, Channel: outboxMetrics.Channel(outbox.Mail)}
 	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure, Clock: c.clock})
 	defer hooks.CloseIdleConnections()
-	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log, Metrics: courierMetrics}
+	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log, Metrics: courierMetrics,
+		Outbox: outboxMetrics.Channel(outbox.Webhook)}
 	metrics := business.NewMetrics()
 	dcfg := directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: queueMail(mailer), Couriers: couriers,
 		Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: publicURL(c, pubLn),
-		Metrics: metrics}
+		Metrics: metrics, PaymentOutbox: outboxMetrics.Channel(outbox.Payment)}
 	if cn != nil {
 		dcfg.Keys, dcfg.Admit = cn.registry, cn.Local
 	}
@@ -164,6 +166,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		dir.Collector(),
 		courierMetrics,
 		mailMetrics,
+		outboxMetrics,
 		metrics,
 		srv.Collector(),
 	)

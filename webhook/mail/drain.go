@@ -14,6 +14,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
+	"github.com/slotd/slotd/webhook/outbox"
 	"github.com/slotd/slotd/webhook/retry"
 )
 
@@ -188,6 +189,8 @@ type Drainer struct {
 	Log    *slog.Logger // nil: slog.Default()
 	// Metrics counts sends and keeps the backlog gauge; nil counts nothing.
 	Metrics *Metrics
+	// Channel is the mail channel's outbox metrics; nil counts nothing.
+	Channel *outbox.Channel
 
 	// Backoff is the wait after a message's attempt-th consecutive failure;
 	// nil means retry.Mail.Wait. It also spaces retries of a failing List.
@@ -214,6 +217,7 @@ type Drainer struct {
 	walkedSent map[OutboxKey]bool
 	retries    []RetryState // failures of this pass, to keep
 	measured   time.Time    // when the oldest row's age was last measured
+	src        *outbox.Source
 }
 
 type rowState struct {
@@ -278,6 +282,8 @@ func (d *Drainer) Run(ctx context.Context) error {
 		return err
 	}
 	d.init()
+	d.src = d.Channel.Source()
+	defer d.src.Close()
 	// A sender that keeps something open (the SMTP connection, the day's
 	// mailbox) lets go of it when the Drainer stops.
 	if c, ok := d.Sender.(io.Closer); ok {
@@ -381,7 +387,7 @@ func (d *Drainer) pass(ctx context.Context) (time.Duration, error) {
 // the time in its ULID id, at most once a second: it looks at every row,
 // and a backlog can be long.
 func (d *Drainer) measureOldest() {
-	if d.Metrics == nil {
+	if d.Metrics == nil && d.src == nil {
 		return
 	}
 	now := d.now()
@@ -401,9 +407,11 @@ func (d *Drainer) measureOldest() {
 	}
 	if oldest == 0 {
 		d.Metrics.oldestIs(0)
+		d.src.Set(len(d.state), time.Time{})
 		return
 	}
 	d.Metrics.oldestIs(now.Sub(time.UnixMilli(int64(oldest))))
+	d.src.Set(len(d.state), time.UnixMilli(int64(oldest)))
 }
 
 // add takes in a row the Drainer has not met, ready to be tried, and
@@ -534,8 +542,10 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 			// The row is not logged: it holds a customer's address and name.
 			d.rowLog(p.key).Error("mail: dropping an outbox row that cannot be rendered", "err", err, "bytes", len(p.row))
 			d.Metrics.countDropped()
+			d.Channel.Attempted(outbox.Failed)
 			st.settled, st.attempts = true, 0
 		case err != nil:
+			d.Channel.Attempted(outbox.Retry)
 			d.fail(p.key, d.rowLog(p.key), st, "mail: cannot render", err)
 		default:
 			if m.Date.IsZero() {
@@ -550,6 +560,7 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 		switch {
 		case err == nil:
 			d.Metrics.countSent()
+			d.Channel.Attempted(outbox.Delivered)
 			if debug { // a logger per message cost 1 % of a booking storm
 				d.rowLog(key).Debug("mail: sent")
 			}
@@ -558,6 +569,7 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 		default:
 			cause := FailureCause(err)
 			d.Metrics.countFailed(cause)
+			d.Channel.Attempted(outbox.Retry)
 			d.fail(key, d.rowLog(key).With(causeAttrs(cause, err)...), st, "mail: send failed", err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/webhook/mail/mailtest"
+	"github.com/slotd/slotd/webhook/outbox"
 	"github.com/slotd/slotd/webhook/retry"
 )
 
@@ -349,13 +351,17 @@ func TestDrainerRetriesWithBackoffWithoutBlockingOthers(t *testing.T) {
 		snd := newFakeSender()
 		snd.fails["01A"] = 2
 		var attempts []int
+		obm := outbox.NewMetrics(clock.Real{})
 		h := startDrainer(t, ob, snd, func(d *Drainer) {
 			d.Backoff = func(n int) time.Duration { attempts = append(attempts, n); return retry.Mail.Wait(n) }
+			d.Channel = obm.Channel(outbox.Mail)
 		})
 
 		assert.Equal(t, time.Second, h.idle(), "first retry after 1 s")
 		assert.Equal(t, []string{"01B", "01C"}, snd.sentIDs(), "the failing message does not hold up the others")
 		assert.Equal(t, []string{"01A"}, ob.ids(), "an unsent row stays")
+		rows, _ := obm.Channel(outbox.Mail).Held()
+		assert.Equal(t, 1, rows, "the outbox backlog holds the unsent row")
 
 		// A kick before the message is due does not retry it early.
 		h.d.Kick()
@@ -374,6 +380,22 @@ func TestDrainerRetriesWithBackoffWithoutBlockingOthers(t *testing.T) {
 		h.shutdown()
 		assert.Equal(t, []int{1, 2}, attempts)
 		assert.Contains(t, h.logs.String(), "send failed")
+		want := `
+# HELP slotd_outbox_attempts_total Attempts to send an outbox row, by channel (webhook, mail, payment) and outcome (delivered; retry: failed, another attempt scheduled; failed: given up).
+# TYPE slotd_outbox_attempts_total counter
+slotd_outbox_attempts_total{channel="mail",outcome="delivered"} 3
+slotd_outbox_attempts_total{channel="mail",outcome="failed"} 0
+slotd_outbox_attempts_total{channel="mail",outcome="retry"} 2
+slotd_outbox_attempts_total{channel="payment",outcome="delivered"} 0
+slotd_outbox_attempts_total{channel="payment",outcome="failed"} 0
+slotd_outbox_attempts_total{channel="payment",outcome="retry"} 0
+slotd_outbox_attempts_total{channel="webhook",outcome="delivered"} 0
+slotd_outbox_attempts_total{channel="webhook",outcome="failed"} 0
+slotd_outbox_attempts_total{channel="webhook",outcome="retry"} 0
+`
+		assert.NoError(t, testutil.CollectAndCompare(obm, strings.NewReader(want), "slotd_outbox_attempts_total"))
+		rows, _ = obm.Channel(outbox.Mail).Held()
+		assert.Zero(t, rows, "a stopped drainer holds nothing")
 	})
 }
 
