@@ -34,6 +34,13 @@ const (
 	// next due (webhook/mail), so a restart keeps the backoff instead of
 	// trying every failing message at once. Deleted with the mail row.
 	OutboxMailRetry byte = 'r'
+	// OutboxPaymentRetry holds the retry state of a cancel or refund the
+	// payment provider has not taken yet, under "<appointment id>/<call>":
+	// its failures and when it is next due (record.Attempt), so a restart
+	// or a cluster take-over goes on with the backoff where it was. What
+	// is owed is the business's state, in its journal; this row is only
+	// the attempt count, deleted once the call is settled.
+	OutboxPaymentRetry byte = 'y'
 )
 
 const outboxPfxLen = 1 + 16 + 1

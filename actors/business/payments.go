@@ -3,7 +3,6 @@ package business
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -15,20 +14,20 @@ import (
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
-	"github.com/slotd/slotd/webhook/retry"
 )
 
-// Prepayment (decisions §5), the actor's side. The decisions are
-// tenant's; here is what waits on the provider, which the actor never
-// does: every provider call runs on a goroutine of its own and reports back
-// as a message (payDone), so the business's other writes go on meanwhile.
+// Prepayment (decisions §5), the actor's side. The decisions are the
+// ledger's; here is what waits on the provider, which the actor never
+// does: every provider call is made by the business's payer (payer.go), a
+// child actor, and reported back as a message (payDone), so the business's
+// other writes go on meanwhile.
 //
 // A call starts only once the write it follows is durable (a commit's
 // then sends payDue), and what slotd owes the provider is state, so the
-// same loop serves a fresh booking and a restart: drive looks at one
+// same step serves a fresh booking and a restart: drive looks at one
 // appointment's reservation or payment and does the next thing due — ask
-// for the checkout, arm the expiry timer, expire, cancel, refund. A cancel
-// or refund that fails is retried with backoff until it succeeds.
+// for the checkout, arm the expiry timer, expire, hand a cancel or refund
+// owed to the payer, which retries it until the provider takes it.
 
 // Payments is the provider client (payment.Client).
 type Payments interface {
@@ -69,16 +68,13 @@ type (
 // everything else.
 type payState struct {
 	waiting map[uuid.UUID]*actor.PID // reservation -> the booking request waiting for its answer
-	busy    map[uuid.UUID]bool       // a call about the appointment is in flight
 	timers  map[uuid.UUID]clock.Timer
-	tries   map[uuid.UUID]int // failed cancels or refunds in a row, for backoff
-	ctx     context.Context   // cancelled when the actor stops
-	cancel  context.CancelFunc
+	owing   map[uuid.UUID]payOp // cancels and refunds handed to the payer
+	payer   *actor.PID          // nil without a provider client
 }
 
 func newPayState() payState {
-	return payState{waiting: map[uuid.UUID]*actor.PID{}, busy: map[uuid.UUID]bool{},
-		timers: map[uuid.UUID]clock.Timer{}, tries: map[uuid.UUID]int{}}
+	return payState{waiting: map[uuid.UUID]*actor.PID{}, timers: map[uuid.UUID]clock.Timer{}, owing: map[uuid.UUID]payOp{}}
 }
 
 // startPayments resumes every payment that waits for something: after a
@@ -86,24 +82,24 @@ func newPayState() payState {
 // Idempotency-Key makes that the same checkout if the call was made
 // before), a deadline its timer, a cancel or refund owed its call.
 func (a *businessActor) startPayments(ctx actor.Context) {
-	a.pay.ctx, a.pay.cancel = context.WithCancel(context.Background())
 	if a.state == nil {
 		return
 	}
+
 	for _, id := range a.state.PaymentWork() {
 		a.drive(ctx, id)
 	}
 }
 
-// stopPayments stops the timers and cancels the calls in flight.
+// stopPayments stops the timers; the payer, a child, stops with the actor
+// and cancels the calls in flight.
 func (a *businessActor) stopPayments() {
 	for id, t := range a.pay.timers {
 		t.Stop()
 		delete(a.pay.timers, id)
 	}
-	if a.pay.cancel != nil {
-		a.pay.cancel()
-	}
+	a.pay.payer = nil
+	clear(a.pay.owing)
 }
 
 // reserve journals the reservation of a booking that needs prepayment;
@@ -146,7 +142,7 @@ func (a *businessActor) commitPay(ctx actor.Context, ch *record.Change, reply *a
 
 // drive does the next thing appointment id's reservation or payment needs.
 func (a *businessActor) drive(ctx actor.Context, id uuid.UUID) {
-	if a.state == nil || a.pay.busy[id] {
+	if a.state == nil {
 		return
 	}
 	if co := a.state.Checkout(id); co != nil {
@@ -155,7 +151,7 @@ func (a *businessActor) drive(ctx actor.Context, id uuid.UUID) {
 	}
 	p := a.state.Payment(id)
 	if p == nil || !p.Open() {
-		a.disarm(id)
+		a.disarm(ctx, id)
 		return
 	}
 	now := a.now()
@@ -182,57 +178,50 @@ func (a *businessActor) arm(ctx actor.Context, id uuid.UUID, d time.Duration) {
 	a.pay.timers[id] = a.env.Clock.AfterFunc(d, func() { root.Send(self, &payDue{id: id}) })
 }
 
-// disarm forgets appointment id's timer: its payment needs nothing more.
-func (a *businessActor) disarm(id uuid.UUID) {
+// disarm forgets appointment id's timer and any call owed about it: its
+// payment needs nothing more.
+func (a *businessActor) disarm(ctx actor.Context, id uuid.UUID) {
 	if t := a.pay.timers[id]; t != nil {
 		t.Stop()
 		delete(a.pay.timers, id)
 	}
-	delete(a.pay.tries, id)
+	if _, ok := a.pay.owing[id]; ok {
+		delete(a.pay.owing, id)
+		ctx.Send(a.pay.payer, &payForget{id: id})
+	}
 }
 
-// call makes provider call op about appointment id on a goroutine of its
-// own; the outcome comes back as payDone.
+// call asks the payer for provider call op about appointment id; the
+// outcome comes back as payDone (for a cancel or refund, once the
+// provider took it or refused it for good).
 func (a *businessActor) call(ctx actor.Context, id uuid.UUID, op payOp, reply *actor.PID) {
-	cl := a.env.Payments
-	if cl == nil {
+	if a.env.Payments == nil {
 		return
 	}
+	if a.pay.payer == nil {
+		a.pay.payer = ctx.Spawn(payerProps(a.env, a.h.ID))
+	}
 	pays := a.state.Business.Payments
-	cfg := payment.Config{Provider: pays.Provider, BaseURL: pays.BaseURL, APIKey: pays.APIKey, ReturnURL: pays.ReturnURL}
-	done := &payDone{id: id, op: op, reply: reply}
-	var work func(context.Context)
+	c := &payCall{id: id, op: op, reply: reply,
+		cfg: payment.Config{Provider: pays.Provider, BaseURL: pays.BaseURL, APIKey: pays.APIKey, ReturnURL: pays.ReturnURL}}
 	switch op {
 	case opCreate:
 		co := a.state.Checkout(id)
-		c := payment.Checkout{AppointmentID: id, BusinessID: a.h.ID, AmountCents: int64(co.Payment.AmountCents),
+		c.checkout = payment.Checkout{AppointmentID: id, BusinessID: a.h.ID, AmountCents: int64(co.Payment.AmountCents),
 			Currency: co.Payment.Currency, Description: co.Appointment.Service.Name + ", " + a.state.Business.Name,
 			WebhookURL: a.env.PublicURL + "/hooks/payments/" + a.h.ID.String()}
-		work = func(ctx context.Context) { done.created, done.err = cl.Create(ctx, cfg, c) }
-	case opCancel:
-		pid := a.state.Payment(id).ProviderPaymentID
-		work = func(ctx context.Context) { done.err = cl.Cancel(ctx, cfg, pid) }
-	case opRefund:
+	case opCancel, opRefund, opRead:
 		p := a.state.Payment(id)
-		pid, owed, cur := p.ProviderPaymentID, int64(p.RefundOwed), p.Currency
-		work = func(ctx context.Context) { done.err = cl.Refund(ctx, cfg, pid, owed, cur) }
-	case opRead:
-		pid := a.state.Payment(id).ProviderPaymentID
-		work = func(ctx context.Context) { done.state, done.err = cl.Get(ctx, cfg, pid) }
+		c.pid, c.amount, c.currency, c.since = p.ProviderPaymentID, int64(p.RefundOwed), p.Currency, p.UpdatedAt
+		if op != opRead {
+			a.pay.owing[id] = op
+		}
 	}
-	a.pay.busy[id] = true
-	root, self, parent := ctx.ActorSystem().Root, ctx.Self(), a.pay.ctx
-	a.env.bg.Add(1)
-	go func() {
-		defer a.env.bg.Done()
-		work(parent)
-		root.Send(self, done)
-	}()
+	ctx.Send(a.pay.payer, c)
 }
 
 // payDone handles the end of a provider call.
 func (a *businessActor) payDone(ctx actor.Context, m *payDone) {
-	delete(a.pay.busy, m.id)
 	if a.state == nil {
 		return
 	}
@@ -242,7 +231,7 @@ func (a *businessActor) payDone(ctx actor.Context, m *payDone) {
 	case opRead:
 		a.readDone(ctx, m)
 	case opCancel, opRefund:
-		a.settled(ctx, m)
+		a.ownedSettled(ctx, m)
 	}
 }
 
@@ -304,31 +293,22 @@ func (a *businessActor) answerPay(ctx actor.Context, ch *record.Change, sender *
 	})
 }
 
-// settled records a cancel or refund the provider took, or schedules its
-// retry. A cancel the provider refuses for good (4xx: already cancelled,
-// or paid, which the paid event then reports) or no longer knows is done.
-func (a *businessActor) settled(ctx actor.Context, m *payDone) {
-	now := a.now()
-	var refused *payment.RefusedError
-	final := errors.As(m.err, &refused) && refused.Status < http.StatusInternalServerError
-	if m.err == nil || m.op == opCancel && (final || errors.Is(m.err, payment.ErrNotFound)) {
-		delete(a.pay.tries, m.id)
-		var ch *record.Change
-		if m.op == opCancel {
-			ch = ledger.DecideCancelDone(a.state, m.id, now)
-		} else {
-			ch = ledger.DecideRefundIssued(a.state, m.id, now, a.ids)
-		}
-		if ch != nil {
-			a.commitPay(ctx, ch, nil)
-		}
-		return
+// ownedSettled journals a cancel or refund the payer settled: the
+// provider took it, or (a cancel) refused it for good or no longer knows
+// the payment (payer.go: settled).
+func (a *businessActor) ownedSettled(ctx actor.Context, m *payDone) {
+	if a.pay.owing[m.id] == m.op {
+		delete(a.pay.owing, m.id)
 	}
-	a.pay.tries[m.id]++
-	n := a.pay.tries[m.id]
-	a.env.Log.Warn("payment provider call failed; retrying", "business", a.h.ID, "appointment", m.id,
-		"call", m.op.String(), "attempt", n, "err", m.err)
-	a.arm(ctx, m.id, retry.Payment.Wait(n))
+	var ch *record.Change
+	if m.op == opCancel {
+		ch = ledger.DecideCancelDone(a.state, m.id, a.now())
+	} else {
+		ch = ledger.DecideRefundIssued(a.state, m.id, a.now(), a.ids)
+	}
+	if ch != nil {
+		a.commitPay(ctx, ch, nil)
+	}
 }
 
 // paymentEvent acts on a client_secret provider event whose signature the
@@ -370,12 +350,9 @@ func (a *businessActor) paymentNotice(ctx actor.Context, m *PaymentNotice) {
 		respondNow(ctx, Done{}, nil)
 		return
 	}
-	if a.pay.busy[p.AppointmentID] {
-		// Another call about it is in flight; the provider repeats its
-		// notice until it is answered 200.
-		respondNow(ctx, Done{}, errPayBusy)
-		return
-	}
+	// The payer refuses the read while another call about the payment is
+	// in flight (errPayBusy); the provider repeats its notice until it is
+	// answered 200.
 	a.call(ctx, p.AppointmentID, opRead, ctx.Sender())
 }
 

@@ -363,3 +363,51 @@ func TestPaymentRestart(t *testing.T) {
 	s.waitStatus(expires, "payment_expired")
 	require.Equal(t, "succeeded", s.paymentOf(paid).Body["status"])
 }
+
+// A cancel the provider keeps failing is an outbox row of the payment
+// channel: retried with retry.Payment's waits (5 s, then 10 s), and its
+// failures and next due time are kept beside it, so a restart goes on
+// with the backoff where it was instead of calling again at once.
+func TestPaymentCancelRetryKeepsItsBackoffAcrossARestart(t *testing.T) {
+	stripe := paymenttest.NewStripe(payAPIKey, paySecret)
+	t.Cleanup(stripe.Close)
+	data := t.TempDir()
+	s := startPay(t, data, "client_secret", stripe.URL())
+	r := s.post("/api/v1/appointments", keyFull, "r-1", booking(haircutID, tue+"09:00:00Z", annaID, "r@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	id := appointmentOf(r)["id"].(string)
+	cancels := func() int { return len(callsTo(stripe.Double, "POST", "/v1/payment_intents/")) }
+	metric := func(name string, labels ...string) float64 {
+		v, _ := value(s.scrape(), name, append([]string{"channel", "payment"}, labels...)...)
+		return v
+	}
+
+	stripe.FailWith(503)
+	r = s.post("/api/v1/appointments/"+id+"/status", keyFull, "", `{"status":"cancelled"}`)
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	require.Eventually(t, func() bool { return metric("slotd_outbox_attempts_total", "outcome", "retry") == 1 },
+		10*time.Second, 5*time.Millisecond, "the first attempt failed, and its retry is armed")
+	require.Equal(t, 1, cancels())
+	s.clock.Advance(5 * time.Second)
+	require.Eventually(t, func() bool { return cancels() == 2 }, 10*time.Second, 5*time.Millisecond, "the retry after 5 s")
+	require.Eventually(t, func() bool { return metric("slotd_outbox_attempts_total", "outcome", "retry") == 2 },
+		10*time.Second, 5*time.Millisecond, "both failures counted")
+	require.Equal(t, 1.0, metric("slotd_outbox_backlog"))
+	s.stop()
+
+	// The next attempt was due 10 s after the second failure. The clock
+	// of the new process starts where the first one's did, 15 s before it.
+	s = startPay(t, data, "client_secret", stripe.URL())
+	require.Equal(t, 200, s.paymentOf(id).Status)
+	require.Never(t, func() bool { return cancels() > 2 }, 300*time.Millisecond, 10*time.Millisecond,
+		"a restart does not call again before the kept backoff is over")
+	stripe.FailWith(0)
+	s.clock.Advance(14 * time.Second)
+	require.Never(t, func() bool { return cancels() > 2 }, 100*time.Millisecond, 10*time.Millisecond)
+	s.clock.Advance(time.Second)
+	require.Eventually(t, func() bool { return cancels() == 3 }, 10*time.Second, 5*time.Millisecond, "the kept retry")
+	require.Eventually(t, func() bool {
+		return metric("slotd_outbox_attempts_total", "outcome", "delivered") == 1 && metric("slotd_outbox_backlog") == 0
+	}, 10*time.Second, 5*time.Millisecond, "settled, and out of the backlog")
+	require.Equal(t, "cancelled", s.paymentOf(id).Body["status"])
+}
