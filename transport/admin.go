@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
 
 	"github.com/google/uuid"
@@ -34,14 +35,14 @@ var errAdminWrites = problem.New(problem.Forbidden, "Admin writes are disabled: 
 // Admin returns the handler of the admin listener.
 func (s *Server) Admin() fasthttp.RequestHandler {
 	_, adm := s.routers()
-	return s.observe(adm, adminEdge)
+	return s.Observe(adm, s.adminEdge)
 }
 
 // buildAdmin returns the routes of the admin listener.
 func (s *Server) buildAdmin() fasthttp.RequestHandler {
-	r := newRouter(s, writeError, errAdminNotFound)
-	add := func(method, path string, h fasthttp.RequestHandler) { s.handle(r, listenerAdmin, method, path, h) }
-	add(fasthttp.MethodGet, "/healthz", func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
+	r := s.NewRouter(edge.Admin, edge.WriteError, errAdminNotFound)
+	add := r.Handle
+	add(fasthttp.MethodGet, "/healthz", func(ctx *fasthttp.RequestCtx) { edge.WriteJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
 	add(fasthttp.MethodGet, "/readyz", s.readyz)
 	add(fasthttp.MethodGet, "/metrics", s.admin(false, s.serveMetrics))
 	add(fasthttp.MethodGet, "/debug/pprof/{profile:*}", s.admin(false, servePprof))
@@ -51,29 +52,29 @@ func (s *Server) buildAdmin() fasthttp.RequestHandler {
 	add(fasthttp.MethodGet, "/admin/v1/businesses/{id}/keys", s.admin(false, s.adminKeys))
 	add(fasthttp.MethodPost, "/admin/v1/businesses/{id}/keys", s.admin(true, s.adminIssueKey))
 	add(fasthttp.MethodPost, "/admin/v1/businesses/{id}/keys/{keyId}/revoke", s.admin(true, s.adminRevokeKey))
-	return r.Handler
+	return r.Handler()
 }
 
 func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 	if s.Cluster != nil {
 		if why := s.Cluster.NotReady(); why != "" {
 			b := wire.AppendString([]byte(`{"status":"not ready","reason":`), why)
-			writeJSON(ctx, 503, append(b, '}'))
+			edge.WriteJSON(ctx, 503, append(b, '}'))
 			return
 		}
 	}
 	if !s.ready.Load() {
-		writeJSON(ctx, 503, []byte(`{"status":"starting"}`))
+		edge.WriteJSON(ctx, 503, []byte(`{"status":"starting"}`))
 		return
 	}
 	// Not ready while writes cannot be made durable (disk full, journal
 	// failed): a load balancer sends the traffic to a node that can.
 	if h := s.Dir.Health(); !h.Writable {
 		b := wire.AppendString([]byte(`{"status":"writes refused","reason":`), h.Reason)
-		writeJSON(ctx, 503, append(b, '}'))
+		edge.WriteJSON(ctx, 503, append(b, '}'))
 		return
 	}
-	writeJSON(ctx, 200, []byte(`{"status":"ready"}`))
+	edge.WriteJSON(ctx, 200, []byte(`{"status":"ready"}`))
 }
 
 // admin wraps an admin endpoint with the token check, then refuses a body
@@ -81,15 +82,15 @@ func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 func (s *Server) admin(write bool, fn fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if perr := s.adminRefusal(ctx, write); perr != nil {
-			writeError(ctx, perr)
+			edge.WriteError(ctx, perr)
 			return
 		}
 		// A business's admin calls are served where the business lives.
-		if id, ok := adminPathID(ctx, "id"); ok && s.elsewhere(ctx, id, handover.Admin) {
+		if id, ok := adminPathID(ctx, "id"); ok && s.Elsewhere(ctx, id, handover.Admin) {
 			return
 		}
-		if tooLarge(ctx) {
-			writeError(ctx, errAdminBodyTooLarge)
+		if edge.TooLarge(ctx) {
+			edge.WriteError(ctx, errAdminBodyTooLarge)
 			return
 		}
 		fn(ctx)
@@ -135,16 +136,16 @@ func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {
 		return nil
 	})
 	if err != nil {
-		s.fail(ctx, err)
+		s.Fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, 200, append(b, `]}`...))
+	edge.WriteJSON(ctx, 200, append(b, `]}`...))
 }
 
 func (s *Server) adminPutBusiness(ctx *fasthttp.RequestCtx) {
 	id, ok := adminPathID(ctx, "id")
 	if !ok {
-		writeError(ctx, errAdminNotFound) // a path that is no business id names nothing to put
+		edge.WriteError(ctx, errAdminNotFound) // a path that is no business id names nothing to put
 		return
 	}
 	s.putBusiness(ctx, id)
@@ -155,11 +156,11 @@ func (s *Server) adminPutBusiness(ctx *fasthttp.RequestCtx) {
 func (s *Server) putBusiness(ctx *fasthttp.RequestCtx, id uuid.UUID) {
 	spec, err := world.ParseBusiness(ctx.PostBody())
 	if err != nil {
-		s.fail(ctx, worldProblem(err))
+		s.Fail(ctx, worldProblem(err))
 		return
 	}
 	if spec.Business.ID != id {
-		writeError(ctx, problem.FieldError("id", problem.Invalid, "The body's id must match the id in the path."))
+		edge.WriteError(ctx, problem.FieldError("id", problem.Invalid, "The body's id must match the id in the path."))
 		return
 	}
 	s.putSpecs(ctx, []model.Spec{spec}, func(rs []directory.PutResult) (int, []byte) {
@@ -178,7 +179,7 @@ func (s *Server) adminWorld(ctx *fasthttp.RequestCtx) {
 	}
 	specs, err := world.Parse(ctx.PostBody())
 	if err != nil {
-		s.fail(ctx, worldProblem(err))
+		s.Fail(ctx, worldProblem(err))
 		return
 	}
 	s.putSpecs(ctx, specs, func(rs []directory.PutResult) (int, []byte) {
@@ -194,15 +195,15 @@ func (s *Server) adminWorld(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) putSpecs(ctx *fasthttp.RequestCtx, specs []model.Spec, render func([]directory.PutResult) (int, []byte)) {
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	rs, err := PutWorld(rctx, s.Dir, specs, s.Clock.Now(), s.Log)
 	if err != nil {
-		s.fail(ctx, err)
+		s.Fail(ctx, err)
 		return
 	}
 	status, body := render(rs)
-	writeJSON(ctx, status, body)
+	edge.WriteJSON(ctx, status, body)
 }
 
 func appendPutResult(b []byte, r directory.PutResult) []byte {
@@ -238,7 +239,7 @@ func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) (st directory.View, ok 
 	if !ok {
 		return st, false
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	st, ok, err := s.Dir.ExistingView(rctx, id)
 	return st, ok && err == nil
@@ -247,7 +248,7 @@ func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) (st directory.View, ok 
 func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
 	st, ok := s.adminBusiness(ctx)
 	if !ok {
-		writeError(ctx, errNoBusiness)
+		edge.WriteError(ctx, edge.ErrNoBusiness)
 		return
 	}
 	b := []byte(`{"data":[`)
@@ -257,51 +258,51 @@ func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
 		}
 		b = appendAdminKey(b, &st.Keys()[i], "")
 	}
-	writeJSON(ctx, 200, append(b, `]}`...))
+	edge.WriteJSON(ctx, 200, append(b, `]}`...))
 }
 
 func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 	st, ok := s.adminBusiness(ctx)
 	if !ok {
-		writeError(ctx, errNoBusiness)
+		edge.WriteError(ctx, edge.ErrNoBusiness)
 		return
 	}
 	k, err := world.ParseKey(ctx.PostBody(), s.Clock.Now())
 	if err != nil {
-		s.fail(ctx, worldProblem(err))
+		s.Fail(ctx, worldProblem(err))
 		return
 	}
 	plain := NewKey()
 	k.ID, k.Hash = uuid.New(), model.HashKey(plain)
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	k, err = s.Dir.Issue(rctx, st.Business().ID, k)
 	if err != nil {
-		s.fail(ctx, err)
+		s.Fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, 201, appendAdminKey(nil, &k, plain))
+	edge.WriteJSON(ctx, 201, appendAdminKey(nil, &k, plain))
 }
 
 func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
 	st, ok := s.adminBusiness(ctx)
 	if !ok {
-		writeError(ctx, errNoBusiness)
+		edge.WriteError(ctx, edge.ErrNoBusiness)
 		return
 	}
 	keyID, ok := adminPathID(ctx, "keyId")
 	if !ok {
-		writeError(ctx, errNoKey)
+		edge.WriteError(ctx, errNoKey)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	k, err := s.Dir.Revoke(rctx, st.Business().ID, keyID)
 	if err != nil {
-		s.fail(ctx, err)
+		s.Fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, 200, appendAdminKey(nil, &k, ""))
+	edge.WriteJSON(ctx, 200, appendAdminKey(nil, &k, ""))
 }
 
 // appendAdminKey appends a key's metadata; plain, the plaintext, is shown

@@ -13,6 +13,7 @@ import (
 	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // The appointment read endpoints (api-v1 §4.2). The list is ordered by
@@ -95,7 +96,7 @@ func (s *Server) listAppointments(c *call) {
 		below = &directory.StartKey{Start: p.Sort, ID: p.ID}
 	}
 	if perr := q.err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	if f.to != nil {
@@ -138,7 +139,7 @@ func (s *Server) listAppointments(c *call) {
 		*b = append(*b, "null"...)
 	}
 	*b = append(*b, '}')
-	writeJSON(c.ctx, 200, *b)
+	edge.WriteJSON(c.ctx, 200, *b)
 }
 
 func compareStartKey(a, b directory.StartKey) int {

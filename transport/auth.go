@@ -9,6 +9,7 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/quota"
 )
@@ -39,7 +40,7 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 			return
 		}
 		if s.Cluster != nil {
-			if biz, ok := s.keyBusiness(ctx); ok && s.elsewhere(ctx, biz, handover.Public) {
+			if biz, ok := s.keyBusiness(ctx); ok && s.Elsewhere(ctx, biz, handover.Public) {
 				return
 			}
 			ctx.Response.Header.Set(nodeHeader, s.NodeName)
@@ -47,22 +48,22 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 		c, perr := s.authenticate(ctx)
 		if perr != nil {
 			if perr.Code == problem.Internal || perr.Code == problem.Unavailable {
-				writeError(ctx, perr)
+				edge.WriteError(ctx, perr)
 			} else {
 				s.failedAuth(ctx, perr)
 			}
 			return
 		}
-		authenticated(ctx, c.st.Business())
+		edge.Authenticated(ctx, c.st.Business())
 		if !s.admitKey(c) {
 			return
 		}
 		if perr := s.authorize(c, rt); perr != nil {
-			writeError(ctx, perr)
+			edge.WriteError(ctx, perr)
 			return
 		}
-		if tooLarge(ctx) { // the first of the request's own checks (readBody)
-			writeError(ctx, errBodyTooLarge)
+		if edge.TooLarge(ctx) { // the first of the request's own checks (readBody)
+			edge.WriteError(ctx, errBodyTooLarge)
 			return
 		}
 		rt.fn(c)
@@ -91,11 +92,11 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*call, *problem.Error) 
 	st, ok, err := s.Dir.View(owner)
 	if err != nil {
 		if s.Cluster != nil { // the business is being taken over: settled in moments
-			s.Log.Warn("business unavailable", "request_id", requestID(ctx), "err", err)
-			return nil, errMoving
+			s.Log.Warn("business unavailable", "request_id", edge.RequestID(ctx), "err", err)
+			return nil, edge.ErrMoving
 		}
-		s.Log.Error("business unavailable", "request_id", requestID(ctx), "err", err)
-		return nil, errInternal
+		s.Log.Error("business unavailable", "request_id", edge.RequestID(ctx), "err", err)
+		return nil, edge.ErrInternal
 	}
 	if !ok {
 		return nil, errUnauthorized

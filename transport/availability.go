@@ -9,6 +9,7 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // GET /api/v1/availability/slots (decisions §3, §4): the start times on
@@ -57,7 +58,7 @@ func (s *Server) availability(c *call) {
 		}
 	}
 	if perr := q.err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	now := s.Clock.Now()
@@ -66,7 +67,7 @@ func (s *Server) availability(c *call) {
 	// the lookup, and two spellings of one question only miss each other.
 	key := slotKey{biz: c.st.Business().ID, seq: c.st.Seq(), minute: minuteBucket(now), query: string(c.ctx.URI().QueryString())}
 	if body, ok := s.slots.get(key); ok {
-		writeJSON(c.ctx, 200, body)
+		edge.WriteJSON(c.ctx, 200, body)
 		return
 	}
 	w := slotPool.Get().(*slotWork)
@@ -77,7 +78,7 @@ func (s *Server) availability(c *call) {
 	}
 	slots := c.st.Slots(query, &w.engine)
 	w.body = appendSlots(w.body[:0], slots, c.st)
-	writeJSON(c.ctx, 200, w.body) // copied into the response's own pooled buffer
+	edge.WriteJSON(c.ctx, 200, w.body) // copied into the response's own pooled buffer
 	if s.slots.askedBefore(key) {
 		s.slots.put(key, bytes.Clone(w.body))
 	}

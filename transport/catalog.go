@@ -6,6 +6,7 @@ import (
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // The read-only catalogue endpoints (api-v1 §4.3, §4.4, §4.6). Lists are in
@@ -13,7 +14,7 @@ import (
 
 func (s *Server) me(c *call) {
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	c.writeWith(func(b []byte) []byte { return wire.AppendMe(b, c.st.Business(), c.key) })
@@ -24,7 +25,7 @@ func (c *call) writeWith(render func([]byte) []byte) {
 	b := getBuf()
 	defer putBuf(b)
 	*b = render((*b)[:0])
-	writeJSON(c.ctx, 200, *b)
+	edge.WriteJSON(c.ctx, 200, *b)
 }
 
 func creationPos(createdAt interface{ UnixMilli() int64 }, id uuid.UUID) cursor.Position {
@@ -72,7 +73,7 @@ func (s *Server) getService(c *call) {
 func getOne[T any](c *call, find func(uuid.UUID) *T, render func([]byte, *T) []byte) {
 	id, ok := c.pathID("id")
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	var x *T
@@ -80,7 +81,7 @@ func getOne[T any](c *call, find func(uuid.UUID) *T, render func([]byte, *T) []b
 		x = find(id)
 	}
 	if x == nil {
-		writeError(c.ctx, errNotFound)
+		edge.WriteError(c.ctx, errNotFound)
 		return
 	}
 	c.writeWith(func(b []byte) []byte { return render(b, x) })

@@ -10,6 +10,7 @@ import (
 	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // POST /api/v1/availability/check (decisions §6): per start and per staff
@@ -21,24 +22,24 @@ const maxCheckStarts = 100
 
 func (s *Server) check(c *call) {
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	in, err := decodeCheck(c.ctx.PostBody())
 	if err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
 	vs, err := c.st.Check(in, s.Clock.Now().UTC().Truncate(time.Millisecond))
 	if err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
 	s.metrics.checked.Add(float64(len(vs)))
 	b := getBuf()
 	defer putBuf(b)
 	*b = appendVerdicts((*b)[:0], vs)
-	writeJSON(c.ctx, 200, *b)
+	edge.WriteJSON(c.ctx, 200, *b)
 }
 
 // decodeCheck validates a POST /availability/check body.

@@ -98,7 +98,7 @@ func TestHandOver(t *testing.T) {
 	require.Equal(t, uint64(1), served)
 	require.Equal(t, "owner", string(ctx.Response.Header.Peek(nodeHeader)), "the owner answered")
 	require.NotEmpty(t, ctx.Response.Header.Peek("X-RateLimit-Limit"), "its headers as it spelled them")
-	require.NotEmpty(t, ctx.Response.Header.Peek(requestIDHeader), "the front's request id")
+	require.NotEmpty(t, ctx.Response.Header.Peek("X-Request-Id"), "the front's request id")
 	direct := request(owner.Public(), "GET", "/api/v1/services", "sk_all")
 	require.Equal(t, string(direct.Response.Body()), string(ctx.Response.Body()))
 

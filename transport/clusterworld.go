@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/world"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
 )
 
@@ -64,7 +65,7 @@ func (s *Server) PutWorldClustered(ctx context.Context, data []byte) ([]director
 
 // adminWorldClustered is POST /admin/v1/world in cluster mode.
 func (s *Server) adminWorldClustered(ctx *fasthttp.RequestCtx) {
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	rs, err := s.PutWorldClustered(rctx, ctx.PostBody())
 	var pe *PutError
@@ -75,7 +76,7 @@ func (s *Server) adminWorldClustered(ctx *fasthttp.RequestCtx) {
 		ctx.SetBody(pe.Body)
 		return
 	case err != nil:
-		s.fail(ctx, err)
+		s.Fail(ctx, err)
 		return
 	}
 	b := []byte(`{"businesses":[`)
@@ -85,7 +86,7 @@ func (s *Server) adminWorldClustered(ctx *fasthttp.RequestCtx) {
 		}
 		b = appendPutResult(b, r)
 	}
-	writeJSON(ctx, 200, append(b, `]}`...))
+	edge.WriteJSON(ctx, 200, append(b, `]}`...))
 }
 
 // putOn puts spec, whose world object is raw, on its business's node.
@@ -139,11 +140,11 @@ const enginePutPath = "/slotd/businesses/"
 func (s *Server) enginePut(ctx *fasthttp.RequestCtx) {
 	id, err := uuid.Parse(strings.TrimPrefix(string(ctx.Path()), enginePutPath))
 	if err != nil || !ctx.IsPut() {
-		writeError(ctx, errAdminNotFound)
+		edge.WriteError(ctx, errAdminNotFound)
 		return
 	}
 	if !s.Cluster.Local(id) { // it moved on while the call travelled
-		writeError(ctx, errMoving)
+		edge.WriteError(ctx, edge.ErrMoving)
 		return
 	}
 	s.putBusiness(ctx, id)

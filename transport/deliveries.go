@@ -8,6 +8,7 @@ import (
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // The delivery log of an endpoint (api-v1 §2.7, §4.5) is read from the
@@ -25,7 +26,7 @@ func (c *call) endpointOf() (*model.Endpoint, bool) {
 		e = c.st.Endpoint(id)
 	}
 	if e == nil {
-		writeError(c.ctx, errNotFound)
+		edge.WriteError(c.ctx, errNotFound)
 	}
 	return e, e != nil
 }
@@ -43,7 +44,7 @@ func (s *Server) listDeliveries(c *call) {
 		after = &p.ID
 	}
 	if perr := q.err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	ep, ok := c.endpointOf()
@@ -70,11 +71,11 @@ func (s *Server) listDeliveries(c *call) {
 		return true
 	})
 	if err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
 	*b = c.endList(*b, ls, more, last)
-	writeJSON(c.ctx, 200, *b)
+	edge.WriteJSON(c.ctx, 200, *b)
 }
 
 // replayDelivery re-sends a delivery's stored envelope with its original
@@ -83,7 +84,7 @@ func (s *Server) listDeliveries(c *call) {
 // delivery does not exist; the body may be empty or an empty object.
 func (s *Server) replayDelivery(c *call) {
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	if body := c.ctx.PostBody(); len(body) > 0 {
@@ -92,7 +93,7 @@ func (s *Server) replayDelivery(c *call) {
 			obj.Done()
 		}
 		if err := errs.Err(); err != nil {
-			s.fail(c.ctx, err)
+			s.Fail(c.ctx, err)
 			return
 		}
 	}
@@ -105,21 +106,21 @@ func (s *Server) replayDelivery(c *call) {
 		ok, _ = s.Dir.DeliveryExists(c.st.Business().ID, ep.ID, id)
 	}
 	if !ok {
-		writeError(c.ctx, errNotFound)
+		edge.WriteError(c.ctx, errNotFound)
 		return
 	}
 	if perr := s.spendPing(c); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	d, err := s.Dir.Replay(rctx, c.st.Business().ID, ep.ID, uuid.UUID(id))
 	if err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
-	writeJSON(c.ctx, 202, wire.AppendDelivery(nil, d))
+	edge.WriteJSON(c.ctx, 202, wire.AppendDelivery(nil, d))
 }
 
 // spendPing takes one from the business's bucket shared by test pings and

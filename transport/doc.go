@@ -4,9 +4,10 @@
 // encoders of every response, and the one table that maps error codes to
 // HTTP statuses and the api-v1 §7.1 error body. It also owns what a client
 // may cost the server: the request limits of api-v1 §8 (limits.go, over
-// package quota, and the ping bucket) and the connection limits (timeouts,
-// header and body sizes) of the servers it builds (PublicServer,
-// AdminServer) and the bounded reading of request bodies (body.go).
+// package quota, and the ping bucket). What every listener does before
+// and around its routes (request ids, the bounded reading of request
+// bodies, the request metrics, the access log, the connection limits of
+// the servers) is package edge's.
 //
 // Handlers copy what they need out of the *fasthttp.RequestCtx into plain
 // values before talking to a business actor; nothing from fasthttp ever

@@ -23,6 +23,7 @@ import (
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
@@ -185,8 +186,8 @@ func checkResponse(t *testing.T, ctx *fasthttp.RequestCtx, logs func() string, i
 		t.Fatalf("%d body lacks string members error and code: %q", st, body)
 	}
 	code := problem.Code(*e.Code)
-	if !fuzzCodes[code] || Status(code) != st {
-		t.Fatalf("status %d with code %q (which maps to %d)", st, code, Status(code))
+	if !fuzzCodes[code] || wire.Status(code) != st {
+		t.Fatalf("status %d with code %q (which maps to %d)", st, code, wire.Status(code))
 	}
 	for _, in := range ins {
 		if echoes(*e.Error, in) {

@@ -9,6 +9,7 @@ import (
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // Holds (decisions §6): POST places one through the booking decision,
@@ -46,7 +47,7 @@ func decodeHold(body []byte) (*directory.HoldInput, error) {
 func (c *call) hold() (uuid.UUID, *model.Hold, bool) {
 	id, ok := c.pathID("id")
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return id, nil, false
 	}
 	var h *model.Hold
@@ -54,7 +55,7 @@ func (c *call) hold() (uuid.UUID, *model.Hold, bool) {
 		h = c.st.Hold(id)
 	}
 	if h == nil {
-		writeError(c.ctx, errNotFound)
+		edge.WriteError(c.ctx, errNotFound)
 		return id, nil, false
 	}
 	return id, h, true
@@ -62,7 +63,7 @@ func (c *call) hold() (uuid.UUID, *model.Hold, bool) {
 
 func (s *Server) getHold(c *call) {
 	if _, h, ok := c.hold(); ok {
-		writeJSON(c.ctx, 200, wire.AppendHold(make([]byte, 0, 768), h))
+		edge.WriteJSON(c.ctx, 200, wire.AppendHold(make([]byte, 0, 768), h))
 	}
 }
 
@@ -78,17 +79,17 @@ func (s *Server) extendHold(c *call) {
 		obj.Done()
 	}
 	if err := errs.Err(); err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	h, err := s.Dir.ExtendHold(rctx, c.st.Business().ID, id, time.Duration(ttl)*time.Second)
 	if err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
-	writeJSON(c.ctx, 200, wire.AppendHold(make([]byte, 0, 768), &h))
+	edge.WriteJSON(c.ctx, 200, wire.AppendHold(make([]byte, 0, 768), &h))
 }
 
 func (s *Server) releaseHold(c *call) {
@@ -96,13 +97,13 @@ func (s *Server) releaseHold(c *call) {
 	if !ok {
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	if err := s.Dir.ReleaseHold(rctx, c.st.Business().ID, id); err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
-	writeJSON(c.ctx, 204, nil)
+	edge.WriteJSON(c.ctx, 204, nil)
 }
 
 // decodeHeldBooking reads the holdId of a booking with a hold. The hold

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/quota"
 )
 
@@ -51,7 +52,7 @@ func (s *Server) failedAuth(ctx *fasthttp.RequestCtx, perr *problem.Error) {
 		return
 	}
 	rateHeaders(ctx, v)
-	writeError(ctx, perr)
+	edge.WriteError(ctx, perr)
 }
 
 // admitKey spends from the limits of the call's key, or writes the 429.
@@ -78,7 +79,7 @@ func (s *Server) refuse(ctx *fasthttp.RequestCtx, v quota.Verdict) {
 	s.metrics.refused(v.Refused)
 	rateHeaders(ctx, v)
 	retryAfter(ctx, v)
-	writeError(ctx, errRateLimited)
+	edge.WriteError(ctx, errRateLimited)
 }
 
 // retryAfter sets Retry-After: whole seconds, rounded up, at least 1.
@@ -113,12 +114,12 @@ func (s *Server) meter(ctx *fasthttp.RequestCtx, perr *problem.Error) {
 		return
 	}
 	if c, aerr := s.authenticate(ctx); aerr == nil {
-		authenticated(ctx, c.st.Business())
+		edge.Authenticated(ctx, c.st.Business())
 		if !s.admitKey(c) {
 			return
 		}
 	} else {
 		rateHeaders(ctx, s.quota.Peek(string(ctx.RemoteIP()), s.authLimit))
 	}
-	writeError(ctx, perr)
+	edge.WriteError(ctx, perr)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // A list walk pages over records in a fixed order on (sort value, id). The
@@ -46,7 +47,7 @@ func pageAsc[T any](c *call, q *query, ls listSpec, items []T, pos func(*T) curs
 		after = &p
 	}
 	if perr := q.err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	b := getBuf()
@@ -74,7 +75,7 @@ func pageAsc[T any](c *call, q *query, ls listSpec, items []T, pos func(*T) curs
 	if more {
 		next = pos(last)
 	}
-	writeJSON(c.ctx, 200, c.endList(*b, ls, more, next))
+	edge.WriteJSON(c.ctx, 200, c.endList(*b, ls, more, next))
 }
 
 // endList closes the data array of a list envelope and appends hasMore and

@@ -11,6 +11,7 @@ import (
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/webhook/payment"
 )
@@ -51,25 +52,25 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 	raw, _ := ctx.UserValue("businessId").(string)
 	biz, err := uuid.Parse(raw)
 	if err != nil || len(raw) != 36 {
-		writeError(ctx, errNoBusiness)
+		edge.WriteError(ctx, edge.ErrNoBusiness)
 		return
 	}
-	if s.elsewhere(ctx, biz, handover.Public) {
+	if s.Elsewhere(ctx, biz, handover.Public) {
 		return
 	}
-	if tooLarge(ctx) {
-		writeError(ctx, errBodyTooLarge)
+	if edge.TooLarge(ctx) {
+		edge.WriteError(ctx, errBodyTooLarge)
 		return
 	}
-	rctx, cancel := context.WithTimeout(context.Background(), directory.BookPaymentWait+reqTimeout)
+	rctx, cancel := context.WithTimeout(context.Background(), directory.BookPaymentWait+edge.RequestTimeout)
 	defer cancel()
 	st, ok, err := s.Dir.ExistingView(rctx, biz)
 	if err != nil {
-		s.fail(ctx, err)
+		s.Fail(ctx, err)
 		return
 	}
 	if !ok {
-		writeError(ctx, errNoBusiness)
+		edge.WriteError(ctx, edge.ErrNoBusiness)
 		return
 	}
 	body := ctx.PostBody()
@@ -78,12 +79,12 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 		pays := st.Business().Payments
 		sig := string(ctx.Request.Header.Peek("Stripe-Signature"))
 		if pays.WebhookSecret == "" || payment.VerifySignature(pays.WebhookSecret, sig, body, s.Clock.Now()) != nil {
-			writeError(ctx, errSignature)
+			edge.WriteError(ctx, errSignature)
 			return
 		}
 		ev, err := payment.ParseEvent(body)
 		if err != nil {
-			writeError(ctx, errBadEvent)
+			edge.WriteError(ctx, errBadEvent)
 			return
 		}
 		if ev.Kind != payment.EventOther {
@@ -93,13 +94,13 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 	case model.ProviderRedirect:
 		id, err := payment.ParseHook(body)
 		if err != nil {
-			writeError(ctx, errBadHook)
+			edge.WriteError(ctx, errBadHook)
 			return
 		}
 		s.hookAnswer(ctx, s.Dir.PaymentNotice(rctx, biz, id))
 	default:
 		// No provider: there is no payment to change.
-		writeJSON(ctx, 200, hookReceived)
+		edge.WriteJSON(ctx, 200, hookReceived)
 	}
 }
 
@@ -109,17 +110,17 @@ func (s *Server) hookAnswer(ctx *fasthttp.RequestCtx, err error) {
 		if errors.As(err, &pe) && pe.Code == problem.Unavailable {
 			ctx.Response.Header.Set("Retry-After", "5")
 		}
-		s.fail(ctx, err)
+		s.Fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, 200, hookReceived)
+	edge.WriteJSON(ctx, 200, hookReceived)
 }
 
 // writeErrorStatus writes e with a status other than its code's usual
 // one: PAYMENTS_UNAVAILABLE is 403 on a read (no provider connected) and
 // 422 on a booking (api-v1 §7.2 lists both).
 func writeErrorStatus(ctx *fasthttp.RequestCtx, status int, e *problem.Error) {
-	writeError(ctx, e)
+	edge.WriteError(ctx, e)
 	ctx.SetStatusCode(status)
 }
 

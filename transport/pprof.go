@@ -6,6 +6,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // Go's profiles on the admin listener, as net/http/pprof serves them:
@@ -35,7 +37,7 @@ func servePprof(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if name != "" && rtpprof.Lookup(name) == nil {
-		writeError(ctx, errAdminNotFound)
+		edge.WriteError(ctx, errAdminNotFound)
 		return
 	}
 	pprofIndex(ctx)

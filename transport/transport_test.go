@@ -21,6 +21,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/quota"
 )
 
@@ -155,7 +156,7 @@ func BenchmarkServiceGet(b *testing.B) {
 func BenchmarkServiceGetAccessLog(b *testing.B) {
 	s := newServer(b, model.Pro, 50)
 	var err error
-	s.AccessLog, err = NewAccessLog(discard{}, AccessLogCompact)
+	s.AccessLog, err = edge.NewAccessLog(discard{}, edge.AccessLogCompact)
 	require.NoError(b, err)
 	h := s.Public()
 	id := s.mustState(b).Services[7].ID
@@ -192,13 +193,13 @@ func TestHandlerPanicIsInternalError(t *testing.T) {
 	s := newServer(t, model.Pro, 1)
 	var logs bytes.Buffer
 	s.Log = slog.New(slog.NewTextHandler(&logs, nil))
-	r := newRouter(s, s.meter, errNotFound)
-	r.GET("/boom", func(ctx *fasthttp.RequestCtx) {
+	r := s.NewRouter(edge.Public, s.meter, errNotFound)
+	r.Handle(fasthttp.MethodGet, "/boom", func(ctx *fasthttp.RequestCtx) {
 		ctx.Response.Header.Set("X-Half-Done", "1")
 		ctx.SetBodyString("partial")
 		panic("boom")
 	})
-	h := s.observe(r.Handler, publicEdge)
+	h := s.Observe(r.Handler(), s.publicEdge)
 	ctx := request(h, "GET", "/boom", "")
 	require.Equal(t, 500, ctx.Response.StatusCode())
 	m := decode(t, ctx)

@@ -10,6 +10,7 @@ import (
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // The waitlist (decisions §6): customers waiting for a start of a service
@@ -77,18 +78,18 @@ func (s *Server) listEntries(c *call) {
 func (s *Server) deleteEntry(c *call) {
 	id, ok := c.pathID("id")
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	if !ok || c.st.Entry(id) == nil {
-		writeError(c.ctx, errNotFound)
+		edge.WriteError(c.ctx, errNotFound)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	if err := s.Dir.DeleteEntry(rctx, c.st.Business().ID, id); err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
-	writeJSON(c.ctx, 204, nil)
+	edge.WriteJSON(c.ctx, 204, nil)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/deliver"
 )
@@ -42,7 +43,7 @@ var (
 
 func (s *Server) listWebhooks(c *call) {
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	c.writeWith(func(b []byte) []byte {
@@ -63,11 +64,11 @@ func (s *Server) getWebhook(c *call) {
 
 func (s *Server) registerWebhook(c *call) {
 	if len(c.ctx.Request.Header.Peek("Idempotency-Key")) > 0 {
-		writeError(c.ctx, errIdemNotTaken)
+		edge.WriteError(c.ctx, errIdemNotTaken)
 		return
 	}
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	in, err := s.decodeEndpoint(c.ctx.PostBody())
@@ -75,19 +76,19 @@ func (s *Server) registerWebhook(c *call) {
 		err = c.st.CheckRegister(in.URL)
 	}
 	if err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
 	secret, err := webhook.NewSecret(rand.Reader)
 	if err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
 	if perr := s.ping(c, in.URL, secret); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	c.endpoint(201, true)(s.Dir.RegisterEndpoint(rctx, c.st.Business().ID, *in, secret))
 }
@@ -162,7 +163,7 @@ func (s *Server) ping(c *call, url, secret string) *problem.Error {
 			cause += ", " + res.ErrMessage
 		}
 	}
-	log := s.Log.With("request_id", requestID(c.ctx), "business", c.st.Business().ID, "host", hostOf(url), "cause", cause)
+	log := s.Log.With("request_id", edge.RequestID(c.ctx), "business", c.st.Business().ID, "host", hostOf(url), "cause", cause)
 	if reason, refused := deliver.Refusal(res.Err); refused {
 		s.metrics.pingRefd.Inc()
 		log.Info("webhook ping refused by the destination guard")
@@ -201,7 +202,7 @@ func hostOf(raw string) string {
 func (s *Server) patchWebhook(c *call) {
 	id, ok := c.pathID("id")
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	e := (*model.Endpoint)(nil)
@@ -209,7 +210,7 @@ func (s *Server) patchWebhook(c *call) {
 		e = c.st.Endpoint(id)
 	}
 	if e == nil {
-		writeError(c.ctx, errNotFound)
+		edge.WriteError(c.ctx, errNotFound)
 		return
 	}
 	var errs input.Errors
@@ -240,10 +241,10 @@ func (s *Server) patchWebhook(c *call) {
 		}
 	}
 	if err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	c.endpoint(200, false)(s.Dir.PatchEndpoint(rctx, c.st.Business().ID, id, in))
 }
@@ -251,20 +252,20 @@ func (s *Server) patchWebhook(c *call) {
 func (s *Server) deleteWebhook(c *call) {
 	id, ok := c.pathID("id")
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return
 	}
 	if !ok || c.st.Endpoint(id) == nil {
-		writeError(c.ctx, errNotFound)
+		edge.WriteError(c.ctx, errNotFound)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	if err := s.Dir.DeleteEndpoint(rctx, c.st.Business().ID, id); err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
-	writeJSON(c.ctx, 204, nil)
+	edge.WriteJSON(c.ctx, 204, nil)
 }
 
 // endpoint returns the writer of an endpoint answer with status; the
@@ -272,9 +273,9 @@ func (s *Server) deleteWebhook(c *call) {
 func (c *call) endpoint(status int, withSecret bool) func(model.Endpoint, error) {
 	return func(e model.Endpoint, err error) {
 		if err != nil {
-			c.s.fail(c.ctx, err)
+			c.s.Fail(c.ctx, err)
 			return
 		}
-		writeJSON(c.ctx, status, wire.AppendEndpoint(nil, &e, withSecret))
+		edge.WriteJSON(c.ctx, status, wire.AppendEndpoint(nil, &e, withSecret))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // The booking-side write endpoints. Each decodes and validates the request
@@ -47,7 +48,7 @@ func creating(c *call) (*directory.IdemKey, bool) {
 		perr = parseQuery(c.ctx).err()
 	}
 	if perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return nil, false
 	}
 	return key, true
@@ -57,7 +58,7 @@ func creating(c *call) (*directory.IdemKey, bool) {
 // facts the engine stored under its key, or err.
 func (c *call) answer(ans *directory.Answer, err error) {
 	if err != nil {
-		c.s.fail(c.ctx, err)
+		c.s.Fail(c.ctx, err)
 		return
 	}
 	if ans.Replayed {
@@ -67,7 +68,7 @@ func (c *call) answer(ans *directory.Answer, err error) {
 	defer putBuf(b)
 	status, body := renderAnswer((*b)[:0], ans)
 	*b = body
-	writeJSON(c.ctx, status, body)
+	edge.WriteJSON(c.ctx, status, body)
 }
 
 // renderAnswer renders an idempotent answer: the one place its facts
@@ -92,11 +93,11 @@ func renderAnswer(b []byte, ans *directory.Answer) (int, []byte) {
 // as GET shows it (decisions §3), or err.
 func (c *call) appointment(v directory.AppointmentView, err error) {
 	if err != nil {
-		c.s.fail(c.ctx, err)
+		c.s.Fail(c.ctx, err)
 		return
 	}
 	setETag(c.ctx, v.Appointment)
-	writeJSON(c.ctx, 200, wire.AppendAppointment(make([]byte, 0, 1536), v.Appointment, v.Customer))
+	edge.WriteJSON(c.ctx, 200, wire.AppendAppointment(make([]byte, 0, 1536), v.Appointment, v.Customer))
 }
 
 // create runs an idempotent create whose body decode validates: the
@@ -109,10 +110,10 @@ func create[T any](c *call, decode func([]byte) (*T, error),
 	}
 	in, err := decode(c.ctx.PostBody())
 	if err != nil {
-		c.s.fail(c.ctx, err)
+		c.s.Fail(c.ctx, err)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	c.answer(do(rctx, c.st.Business().ID, *in, *key))
 }
@@ -124,11 +125,11 @@ func (s *Server) createAppointment(c *call) {
 	}
 	in, err := decodeCreate(c.ctx.PostBody())
 	if err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
 	// A booking that needs prepayment also waits for its checkout.
-	rctx, cancel := context.WithTimeout(context.Background(), reqTimeout+directory.BookPaymentWait)
+	rctx, cancel := context.WithTimeout(context.Background(), edge.RequestTimeout+directory.BookPaymentWait)
 	defer cancel()
 	c.answer(s.Dir.Book(rctx, c.st.Business().ID, *in, *key))
 }
@@ -188,10 +189,10 @@ func (s *Server) createCustomer(c *call) {
 		cu = decodeCustomer(obj)
 	}
 	if err := errs.Err(); err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	c.answer(s.Dir.AddCustomer(rctx, c.st.Business().ID, cu, *key))
 }
@@ -201,11 +202,11 @@ func (s *Server) createCustomer(c *call) {
 func (c *call) existingAppointment() (uuid.UUID, bool) {
 	id, ok := c.pathID("id")
 	if perr := parseQuery(c.ctx).err(); perr != nil {
-		writeError(c.ctx, perr)
+		edge.WriteError(c.ctx, perr)
 		return id, false
 	}
 	if !ok || c.st.Appointment(id) == nil {
-		writeError(c.ctx, errNotFound)
+		edge.WriteError(c.ctx, errNotFound)
 		return id, false
 	}
 	return id, true
@@ -237,10 +238,10 @@ func (s *Server) patchAppointment(c *call) {
 		obj.Done()
 	}
 	if err := errs.Err(); err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	c.appointment(s.Dir.Patch(rctx, c.st.Business().ID, id, in))
 }
@@ -260,10 +261,10 @@ func (s *Server) setStatus(c *call) {
 		obj.Done()
 	}
 	if err := errs.Err(); err != nil {
-		s.fail(c.ctx, err)
+		s.Fail(c.ctx, err)
 		return
 	}
-	rctx, cancel := reqContext()
+	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	c.appointment(s.Dir.SetStatus(rctx, c.st.Business().ID, id, model.Status(to), want))
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/mail"
@@ -133,16 +134,16 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		}
 	}
 	var access *slog.Logger
-	if c.AccessLog != transport.AccessLogOff {
+	if c.AccessLog != edge.AccessLogOff {
 		// Lines are batched off the request path; what is queued is
 		// written when serve returns, after the listeners have drained.
-		out := transport.NewAsyncWriter(stderr)
+		out := edge.NewAsyncWriter(stderr)
 		defer out.Close()
 		format := string(c.AccessLog)
 		if c.jsonLog() {
-			format = transport.AccessLogJSON
+			format = edge.AccessLogJSON
 		}
-		if access, err = transport.NewAccessLog(out, format); err != nil {
+		if access, err = edge.NewAccessLog(out, format); err != nil {
 			return err
 		}
 	}

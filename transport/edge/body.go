@@ -1,4 +1,4 @@
-package transport
+package edge
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// Request bodies are streamed (httpServer) and read here, before routing,
+// Request bodies are streamed (NewHTTPServer) and read here, before routing,
 // into memory up to the listener's limit. A larger body is not kept: what
 // is left of it is read and thrown away, up to maxDrain bytes past the
 // limit and within the read timeout, and the request goes on to its route marked too large,
@@ -44,13 +44,15 @@ const (
 // set only then, so ordinary requests pay nothing for it).
 const tooLargeKey = "slotd.bodyTooLarge"
 
-// tooLarge reports whether readBody found the body over the limit.
-func tooLarge(ctx *fasthttp.RequestCtx) bool { return ctx.UserValue(tooLargeKey) != nil }
+// TooLarge reports whether the request's body was over its listener's
+// limit (readBody), here or on the node that handed it over. The route
+// refuses it, once it has authenticated the request.
+func TooLarge(ctx *fasthttp.RequestCtx) bool { return ctx.UserValue(tooLargeKey) != nil }
 
 var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // readBody reads the request body into memory if it has at most limit
-// bytes; a larger one it marks (tooLarge), drains, and has the connection
+// bytes; a larger one it marks (TooLarge), drains, and has the connection
 // closed after the answer.
 func readBody(ctx *fasthttp.RequestCtx, limit int) bodyState {
 	stream := ctx.RequestBodyStream()
@@ -103,10 +105,14 @@ func readFailure(err error) bodyState {
 	return bodyBroken
 }
 
+// keptBuf is the largest body buffer put back in the pool: twice the
+// public API's body limit (64 KiB).
+const keptBuf = 128 << 10
+
 // putBodyBuf returns buf to the pool unless it grew large (an admin world
 // upload): the pool should not pin megabytes.
 func putBodyBuf(buf *bytes.Buffer) {
-	if buf.Cap() <= 2*MaxBody {
+	if buf.Cap() <= keptBuf {
 		bodyBufs.Put(buf)
 	}
 }

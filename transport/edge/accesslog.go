@@ -1,4 +1,4 @@
-package transport
+package edge
 
 import (
 	"context"
@@ -42,12 +42,12 @@ func NewAccessLog(w io.Writer, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("unknown access log format %q (want compact, json or off)", format)
 }
 
-// logAccess writes the access log line of a request observe handled,
+// logAccess writes the access log line of a request Observe handled,
 // answered at end. It hands the record to the handler itself: the
 // logger's own methods would capture the caller's program counter for
 // every line, a quarter of the line's cost, for a source never shown.
-func (s *Server) logAccess(ctx *fasthttp.RequestCtx, ro *routeObs, biz *model.Business, status int, end time.Time, took time.Duration) {
-	h := s.AccessLog.Handler()
+func (e *Edge) logAccess(ctx *fasthttp.RequestCtx, ro *routeObs, biz *model.Business, status int, end time.Time, took time.Duration) {
+	h := e.AccessLog.Handler()
 	if ch, ok := h.(*compactHandler); ok && len(ch.prefix) == 0 && ch.group == "" {
 		ch.access(ctx, ro, biz, status, end, took)
 		return
@@ -61,7 +61,7 @@ func (s *Server) logAccess(ctx *fasthttp.RequestCtx, ro *routeObs, biz *model.Bu
 		slog.String("route", ro.pattern),
 		slog.Int("status", status),
 		slog.Duration("duration", took),
-		slog.String("request_id", requestID(ctx)),
+		slog.String("request_id", RequestID(ctx)),
 	}
 	n := 6
 	if biz != nil {
