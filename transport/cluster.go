@@ -24,26 +24,22 @@ func (s *Server) HandOverHandler() fasthttp.RequestHandler {
 
 // routes returns the routes of a listener, nil for none.
 func (s *Server) routes(l handover.Listener) fasthttp.RequestHandler {
-	pub, adm := s.routers()
 	switch l {
 	case handover.Public:
-		return pub
+		return s.publicRoutes()
 	case handover.Admin:
-		return adm
+		return s.admin.Routes()
 	case handover.Engine:
-		return s.enginePut
+		return s.admin.EnginePut
 	}
 	return nil
 }
 
-// routers returns the public and admin routes, built once; both
-// listeners and handed-over requests serve from them.
-func (s *Server) routers() (public, admin fasthttp.RequestHandler) {
-	s.routesOnce.Do(func() {
-		s.publicRoutes = s.buildPublic()
-		s.adminRoutes = s.buildAdmin()
-	})
-	return s.publicRoutes, s.adminRoutes
+// publicRoutes returns the routes of the public API, built once: the
+// listener and requests handed over from other nodes serve from them.
+func (s *Server) publicRoutes() fasthttp.RequestHandler {
+	s.routesOnce.Do(func() { s.pubRoutes = s.buildPublic() })
+	return s.pubRoutes
 }
 
 // keyBusiness returns the business the request's bearer key belongs to,
@@ -57,6 +53,6 @@ func (s *Server) keyBusiness(ctx *fasthttp.RequestCtx) (uuid.UUID, bool) {
 }
 
 type routeSet struct {
-	routesOnce                sync.Once
-	publicRoutes, adminRoutes fasthttp.RequestHandler
+	routesOnce sync.Once
+	pubRoutes  fasthttp.RequestHandler
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/transport/admin"
 	"github.com/slotd/slotd/transport/handover"
 )
 
@@ -65,7 +66,7 @@ func (o *fakeOwners) Forget(uuid.UUID) {
 func handOverListener(t *testing.T, h fasthttp.RequestHandler) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv := &fasthttp.Server{Handler: h, MaxRequestBodySize: MaxAdminBody + 64<<10}
+	srv := &fasthttp.Server{Handler: h, MaxRequestBodySize: admin.MaxBody + 64<<10}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Shutdown() })
 	return ln.Addr().String()
@@ -247,7 +248,7 @@ func TestWorldPutOnTheOwner(t *testing.T) {
 	require.False(t, rs[0].Changed)
 	owner.Cluster = &fakeCluster{local: false}
 	_, err = front.PutWorldClustered(context.Background(), data)
-	var pe *PutError
+	var pe *admin.PutError
 	require.ErrorAs(t, err, &pe)
 	require.Equal(t, 503, pe.Status)
 }

@@ -1,6 +1,6 @@
 // Package transport owns slotd's HTTP front end: the fasthttp router of the
-// public API (/api/v1) and of the admin listener, bearer-key authentication
-// and entitlement checks, strict query parsing, list pagination, the JSON
+// public API (/api/v1) beside the admin listener (package admin),
+// bearer-key authentication and entitlement checks, strict query parsing, list pagination, the JSON
 // encoders of every response, and the one table that maps error codes to
 // HTTP statuses and the api-v1 §7.1 error body. It also owns what a client
 // may cost the server: the request limits of api-v1 §8 (limits.go, over

@@ -13,13 +13,3 @@ var (
 	errForbidden    = problem.New(problem.Forbidden, "The business does not have the module this endpoint belongs to.")
 	errBodyTooLarge = problem.Fields(problem.Bound(problem.PathBody, problem.TooLarge, maxBody, "The request body must be at most 65536 bytes."))
 )
-
-// Sentences of the admin listener: the same codes and shape as the public
-// API's, but true of an operator calling the admin API, who holds an admin
-// token rather than an API key and names businesses rather than records of one.
-var (
-	errAdminNotFound     = problem.New(problem.NotFound, "No such admin resource.")
-	errAdminUnauthorized = problem.New(problem.Unauthorized, "A valid admin token is required: send Authorization: Bearer <admin token>.")
-	errNoKey             = problem.New(problem.NotFound, "No such key.")
-	errAdminBodyTooLarge = problem.Fields(problem.Bound(problem.PathBody, problem.TooLarge, MaxAdminBody, "The request body must be at most 33554432 bytes."))
-)

@@ -2,9 +2,6 @@ package transport
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/valyala/fasthttp"
-	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
 
 // The public API's own metrics, beside the request metrics of the edge:
@@ -97,25 +94,3 @@ func (cs collectors) Collect(ch chan<- prometheus.Metric) {
 		c.Collect(ch)
 	}
 }
-
-// serveMetrics serves Config.Metrics in the Prometheus text format (or
-// what the scraper negotiates); without it, the front end's own metrics.
-func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) { s.promHandler(ctx) }
-
-func (s *Server) newPromHandler() fasthttp.RequestHandler {
-	g := s.Metrics
-	if g == nil {
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(s.Collector())
-		g = reg
-	}
-	return fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(g, promhttp.HandlerOpts{
-		ErrorLog:      promLogger{s},
-		ErrorHandling: promhttp.ContinueOnError,
-	}))
-}
-
-// promLogger sends promhttp's errors (a collector that failed) to the log.
-type promLogger struct{ s *Server }
-
-func (l promLogger) Println(v ...any) { l.s.Log.Error("metrics: gathering failed", "err", v) }

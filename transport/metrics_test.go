@@ -124,7 +124,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	require.Contains(t, body, `slotd_http_requests_total{code="200",listener="public",method="GET",route="/api/v1/me"} 1`)
 	require.Contains(t, string(open.Response.Header.ContentType()), "text/plain")
 
-	s.AdminToken = "secret"
+	s.admin.Token = "secret"
 	h := s.Admin()
 	require.Equal(t, 401, request(h, "GET", "/metrics", "").Response.StatusCode())
 	ctx := request(h, "GET", "/metrics", "secret")

@@ -1,9 +1,9 @@
 package transport
 
 import (
+	"context"
 	"log/slog"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
@@ -11,6 +11,7 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/transport/admin"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
@@ -32,6 +33,8 @@ type Config struct {
 	// FailedAuth is the per-IP limit on failed authentication; zero means
 	// quota.FailedAuth (20 a minute).
 	FailedAuth quota.Window
+	// AdminToken is the admin token (--admin-token); "" leaves the admin
+	// API's reads open and refuses its writes.
 	AdminToken string
 	// Disabled lists modules switched off platform-wide (--disable-module):
 	// their endpoints answer 503 MODULE_UNAVAILABLE.
@@ -61,11 +64,9 @@ type settings struct {
 	Clock                 clock.Clock
 	Cursors               *cursor.Codec
 	FailedAuth            quota.Window
-	AdminToken            string
 	Disabled              map[model.Module]bool
 	Webhooks              *deliver.Client
 	WebhooksAllowInsecure bool
-	Metrics               prometheus.Gatherer
 }
 
 // Server serves the public and admin APIs.
@@ -73,18 +74,15 @@ type Server struct {
 	*edge.Edge
 	settings
 	routeSet
-	ready   atomic.Bool
+	admin   *admin.Server
 	metrics *apiMetrics
-	// promHandler serves /metrics.
-	promHandler fasthttp.RequestHandler
-	slots       *slotCache
-	pings       *pingBucket
-	quota       *quota.Limiter // per-key quotas and the failed-auth limit
+	slots   *slotCache
+	pings   *pingBucket
+	quota   *quota.Limiter // per-key quotas and the failed-auth limit
 	// authLimit is the per-IP limit on failed authentication.
 	authLimit quota.Check
-	// publicEdge and adminEdge are what the two listeners answer before
-	// any route.
-	publicEdge, adminEdge edge.Listener
+	// publicEdge is what the public listener answers before any route.
+	publicEdge edge.Listener
 }
 
 // New returns a server; it answers /readyz with 503 until SetReady(true).
@@ -94,18 +92,31 @@ func New(c Config) *Server {
 	}
 	e := edge.New(edge.Config{Log: c.Log, AccessLog: c.AccessLog, Cluster: c.Cluster, NodeName: c.NodeName, HandOver: c.HandOver})
 	s := &Server{Edge: e, settings: settings{Dir: c.Dir, Clock: c.Clock, Cursors: c.Cursors, FailedAuth: c.FailedAuth,
-		AdminToken: c.AdminToken, Disabled: c.Disabled, Webhooks: c.Webhooks, WebhooksAllowInsecure: c.WebhooksAllowInsecure,
-		Metrics: c.Metrics},
+		Disabled: c.Disabled, Webhooks: c.Webhooks, WebhooksAllowInsecure: c.WebhooksAllowInsecure},
 		slots: newSlotCache(64 << 20), pings: newPingBucket(),
 		quota: quota.New(c.Clock), authLimit: quota.Check{Kind: limitFailedAuth, Window: c.FailedAuth}, metrics: newAPIMetrics()}
 	s.publicEdge = edge.Listener{Name: edge.Public, MaxBody: MaxBody, TooLarge: errBodyTooLarge, Unread: s.unreadHeaders}
-	s.adminEdge = edge.Listener{Name: edge.Admin, MaxBody: MaxAdminBody, TooLarge: errAdminBodyTooLarge}
-	s.promHandler = s.newPromHandler()
+	g := c.Metrics
+	if g == nil {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(s.Collector())
+		g = reg
+	}
+	s.admin = admin.New(e, admin.Config{Dir: c.Dir, Clock: c.Clock, Token: c.AdminToken, Metrics: g})
 	return s
 }
 
 // SetReady sets what /readyz reports.
-func (s *Server) SetReady(v bool) { s.ready.Store(v) }
+func (s *Server) SetReady(v bool) { s.admin.SetReady(v) }
+
+// Admin returns the handler of the admin listener.
+func (s *Server) Admin() fasthttp.RequestHandler { return s.admin.Handler() }
+
+// PutWorldClustered loads the world file data in cluster mode, each
+// business on its node (admin.Server.PutWorldClustered).
+func (s *Server) PutWorldClustered(ctx context.Context, data []byte) ([]directory.PutResult, error) {
+	return s.admin.PutWorldClustered(ctx, data)
+}
 
 // route is one public endpoint: the scope and module it needs, and its work.
 type route struct {
@@ -116,8 +127,7 @@ type route struct {
 
 // Public returns the handler of the public API.
 func (s *Server) Public() fasthttp.RequestHandler {
-	pub, _ := s.routers()
-	return s.Observe(pub, s.publicEdge)
+	return s.Observe(s.publicRoutes(), s.publicEdge)
 }
 
 // buildPublic returns the routes of the public API.
@@ -163,7 +173,7 @@ func (s *Server) PublicServer(lim edge.ConnLimits) *fasthttp.Server {
 // AdminServer returns the fasthttp server of the admin listener with lim's
 // timeouts.
 func (s *Server) AdminServer(lim edge.ConnLimits) *fasthttp.Server {
-	return s.NewHTTPServer(s.Admin(), "slotd-admin", s.adminEdge, lim)
+	return s.admin.HTTPServer(lim)
 }
 
 // unreadHeaders is what the public API adds to the answer of a request

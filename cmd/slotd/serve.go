@@ -32,6 +32,7 @@ import (
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/transport"
+	"github.com/slotd/slotd/transport/admin"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
@@ -231,7 +232,7 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 	return seedDemo(ctx, dir, stdout)
 }
 
-// loadWorld loads --world as the admin API loads a world (transport.PutWorld).
+// loadWorld loads --world as the admin API loads a world (admin.PutWorld).
 // loadWorld reads the world file twice, business by business, never
 // whole: first to check all of it (so a bad file loads nothing), then to
 // put each business as it is read. Memory holds one business's document
@@ -263,7 +264,7 @@ func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *sl
 		return world.Each(r, func(spec model.Spec) error {
 			i++
 			return l.put(i-1, func() error {
-				_, err := transport.PutWorld(ctx, dir, []model.Spec{spec}, now, log, ids...)
+				_, err := admin.PutWorld(ctx, dir, []model.Spec{spec}, now, log, ids...)
 				return err
 			})
 		})
@@ -366,7 +367,7 @@ var demoWorld string
 // seedDemo puts the built-in demo business with two fresh keys and prints
 // them: they are stored hashed, so this is the only time they are shown.
 func seedDemo(ctx context.Context, dir *directory.Directory, stdout io.Writer) error {
-	full, read := transport.NewKey(), transport.NewKey()
+	full, read := admin.NewKey(), admin.NewKey()
 	doc := strings.NewReplacer("{{KEY_FULL}}", full, "{{KEY_READ}}", read).Replace(demoWorld)
 	specs, err := world.Parse([]byte(doc))
 	if err != nil {

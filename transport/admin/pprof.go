@@ -1,4 +1,4 @@
-package transport
+package admin
 
 import (
 	"net/http/pprof"
@@ -37,7 +37,7 @@ func servePprof(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if name != "" && rtpprof.Lookup(name) == nil {
-		edge.WriteError(ctx, errAdminNotFound)
+		edge.WriteError(ctx, errNotFound)
 		return
 	}
 	pprofIndex(ctx)

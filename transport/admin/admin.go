@@ -1,59 +1,122 @@
-package transport
+package admin
 
 import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
-
-	"github.com/slotd/slotd/actors/model/wire"
-	"github.com/slotd/slotd/transport/edge"
-	"github.com/slotd/slotd/transport/handover"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/model/world"
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/transport/edge"
+	"github.com/slotd/slotd/transport/handover"
 )
 
-// The admin listener is the dashboard's side of slotd: health and readiness
-// probes, metrics, pprof, and a small API that puts businesses in the world
-// file format and issues or revokes API keys. It listens on loopback by
-// default. With --admin-token every /admin/v1 call, /metrics and pprof need
-// that bearer token; without one the admin API still answers reads (those
-// included) but refuses writes. Only the probes, /healthz and /readyz,
-// never need it.
+// MaxBody bounds admin request bodies, which may carry a whole world.
+const MaxBody = 32 << 20
 
-// MaxAdminBody bounds admin request bodies, which may carry a whole world.
-const MaxAdminBody = 32 << 20
-
-var errAdminWrites = problem.New(problem.Forbidden, "Admin writes are disabled: start slotd with --admin-token.")
-
-// Admin returns the handler of the admin listener.
-func (s *Server) Admin() fasthttp.RequestHandler {
-	_, adm := s.routers()
-	return s.Observe(adm, s.adminEdge)
+// Config is what the admin listener needs.
+type Config struct {
+	Dir   *directory.Directory
+	Clock clock.Clock
+	// Token is the admin token (--admin-token); "" leaves reads open and
+	// refuses writes.
+	Token string
+	// Metrics is what /metrics serves: the registry everything was
+	// registered in (required).
+	Metrics prometheus.Gatherer
 }
 
-// buildAdmin returns the routes of the admin listener.
-func (s *Server) buildAdmin() fasthttp.RequestHandler {
-	r := s.NewRouter(edge.Admin, edge.WriteError, errAdminNotFound)
+// Server serves the admin listener.
+type Server struct {
+	*edge.Edge
+	Config
+	ready atomic.Bool
+	// promHandler serves /metrics.
+	promHandler fasthttp.RequestHandler
+	listener    edge.Listener
+	routesOnce  sync.Once
+	routes      fasthttp.RequestHandler
+}
+
+// New returns the admin listener's server over the shared edge e; it
+// answers /readyz with 503 until SetReady(true).
+func New(e *edge.Edge, c Config) *Server {
+	s := &Server{Edge: e, Config: c,
+		listener: edge.Listener{Name: edge.Admin, MaxBody: MaxBody, TooLarge: errBodyTooLarge}}
+	s.promHandler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(c.Metrics, promhttp.HandlerOpts{
+		ErrorLog:      promLogger{s},
+		ErrorHandling: promhttp.ContinueOnError,
+	}))
+	return s
+}
+
+// SetReady sets what /readyz reports.
+func (s *Server) SetReady(v bool) { s.ready.Store(v) }
+
+var (
+	errWritesOff    = problem.New(problem.Forbidden, "Admin writes are disabled: start slotd with --admin-token.")
+	errNotFound     = problem.New(problem.NotFound, "No such admin resource.")
+	errUnauthorized = problem.New(problem.Unauthorized, "A valid admin token is required: send Authorization: Bearer <admin token>.")
+	errNoKey        = problem.New(problem.NotFound, "No such key.")
+	errBodyTooLarge = problem.Fields(problem.Bound(problem.PathBody, problem.TooLarge, MaxBody, "The request body must be at most 33554432 bytes."))
+)
+
+// Handler returns the handler of the admin listener: its routes behind
+// the edge.
+func (s *Server) Handler() fasthttp.RequestHandler {
+	return s.Observe(s.Routes(), s.listener)
+}
+
+// HTTPServer returns the fasthttp server of the admin listener with lim's
+// timeouts.
+func (s *Server) HTTPServer(lim edge.ConnLimits) *fasthttp.Server {
+	return s.NewHTTPServer(s.Handler(), "slotd-admin", s.listener, lim)
+}
+
+// Routes returns the routes of the admin listener, built once: the
+// listener and requests handed over from other nodes serve from them.
+func (s *Server) Routes() fasthttp.RequestHandler {
+	s.routesOnce.Do(func() { s.routes = s.build() })
+	return s.routes
+}
+
+func (s *Server) build() fasthttp.RequestHandler {
+	r := s.NewRouter(edge.Admin, edge.WriteError, errNotFound)
 	add := r.Handle
 	add(fasthttp.MethodGet, "/healthz", func(ctx *fasthttp.RequestCtx) { edge.WriteJSON(ctx, 200, []byte(`{"status":"ok"}`)) })
 	add(fasthttp.MethodGet, "/readyz", s.readyz)
 	add(fasthttp.MethodGet, "/metrics", s.admin(false, s.serveMetrics))
 	add(fasthttp.MethodGet, "/debug/pprof/{profile:*}", s.admin(false, servePprof))
-	add(fasthttp.MethodGet, "/admin/v1/businesses", s.admin(false, s.adminBusinesses))
-	add(fasthttp.MethodPut, "/admin/v1/businesses/{id}", s.admin(true, s.adminPutBusiness))
-	add(fasthttp.MethodPost, "/admin/v1/world", s.admin(true, s.adminWorld))
-	add(fasthttp.MethodGet, "/admin/v1/businesses/{id}/keys", s.admin(false, s.adminKeys))
-	add(fasthttp.MethodPost, "/admin/v1/businesses/{id}/keys", s.admin(true, s.adminIssueKey))
-	add(fasthttp.MethodPost, "/admin/v1/businesses/{id}/keys/{keyId}/revoke", s.admin(true, s.adminRevokeKey))
+	add(fasthttp.MethodGet, "/admin/v1/businesses", s.admin(false, s.listBusinesses))
+	add(fasthttp.MethodPut, "/admin/v1/businesses/{id}", s.admin(true, s.putBusinessAt))
+	add(fasthttp.MethodPost, "/admin/v1/world", s.admin(true, s.loadWorld))
+	add(fasthttp.MethodGet, "/admin/v1/businesses/{id}/keys", s.admin(false, s.listKeys))
+	add(fasthttp.MethodPost, "/admin/v1/businesses/{id}/keys", s.admin(true, s.issueKey))
+	add(fasthttp.MethodPost, "/admin/v1/businesses/{id}/keys/{keyId}/revoke", s.admin(true, s.revokeKey))
 	return r.Handler()
 }
+
+// serveMetrics serves Config.Metrics in the Prometheus text format (or
+// what the scraper negotiates).
+func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) { s.promHandler(ctx) }
+
+// promLogger sends promhttp's errors (a collector that failed) to the log.
+type promLogger struct{ s *Server }
+
+func (l promLogger) Println(v ...any) { l.s.Log.Error("metrics: gathering failed", "err", v) }
 
 func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 	if s.Cluster != nil {
@@ -78,42 +141,42 @@ func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 }
 
 // admin wraps an admin endpoint with the token check, then refuses a body
-// over the admin limit (readBody).
+// over the admin limit (edge.TooLarge).
 func (s *Server) admin(write bool, fn fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		if perr := s.adminRefusal(ctx, write); perr != nil {
+		if perr := s.refusal(ctx, write); perr != nil {
 			edge.WriteError(ctx, perr)
 			return
 		}
 		// A business's admin calls are served where the business lives.
-		if id, ok := adminPathID(ctx, "id"); ok && s.Elsewhere(ctx, id, handover.Admin) {
+		if id, ok := pathID(ctx, "id"); ok && s.Elsewhere(ctx, id, handover.Admin) {
 			return
 		}
 		if edge.TooLarge(ctx) {
-			edge.WriteError(ctx, errAdminBodyTooLarge)
+			edge.WriteError(ctx, errBodyTooLarge)
 			return
 		}
 		fn(ctx)
 	}
 }
 
-// adminRefusal is the token check: with a token, every call must carry it;
+// refusal is the token check: with a token, every call must carry it;
 // without one, reads are open and writes refused.
-func (s *Server) adminRefusal(ctx *fasthttp.RequestCtx, write bool) *problem.Error {
-	if s.AdminToken == "" {
+func (s *Server) refusal(ctx *fasthttp.RequestCtx, write bool) *problem.Error {
+	if s.Token == "" {
 		if write {
-			return errAdminWrites
+			return errWritesOff
 		}
 		return nil
 	}
 	h := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
-	if subtle.ConstantTimeCompare(h, []byte("Bearer "+s.AdminToken)) != 1 {
-		return errAdminUnauthorized
+	if subtle.ConstantTimeCompare(h, []byte("Bearer "+s.Token)) != 1 {
+		return errUnauthorized
 	}
 	return nil
 }
 
-func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {
+func (s *Server) listBusinesses(ctx *fasthttp.RequestCtx) {
 	b := []byte(`{"data":[`)
 	n := 0
 	each := s.Dir.Businesses
@@ -142,10 +205,10 @@ func (s *Server) adminBusinesses(ctx *fasthttp.RequestCtx) {
 	edge.WriteJSON(ctx, 200, append(b, `]}`...))
 }
 
-func (s *Server) adminPutBusiness(ctx *fasthttp.RequestCtx) {
-	id, ok := adminPathID(ctx, "id")
+func (s *Server) putBusinessAt(ctx *fasthttp.RequestCtx) {
+	id, ok := pathID(ctx, "id")
 	if !ok {
-		edge.WriteError(ctx, errAdminNotFound) // a path that is no business id names nothing to put
+		edge.WriteError(ctx, errNotFound) // a path that is no business id names nothing to put
 		return
 	}
 	s.putBusiness(ctx, id)
@@ -172,9 +235,9 @@ func (s *Server) putBusiness(ctx *fasthttp.RequestCtx, id uuid.UUID) {
 	})
 }
 
-func (s *Server) adminWorld(ctx *fasthttp.RequestCtx) {
+func (s *Server) loadWorld(ctx *fasthttp.RequestCtx) {
 	if s.Cluster != nil {
-		s.adminWorldClustered(ctx)
+		s.loadWorldClustered(ctx)
 		return
 	}
 	specs, err := world.Parse(ctx.PostBody())
@@ -226,16 +289,16 @@ func worldProblem(err error) error {
 	return err
 }
 
-func adminPathID(ctx *fasthttp.RequestCtx, name string) (uuid.UUID, bool) {
+func pathID(ctx *fasthttp.RequestCtx, name string) (uuid.UUID, bool) {
 	s, _ := ctx.UserValue(name).(string)
 	id, err := uuid.Parse(s)
 	return id, err == nil && len(s) == 36
 }
 
-// adminBusiness returns the view of the existing business named in the
+// pathBusiness returns the view of the existing business named in the
 // path; ok is false when there is none.
-func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) (st directory.View, ok bool) {
-	id, ok := adminPathID(ctx, "id")
+func (s *Server) pathBusiness(ctx *fasthttp.RequestCtx) (st directory.View, ok bool) {
+	id, ok := pathID(ctx, "id")
 	if !ok {
 		return st, false
 	}
@@ -245,8 +308,8 @@ func (s *Server) adminBusiness(ctx *fasthttp.RequestCtx) (st directory.View, ok 
 	return st, ok && err == nil
 }
 
-func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
-	st, ok := s.adminBusiness(ctx)
+func (s *Server) listKeys(ctx *fasthttp.RequestCtx) {
+	st, ok := s.pathBusiness(ctx)
 	if !ok {
 		edge.WriteError(ctx, edge.ErrNoBusiness)
 		return
@@ -256,13 +319,13 @@ func (s *Server) adminKeys(ctx *fasthttp.RequestCtx) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendAdminKey(b, &st.Keys()[i], "")
+		b = appendKey(b, &st.Keys()[i], "")
 	}
 	edge.WriteJSON(ctx, 200, append(b, `]}`...))
 }
 
-func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
-	st, ok := s.adminBusiness(ctx)
+func (s *Server) issueKey(ctx *fasthttp.RequestCtx) {
+	st, ok := s.pathBusiness(ctx)
 	if !ok {
 		edge.WriteError(ctx, edge.ErrNoBusiness)
 		return
@@ -281,16 +344,16 @@ func (s *Server) adminIssueKey(ctx *fasthttp.RequestCtx) {
 		s.Fail(ctx, err)
 		return
 	}
-	edge.WriteJSON(ctx, 201, appendAdminKey(nil, &k, plain))
+	edge.WriteJSON(ctx, 201, appendKey(nil, &k, plain))
 }
 
-func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
-	st, ok := s.adminBusiness(ctx)
+func (s *Server) revokeKey(ctx *fasthttp.RequestCtx) {
+	st, ok := s.pathBusiness(ctx)
 	if !ok {
 		edge.WriteError(ctx, edge.ErrNoBusiness)
 		return
 	}
-	keyID, ok := adminPathID(ctx, "keyId")
+	keyID, ok := pathID(ctx, "keyId")
 	if !ok {
 		edge.WriteError(ctx, errNoKey)
 		return
@@ -302,12 +365,12 @@ func (s *Server) adminRevokeKey(ctx *fasthttp.RequestCtx) {
 		s.Fail(ctx, err)
 		return
 	}
-	edge.WriteJSON(ctx, 200, appendAdminKey(nil, &k, ""))
+	edge.WriteJSON(ctx, 200, appendKey(nil, &k, ""))
 }
 
-// appendAdminKey appends a key's metadata; plain, the plaintext, is shown
+// appendKey appends a key's metadata; plain, the plaintext, is shown
 // only in the answer that created it.
-func appendAdminKey(b []byte, k *model.Key, plain string) []byte {
+func appendKey(b []byte, k *model.Key, plain string) []byte {
 	b = append(b, '{')
 	b = wire.AppendKey(b, "id")
 	b = wire.AppendUUID(b, k.ID)

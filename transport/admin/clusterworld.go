@@ -1,4 +1,4 @@
-package transport
+package admin
 
 import (
 	"bytes"
@@ -63,8 +63,8 @@ func (s *Server) PutWorldClustered(ctx context.Context, data []byte) ([]director
 	return out, nil
 }
 
-// adminWorldClustered is POST /admin/v1/world in cluster mode.
-func (s *Server) adminWorldClustered(ctx *fasthttp.RequestCtx) {
+// loadWorldClustered is POST /admin/v1/world in cluster mode.
+func (s *Server) loadWorldClustered(ctx *fasthttp.RequestCtx) {
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	rs, err := s.PutWorldClustered(rctx, ctx.PostBody())
@@ -135,12 +135,12 @@ func putAnswer(id uuid.UUID, resp *fasthttp.Response) (directory.PutResult, erro
 // enginePutPath is the engine call that puts a business on its node.
 const enginePutPath = "/slotd/businesses/"
 
-// enginePut serves the engine call of another node's world load: the
+// EnginePut serves the engine call of another node's world load: the
 // business's world object, put with this node's directory.
-func (s *Server) enginePut(ctx *fasthttp.RequestCtx) {
+func (s *Server) EnginePut(ctx *fasthttp.RequestCtx) {
 	id, err := uuid.Parse(strings.TrimPrefix(string(ctx.Path()), enginePutPath))
 	if err != nil || !ctx.IsPut() {
-		edge.WriteError(ctx, errAdminNotFound)
+		edge.WriteError(ctx, errNotFound)
 		return
 	}
 	if !s.Cluster.Local(id) { // it moved on while the call travelled
