@@ -151,14 +151,18 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	// One registry, served on the admin listener's /metrics: every package
 	// owns its metrics and hands them over as a collector.
 	reg := prometheus.NewRegistry()
-	srv := transport.New(transport.Config{
+	front := transport.Config{
 		Dir: dir, Clock: c.clock, Cursors: cursor.New(secret), Log: log,
 		AdminToken: c.AdminToken, Disabled: disabled(c.DisableModules),
 		Webhooks:              hooks,
 		WebhooksAllowInsecure: c.WebhooksAllowInsecure,
 		Metrics:               reg,
 		AccessLog:             access,
-	})
+	}
+	if cn != nil {
+		front.Cluster, front.NodeName, front.HandOver = cn, c.Cluster.Node, handover.New(cn)
+	}
+	srv := transport.New(front)
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -170,9 +174,8 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		srv.Collector(),
 	)
 	if cn != nil {
-		srv.Cluster, srv.NodeName, srv.HandOver = cn, c.Cluster.Node, handover.New(cn)
-		defer srv.HandOver.CloseIdleConnections()
-		reg.MustRegister(cn.collector(srv.HandOver))
+		defer front.HandOver.CloseIdleConnections()
+		reg.MustRegister(cn.collector(front.HandOver))
 		boot.set("joining the cluster")
 		if err := cn.join(dir, srv.HandOverHandler()); err != nil {
 			return err

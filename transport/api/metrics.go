@@ -1,4 +1,4 @@
-package transport
+package api
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
@@ -7,11 +7,11 @@ import (
 // The public API's own metrics, beside the request metrics of the edge:
 // rate-limit refusals by limiter, webhook test pings by outcome and the
 // start times POST /availability/check judged. /metrics serves them with
-// everything else the server registered (Config.Metrics).
+// everything else the server registered.
 
-// apiMetrics are the public API's metric vectors and their resolved
+// metrics are the public API's metric vectors and their resolved
 // children.
-type apiMetrics struct {
+type metrics struct {
 	refusals *prometheus.CounterVec // limiter
 	pings    *prometheus.CounterVec // outcome
 	checked  prometheus.Counter     // start times judged by POST /availability/check
@@ -31,8 +31,8 @@ var limiterNames = map[byte]string{
 	limitPings:      "pings",
 }
 
-func newAPIMetrics() *apiMetrics {
-	m := &apiMetrics{
+func newMetrics() *metrics {
+	m := &metrics{
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "slotd_ratelimit_refusals_total",
 			Help: "Requests refused 429 by a rate limit, by limiter: minute, hour, mutations (a key's quotas), failed_auth (a client IP's failed authentications), pings (a business's test pings and replays).",
@@ -54,43 +54,22 @@ func newAPIMetrics() *apiMetrics {
 }
 
 // Describe implements prometheus.Collector.
-func (m *apiMetrics) Describe(ch chan<- *prometheus.Desc) {
+func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.refusals.Describe(ch)
 	m.pings.Describe(ch)
 	m.checked.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
-func (m *apiMetrics) Collect(ch chan<- prometheus.Metric) {
+func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	m.refusals.Collect(ch)
 	m.pings.Collect(ch)
 	m.checked.Collect(ch)
 }
 
 // refused counts a 429 of the limit kind.
-func (m *apiMetrics) refused(kind byte) {
+func (m *metrics) refused(kind byte) {
 	if c := m.refusedBy[kind]; c != nil {
 		c.Inc()
-	}
-}
-
-// Collector returns the collector of the front end's metrics; register it
-// once, in the registry /metrics serves (Config.Metrics).
-func (s *Server) Collector() prometheus.Collector { return collectors{s.Edge.Collector(), s.metrics} }
-
-// collectors is one collector of several.
-type collectors []prometheus.Collector
-
-// Describe implements prometheus.Collector.
-func (cs collectors) Describe(ch chan<- *prometheus.Desc) {
-	for _, c := range cs {
-		c.Describe(ch)
-	}
-}
-
-// Collect implements prometheus.Collector.
-func (cs collectors) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range cs {
-		c.Collect(ch)
 	}
 }

@@ -1,9 +1,7 @@
-package transport
+package api
 
 import (
-	"context"
-	"log/slog"
-	"strconv"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
@@ -11,10 +9,8 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/clock"
-	"github.com/slotd/slotd/transport/admin"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/edge"
-	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/quota"
 	"github.com/slotd/slotd/webhook/deliver"
 )
@@ -24,18 +20,14 @@ const MaxBody = 64 << 10
 
 const maxBody = MaxBody
 
-// Config is what the front end needs.
+// Config is what the public API needs.
 type Config struct {
 	Dir     *directory.Directory
 	Clock   clock.Clock
 	Cursors *cursor.Codec
-	Log     *slog.Logger
 	// FailedAuth is the per-IP limit on failed authentication; zero means
 	// quota.FailedAuth (20 a minute).
 	FailedAuth quota.Window
-	// AdminToken is the admin token (--admin-token); "" leaves the admin
-	// API's reads open and refuses its writes.
-	AdminToken string
 	// Disabled lists modules switched off platform-wide (--disable-module):
 	// their endpoints answer 503 MODULE_UNAVAILABLE.
 	Disabled map[model.Module]bool
@@ -43,79 +35,57 @@ type Config struct {
 	// rule at registration (--webhooks-allow-insecure).
 	Webhooks              *deliver.Client
 	WebhooksAllowInsecure bool
-	// Metrics is what /metrics serves: the registry everything was
-	// registered in, the server's own Collector included. nil serves the
-	// server's metrics and the journal's.
-	Metrics prometheus.Gatherer
-	// AccessLog gets one line per request on either listener (see
-	// edge.NewAccessLog); nil logs none.
-	AccessLog *slog.Logger
-	// Cluster is set in cluster mode; NodeName then names this node in
-	// the X-Slotd-Node header of the answers it produces.
-	Cluster  edge.Cluster
-	NodeName string
-	// HandOver is the road to the other nodes (cluster mode).
-	HandOver *handover.Node
 }
 
-// settings are the parts of Config that are not the edge's.
-type settings struct {
-	Dir                   *directory.Directory
-	Clock                 clock.Clock
-	Cursors               *cursor.Codec
-	FailedAuth            quota.Window
-	Disabled              map[model.Module]bool
-	Webhooks              *deliver.Client
-	WebhooksAllowInsecure bool
-}
-
-// Server serves the public and admin APIs.
+// Server serves the public API.
 type Server struct {
 	*edge.Edge
-	settings
-	routeSet
-	admin   *admin.Server
-	metrics *apiMetrics
-	slots   *slotCache
-	pings   *pingBucket
-	quota   *quota.Limiter // per-key quotas and the failed-auth limit
+	Config
+	// listener is what the public listener answers before any route.
+	listener   edge.Listener
+	routesOnce sync.Once
+	routes     fasthttp.RequestHandler
+	metrics    *metrics
+	slots      *slotCache
+	pings      *pingBucket
+	quota      *quota.Limiter // per-key quotas and the failed-auth limit
 	// authLimit is the per-IP limit on failed authentication.
 	authLimit quota.Check
-	// publicEdge is what the public listener answers before any route.
-	publicEdge edge.Listener
 }
 
-// New returns a server; it answers /readyz with 503 until SetReady(true).
-func New(c Config) *Server {
+// New returns the public API's server over the shared edge e.
+func New(e *edge.Edge, c Config) *Server {
 	if c.FailedAuth.N <= 0 || c.FailedAuth.Per <= 0 {
 		c.FailedAuth = quota.FailedAuth
 	}
-	e := edge.New(edge.Config{Log: c.Log, AccessLog: c.AccessLog, Cluster: c.Cluster, NodeName: c.NodeName, HandOver: c.HandOver})
-	s := &Server{Edge: e, settings: settings{Dir: c.Dir, Clock: c.Clock, Cursors: c.Cursors, FailedAuth: c.FailedAuth,
-		Disabled: c.Disabled, Webhooks: c.Webhooks, WebhooksAllowInsecure: c.WebhooksAllowInsecure},
-		slots: newSlotCache(64 << 20), pings: newPingBucket(),
-		quota: quota.New(c.Clock), authLimit: quota.Check{Kind: limitFailedAuth, Window: c.FailedAuth}, metrics: newAPIMetrics()}
-	s.publicEdge = edge.Listener{Name: edge.Public, MaxBody: MaxBody, TooLarge: errBodyTooLarge, Unread: s.unreadHeaders}
-	g := c.Metrics
-	if g == nil {
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(s.Collector())
-		g = reg
-	}
-	s.admin = admin.New(e, admin.Config{Dir: c.Dir, Clock: c.Clock, Token: c.AdminToken, Metrics: g})
+	s := &Server{Edge: e, Config: c, slots: newSlotCache(64 << 20), pings: newPingBucket(),
+		quota: quota.New(c.Clock), authLimit: quota.Check{Kind: limitFailedAuth, Window: c.FailedAuth}, metrics: newMetrics()}
+	s.listener = edge.Listener{Name: edge.Public, MaxBody: MaxBody, TooLarge: errBodyTooLarge, Unread: s.unreadHeaders}
 	return s
 }
 
-// SetReady sets what /readyz reports.
-func (s *Server) SetReady(v bool) { s.admin.SetReady(v) }
+// Handler returns the handler of the public API: its routes behind the
+// edge.
+func (s *Server) Handler() fasthttp.RequestHandler {
+	return s.Observe(s.Routes(), s.listener)
+}
 
-// Admin returns the handler of the admin listener.
-func (s *Server) Admin() fasthttp.RequestHandler { return s.admin.Handler() }
+// HTTPServer returns the fasthttp server of the public API with lim's
+// timeouts.
+func (s *Server) HTTPServer(lim edge.ConnLimits) *fasthttp.Server {
+	return s.NewHTTPServer(s.Handler(), "slotd", s.listener, lim)
+}
 
-// PutWorldClustered loads the world file data in cluster mode, each
-// business on its node (admin.Server.PutWorldClustered).
-func (s *Server) PutWorldClustered(ctx context.Context, data []byte) ([]directory.PutResult, error) {
-	return s.admin.PutWorldClustered(ctx, data)
+// Collector returns the collector of the public API's own metrics (its
+// rate-limit refusals, test pings and availability checks); the request
+// metrics are the edge's (edge.Edge.Collector).
+func (s *Server) Collector() prometheus.Collector { return s.metrics }
+
+// Routes returns the routes of the public API, built once: the listener
+// and requests handed over from other nodes serve from them.
+func (s *Server) Routes() fasthttp.RequestHandler {
+	s.routesOnce.Do(func() { s.routes = s.build() })
+	return s.routes
 }
 
 // route is one public endpoint: the scope and module it needs, and its work.
@@ -125,13 +95,7 @@ type route struct {
 	fn     func(*call)
 }
 
-// Public returns the handler of the public API.
-func (s *Server) Public() fasthttp.RequestHandler {
-	return s.Observe(s.publicRoutes(), s.publicEdge)
-}
-
-// buildPublic returns the routes of the public API.
-func (s *Server) buildPublic() fasthttp.RequestHandler {
+func (s *Server) build() fasthttp.RequestHandler {
 	r := s.NewRouter(edge.Public, s.meter, errNotFound)
 	add := r.Handle
 	get := func(path string, rt route) { add(fasthttp.MethodGet, path, s.api(rt)) }
@@ -164,18 +128,6 @@ func (s *Server) buildPublic() fasthttp.RequestHandler {
 	return r.Handler()
 }
 
-// PublicServer returns the fasthttp server of the public API with lim's
-// timeouts.
-func (s *Server) PublicServer(lim edge.ConnLimits) *fasthttp.Server {
-	return s.NewHTTPServer(s.Public(), "slotd", s.publicEdge, lim)
-}
-
-// AdminServer returns the fasthttp server of the admin listener with lim's
-// timeouts.
-func (s *Server) AdminServer(lim edge.ConnLimits) *fasthttp.Server {
-	return s.admin.HTTPServer(lim)
-}
-
 // unreadHeaders is what the public API adds to the answer of a request
 // that could not be read whole: nothing of it was acted on and no
 // credential was read from it, so it carries the client IP's
@@ -186,5 +138,3 @@ func (s *Server) AdminServer(lim edge.ConnLimits) *fasthttp.Server {
 func (s *Server) unreadHeaders(ctx *fasthttp.RequestCtx) {
 	rateHeaders(ctx, s.quota.Peek(string(ctx.RemoteIP()), s.authLimit))
 }
-
-func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,10 +1,8 @@
-package transport
+package api
 
-import (
-	"github.com/slotd/slotd/actors/problem"
-)
+import "github.com/slotd/slotd/actors/problem"
 
-// Fixed sentences of the errors the transport raises itself.
+// Fixed sentences of the errors the public API raises itself.
 var (
 	errNotFound     = problem.New(problem.NotFound, "No such resource for this business.")
 	errUnauthorized = problem.New(problem.Unauthorized, "A valid API key is required: send Authorization: Bearer <key>.")

@@ -1,4 +1,4 @@
-package transport
+package api
 
 import (
 	"bytes"
@@ -28,6 +28,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/quota"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/deliver"
@@ -292,10 +293,10 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	noNet := &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
 		return nil, errors.New("no network while fuzzing")
 	}}
-	s := New(Config{Dir: dir, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)), Log: log,
+	s := New(edge.New(edge.Config{Log: log}), Config{Dir: dir, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)),
 		FailedAuth: quota.Window{N: 1 << 30, Per: time.Minute},
 		Webhooks:   deliver.New(deliver.Config{Timeout: time.Nanosecond, Resolver: noNet})})
-	fx := &fuzzFixture{s: s, h: s.Public(), logs: logs}
+	fx := &fuzzFixture{s: s, h: s.Handler(), logs: logs}
 	if fx.secret, err = webhook.NewSecret(rand.Reader); err != nil {
 		f.Fatal(err)
 	}

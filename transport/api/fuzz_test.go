@@ -1,4 +1,4 @@
-package transport
+package api
 
 import (
 	"bytes"
@@ -92,7 +92,7 @@ func FuzzDecodeEndpoint(f *testing.F) {
 	f.Add([]byte(`{"url":"http://127.0.0.1:9000/hook","eventTypes":["customer.created"]}`), true)
 	f.Add([]byte(`{"url":"http://[::1]:0/","eventTypes":["payment.refunded"]}`), true)
 	f.Fuzz(func(t *testing.T, body []byte, insecure bool) {
-		s := &Server{settings: settings{WebhooksAllowInsecure: insecure}}
+		s := &Server{Config: Config{WebhooksAllowInsecure: insecure}}
 		in, err := s.decodeEndpoint(body)
 		checkDecodeError(t, err, body)
 		if err != nil {

@@ -1,4 +1,4 @@
-package transport
+package api
 
 import (
 	"bytes"
@@ -62,7 +62,7 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 			edge.WriteError(ctx, perr)
 			return
 		}
-		if edge.TooLarge(ctx) { // the first of the request's own checks (readBody)
+		if edge.TooLarge(ctx) { // the first of the request's own checks
 			edge.WriteError(ctx, errBodyTooLarge)
 			return
 		}

@@ -1,4 +1,4 @@
-package transport
+package api
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package transport
+package api
 
 import (
 	"context"
@@ -79,7 +79,7 @@ func bookOnce(b *testing.B, h fasthttp.RequestHandler, ctx *fasthttp.RequestCtx,
 func BenchmarkBookOne(b *testing.B) {
 	s := newServer(b, model.Pro, 1)
 	svc, staff := benchSalon(b, s, 1)
-	h := s.Public()
+	h := s.Handler()
 	var ctx fasthttp.RequestCtx
 	b.ReportAllocs()
 	for b.Loop() {
@@ -93,7 +93,7 @@ func BenchmarkBookOne(b *testing.B) {
 func BenchmarkBookParallel(b *testing.B) {
 	s := newServer(b, model.Pro, 1)
 	svc, staff := benchSalon(b, s, 1)
-	h := s.Public()
+	h := s.Handler()
 	b.SetParallelism(32)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -111,7 +111,7 @@ func BenchmarkBookParallel(b *testing.B) {
 func BenchmarkAvailabilityUncached(b *testing.B) {
 	s := newServer(b, model.Pro, 1)
 	svc, staff := benchSalon(b, s, 20)
-	h := s.Public()
+	h := s.Handler()
 	var ctx fasthttp.RequestCtx
 	for i := range 400 {
 		start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(i/20) * 24 * time.Hour / 3)
@@ -159,7 +159,7 @@ func TestAvailabilityIsCachedFromTheSecondAsk(t *testing.T) {
 	uri := "/api/v1/availability/slots?serviceId=" + svc.String() + "&from=" + from.Format(time.RFC3339) +
 		"&to=" + from.Add(24*time.Hour).Format(time.RFC3339)
 	ask := func() []byte {
-		ctx := request(s.Public(), "GET", uri, "sk_bench")
+		ctx := request(s.Handler(), "GET", uri, "sk_bench")
 		require.Equal(t, 200, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
 		return append([]byte(nil), ctx.Response.Body()...)
 	}
