@@ -13,6 +13,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/transport/admin"
+	"github.com/slotd/slotd/transport/api"
 	"github.com/slotd/slotd/transport/handover"
 )
 
@@ -65,7 +67,7 @@ func (o *fakeOwners) Forget(uuid.UUID) {
 func handOverListener(t *testing.T, h fasthttp.RequestHandler) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv := &fasthttp.Server{Handler: h, MaxRequestBodySize: MaxAdminBody + 64<<10}
+	srv := &fasthttp.Server{Handler: h, MaxRequestBodySize: admin.MaxBody + 64<<10}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Shutdown() })
 	return ln.Addr().String()
@@ -75,17 +77,17 @@ func handOverListener(t *testing.T, h fasthttp.RequestHandler) string {
 // handed to owner over a real hand-over listener, and owner.
 func twoNodes(t *testing.T) (front, owner *Server, owners *fakeOwners) {
 	owner = newServer(t, model.Pro, 2)
-	owner.Cluster, owner.NodeName = &fakeCluster{local: true}, "owner"
-	owner.HandOver = handover.New(&fakeOwners{local: true})
+	owner.edge.Cluster, owner.edge.NodeName = &fakeCluster{local: true}, "owner"
+	owner.edge.HandOver = handover.New(&fakeOwners{local: true})
 	addr := handOverListener(t, owner.HandOverHandler())
 	front = newServer(t, model.Pro, 2)
 	owners = &fakeOwners{addrs: []string{addr}}
-	front.Cluster, front.NodeName, front.HandOver = &fakeCluster{}, "front", handover.New(owners)
+	front.edge.Cluster, front.edge.NodeName, front.edge.HandOver = &fakeCluster{}, "front", handover.New(owners)
 	return front, owner, owners
 }
 
 func forwardedCount(s *Server) uint64 {
-	f, _ := s.HandOver.Counts()
+	f, _ := s.edge.HandOver.Counts()
 	return f
 }
 
@@ -94,11 +96,11 @@ func TestHandOver(t *testing.T) {
 	ctx := request(front.Public(), "GET", "/api/v1/services", "sk_all")
 	require.Equal(t, 200, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
 	require.Equal(t, uint64(1), forwardedCount(front))
-	_, served := owner.HandOver.Counts()
+	_, served := owner.edge.HandOver.Counts()
 	require.Equal(t, uint64(1), served)
-	require.Equal(t, "owner", string(ctx.Response.Header.Peek(nodeHeader)), "the owner answered")
+	require.Equal(t, "owner", string(ctx.Response.Header.Peek("X-Slotd-Node")), "the owner answered")
 	require.NotEmpty(t, ctx.Response.Header.Peek("X-RateLimit-Limit"), "its headers as it spelled them")
-	require.NotEmpty(t, ctx.Response.Header.Peek(requestIDHeader), "the front's request id")
+	require.NotEmpty(t, ctx.Response.Header.Peek("X-Request-Id"), "the front's request id")
 	direct := request(owner.Public(), "GET", "/api/v1/services", "sk_all")
 	require.Equal(t, string(direct.Response.Body()), string(ctx.Response.Body()))
 
@@ -126,7 +128,7 @@ func TestHandOverKeepsTheBodyVerdict(t *testing.T) {
 	ctx.Request.SetRequestURI("/api/v1/appointments")
 	ctx.Request.Header.Set("Authorization", "Bearer sk_all")
 	ctx.Request.Header.Set("Idempotency-Key", "k")
-	ctx.Request.SetBody([]byte(`{"x":"` + strings.Repeat("a", MaxBody) + `"}`))
+	ctx.Request.SetBody([]byte(`{"x":"` + strings.Repeat("a", api.MaxBody) + `"}`))
 	front.Public()(&ctx)
 	require.Equal(t, 400, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
 	require.Contains(t, string(ctx.Response.Body()), `"reason":"too_large"`)
@@ -178,7 +180,7 @@ func TestHandOverListenerRefuses(t *testing.T) {
 	ctx := request(h, "GET", "/api/v1/services", "sk_all")
 	require.Equal(t, 400, ctx.Response.StatusCode(), "no hand-over headers")
 
-	owner.Cluster = &fakeCluster{local: false}
+	owner.edge.Cluster = &fakeCluster{local: false}
 	var c fasthttp.RequestCtx
 	c.Request.Header.SetMethod("GET")
 	c.Request.SetRequestURI("/api/v1/services")
@@ -197,8 +199,8 @@ func FuzzHandOverListener(f *testing.F) {
 	f.Add("admin", "::1", "1", "PUT", "/admin/v1/businesses/x", "{}")
 	f.Add("nowhere", "not an ip", "yes", "POST", "/api/v1/appointments", `{"serviceId":1}`)
 	owner := newServer(f, model.Pro, 1)
-	owner.Cluster, owner.NodeName = &fakeCluster{local: true}, "owner"
-	owner.HandOver = handover.New(&fakeOwners{local: true})
+	owner.edge.Cluster, owner.edge.NodeName = &fakeCluster{local: true}, "owner"
+	owner.edge.HandOver = handover.New(&fakeOwners{local: true})
 	h := owner.HandOverHandler()
 	f.Fuzz(func(t *testing.T, listener, client, tooLarge, method, uri, body string) {
 		var c fasthttp.RequestCtx
@@ -229,15 +231,15 @@ func TestWorldPutOnTheOwner(t *testing.T) {
 	for _, r := range rs {
 		require.Equal(t, r.ID != bizID, r.Created, "%+v (the test business exists already)", rs)
 		require.True(t, r.Changed)
-		h, ok := owner.Dir.Loaded(r.ID)
+		h, ok := owner.api.Dir.Loaded(r.ID)
 		require.True(t, ok, "on the owner")
 		require.NotNil(t, h.State())
 		if r.ID != bizID { // every test server has that one
-			_, ok = front.Dir.Loaded(r.ID)
+			_, ok = front.api.Dir.Loaded(r.ID)
 			require.False(t, ok, "not on the front")
 		}
 	}
-	forwarded, _ := front.HandOver.Counts()
+	forwarded, _ := front.edge.HandOver.Counts()
 	require.Equal(t, uint64(len(rs)), forwarded)
 
 	// Again: nothing changes, and the engine call is refused on a node
@@ -245,9 +247,9 @@ func TestWorldPutOnTheOwner(t *testing.T) {
 	rs, err = front.PutWorldClustered(context.Background(), data)
 	require.NoError(t, err)
 	require.False(t, rs[0].Changed)
-	owner.Cluster = &fakeCluster{local: false}
+	owner.edge.Cluster = &fakeCluster{local: false}
 	_, err = front.PutWorldClustered(context.Background(), data)
-	var pe *PutError
+	var pe *admin.PutError
 	require.ErrorAs(t, err, &pe)
 	require.Equal(t, 503, pe.Status)
 }

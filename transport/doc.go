@@ -1,15 +1,9 @@
-// Package transport owns slotd's HTTP front end: the fasthttp router of the
-// public API (/api/v1) and of the admin listener, bearer-key authentication
-// and entitlement checks, strict query parsing, list pagination, the JSON
-// encoders of every response, and the one table that maps error codes to
-// HTTP statuses and the api-v1 §7.1 error body. It also owns what a client
-// may cost the server: the request limits of api-v1 §8 (limits.go, over
-// package quota, and the ping bucket) and the connection limits (timeouts,
-// header and body sizes) of the servers it builds (PublicServer,
-// AdminServer) and the bounded reading of request bodies (body.go).
-//
-// Handlers copy what they need out of the *fasthttp.RequestCtx into plain
-// values before talking to a business actor; nothing from fasthttp ever
-// crosses into another goroutine. Reads are served from the business's
-// published immutable state and never wait in an actor's mailbox.
+// Package transport is slotd's HTTP front end put together: the public
+// API (package api) and the admin listener (package admin) over one
+// shared edge (package edge: request ids, body limits, the request
+// metrics and the access log), and, in cluster mode, the hand-over
+// listener, which serves the requests other nodes hand to this one with
+// the routes of the listener they came in on. cmd/slotd builds one Server
+// from a Config and serves its listeners; what a listener answers is in
+// that listener's package.
 package transport

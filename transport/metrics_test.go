@@ -2,132 +2,16 @@ package transport
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"log/slog"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/transport/quota"
+	"github.com/slotd/slotd/transport/edge"
 )
-
-// series returns the metric of family name whose labels include want, or nil.
-func series(t *testing.T, g prometheus.Gatherer, name string, want map[string]string) *dto.Metric {
-	t.Helper()
-	mfs, err := g.Gather()
-	require.NoError(t, err)
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range mf.GetMetric() {
-			have := map[string]string{}
-			for _, lp := range m.GetLabel() {
-				have[lp.GetName()] = lp.GetValue()
-			}
-			for k, v := range want {
-				if have[k] != v {
-					continue next
-				}
-			}
-			return m
-		}
-	}
-	return nil
-}
-
-func gatherer(s *Server) prometheus.Gatherer {
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(s.Collector())
-	return reg
-}
-
-// TestRequestMetrics: requests are counted by the route's pattern, never
-// the path, with their method and status; requests that match no route
-// share one route value, and a method a client made up is "other".
-func TestRequestMetrics(t *testing.T) {
-	s := newServer(t, model.Pro, 2)
-	h := s.Public()
-	id := s.mustState(t).Services[1].ID.String()
-	for range 3 {
-		require.Equal(t, 200, request(h, "GET", "/api/v1/services/"+id, "sk_all").Response.StatusCode())
-	}
-	require.Equal(t, 404, request(h, "GET", "/api/v1/services/nope", "sk_all").Response.StatusCode())
-	require.Equal(t, 404, request(h, "GET", "/api/v1/nothing/here", "sk_all").Response.StatusCode())
-	require.Equal(t, 405, request(h, "BREW", "/api/v1/services", "sk_all").Response.StatusCode())
-	require.Equal(t, 401, request(h, "GET", "/api/v1/services", "").Response.StatusCode())
-	g := gatherer(s)
-
-	count := func(route, method, code string) float64 {
-		m := series(t, g, "slotd_http_requests_total", map[string]string{"listener": "public", "route": route, "method": method, "code": code})
-		if m == nil {
-			return 0
-		}
-		return m.GetCounter().GetValue()
-	}
-	require.Equal(t, 3.0, count("/api/v1/services/{id}", "GET", "200"))
-	require.Equal(t, 1.0, count("/api/v1/services/{id}", "GET", "404"), "an id that names nothing is still the route")
-	require.Equal(t, 1.0, count(unmatched, "GET", "404"))
-	require.Equal(t, 1.0, count(unmatched, "other", "405"))
-	require.Equal(t, 1.0, count("/api/v1/services", "GET", "401"))
-	lat := series(t, g, "slotd_http_request_duration_seconds", map[string]string{"listener": "public", "route": "/api/v1/services/{id}", "method": "GET"})
-	require.NotNil(t, lat)
-	require.EqualValues(t, 4, lat.GetHistogram().GetSampleCount())
-	require.Len(t, lat.GetHistogram().GetBucket(), len(durationBuckets))
-	require.Nil(t, series(t, g, "slotd_http_request_duration_seconds", map[string]string{"route": "/api/v1/staff"}),
-		"a route shows once it has answered")
-
-	cls := series(t, g, "slotd_http_responses_total", map[string]string{"class": "2xx"})
-	require.Equal(t, 3.0, cls.GetCounter().GetValue())
-	cls = series(t, g, "slotd_http_responses_total", map[string]string{"class": "4xx"})
-	require.Equal(t, 4.0, cls.GetCounter().GetValue())
-
-	problems, err := testutil.CollectAndLint(s.Collector())
-	require.NoError(t, err)
-	require.Empty(t, problems)
-}
-
-// TestRequestMetricsAllocateNothing: counting a request allocates nothing
-// once its route's children exist.
-func TestRequestMetricsAllocateNothing(t *testing.T) {
-	s := newServer(t, model.Pro, 1)
-	ro := s.metrics.route(listenerPublic, "GET", "/x")
-	ro.observe(s.metrics, 200, time.Millisecond)
-	s.metrics.unmatchedRoute(publicListener, []byte("GET")).observe(s.metrics, 404, time.Millisecond)
-	got := testing.AllocsPerRun(100, func() {
-		ro.observe(s.metrics, 200, time.Millisecond)
-		s.metrics.unmatchedRoute(publicListener, []byte("GET")).observe(s.metrics, 404, time.Millisecond)
-	})
-	require.Zero(t, got)
-}
-
-// TestRefusalMetrics: 429s are counted by the limit that refused.
-func TestRefusalMetrics(t *testing.T) {
-	s := newServer(t, model.Pro, 1)
-	s.authLimit = quota.Check{Kind: limitFailedAuth, Window: quota.Window{N: 1, Per: time.Minute}}
-	h := s.Public()
-	require.Equal(t, 401, request(h, "GET", "/api/v1/me", "sk_wrong").Response.StatusCode())
-	require.Equal(t, 429, request(h, "GET", "/api/v1/me", "sk_wrong").Response.StatusCode(), "this 401 is one too many")
-	require.Equal(t, 429, request(h, "GET", "/api/v1/me", "sk_all").Response.StatusCode(), "the IP is over its limit")
-	m := series(t, gatherer(s), "slotd_ratelimit_refusals_total", map[string]string{"limiter": "failed_auth"})
-	require.Equal(t, 2.0, m.GetCounter().GetValue())
-
-	s.metrics.refused(limitMutations)
-	s.metrics.refused(limitPings)
-	for _, l := range []string{"mutations", "pings"} {
-		require.Equal(t, 1.0, series(t, gatherer(s), "slotd_ratelimit_refusals_total", map[string]string{"limiter": l}).GetCounter().GetValue())
-	}
-}
 
 // TestMetricsEndpoint: /metrics serves the text format, behind the admin
 // token when one is set, like every other read of the admin listener.
@@ -140,7 +24,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	require.Contains(t, body, `slotd_http_requests_total{code="200",listener="public",method="GET",route="/api/v1/me"} 1`)
 	require.Contains(t, string(open.Response.Header.ContentType()), "text/plain")
 
-	s.AdminToken = "secret"
+	s.admin.Token = "secret"
 	h := s.Admin()
 	require.Equal(t, 401, request(h, "GET", "/metrics", "").Response.StatusCode())
 	ctx := request(h, "GET", "/metrics", "secret")
@@ -155,7 +39,7 @@ func TestAccessLog(t *testing.T) {
 	s := newServer(t, model.Pro, 1)
 	var buf bytes.Buffer
 	var err error
-	s.AccessLog, err = NewAccessLog(&buf, AccessLogCompact)
+	s.edge.AccessLog, err = edge.NewAccessLog(&buf, edge.AccessLogCompact)
 	require.NoError(t, err)
 	h := s.Public()
 	id := s.mustState(t).Services[0].ID.String()
@@ -183,7 +67,7 @@ func TestAccessLog(t *testing.T) {
 	}
 
 	buf.Reset()
-	s.AccessLog, err = NewAccessLog(&buf, AccessLogJSON)
+	s.edge.AccessLog, err = edge.NewAccessLog(&buf, edge.AccessLogJSON)
 	require.NoError(t, err)
 	request(s.Admin(), "GET", "/healthz", "")
 	var rec map[string]any
@@ -197,70 +81,9 @@ func TestAccessLog(t *testing.T) {
 	require.NotEmpty(t, rec["request_id"])
 	require.NotContains(t, rec, "business")
 
-	l, err := NewAccessLog(&buf, AccessLogOff)
+	l, err := edge.NewAccessLog(&buf, edge.AccessLogOff)
 	require.NoError(t, err)
 	require.Nil(t, l)
-	_, err = NewAccessLog(&buf, "verbose")
+	_, err = edge.NewAccessLog(&buf, "verbose")
 	require.Error(t, err)
-}
-
-// TestCompactHandler: attributes outside the fixed ones are key=value,
-// quoted when they would not read back; groups flatten to dotted keys.
-func TestCompactHandler(t *testing.T) {
-	var buf bytes.Buffer
-	l, err := NewAccessLog(&buf, AccessLogCompact)
-	require.NoError(t, err)
-	l = l.With("pid", 7).WithGroup("g")
-	l.Warn("msg", "method", "GET", "note", `two words "quoted"`, "empty", "", slog.Group("sub", "d", 1500*time.Microsecond))
-	line := buf.String()
-	require.Regexp(t, `^\S+ WARN msg pid=7 g\.method=GET g\.note="two words \\"quoted\\"" g\.empty="" g\.sub\.d=1\.500ms\n$`, line)
-	buf.Reset()
-	l.Debug("hidden")
-	require.Empty(t, buf.String(), "below info is not written")
-}
-
-func TestCompactTimeAndDuration(t *testing.T) {
-	for _, c := range []struct {
-		d    time.Duration
-		want string
-	}{{0, "0µs"}, {412400, "412µs"}, {999_600, "1.000ms"}, {999_999_600, "1.000s"}, {1234567, "1.235ms"}, {2500 * time.Millisecond, "2.500s"}} {
-		require.Equal(t, c.want, string(appendDuration(nil, c.d)))
-	}
-	at := time.Date(2026, 3, 4, 5, 6, 7, 890_123_456, time.FixedZone("x", 3600))
-	require.Equal(t, at.UTC().Format("2006-01-02T15:04:05.000Z"), string(appendTime(nil, at)))
-}
-
-// The compact access log's fast path writes exactly the line the slog
-// handler writes for the same record.
-func TestCompactAccessLineMatchesTheHandler(t *testing.T) {
-	biz := &model.Business{ID: bizID}
-	end := time.Date(2026, 11, 24, 9, 30, 1, 234567891, time.UTC)
-	for _, c := range []struct {
-		ro     *routeObs
-		status int
-		took   time.Duration
-		biz    *model.Business
-		id     string
-	}{
-		{&routeObs{listener: "public", method: "GET", pattern: "/api/v1/services/{id}"}, 200, 412 * time.Microsecond, biz, "ab12-7"},
-		{&routeObs{listener: "admin", method: "POST", pattern: "unmatched"}, 404, 3 * time.Second, nil, ""},
-		{&routeObs{listener: "public", method: "other", pattern: "/a b"}, 500, 12*time.Millisecond + 345*time.Microsecond, nil, `x"y`},
-	} {
-		var fast, slow bytes.Buffer
-		var ctx fasthttp.RequestCtx
-		ctx.Response.Header.Set(requestIDHeader, c.id)
-		(&compactHandler{mu: &sync.Mutex{}, w: &fast}).access(&ctx, c.ro, c.biz, c.status, end, c.took)
-		s := &Server{}
-		s.AccessLog = slog.New(&compactHandler{mu: &sync.Mutex{}, w: &slow})
-		// The handler path, as logAccess takes it for any other handler.
-		h := s.AccessLog.Handler()
-		r := slog.NewRecord(end, slog.LevelInfo, "access", 0)
-		r.AddAttrs(slog.String("listener", c.ro.listener), slog.String("method", c.ro.method), slog.String("route", c.ro.pattern),
-			slog.Int("status", c.status), slog.Duration("duration", c.took), slog.String("request_id", c.id))
-		if c.biz != nil {
-			r.AddAttrs(slog.String("business", c.biz.ID.String()))
-		}
-		require.NoError(t, h.Handle(context.Background(), r))
-		require.Equal(t, slow.String(), fast.String())
-	}
 }

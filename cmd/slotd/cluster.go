@@ -27,6 +27,7 @@ import (
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/stream"
 	"github.com/slotd/slotd/transport"
+	"github.com/slotd/slotd/transport/admin"
 	"github.com/slotd/slotd/transport/handover"
 )
 
@@ -415,7 +416,7 @@ func (cn *clusterNode) publish(dir *directory.Directory, id uuid.UUID) {
 	cn.registry.PublishHashes(id, st.Business.Name, hashes)
 }
 
-// Local, Forward, Ready and Businesses make the node transport.Cluster.
+// Local, Forward, Ready and Businesses make the node edge.Cluster.
 //
 // A node serves a business only while its lease is valid (stream.Lease):
 // paused past it, it serves nothing it held, however its view of the
@@ -579,7 +580,7 @@ func loadWorldClustered(ctx context.Context, c *config, srv *transport.Server, l
 		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		_, err = srv.PutWorldClustered(wctx, data)
 		cancel()
-		var pe *transport.PutError
+		var pe *admin.PutError
 		settling := err != nil && (!errors.As(err, &pe) || pe.Status == 503 || pe.Status == 500)
 		if !settling || ctx.Err() != nil || time.Now().After(deadline) {
 			if err != nil {

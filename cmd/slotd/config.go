@@ -15,7 +15,7 @@ import (
 
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/clock"
-	"github.com/slotd/slotd/transport"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/webhook/mail"
 )
 
@@ -38,7 +38,7 @@ type config struct {
 	// empty means http://127.0.0.1:<port of --listen>.
 	PublicURL      string
 	DisableModules moduleList
-	Conn           transport.ConnLimits
+	Conn           edge.ConnLimits
 	AccessLog      accessLogFormat
 	// LogFormat is the server log's format: text or json; auto (the
 	// default) is json when the access log is, else text.
@@ -97,7 +97,7 @@ func (f *accessLogFormat) String() string { return string(*f) }
 
 func (f *accessLogFormat) Set(v string) error {
 	switch v {
-	case transport.AccessLogCompact, transport.AccessLogJSON, transport.AccessLogOff:
+	case edge.AccessLogCompact, edge.AccessLogJSON, edge.AccessLogOff:
 		*f = accessLogFormat(v)
 		return nil
 	}
@@ -121,7 +121,7 @@ func (f *logFormat) Set(v string) error {
 // json reports whether the server's lines are JSON; with them, every line
 // slotd writes on stderr is (a compact access log becomes JSON too).
 func (c *config) jsonLog() bool {
-	return c.LogFormat == "json" || c.LogFormat == "auto" && c.AccessLog == transport.AccessLogJSON
+	return c.LogFormat == "json" || c.LogFormat == "auto" && c.AccessLog == edge.AccessLogJSON
 }
 
 // moduleList is the repeatable --disable-module flag.
@@ -162,11 +162,11 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&c.WebhooksAllowInsecure, "webhooks-allow-insecure", false, "development/tests only: permit http://, any port and private webhook destinations")
 	fs.Float64Var(&c.WebhookRetryScale, "webhook-retry-scale", 1, "development/tests only: multiply every wait of the webhook retry ladder by `F`")
 	fs.StringVar(&c.PublicURL, "public-url", "", "the `URL` at which payment providers reach slotd (default http://127.0.0.1:<port of --listen>)")
-	fs.DurationVar(&c.Conn.ReadTimeout, "read-timeout", transport.DefaultConnLimits.ReadTimeout, "longest time to receive one request, headers and body (408 REQUEST_TIMEOUT)")
-	fs.DurationVar(&c.Conn.WriteTimeout, "write-timeout", transport.DefaultConnLimits.WriteTimeout, "longest time to send one response")
-	fs.DurationVar(&c.Conn.IdleTimeout, "idle-timeout", transport.DefaultConnLimits.IdleTimeout, "longest wait for the next request on a kept-alive connection")
+	fs.DurationVar(&c.Conn.ReadTimeout, "read-timeout", edge.DefaultConnLimits.ReadTimeout, "longest time to receive one request, headers and body (408 REQUEST_TIMEOUT)")
+	fs.DurationVar(&c.Conn.WriteTimeout, "write-timeout", edge.DefaultConnLimits.WriteTimeout, "longest time to send one response")
+	fs.DurationVar(&c.Conn.IdleTimeout, "idle-timeout", edge.DefaultConnLimits.IdleTimeout, "longest wait for the next request on a kept-alive connection")
 	fs.Var(&c.DisableModules, "disable-module", "switch a module off platform-wide: 503 MODULE_UNAVAILABLE (repeatable)")
-	c.AccessLog = transport.AccessLogCompact
+	c.AccessLog = edge.AccessLogCompact
 	fs.Var(&c.AccessLog, "access-log", "access log of every request on stderr, in `format` compact, json or off")
 	c.LogFormat = "auto"
 	fs.Var(&c.LogFormat, "log-format", "`format` of the server's log on stderr: text, or json (then every line on stderr is JSON, the access log's too); auto: json when --access-log is json")

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/transport"
+	"github.com/slotd/slotd/transport/admin"
 )
 
 // A request for a business another node owns takes the one road of
@@ -46,7 +46,7 @@ func (cn *clusterNode) Forget(biz uuid.UUID) {
 func handOverServer(handler fasthttp.RequestHandler) *fasthttp.Server {
 	return &fasthttp.Server{
 		Name:               "slotd-handover",
-		MaxRequestBodySize: transport.MaxAdminBody + 64<<10,
+		MaxRequestBodySize: admin.MaxBody + 64<<10,
 		ReadTimeout:        time.Minute,
 		IdleTimeout:        5 * time.Minute,
 		Handler:            handler,

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/transport"
+	"github.com/slotd/slotd/transport/edge"
 )
 
 // issueKey issues a key through the admin API and returns its plaintext and id.
@@ -178,7 +178,7 @@ func TestCommandLine(t *testing.T) {
 			"SLOTD_PUBLIC_URL": "https://slotd.example.com"}[k]
 	}, io.Discard)
 	require.NoError(t, err)
-	require.Equal(t, transport.ConnLimits{ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 5 * time.Second}, c.Conn)
+	require.Equal(t, edge.ConnLimits{ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 5 * time.Second}, c.Conn)
 	require.Equal(t, "127.0.0.1:9999", c.Listen, "flags win over the environment")
 	require.Equal(t, "/tmp/x", c.Data)
 	require.Equal(t, "customers,webhooks", c.DisableModules.String())

@@ -32,7 +32,9 @@ import (
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/transport"
+	"github.com/slotd/slotd/transport/admin"
 	"github.com/slotd/slotd/transport/cursor"
+	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/mail"
@@ -135,30 +137,34 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		}
 	}
 	var access *slog.Logger
-	if c.AccessLog != transport.AccessLogOff {
+	if c.AccessLog != edge.AccessLogOff {
 		// Lines are batched off the request path; what is queued is
 		// written when serve returns, after the listeners have drained.
-		out := transport.NewAsyncWriter(stderr)
+		out := edge.NewAsyncWriter(stderr)
 		defer out.Close()
 		format := string(c.AccessLog)
 		if c.jsonLog() {
-			format = transport.AccessLogJSON
+			format = edge.AccessLogJSON
 		}
-		if access, err = transport.NewAccessLog(out, format); err != nil {
+		if access, err = edge.NewAccessLog(out, format); err != nil {
 			return err
 		}
 	}
 	// One registry, served on the admin listener's /metrics: every package
 	// owns its metrics and hands them over as a collector.
 	reg := prometheus.NewRegistry()
-	srv := transport.New(transport.Config{
+	front := transport.Config{
 		Dir: dir, Clock: c.clock, Cursors: cursor.New(secret), Log: log,
 		AdminToken: c.AdminToken, Disabled: disabled(c.DisableModules),
 		Webhooks:              hooks,
 		WebhooksAllowInsecure: c.WebhooksAllowInsecure,
 		Metrics:               reg,
 		AccessLog:             access,
-	})
+	}
+	if cn != nil {
+		front.Cluster, front.NodeName, front.HandOver = cn, c.Cluster.Node, handover.New(cn)
+	}
+	srv := transport.New(front)
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -171,9 +177,8 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		srv.Collector(),
 	)
 	if cn != nil {
-		srv.Cluster, srv.NodeName, srv.HandOver = cn, c.Cluster.Node, handover.New(cn)
-		defer srv.HandOver.CloseIdleConnections()
-		reg.MustRegister(cn.collector(srv.HandOver))
+		defer front.HandOver.CloseIdleConnections()
+		reg.MustRegister(cn.collector(front.HandOver))
 		boot.set("joining the cluster")
 		if err := cn.join(dir, srv.HandOverHandler()); err != nil {
 			return err
@@ -233,7 +238,7 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 	return seedDemo(ctx, dir, stdout)
 }
 
-// loadWorld loads --world as the admin API loads a world (transport.PutWorld).
+// loadWorld loads --world as the admin API loads a world (admin.PutWorld).
 // loadWorld reads the world file twice, business by business, never
 // whole: first to check all of it (so a bad file loads nothing), then to
 // put each business as it is read. Memory holds one business's document
@@ -265,7 +270,7 @@ func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *sl
 		return world.Each(r, func(spec model.Spec) error {
 			i++
 			return l.put(i-1, func() error {
-				_, err := transport.PutWorld(ctx, dir, []model.Spec{spec}, now, log, ids...)
+				_, err := admin.PutWorld(ctx, dir, []model.Spec{spec}, now, log, ids...)
 				return err
 			})
 		})
@@ -368,7 +373,7 @@ var demoWorld string
 // seedDemo puts the built-in demo business with two fresh keys and prints
 // them: they are stored hashed, so this is the only time they are shown.
 func seedDemo(ctx context.Context, dir *directory.Directory, stdout io.Writer) error {
-	full, read := transport.NewKey(), transport.NewKey()
+	full, read := admin.NewKey(), admin.NewKey()
 	doc := strings.NewReplacer("{{KEY_FULL}}", full, "{{KEY_READ}}", read).Replace(demoWorld)
 	specs, err := world.Parse([]byte(doc))
 	if err != nil {

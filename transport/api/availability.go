@@ -1,0 +1,122 @@
+package api
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
+)
+
+// GET /api/v1/availability/slots (decisions §3, §4): the start times on
+// offer for a service in [from, to], with every eligible free staff member
+// per slot. It is answered from the business's published state, so it never
+// waits behind a write, and it is never cached.
+
+// maxSlotRange is the widest window a client may ask for.
+const maxSlotRange = 31 * 24 * time.Hour
+
+// slotWork is the reusable working memory of one availability answer: the
+// engine's (its scratch and the slots) and the encoded body. Pooled, an
+// uncached answer allocates nothing once these have grown to the usual
+// answer.
+type slotWork struct {
+	engine directory.SlotWork
+	body   []byte
+}
+
+var slotPool = sync.Pool{New: func() any { return new(slotWork) }}
+
+func (s *Server) availability(c *call) {
+	q := parseQuery(c.ctx, "serviceId", "from", "to", "staffMemberId")
+	for _, name := range []string{"serviceId", "from", "to"} {
+		if !q.has(name) {
+			q.add(name, problem.Required, "This query parameter is required.")
+		}
+	}
+	svcID, okSvc := q.uuidParam("serviceId")
+	from, okFrom := q.timeParam("from")
+	to, okTo := q.timeParam("to")
+	staffID, byStaff := q.uuidParam("staffMemberId")
+	svc := c.st.Service(svcID)
+	if okSvc && (svc == nil || svc.Deleted) {
+		q.add("serviceId", problem.Invalid, "No such service.")
+	}
+	if byStaff && c.st.StaffMember(staffID) == nil {
+		q.add("staffMemberId", problem.Invalid, "No such staff member.")
+	}
+	if okFrom && okTo {
+		switch {
+		case from.After(to):
+			q.add("to", problem.Invalid, "Must not be before from.")
+		case to.Sub(from) > maxSlotRange:
+			q.errs = append(q.errs, problem.Bound("to", problem.TooLarge, 31, "Must be at most 31 days after from."))
+		}
+	}
+	if perr := q.err(); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	now := s.Clock.Now()
+	c.ctx.Response.Header.Set("Cache-Control", "no-store")
+	// The raw query string: re-encoding the parsed arguments costs more than
+	// the lookup, and two spellings of one question only miss each other.
+	key := slotKey{biz: c.st.Business().ID, seq: c.st.Seq(), minute: minuteBucket(now), query: string(c.ctx.URI().QueryString())}
+	if body, ok := s.slots.get(key); ok {
+		edge.WriteJSON(c.ctx, 200, body)
+		return
+	}
+	w := slotPool.Get().(*slotWork)
+	defer slotPool.Put(w)
+	query := directory.SlotQuery{Service: svc, From: from, To: to, Now: now}
+	if byStaff {
+		query.Only = &staffID
+	}
+	slots := c.st.Slots(query, &w.engine)
+	w.body = appendSlots(w.body[:0], slots, c.st)
+	edge.WriteJSON(c.ctx, 200, w.body) // copied into the response's own pooled buffer
+	if s.slots.askedBefore(key) {
+		s.slots.put(key, bytes.Clone(w.body))
+	}
+}
+
+// Per-slot fixed text: {"startTime":"…","endTime":"…","staffMemberIds":[…]}
+// with two 24-byte timestamps, and per staff member an id and a comma.
+const (
+	slotFixedLen = len(`{"startTime":,"endTime":,"staffMemberIds":[]},`) + 2*len(`"2006-01-02T15:04:05.000Z"`)
+	slotStaffLen = directory.StaffIDTextLen + 1
+)
+
+// appendSlots appends the answer to b, growing b once to the exact size.
+// Staff ids come from the state's preformatted text.
+func appendSlots(b []byte, slots []directory.Slot, st directory.View) []byte {
+	n := len(`{"data":[]}`)
+	for i := range slots {
+		n += slotFixedLen + slotStaffLen*len(slots[i].Staff)
+	}
+	b = slices.Grow(b, n)
+	b = append(b, `{"data":[`...)
+	for i := range slots {
+		sl := &slots[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"startTime":`...)
+		b = wire.AppendTime(b, sl.Start)
+		b = append(b, `,"endTime":`...)
+		b = wire.AppendTime(b, sl.End)
+		b = append(b, `,"staffMemberIds":[`...)
+		for j, x := range sl.Staff {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, st.StaffIDText(int(x))...)
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, "]}"...)
+}

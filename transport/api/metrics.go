@@ -1,0 +1,75 @@
+package api
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The public API's own metrics, beside the request metrics of the edge:
+// rate-limit refusals by limiter, webhook test pings by outcome and the
+// start times POST /availability/check judged. /metrics serves them with
+// everything else the server registered.
+
+// metrics are the public API's metric vectors and their resolved
+// children.
+type metrics struct {
+	refusals *prometheus.CounterVec // limiter
+	pings    *prometheus.CounterVec // outcome
+	checked  prometheus.Counter     // start times judged by POST /availability/check
+
+	refusedBy [256]prometheus.Counter
+	pingOK    prometheus.Counter
+	pingRefd  prometheus.Counter
+	pingFail  prometheus.Counter
+}
+
+// limiterNames are the limiter label values by limit kind.
+var limiterNames = map[byte]string{
+	limitMinute:     "minute",
+	limitHour:       "hour",
+	limitMutations:  "mutations",
+	limitFailedAuth: "failed_auth",
+	limitPings:      "pings",
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_ratelimit_refusals_total",
+			Help: "Requests refused 429 by a rate limit, by limiter: minute, hour, mutations (a key's quotas), failed_auth (a client IP's failed authentications), pings (a business's test pings and replays).",
+		}, []string{"limiter"}),
+		pings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_webhook_pings_total",
+			Help: "Signed webhook.test pings of registrations and URL changes by outcome: ok (answered 2xx), refused (the destination guard refused the address), failed (any other answer, timeout or connection error).",
+		}, []string{"outcome"}),
+		checked: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "slotd_availability_checks_total",
+			Help: "Start times judged by POST /api/v1/availability/check (a call judges 1 to 100).",
+		}),
+	}
+	for k, name := range limiterNames {
+		m.refusedBy[k] = m.refusals.WithLabelValues(name)
+	}
+	m.pingOK, m.pingRefd, m.pingFail = m.pings.WithLabelValues("ok"), m.pings.WithLabelValues("refused"), m.pings.WithLabelValues("failed")
+	return m
+}
+
+// Describe implements prometheus.Collector.
+func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
+	m.refusals.Describe(ch)
+	m.pings.Describe(ch)
+	m.checked.Describe(ch)
+}
+
+// Collect implements prometheus.Collector.
+func (m *metrics) Collect(ch chan<- prometheus.Metric) {
+	m.refusals.Collect(ch)
+	m.pings.Collect(ch)
+	m.checked.Collect(ch)
+}
+
+// refused counts a 429 of the limit kind.
+func (m *metrics) refused(kind byte) {
+	if c := m.refusedBy[kind]; c != nil {
+		c.Inc()
+	}
+}
