@@ -1,0 +1,52 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestEveryFuzzTargetRunsInCI: .ci/run fuzzes every fuzz target of the
+// module, each in its own package, so a new target cannot be forgotten
+// and a moved one cannot silently stop running.
+func TestEveryFuzzTargetRunsInCI(t *testing.T) {
+	ci, err := os.ReadFile("../../.ci/run")
+	require.NoError(t, err)
+	var listed []string
+	for _, m := range regexp.MustCompile(`(?m)^fuzz (\./\S+) (Fuzz\w+)$`).FindAllStringSubmatch(string(ci), -1) {
+		listed = append(listed, strings.TrimPrefix(m[1], "./")+" "+m[2])
+	}
+	decl := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
+	var found []string
+	err = filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("../..", filepath.Dir(path))
+		for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
+			found = append(found, filepath.ToSlash(rel)+" "+m[1])
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	slices.Sort(listed)
+	slices.Sort(found)
+	require.NotEmpty(t, found)
+	require.Equal(t, found, listed, ".ci/run must fuzz exactly the module's fuzz targets (package, target)")
+}
