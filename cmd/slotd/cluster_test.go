@@ -643,12 +643,16 @@ func (l *ledger) requireAllThere(t *testing.T, p *clusterProc) int {
 // kill, a paused node, a business of 100,000 appointments: a minute or
 // more each of three nodes on the machine's cores) unless
 // SLOTD_CLUSTER_FAULTS=1: .ci/run runs them in a step of their own, where
-// no other package's tests compete with them for the CPU.
+// no other package's tests compete with them for the CPU. They run in
+// parallel with each other, as many at once as -parallel allows (.ci/run:
+// two): most of their time is spent waiting for leases and timeouts, and
+// each cluster has ports and a data directory of its own.
 func clusterFaultTest(t *testing.T) {
 	t.Helper()
 	if os.Getenv("SLOTD_CLUSTER_FAULTS") != "1" {
 		t.Skip("a multi-process cluster fault test: SLOTD_CLUSTER_FAULTS=1 runs it (.ci/run does, in its own step)")
 	}
+	t.Parallel()
 }
 
 // restartNode starts p again with the same flags (ports, data directory)
