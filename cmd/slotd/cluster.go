@@ -416,7 +416,7 @@ func (cn *clusterNode) publish(dir *directory.Directory, id uuid.UUID) {
 	cn.registry.PublishHashes(id, st.Business.Name, hashes)
 }
 
-// Local, Forward, Ready and Businesses make the node edge.Cluster.
+// Local, NotReady and Businesses make the node an edge.Cluster.
 //
 // A node serves a business only while its lease is valid (stream.Lease):
 // paused past it, it serves nothing it held, however its view of the
