@@ -28,9 +28,9 @@ type Outbox interface {
 	// deleted). The Drainer reads a row only once it knows the row is
 	// durable: listed, or handed over by its writer after the sync.
 	Row(k OutboxKey) ([]byte, bool, error)
-	// Done deletes rows for good (and their retry state), all of them or
-	// (on an error) none.
-	Done(keys []OutboxKey) error
+	// Done deletes what gone names for good: rows and retry states, all
+	// of them or (on an error) none.
+	Done(gone []Gone) error
 	// Retry keeps the retry states of rows whose send failed, all in one
 	// write.
 	Retry(rs []RetryState) error
@@ -50,6 +50,15 @@ type RetryState struct {
 type OutboxKey struct {
 	Biz [16]byte
 	ID  string
+}
+
+// Gone is what Outbox.Done deletes of one row: the row (sent, or
+// dropped), its retry state, or both. A row that never failed has no
+// retry state, and deleting one it does not have would cost a tombstone
+// per message: in a storm, as much as deleting the row itself.
+type Gone struct {
+	Key        OutboxKey
+	Row, Retry bool
 }
 
 // Queued is a row handed to the Drainer by its writer (Queue): its key
@@ -82,27 +91,31 @@ func (o StoreOutbox) Row(k OutboxKey) ([]byte, bool, error) {
 	return o.S.OutboxRow(k.Biz, storage.OutboxMail, k.ID)
 }
 
-// Done deletes mail rows in one synced batch: the rows a pass sent cost
-// one commit, not one each. In cluster mode each business's rows are
-// replicated on their own, so it commits a batch per business (keys come
-// business by business, as List walks them).
-func (o StoreOutbox) Done(keys []OutboxKey) error {
+// Done deletes mail rows and retry states in one synced batch: the rows a
+// pass sent cost one commit, not one each. In cluster mode each
+// business's rows are replicated on their own, so it commits a batch per
+// run of one business's rows.
+func (o StoreOutbox) Done(gone []Gone) error {
 	var errs []error
-	for len(keys) > 0 {
-		n := len(keys)
+	for len(gone) > 0 {
+		n := len(gone)
 		if o.S.Replicated() {
 			n = 1
-			for n < len(keys) && keys[n].Biz == keys[0].Biz {
+			for n < len(gone) && gone[n].Key.Biz == gone[0].Key.Biz {
 				n++
 			}
 		}
 		b := o.S.NewBatch()
-		for _, k := range keys[:n] {
-			b.DeleteOutbox(k.Biz, storage.OutboxMail, k.ID)
-			b.DeleteOutbox(k.Biz, storage.OutboxMailRetry, k.ID)
+		for _, g := range gone[:n] {
+			if g.Row {
+				b.DeleteOutbox(g.Key.Biz, storage.OutboxMail, g.Key.ID)
+			}
+			if g.Retry {
+				b.DeleteOutbox(g.Key.Biz, storage.OutboxMailRetry, g.Key.ID)
+			}
 		}
 		errs = append(errs, b.Commit())
-		keys = keys[n:]
+		gone = gone[n:]
 	}
 	return errors.Join(errs...)
 }
@@ -222,6 +235,7 @@ type Drainer struct {
 
 type rowState struct {
 	attempts int       // consecutive failures
+	kept     bool      // a retry state may be in the outbox beside the row
 	next     time.Time // not before; zero while in ready
 	settled  bool      // sent (or dropped); only the deletion is left
 	walked   bool      // found by a walk, not handed over
@@ -426,6 +440,12 @@ func (d *Drainer) add(k OutboxKey) *rowState {
 	return st
 }
 
+// keptRetry is a kept retry state, as list reads it.
+type keptRetry struct {
+	attempts int
+	next     time.Time
+}
+
 // list walks the table and takes in the rows it does not know, up to
 // maxListed; more reports that it stopped there. Rows the Drainer knows
 // and the walk did not see are gone (deleted by a Done whose error was a
@@ -433,13 +453,9 @@ func (d *Drainer) add(k OutboxKey) *rowState {
 func (d *Drainer) list() (more bool, err error) {
 	// The retry states kept by an earlier run (or this one): a row that
 	// failed keeps its count and waits out its backoff after a restart.
-	type retry struct {
-		attempts int
-		next     time.Time
-	}
-	retries := map[OutboxKey]retry{}
+	retries := map[OutboxKey]keptRetry{}
 	err = d.Outbox.Retries(func(r RetryState) error {
-		retries[r.Key] = retry{r.Attempts, r.Next}
+		retries[r.Key] = keptRetry{r.Attempts, r.Next}
 		return nil
 	})
 	if err != nil {
@@ -452,7 +468,10 @@ func (d *Drainer) list() (more bool, err error) {
 	err = d.Outbox.List(func(biz [16]byte, id string, _ []byte) error {
 		k := OutboxKey{Biz: biz, ID: id}
 		seen[k] = true
-		if _, ok := d.state[k]; ok {
+		if st, ok := d.state[k]; ok {
+			if _, failed := retries[k]; failed {
+				st.kept = true // handed over before the walk found its retry state
+			}
 			return nil
 		}
 		if added == maxListed {
@@ -462,10 +481,10 @@ func (d *Drainer) list() (more bool, err error) {
 		r, failed := retries[k]
 		if !failed || !now.Before(r.next) {
 			st := d.add(k)
-			st.walked, st.attempts = true, r.attempts
+			st.walked, st.attempts, st.kept = true, r.attempts, failed
 			return nil
 		}
-		d.state[k] = &rowState{walked: true, attempts: r.attempts, next: r.next}
+		d.state[k] = &rowState{walked: true, attempts: r.attempts, next: r.next, kept: true}
 		if d.retry.IsZero() || r.next.Before(d.retry) {
 			d.retry = r.next
 		}
@@ -482,7 +501,27 @@ func (d *Drainer) list() (more bool, err error) {
 			delete(d.state, k)
 		}
 	}
+	d.dropOrphans(retries, seen)
 	return false, nil
+}
+
+// dropOrphans deletes the retry states whose row the whole walk did not
+// find: the row was sent and deleted by a writer that did not know of its
+// retry state (a take-over's mailer, handed the row before it walked).
+// Best effort: a state left behind costs a few bytes until the next walk.
+func (d *Drainer) dropOrphans(retries map[OutboxKey]keptRetry, seen map[OutboxKey]bool) {
+	var gone []Gone
+	for k := range retries {
+		if !seen[k] && d.state[k] == nil {
+			gone = append(gone, Gone{Key: k, Retry: true})
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	if err := d.Outbox.Done(gone); err != nil {
+		d.log().Warn("mail: cannot delete the retry states of rows already sent", "err", err, "states", len(gone))
+	}
 }
 
 // dueRetries moves the rows whose backoff is over to ready.
@@ -605,16 +644,16 @@ func (d *Drainer) send(ctx context.Context, msgs []Message) []error {
 
 // deleteSettled deletes the rows that were sent or dropped, in one go.
 func (d *Drainer) deleteSettled(ctx context.Context, due []pending, states []*rowState) {
-	var keys []OutboxKey
+	var gone []Gone
 	for i, st := range states {
 		if st.settled {
-			keys = append(keys, due[i].key)
+			gone = append(gone, Gone{Key: due[i].key, Row: true, Retry: st.kept})
 		}
 	}
-	if len(keys) == 0 {
+	if len(gone) == 0 {
 		return
 	}
-	if err := d.Outbox.Done(keys); err != nil {
+	if err := d.Outbox.Done(gone); err != nil {
 		if ctx.Err() != nil {
 			return
 		}
@@ -625,7 +664,8 @@ func (d *Drainer) deleteSettled(ctx context.Context, due []pending, states []*ro
 		}
 		return
 	}
-	for _, k := range keys {
+	for _, g := range gone {
+		k := g.Key
 		if d.state[k].walked {
 			if d.walkedSent == nil {
 				d.walkedSent = map[OutboxKey]bool{}
@@ -655,6 +695,7 @@ func (d *Drainer) fail(k OutboxKey, log *slog.Logger, st *rowState, msg string, 
 	log.Warn(msg, "err", err, "attempt", st.attempts, "retry_in", wait)
 	if !st.settled {
 		d.retries = append(d.retries, RetryState{Key: k, Attempts: st.attempts, Next: st.next})
+		st.kept = true
 	}
 }
 

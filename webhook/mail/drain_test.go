@@ -37,6 +37,7 @@ type fakeOutbox struct {
 	retries   map[OutboxKey]RetryState
 	doneErrs  map[string]int // Done of id fails this many more times
 	dones     []string
+	gone      []Gone // every Done's, in order
 }
 
 // otherKind is an outbox kind other than mail, to show kinds are kept apart.
@@ -125,21 +126,27 @@ func (o *fakeOutbox) Retries(fn func(RetryState) error) error {
 	return nil
 }
 
-// Done deletes keys, or none of them when one of them is set to fail.
-func (o *fakeOutbox) Done(keys []OutboxKey) error {
+// Done deletes what gone names, or nothing when one of its rows is set
+// to fail. A retry state goes only when asked for, as in the store.
+func (o *fakeOutbox) Done(gone []Gone) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for _, k := range keys {
-		if o.doneErrs[k.ID] > 0 {
-			o.doneErrs[k.ID]--
+	for _, g := range gone {
+		if g.Row && o.doneErrs[g.Key.ID] > 0 {
+			o.doneErrs[g.Key.ID]--
 			return errors.New("cannot delete")
 		}
 	}
 	o.doneCalls++
-	for _, k := range keys {
-		delete(o.rows, k)
-		delete(o.retries, k)
-		o.dones = append(o.dones, k.ID)
+	o.gone = append(o.gone, gone...)
+	for _, g := range gone {
+		if g.Row {
+			delete(o.rows, g.Key)
+			o.dones = append(o.dones, g.Key.ID)
+		}
+		if g.Retry {
+			delete(o.retries, g.Key)
+		}
 	}
 	return nil
 }
@@ -396,6 +403,29 @@ slotd_outbox_attempts_total{channel="webhook",outcome="retry"} 0
 		assert.NoError(t, testutil.CollectAndCompare(obm, strings.NewReader(want), "slotd_outbox_attempts_total"))
 		rows, _ = obm.Channel(outbox.Mail).Held()
 		assert.Zero(t, rows, "a stopped drainer holds nothing")
+		// The failed row's retry state went with it; the rows that never
+		// failed had none to delete.
+		assert.Empty(t, ob.retries)
+		assert.Equal(t, []Gone{{Key: OutboxKey{Biz: [16]byte{1}, ID: "01B"}, Row: true}, {Key: OutboxKey{Biz: [16]byte{1}, ID: "01C"}, Row: true},
+			{Key: OutboxKey{Biz: [16]byte{1}, ID: "01A"}, Row: true, Retry: true}}, ob.gone)
+	})
+}
+
+// A retry state whose row is gone (sent by a mailer that did not know of
+// the state, as a take-over's is) is deleted by the next walk.
+func TestDrainerDropsOrphanRetryStates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ob := newFakeOutbox()
+		ob.put(1, "01A", mailRow("01A"))
+		orphan := OutboxKey{Biz: [16]byte{1}, ID: "01Z"}
+		ob.retries = map[OutboxKey]RetryState{orphan: {Key: orphan, Attempts: 3, Next: time.Now().Add(time.Hour)}}
+		snd := newFakeSender()
+		h := startDrainer(t, ob, snd)
+		assert.Equal(t, testPoll, h.idle())
+		h.shutdown()
+		assert.Equal(t, []string{"01A"}, snd.sentIDs())
+		assert.Empty(t, ob.retries, "the orphan retry state is gone")
+		assert.Contains(t, ob.gone, Gone{Key: orphan, Retry: true})
 	})
 }
 
@@ -615,7 +645,7 @@ func TestStoreOutbox(t *testing.T) {
 		var kept []RetryState
 		require.NoError(t, ob.Retries(func(r RetryState) error { kept = append(kept, r); return nil }))
 		assert.Equal(t, []RetryState{{Key: k, Attempts: 7, Next: due}}, kept)
-		require.NoError(t, ob.Done([]OutboxKey{k}))
+		require.NoError(t, ob.Done([]Gone{{Key: k, Row: true, Retry: true}}))
 		kept = nil
 		require.NoError(t, ob.Retries(func(r RetryState) error { kept = append(kept, r); return nil }))
 		assert.Empty(t, kept)
