@@ -6,6 +6,7 @@ import (
 	"errors"
 	"html"
 	"io"
+	"math/rand/v2"
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
@@ -635,6 +636,17 @@ func TestEscapeToAndOneLineShortcuts(t *testing.T) {
 			return r
 		}, s)), " ")
 		assert.Equal(t, slow, oneLine(s), "%q", s)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("<>&'\"ab é\x00\xff")
+	for range 2000 {
+		raw := make([]byte, rng.IntN(24))
+		for i := range raw {
+			raw[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		var b strings.Builder
+		escapeTo(&b, string(raw))
+		require.Equal(t, html.EscapeString(string(raw)), b.String(), "%q", raw)
 	}
 }
 
