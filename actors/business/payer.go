@@ -260,9 +260,13 @@ func (p *payer) next(id uuid.UUID) {
 	} else {
 		p.after[id] = w[1:]
 	}
-	if (c.op == opCancel || c.op == opRefund) && p.owed[id] == nil {
-		p.next(id) // forgotten while it waited
-		return
+	if c.op == opCancel || c.op == opRefund {
+		r := p.owed[id]
+		if r == nil || r.call.op != c.op || r.timer != nil {
+			p.next(id) // forgotten or replaced while it waited, or its timer will start it
+			return
+		}
+		c = r.call // as the parent last asked: a refund owed can grow meanwhile
 	}
 	p.start(c)
 }
