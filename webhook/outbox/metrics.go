@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/slotd/slotd/storage/clock"
 )
@@ -134,6 +135,15 @@ func (c *Channel) Source() *Source {
 	s := &Source{ch: c}
 	c.sources.Store(s, struct{}{})
 	return s
+}
+
+// Attempts returns how many attempts have come to o so far.
+func (c *Channel) Attempts(o Outcome) int {
+	var m dto.Metric
+	if err := c.attempts[o].Write(&m); err != nil {
+		return 0
+	}
+	return int(m.GetCounter().GetValue())
 }
 
 // Held returns what the channel's sources hold now: the rows, and when
