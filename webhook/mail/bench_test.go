@@ -21,9 +21,9 @@ import (
 func benchMessages(n int) []Message {
 	ms := make([]Message, n)
 	for i := range ms {
-		ms[i] = Message{ID: "01JBENCH" + strconv.Itoa(i), To: "ana@example.com", From: `"Salon" <bookings@example.com>`,
-			Subject: "Your appointment", Text: strings.Repeat("A line of the confirmation.\n", 30),
-			HTML: "<p>" + strings.Repeat("A line of the confirmation.<br>", 10) + "</p>", Date: time.Unix(1_800_000_000, 0)}
+		ms[i] = newMessage("01JBENCH"+strconv.Itoa(i), "ana@example.com", `"Salon" <bookings@example.com>`,
+			"Your appointment", strings.Repeat("A line of the confirmation.\n", 30),
+			"<p>"+strings.Repeat("A line of the confirmation.<br>", 10)+"</p>", time.Unix(1_800_000_000, 0))
 	}
 	return ms
 }

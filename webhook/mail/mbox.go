@@ -45,7 +45,7 @@ type Mbox struct {
 	f    mboxFile
 	day  string
 	size int64 // f's length after the last batch that went well
-	buf  bytes.Buffer
+	buf  []byte
 }
 
 // mboxFile is what Mbox needs of an open mailbox file.
@@ -95,16 +95,16 @@ func (b *Mbox) SendBatch(ctx context.Context, ms []Message) []error {
 	if err := b.open(now.Format(time.DateOnly)); err != nil {
 		return failAll(errs, err)
 	}
-	b.buf.Reset()
+	b.buf = b.buf[:0]
 	for _, m := range ms {
-		appendMboxrd(&b.buf, m)
+		b.buf = appendMboxrd(b.buf, m)
 	}
-	if err := b.append(b.buf.Bytes()); err != nil {
+	if err := b.append(b.buf); err != nil {
 		return failAll(errs, err)
 	}
 	// A storm's batch can be large; do not keep a huge buffer for good.
-	if b.buf.Cap() > 4<<20 {
-		b.buf = bytes.Buffer{}
+	if cap(b.buf) > 4<<20 {
+		b.buf = nil
 	}
 	return errs
 }
@@ -187,31 +187,26 @@ func failAll(errs []error, err error) []error {
 	return errs
 }
 
-// appendMboxrd appends m to buf as one mboxrd entry: the "From " line
+// appendMboxrd appends m to dst as one mboxrd entry: the "From " line
 // (envelope sender and date in asctime form, UTC), the message with LF
 // line ends and its "From " lines quoted, then a blank line.
-func appendMboxrd(buf *bytes.Buffer, m Message) {
+func appendMboxrd(dst []byte, m Message) []byte {
 	sender := envelopeSender(m.From)
 	date := m.Date
 	if date.IsZero() {
 		date = time.Unix(0, 0)
 	}
-	buf.WriteString("From ")
-	buf.WriteString(sender)
-	buf.WriteByte(' ')
-	var dbuf [32]byte
-	buf.Write(date.UTC().AppendFormat(dbuf[:0], time.ANSIC))
-	buf.WriteByte('\n')
-	start := buf.Len()
-	m.appendTo(buf, "\n")
-	if msg := buf.Bytes()[start:]; hasFromLine(msg) {
+	dst = append(append(dst, "From "...), sender...)
+	dst = append(dst, ' ')
+	dst = append(date.UTC().AppendFormat(dst, time.ANSIC), '\n')
+	start := len(dst)
+	dst = m.appendTo(dst, "\n")
+	if msg := dst[start:]; hasFromLine(msg) {
 		// Lines to quote (rare: a body line starting so): the long way.
 		own := bytes.Clone(msg)
-		buf.Truncate(start)
-		quoteMboxrd(buf, own)
-		return
+		return quoteMboxrd(dst[:start], own)
 	}
-	buf.WriteByte('\n') // the blank line that ends the entry
+	return append(dst, '\n') // the blank line that ends the entry
 }
 
 // hasFromLine reports whether a line of msg matches ^>*From , which
@@ -244,11 +239,11 @@ var envelopeSenders = newMemo(func(from string) string {
 	return "MAILER-DAEMON"
 })
 
-// quoteMboxrd appends msg (CRLF or LF line ends) with LF line ends, a '>'
+// quoteMboxrd appends to dst msg (CRLF or LF line ends) with LF line ends, a '>'
 // before every line that matches ^>*From , a final line end when msg lacks
 // one, and the blank line that separates it from the next entry. Reading
 // removes one '>' from each such line, so any message comes back exactly.
-func quoteMboxrd(buf *bytes.Buffer, msg []byte) {
+func quoteMboxrd(dst, msg []byte) []byte {
 	for len(msg) > 0 {
 		line := msg
 		rest := []byte(nil)
@@ -257,13 +252,12 @@ func quoteMboxrd(buf *bytes.Buffer, msg []byte) {
 		}
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		if isFromLine(line) {
-			buf.WriteByte('>')
+			dst = append(dst, '>')
 		}
-		buf.Write(line)
-		buf.WriteByte('\n')
+		dst = append(append(dst, line...), '\n')
 		msg = rest
 	}
-	buf.WriteByte('\n')
+	return append(dst, '\n')
 }
 
 // isFromLine reports whether line is ">*From ".

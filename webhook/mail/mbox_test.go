@@ -28,11 +28,9 @@ func crlf(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\n"), []byte("\r
 // trickyMessage has body lines an mbox must quote, and one it must not.
 func trickyMessage(t *testing.T, id string) Message {
 	m := testMessage(t)
-	m.ID = id
-	m.Text = "From the salon, with love\n>From quoted already\n>>From twice\n From not at the start\n\nFrom after a blank line\n"
-	m.HTML = "<p>From html</p>"
-	m.Date = time.Date(2026, 11, 26, 21, 5, 0, 0, time.UTC)
-	return m
+	return newMessage(id, m.To, m.From, m.Subject,
+		"From the salon, with love\n>From quoted already\n>>From twice\n From not at the start\n\nFrom after a blank line\n",
+		"<p>From html</p>", time.Date(2026, 11, 26, 21, 5, 0, 0, time.UTC))
 }
 
 func TestMboxAppendsWholeMessages(t *testing.T) {
@@ -69,7 +67,7 @@ func TestMboxAppendsWholeMessages(t *testing.T) {
 		assert.Equal(t, string(lf(m)), string(g.Data), "message %d comes back exactly", i)
 		assert.Equal(t, "From bookings@slotd.example Thu Nov 26 21:05:00 2026", g.FromLine)
 		p := parseMessage(t, crlf(g.Data))
-		assert.Equal(t, m.Text, p.text)
+		assert.Equal(t, m.Text(), p.text)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "2026-11-26.mbox"))
 	require.NoError(t, err)
@@ -195,9 +193,8 @@ for m in mailbox.mbox(sys.argv[1]):
 	require.NoError(t, err, string(out))
 	var want []string
 	for _, m := range ms {
-		var quoted bytes.Buffer
-		quoteMboxrd(&quoted, []byte(m.Text))
-		want = append(want, "<"+m.ID+"@slotd> "+pyRepr(strings.TrimSuffix(quoted.String(), "\n")))
+		quoted := quoteMboxrd(nil, []byte(m.Text()))
+		want = append(want, "<"+m.ID+"@slotd> "+pyRepr(strings.TrimSuffix(string(quoted), "\n")))
 	}
 	assert.Equal(t, strings.Join(want, "\n")+"\n", string(out))
 }
@@ -212,14 +209,11 @@ func pyRepr(s string) string {
 func TestMboxEntryShortcut(t *testing.T) {
 	for _, text := range []string{"plain\nlines\n", "From the start", "x\n>quoted\n", "no final break", "", "a\r\nb"} {
 		m := testMessage(t)
-		m.Text = text
-		var got, want bytes.Buffer
-		appendMboxrd(&got, m)
-		appendMboxrd(&want, Message{}) // the From line's shape
-		want.Reset()
-		want.WriteString(strings.SplitAfter(got.String(), "\n")[0])
-		quoteMboxrd(&want, m.Bytes())
-		assert.Equal(t, want.String(), got.String(), "%q", text)
+		m = newMessage(m.ID, m.To, m.From, m.Subject, text, m.HTML(), m.Date)
+		got := appendMboxrd(nil, m)
+		want := []byte(strings.SplitAfter(string(got), "\n")[0]) // the From line
+		want = quoteMboxrd(want, m.Bytes())
+		assert.Equal(t, string(want), string(got), "%q", text)
 	}
 }
 

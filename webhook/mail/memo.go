@@ -7,17 +7,17 @@ import "sync"
 // parse for every message. A server has a sender per business (the
 // business's name before --smtp-from's address), so the inputs are few; a
 // memo holding memoMax answers starts over rather than grow.
-type memo struct {
-	f  func(string) string
+type memo[K comparable] struct {
+	f  func(K) string
 	mu sync.Mutex
-	m  map[string]string
+	m  map[K]string
 }
 
 const memoMax = 4096
 
-func newMemo(f func(string) string) *memo { return &memo{f: f} }
+func newMemo[K comparable](f func(K) string) *memo[K] { return &memo[K]{f: f} }
 
-func (c *memo) get(s string) string {
+func (c *memo[K]) get(s K) string {
 	c.mu.Lock()
 	v, ok := c.m[s]
 	c.mu.Unlock()
@@ -27,7 +27,7 @@ func (c *memo) get(s string) string {
 	v = c.f(s)
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= memoMax {
-		c.m = make(map[string]string)
+		c.m = make(map[K]string)
 	}
 	c.m[s] = v
 	c.mu.Unlock()

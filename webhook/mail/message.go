@@ -1,15 +1,31 @@
 package mail
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"mime"
 	"net/mail"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
 )
+
+// Text is the message's plain-text body, "\n" line ends.
+func (m Message) Text() string { return m.part(false) }
+
+// HTML is the message's HTML body.
+func (m Message) HTML() string { return m.part(true) }
+
+func (m Message) part(html bool) string {
+	if m.body == nil {
+		return ""
+	}
+	if html {
+		return raw(m.body.html, &m.vals, true)
+	}
+	return raw(m.body.text, &m.vals, false)
+}
 
 // Bytes encodes m as an RFC 5322 message with CRLF line ends: Date, From,
 // To, Subject (RFC 2047 when not ASCII), Message-ID <ID@slotd>,
@@ -20,42 +36,64 @@ import (
 // (the Drainer does, from its clock, when the row has none); a zero Date
 // is written as the Unix epoch rather than read from a clock here.
 func (m Message) Bytes() []byte {
-	var b bytes.Buffer
-	m.appendTo(&b, "\r\n")
-	return b.Bytes()
+	return m.appendTo(nil, "\r\n")
 }
 
-// appendTo writes Bytes' encoding of m to b, with eol ("\r\n", or "\n"
-// for a mailbox) as every line end. The multipart body is written by hand
-// in the layout mime/multipart writes (a part's headers sorted by name),
-// without its header maps: a booking storm renders one message per
+// appendTo appends Bytes' encoding of m to dst, with eol ("\r\n", or
+// "\n" for a mailbox) as every line end. The multipart body is written by
+// hand in the layout mime/multipart writes (a part's headers sorted by
+// name), without its header maps: a booking storm renders one message per
 // booking.
-func (m Message) appendTo(b *bytes.Buffer, eol string) {
-	b.Grow(1024 + 2*(len(m.Text)+len(m.HTML)))
+func (m Message) appendTo(dst []byte, eol string) []byte {
+	dst = slices.Grow(dst, 4096)
 	date := m.Date
 	if date.IsZero() {
 		date = time.Unix(0, 0).UTC()
 	}
 	var bnd [8 + maxIDLen]byte
-	var dbuf [40]byte
 	boundary := boundaryOf(m, bnd[:0])
-	header(b, eol, "Date", string(date.AppendFormat(dbuf[:0], time.RFC1123Z)))
-	header(b, eol, "From", fromHeader(m.From))
-	header(b, eol, "To", addressHeader(m.To))
-	header(b, eol, "Subject", encodeWords(oneLine(m.Subject)))
-	header(b, eol, "Message-ID", "<"+oneLine(m.ID)+"@slotd>")
-	b.WriteString("MIME-Version: 1.0" + eol + "Auto-Submitted: auto-generated" + eol)
+	dst = append(dst, "Date: "...) // RFC1123Z is 31 bytes: no folding
+	dst = append(date.AppendFormat(dst, time.RFC1123Z), eol...)
+	dst = header(dst, eol, "From", fromHeader(m.From))
+	if to := m.To; plainAddress(to) && len(to) <= maxLine-6 {
+		dst = append(append(append(dst, "To: <"...), to...), '>') // addressHeader's answer
+		dst = append(dst, eol...)
+	} else {
+		dst = header(dst, eol, "To", addressHeader(to))
+	}
+	dst = header(dst, eol, "Subject", encodeWords(oneLine(m.Subject)))
+	if id := m.ID; isOneLine(id) && len(id) <= 50 {
+		dst = append(append(append(dst, "Message-ID: <"...), id...), "@slotd>"...)
+		dst = append(dst, eol...)
+	} else {
+		dst = header(dst, eol, "Message-ID", "<"+oneLine(id)+"@slotd>")
+	}
+	dst = append(dst, "MIME-Version: 1.0"...)
+	dst = append(dst, eol...)
+	dst = append(dst, "Auto-Submitted: auto-generated"...)
+	dst = append(dst, eol...)
 	// '=' is a tspecial: the boundary is quoted (as mime.FormatMediaType
-	// does), and the header folds before it.
-	header(b, eol, "Content-Type", `multipart/alternative; boundary="`+string(boundary)+`"`)
-	b.WriteString(eol)
+	// does), and the header folds before it where header would.
+	dst = append(dst, "Content-Type: multipart/alternative;"...)
+	if len("Content-Type: multipart/alternative;")+len(` boundary=""`)+len(boundary) > maxLine {
+		dst = append(dst, eol...)
+	}
+	dst = append(append(dst, ` boundary="`...), boundary...)
+	dst = append(append(dst, '"'), eol...)
+	dst = append(dst, eol...)
 	// A boundary starting with "=_" never occurs in quoted-printable text,
 	// where '=' is always followed by hex digits or a line break.
-	part(b, eol, boundary, "text/plain", m.Text, true)
-	part(b, eol, boundary, "text/html", m.HTML, false)
-	b.WriteString(eol + "--")
-	b.Write(boundary)
-	b.WriteString("--" + eol)
+	var text, html []chunk
+	if m.body != nil {
+		text, html = m.body.text, m.body.html
+	}
+	dst = partHeader(dst, eol, boundary, "text/plain", true)
+	dst = encode(dst, eol, text, &m.vals, false) // every line break of the text becomes eol
+	dst = partHeader(dst, eol, boundary, "text/html", false)
+	dst = encode(dst, eol, html, &m.vals, true)
+	dst = append(append(dst, eol...), "--"...)
+	dst = append(dst, boundary...)
+	return append(append(dst, "--"...), eol...)
 }
 
 // boundaryOf appends the multipart boundary to dst: "=_slotd_" and the
@@ -70,7 +108,7 @@ func boundaryOf(m Message, dst []byte) []byte {
 		return append(dst, m.ID...)
 	}
 	h := sha256.New()
-	for _, s := range []string{m.ID, m.To, m.From, m.Subject, m.Text, m.HTML} {
+	for _, s := range []string{m.ID, m.To, m.From, m.Subject, m.Text(), m.HTML()} {
 		h.Write(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
 		h.Write([]byte{0})
 	}
@@ -78,17 +116,16 @@ func boundaryOf(m Message, dst []byte) []byte {
 	return hex.AppendEncode(dst, h.Sum(sum[:0])[:12])
 }
 
-// part writes one part of the multipart body, quoted-printable.
-func part(b *bytes.Buffer, eol string, boundary []byte, ctype, body string, first bool) {
+// partHeader starts one part of the multipart body, quoted-printable.
+func partHeader(dst []byte, eol string, boundary []byte, ctype string, first bool) []byte {
 	if !first {
-		b.WriteString(eol)
+		dst = append(dst, eol...)
 	}
-	b.WriteString("--")
-	b.Write(boundary)
-	b.WriteString(eol + "Content-Transfer-Encoding: quoted-printable" + eol + "Content-Type: ")
-	b.WriteString(ctype)
-	b.WriteString("; charset=utf-8" + eol + eol)
-	writeQP(b, eol, body) // every line break of the text becomes eol
+	dst = append(append(dst, "--"...), boundary...)
+	dst = append(append(dst, eol...), "Content-Transfer-Encoding: quoted-printable"...)
+	dst = append(append(dst, eol...), "Content-Type: "...)
+	dst = append(append(dst, ctype...), "; charset=utf-8"...)
+	return append(append(dst, eol...), eol...)
 }
 
 // fromHeader is addressHeader of the sender, remembered.
@@ -146,25 +183,26 @@ const maxLine = 78
 // header writes "name: value" and eol, folding at spaces to keep lines within
 // maxLine where the value allows it. Folding keeps the space, so unfolding
 // gives back the value unchanged.
-func header(b *bytes.Buffer, eol, name, value string) {
+func header(dst []byte, eol, name, value string) []byte {
+	dst = append(append(dst, name...), ':')
 	if len(name)+2+len(value) <= maxLine {
-		b.WriteString(name)
-		b.WriteString(": ")
-		b.WriteString(value)
-		b.WriteString(eol)
-		return
+		dst = append(append(dst, ' '), value...)
+		return append(dst, eol...)
 	}
-	line := name + ":"
-	for _, word := range strings.Split(value, " ") {
+	n := len(name) + 1 // the line's length so far
+	for {
+		word, rest, more := strings.Cut(value, " ")
 		// Also after the colon: a 75-character encoded word does not fit
 		// behind "Subject: ".
-		if len(line)+1+len(word) > maxLine {
-			b.WriteString(line)
-			b.WriteString(eol)
-			line = ""
+		if n+1+len(word) > maxLine {
+			dst = append(dst, eol...)
+			n = 0
 		}
-		line += " " + word
+		dst = append(append(dst, ' '), word...)
+		n += 1 + len(word)
+		if !more {
+			return append(dst, eol...)
+		}
+		value = rest
 	}
-	b.WriteString(line)
-	b.WriteString(eol)
 }

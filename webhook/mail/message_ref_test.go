@@ -43,8 +43,8 @@ func refBytes(m Message) []byte {
 	if err := mw.SetBoundary(boundary); err != nil {
 		panic(err) // boundaryOf makes only valid boundaries
 	}
-	refPart(mw, "text/plain", m.Text)
-	refPart(mw, "text/html", m.HTML)
+	refPart(mw, "text/plain", m.Text())
+	refPart(mw, "text/html", m.HTML())
 	_ = mw.Close() // writes to a bytes.Buffer cannot fail
 	return b.Bytes()
 }
@@ -88,8 +88,8 @@ func TestBytesMatchesMultipartEncoder(t *testing.T) {
 		return b.String()
 	}
 	for i := range 3000 {
-		m := Message{ID: "01J" + text(3), To: text(4) + " <ana@example.com>", From: `"` + text(5) + `" <bookings@example.com>`,
-			Subject: text(30), Text: text(200), HTML: text(200), Date: time.Unix(rng.Int64N(4e9), 0).In(time.FixedZone("x", 3600*rng.IntN(12)))}
+		m := newMessage("01J"+text(3), text(4)+" <ana@example.com>", `"`+text(5)+`" <bookings@example.com>`,
+			text(30), text(200), text(200), time.Unix(rng.Int64N(4e9), 0).In(time.FixedZone("x", 3600*rng.IntN(12))))
 		if i%7 == 0 {
 			m.Date = time.Time{}
 		}
@@ -101,7 +101,7 @@ func TestBytesMatchesMultipartEncoder(t *testing.T) {
 }
 
 func TestBoundary(t *testing.T) {
-	m := Message{ID: "01JBQZ3W5Y8N2K4M6P8R0T2V4X", Text: "a", HTML: "b"}
+	m := newMessage("01JBQZ3W5Y8N2K4M6P8R0T2V4X", "", "", "", "a", "b", time.Time{})
 	assert.Equal(t, "=_slotd_01JBQZ3W5Y8N2K4M6P8R0T2V4X", string(boundaryOf(m, nil)))
 	for _, id := range []string{"", "bad id", strings.Repeat("x", 61)} {
 		m.ID = id
@@ -127,7 +127,7 @@ func TestPlainAddress(t *testing.T) {
 	}
 }
 
-// TestQPMatchesStandard: writeQP writes what mime/quotedprintable's Writer
+// TestQPMatchesStandard: appendQP writes what mime/quotedprintable's Writer
 // writes, for random text and for the edges of a line.
 func TestQPMatchesStandard(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 2))
@@ -137,9 +137,8 @@ func TestQPMatchesStandard(t *testing.T) {
 		qp := quotedprintable.NewWriter(&want)
 		_, _ = qp.Write([]byte(s))
 		_ = qp.Close()
-		var got bytes.Buffer
-		writeQP(&got, "\r\n", s)
-		require.Equal(t, want.String(), got.String(), "%q", s)
+		got := appendQP(nil, "\r\n", s)
+		require.Equal(t, want.String(), string(got), "%q", s)
 	}
 	for n := range 160 {
 		check(strings.Repeat("x", n))

@@ -1,28 +1,27 @@
 package mail
 
-import "bytes"
-
 // qpWriter is mime/quotedprintable's Writer (text mode) made for one job:
-// it writes a string into a bytes.Buffer, copying runs of plain bytes
-// instead of handling each byte alone. Its output is the standard
-// Writer's, byte for byte (TestQPMatchesStandard): lines of at most 76
-// characters, '=' and bytes outside printable ASCII as =XX, a space or tab
-// before a line break encoded, and every line break written as CRLF.
+// it appends a string to a byte slice, copying runs of plain bytes instead
+// of handling each byte alone, straight into the slice rather than through
+// a line buffer. Its output is the standard Writer's, byte for byte
+// (TestQPMatchesStandard): lines of at most 76 characters, '=' and bytes
+// outside printable ASCII as =XX, a space or tab before a line break
+// encoded, and every line break written as CRLF (or eol).
 type qpWriter struct {
-	b    *bytes.Buffer
-	eol  string // "\r\n" as the standard Writer writes, or "\n"
-	line [qpLineMax + 2]byte
-	i    int
-	cr   bool
+	dst []byte
+	eol string // "\r\n" as the standard Writer writes, or "\n"
+	col int    // bytes of the line being written
+	cr  bool
 }
 
 const qpLineMax = 76
 
-func writeQP(b *bytes.Buffer, eol, s string) {
-	w := qpWriter{b: b, eol: eol}
+// appendQP appends s quoted-printable to dst.
+func appendQP(dst []byte, eol, s string) []byte {
+	w := qpWriter{dst: dst, eol: eol}
 	w.writeString(s)
 	w.checkLastByte()
-	w.flush()
+	return w.dst
 }
 
 func (w *qpWriter) writeString(s string) {
@@ -43,12 +42,25 @@ func (w *qpWriter) writeString(s string) {
 			}
 			w.cr = c == '\r'
 			w.checkLastByte()
-			w.insertCRLF()
+			w.lineBreak()
 		default:
 			w.encode(c) // leaves cr alone, as the standard Writer does
 		}
 		s = s[n+1:]
 	}
+}
+
+// writeEscaped writes s escaped for HTML as escapeTo does.
+func (w *qpWriter) writeEscaped(s string) {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if rep := htmlEscapes[s[i]]; rep != "" {
+			w.writeString(s[start:i])
+			w.writeString(rep)
+			start = i + 1
+		}
+	}
+	w.writeString(s[start:])
 }
 
 // qpPlain marks the bytes written as they are: printable ASCII but '=',
@@ -69,50 +81,44 @@ func (w *qpWriter) put(run string) {
 	}
 	w.cr = false
 	for len(run) > 0 {
-		if w.i == qpLineMax-1 {
-			w.insertSoftLineBreak()
+		if w.col == qpLineMax-1 {
+			w.softLineBreak()
 		}
-		k := copy(w.line[w.i:qpLineMax-1], run)
-		w.i += k
+		k := min(len(run), qpLineMax-1-w.col)
+		w.dst = append(w.dst, run[:k]...)
+		w.col += k
 		run = run[k:]
 	}
 }
 
 func (w *qpWriter) encode(c byte) {
-	if qpLineMax-1-w.i < 3 {
-		w.insertSoftLineBreak()
+	if qpLineMax-1-w.col < 3 {
+		w.softLineBreak()
 	}
 	const upperhex = "0123456789ABCDEF"
-	w.line[w.i] = '='
-	w.line[w.i+1] = upperhex[c>>4]
-	w.line[w.i+2] = upperhex[c&0x0f]
-	w.i += 3
+	w.dst = append(w.dst, '=', upperhex[c>>4], upperhex[c&0x0f])
+	w.col += 3
 }
 
 // checkLastByte encodes the last byte of the line if it is a space or a
 // tab: trailing white space does not survive transport.
 func (w *qpWriter) checkLastByte() {
-	if w.i == 0 {
+	if w.col == 0 {
 		return
 	}
-	if c := w.line[w.i-1]; c == ' ' || c == '\t' {
-		w.i--
+	if c := w.dst[len(w.dst)-1]; c == ' ' || c == '\t' {
+		w.dst = w.dst[:len(w.dst)-1]
+		w.col--
 		w.encode(c)
 	}
 }
 
-func (w *qpWriter) insertSoftLineBreak() {
-	w.line[w.i] = '='
-	w.i++
-	w.insertCRLF()
+func (w *qpWriter) softLineBreak() {
+	w.dst = append(w.dst, '=')
+	w.lineBreak()
 }
 
-func (w *qpWriter) insertCRLF() {
-	w.i += copy(w.line[w.i:], w.eol)
-	w.flush()
-}
-
-func (w *qpWriter) flush() {
-	w.b.Write(w.line[:w.i])
-	w.i = 0
+func (w *qpWriter) lineBreak() {
+	w.dst = append(w.dst, w.eol...)
+	w.col = 0
 }

@@ -39,9 +39,17 @@ type Message struct {
 	To      string // bare address, e.g. ana@example.com
 	From    string // header form, e.g. "Salon" <bookings@example.com>
 	Subject string
-	Text    string // plain-text body, "\n" line ends
-	HTML    string // HTML body
 	Date    time.Time
+
+	// The body (Text and HTML) is a skeleton filled with vals: shared by
+	// the messages of one kind (skeleton.go), or of this message alone.
+	body *skeleton
+	vals values
+}
+
+// newMessage is a message with the given bodies, written as they are.
+func newMessage(id, to, from, subject, text, html string, date time.Time) Message {
+	return Message{ID: id, To: to, From: from, Subject: subject, Date: date, body: plainBody(subject, text, html)}
 }
 
 // maxIDLen bounds a row id: it names a file and goes into Message-ID.
@@ -84,6 +92,12 @@ func Render(rowJSON []byte, from string) (Message, error) {
 // the mailer skips decoding what the business actor handed it. r is not
 // modified.
 func RenderRow(orig *record.MailRow, from string) (Message, error) {
+	return renderRow(orig, from, true)
+}
+
+// renderRow is RenderRow; fast false composes the message from its
+// strings up even when its kind has a skeleton, as a test compares.
+func renderRow(orig *record.MailRow, from string, fast bool) (Message, error) {
 	sender, err := parseFrom(from)
 	if err != nil {
 		return Message{}, err
@@ -126,20 +140,23 @@ func RenderRow(orig *record.MailRow, from string) (Message, error) {
 		sender.Name = r.Business.Name
 	}
 	loc := loadZone(r.Business.Timezone)
-	d := compose(r, localeFor(r.Locale), loc)
-	at := r.At
-	if !at.IsZero() {
-		at = at.In(loc)
+	l := localeFor(r.Locale)
+	m := Message{
+		ID:   r.ID,
+		To:   to.Address,
+		From: senderHeaders.get([2]string{sender.Name, sender.Address}),
+		Date: r.At,
+		vals: valuesOf(r, l, loc),
 	}
-	return Message{
-		ID:      r.ID,
-		To:      to.Address,
-		From:    senderHeaders.get(sender.Name + "\x00" + sender.Address),
-		Subject: d.subject,
-		Text:    d.text(),
-		HTML:    d.html(),
-		Date:    at,
-	}, nil
+	if !m.Date.IsZero() {
+		m.Date = m.Date.In(loc)
+	}
+	if m.body = skeletonOf(r, l, &m.vals); m.body == nil || !fast {
+		d := compose(r, l, loc, &m.vals)
+		m.body = plainBody(d.subject, d.text(), d.html())
+	}
+	m.Subject = m.body.subject.String(&m.vals)
+	return m, nil
 }
 
 // CheckFrom reports whether from is usable as the sender (--smtp-from): an
@@ -167,12 +184,11 @@ func parseFrom(from string) (*mail.Address, error) {
 	return a, nil
 }
 
-// senderHeaders is the header form of a sender, by its name and address
-// joined with a NUL: the name is the business's, so net/mail's String
-// would otherwise run once per message for the same few answers.
-var senderHeaders = newMemo(func(key string) string {
-	name, addr, _ := strings.Cut(key, "\x00")
-	return (&mail.Address{Name: name, Address: addr}).String()
+// senderHeaders is the header form of a sender, by its name and address:
+// the name is the business's, so net/mail's String would otherwise run
+// once per message for the same few answers.
+var senderHeaders = newMemo(func(key [2]string) string {
+	return (&mail.Address{Name: key[0], Address: key[1]}).String()
 })
 
 // lastFrom is parseFrom's last answer: a server has one sender address,
@@ -255,31 +271,89 @@ type document struct {
 	footer   string
 }
 
-func compose(r *record.MailRow, l locale, loc *time.Location) *document {
-	biz := r.Business.Name
-	d := &document{lang: l.name, closing: []string{l.get("closing"), biz}}
-	d.footer = l.get("footer", "business", biz)
+// The values of a message: what it says that changes from one message to
+// the next of the same kind, status and language. compose takes them
+// apart from the row so that a skeleton (skeleton.go) can be composed once
+// with a hole in place of each.
+const (
+	valBusiness  = iota // the business's name, cleaned
+	valName             // the customer's first name; "" greets no one by name
+	valWhen             // the appointment's date and times
+	valService          // its service, with the duration
+	valStaff            // who it is with
+	valPrice            // its price
+	valDeposit          // its deposit; "" when there is none
+	valReference        // its booking reference
+	valAmount           // a payment request's amount
+	valPayURL           // its checkout link; "" when it has none
+	numValues
+)
 
-	a := r.Appointment
-	if a != nil {
-		if name := oneLine(a.Customer.FirstName); name != "" {
-			d.greeting = l.get("greeting", "name", name)
+type values [numValues]string
+
+// valuesOf computes the values of r in language l and zone loc.
+func valuesOf(r *record.MailRow, l locale, loc *time.Location) values {
+	var v values
+	v[valBusiness] = r.Business.Name
+	if a := r.Appointment; a != nil {
+		v[valName] = oneLine(a.Customer.FirstName)
+		if !a.StartTime.IsZero() {
+			appointmentValues(&v, l, a, loc)
 		}
 	}
-	if d.greeting == "" {
+	if p := r.Payment; p != nil {
+		v[valAmount] = money(l, p.AmountCents, p.Currency)
+		v[valPayURL] = oneLine(p.CheckoutURL)
+	}
+	return v
+}
+
+func appointmentValues(v *values, l locale, a *record.MailAppointment, loc *time.Location) {
+	v[valWhen] = when(l, a.StartTime, a.EndTime, loc)
+	service := oneLine(a.Service.Name)
+	if service != "" && a.Service.DurationMinutes > 0 {
+		service = l.get("duration", "service", service, "minutes", strconv.Itoa(a.Service.DurationMinutes))
+	}
+	v[valService] = service
+	if a.StaffMember != nil {
+		v[valStaff] = oneLine(a.StaffMember.Name)
+	}
+	price := a.Service.PriceCents
+	if a.TotalPriceCents != nil {
+		price = *a.TotalPriceCents
+	} else if a.BasePriceCents != nil {
+		price = *a.BasePriceCents
+	}
+	v[valPrice] = money(l, price, a.Currency)
+	if a.DepositCents != nil && *a.DepositCents > 0 {
+		v[valDeposit] = money(l, *a.DepositCents, a.Currency)
+	}
+	v[valReference] = reference(a.BookingReference)
+}
+
+// compose builds the document of r from its values v. Of r it reads only
+// what a skeleton's key holds (kind, status, whether there is a payment
+// request) and, for the kinds that have no skeleton, their own parts.
+func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *document {
+	biz := v[valBusiness]
+	d := &document{lang: l.name, closing: []string{l.get("closing"), biz}}
+	d.footer = l.get("footer", "business", biz)
+	if name := v[valName]; name != "" {
+		d.greeting = l.get("greeting", "name", name)
+	} else {
 		d.greeting = l.get("greeting.anonymous")
 	}
 
-	status := ""
-	if a != nil && r.Kind != model.MailWaitlistOffer { // an offer's slot has no status of its own
-		status = a.Status
-	}
+	a := r.Appointment
+	status := statusOf(r)
 	words := statusWords(l, status)
 	switch {
 	case r.Kind == model.MailConfirmation && status == "pending_payment":
 		d.subject = l.get("subject.pending_payment", "business", biz)
 		d.paras = append(d.paras, l.get("intro.pending_payment", "business", biz))
-		d.paras = append(d.paras, paymentParas(l, r.Payment)...)
+		if r.Payment != nil {
+			d.paras = append(d.paras, paymentParas(l, v)...)
+		}
 	case r.Kind == model.MailConfirmation:
 		d.subject = l.get("subject.confirmed", "business", biz)
 		d.paras = append(d.paras, l.get("intro.booking", "business", biz))
@@ -314,7 +388,7 @@ func compose(r *record.MailRow, l locale, loc *time.Location) *document {
 
 	if a != nil && !a.StartTime.IsZero() {
 		d.title = l.get("details")
-		d.details = appointmentDetails(l, a, loc, words)
+		d.details = appointmentDetails(l, v, words)
 		if r.Kind == model.MailWaitlistOffer && r.Offer != nil {
 			d.title = l.get("details.waitlist_offer")
 			d.details = append(d.details,
@@ -323,6 +397,15 @@ func compose(r *record.MailRow, l locale, loc *time.Location) *document {
 		}
 	}
 	return d
+}
+
+// statusOf is the status a message about r reports: its appointment's,
+// except for a waitlist offer, whose held slot has no status of its own.
+func statusOf(r *record.MailRow) string {
+	if r.Appointment == nil || r.Kind == model.MailWaitlistOffer {
+		return ""
+	}
+	return r.Appointment.Status
 }
 
 // offerIntro tells the customer of a waitlist entry which time has become
@@ -344,12 +427,9 @@ func offerIntro(l locale, biz string, a *record.MailAppointment, loc *time.Locat
 // paymentParas are a payment request's amount and what to pay with: the
 // checkout link of a redirect provider, or (a client-secret provider takes
 // payment on the integrator's own page) a pointer back to that page.
-func paymentParas(l locale, p *record.MailPayment) []string {
-	if p == nil {
-		return nil
-	}
-	out := []string{l.get("pay.amount", "amount", money(l, p.AmountCents, p.Currency))}
-	if u := oneLine(p.CheckoutURL); u != "" {
+func paymentParas(l locale, v *values) []string {
+	out := []string{l.get("pay.amount", "amount", v[valAmount])}
+	if u := v[valPayURL]; u != "" {
 		return append(out, l.get("pay.link", "url", u))
 	}
 	return append(out, l.get("pay.instructions"))
@@ -365,34 +445,22 @@ func statusWords(l locale, status string) string {
 	return oneLine(strings.ReplaceAll(status, "_", " "))
 }
 
-func appointmentDetails(l locale, a *record.MailAppointment, loc *time.Location, status string) [][2]string {
-	var rows [][2]string
+// appointmentDetails are the labelled lines of an appointment's details,
+// those with a value.
+func appointmentDetails(l locale, v *values, status string) [][2]string {
+	rows := make([][2]string, 0, 7)
 	add := func(labelKey, value string) {
 		if value != "" {
 			rows = append(rows, [2]string{l.get(labelKey), value})
 		}
 	}
-	add("label.when", when(l, a.StartTime, a.EndTime, loc))
-	service := oneLine(a.Service.Name)
-	if service != "" && a.Service.DurationMinutes > 0 {
-		service = l.get("duration", "service", service, "minutes", strconv.Itoa(a.Service.DurationMinutes))
-	}
-	add("label.service", service)
-	if a.StaffMember != nil {
-		add("label.staff", oneLine(a.StaffMember.Name))
-	}
-	price := a.Service.PriceCents
-	if a.TotalPriceCents != nil {
-		price = *a.TotalPriceCents
-	} else if a.BasePriceCents != nil {
-		price = *a.BasePriceCents
-	}
-	add("label.price", money(l, price, a.Currency))
-	if a.DepositCents != nil && *a.DepositCents > 0 {
-		add("label.deposit", money(l, *a.DepositCents, a.Currency))
-	}
+	add("label.when", v[valWhen])
+	add("label.service", v[valService])
+	add("label.staff", v[valStaff])
+	add("label.price", v[valPrice])
+	add("label.deposit", v[valDeposit])
 	add("label.status", status)
-	add("label.reference", reference(a.BookingReference))
+	add("label.reference", v[valReference])
 	return rows
 }
 
@@ -442,7 +510,13 @@ func moment(l locale, t time.Time, loc *time.Location) string {
 	return l.get("moment", "date", date(l, t), "time", timeOfDay(l, t), "zone", loc.String())
 }
 
+// date writes t's date the locale's way: "Monday 5 January 2026".
 func date(l locale, t time.Time) string {
+	y, m, d := t.Date()
+	return calendarWord(l, 'd', int32(y*10000+int(m)*100+d), func() string { return formatDate(l, t) })
+}
+
+func formatDate(l locale, t time.Time) string {
 	return l.get("date",
 		"weekday", l.get(weekdayKeys[t.Weekday()]),
 		"day", strconv.Itoa(t.Day()),
@@ -461,9 +535,49 @@ func keys(prefix string, from, to int) []string {
 	return out
 }
 
+// timeOfDay writes t's hour and minute the locale's way: "14:30".
 func timeOfDay(l locale, t time.Time) string {
-	return l.get("time", "hour", twoDigits(t.Hour()), "minute", twoDigits(t.Minute()))
+	h, m, _ := t.Clock()
+	return calendarWord(l, 't', int32(h*60+m), func() string {
+		return l.get("time", "hour", twoDigits(h), "minute", twoDigits(m))
+	})
 }
+
+// calendarWord returns what format makes of the day or the minute n (of
+// kind 'd' or 't') in l, remembered: the messages of a day name the same
+// few days and times over and over, and writing one from the locale's
+// strings took a third of a confirmation's values. The cache starts over
+// at calendarWordsMax rather than grow.
+func calendarWord(l locale, kind byte, n int32, format func() string) string {
+	k := calendarKey{l.name, kind, n}
+	calendarWords.Lock()
+	s, ok := calendarWords.m[k]
+	calendarWords.Unlock()
+	if ok {
+		return s
+	}
+	s = format()
+	calendarWords.Lock()
+	if calendarWords.m == nil || len(calendarWords.m) >= calendarWordsMax {
+		calendarWords.m = make(map[calendarKey]string)
+	}
+	calendarWords.m[k] = s
+	calendarWords.Unlock()
+	return s
+}
+
+type calendarKey struct {
+	locale string
+	kind   byte
+	n      int32
+}
+
+var calendarWords struct {
+	sync.Mutex
+	m map[calendarKey]string
+}
+
+const calendarWordsMax = 8192
 
 // twoDigits formats 0 ≤ n < 100 with a leading zero, without fmt.
 func twoDigits(n int) string {
@@ -504,22 +618,22 @@ func money(l locale, cents int, currency string) string {
 	for range digits {
 		pow *= 10
 	}
-	whole := strconv.Itoa(cents / pow)
+	var digitsBuf, buf [24]byte
+	whole := strconv.AppendInt(digitsBuf[:0], int64(cents/pow), 10)
 	group := l.get("number.group")
-	var b strings.Builder
-	b.Grow(len(whole) + 8)
-	for i := 0; i < len(whole); i++ { // ASCII digits
+	b := buf[:0]
+	for i, c := range whole { // ASCII digits
 		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteString(group)
+			b = append(b, group...)
 		}
-		b.WriteByte(whole[i])
+		b = append(b, c)
 	}
 	if digits > 0 {
-		b.WriteString(l.get("number.decimal"))
-		minor := strconv.Itoa(cents%pow + pow) // pow's leading 1 pads with zeros
-		b.WriteString(minor[1:])
+		b = append(b, l.get("number.decimal")...)
+		minor := strconv.AppendInt(digitsBuf[:0], int64(cents%pow+pow), 10) // pow's leading 1 pads with zeros
+		b = append(b, minor[1:]...)
 	}
-	amount := b.String()
+	amount := string(b)
 	sign := ""
 	if neg {
 		sign = "-"

@@ -279,8 +279,8 @@ func checkDelivered(t *testing.T, ses session, m Message) {
 	assert.Equal(t, string(m.Bytes()), string(ses.data))
 	p := parseMessage(t, ses.data)
 	assert.Equal(t, m.Subject, decodeHeader(t, p.header.Get("Subject")))
-	assert.Equal(t, m.Text, p.text)
-	assert.Equal(t, m.HTML, p.html)
+	assert.Equal(t, m.Text(), p.text)
+	assert.Equal(t, m.HTML(), p.html)
 	assert.True(t, ses.quit)
 }
 
