@@ -81,6 +81,9 @@ type Env struct {
 	// PaymentOutbox is the payment channel's outbox metrics (the payer's
 	// owed cancels and refunds); nil counts nothing.
 	PaymentOutbox *outbox.Channel
+	// Dispatcher runs the business actors' and their payers' mailboxes;
+	// nil means protoactor's default, a new goroutine per run.
+	Dispatcher actor.Dispatcher
 
 	bg sync.WaitGroup // background snapshot writers and publishers
 }
@@ -170,5 +173,13 @@ func Props(env *Env, h *Handle) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &businessActor{env: env, h: h, unsynced: map[string]bool{}, ids: newIDs(),
 			couriers: map[uuid.UUID]*actor.PID{}, pay: newPayState()}
-	})
+	}, env.dispatcher()...)
+}
+
+// dispatcher is the props option that puts an actor on env.Dispatcher.
+func (e *Env) dispatcher() []actor.PropsOption {
+	if e.Dispatcher == nil {
+		return nil
+	}
+	return []actor.PropsOption{actor.WithDispatcher(e.Dispatcher)}
 }

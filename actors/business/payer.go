@@ -96,7 +96,7 @@ func payerProps(env *Env, biz uuid.UUID) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &payer{env: env, biz: biz, owed: map[uuid.UUID]*payRow{}, busy: map[uuid.UUID]payOp{},
 			after: map[uuid.UUID][]*payCall{}}
-	})
+	}, env.dispatcher()...)
 }
 
 // Receive implements actor.Actor.

@@ -25,6 +25,7 @@ import (
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/courier"
+	"github.com/slotd/slotd/actors/dispatch"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
@@ -80,6 +81,10 @@ type Config struct {
 	Admit func(id uuid.UUID) bool
 }
 
+// actorThroughput is protoactor's default: messages a mailbox run
+// processes before it yields.
+const actorThroughput = 300
+
 // Open loads the key index and returns a directory with no actors running.
 func Open(c Config) (*Directory, error) {
 	if c.Timeout == 0 {
@@ -91,7 +96,12 @@ func Open(c Config) (*Directory, error) {
 	}
 	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued,
 		Couriers: c.Couriers, SnapshotEvery: c.SnapshotEvery,
-		Payments: c.Payments, PublicURL: c.PublicURL, Metrics: c.Metrics, PaymentOutbox: c.PaymentOutbox}
+		Payments: c.Payments, PublicURL: c.PublicURL, Metrics: c.Metrics, PaymentOutbox: c.PaymentOutbox,
+		// Mailbox runs on warm goroutines: see package dispatch. Its
+		// workers' idle time is not behaviour anyone observes, so it is
+		// measured on the real clock, not c.Clock (a test's fake clock
+		// would count its timers).
+		Dispatcher: dispatch.New(actorThroughput, dispatch.DefaultMaxIdle, nil)}
 	d.admit = c.Admit
 	if c.Keys != nil {
 		d.index, d.env.Keys = c.Keys, c.Keys
