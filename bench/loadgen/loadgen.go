@@ -37,9 +37,11 @@ type Config struct {
 
 	// Prepare, when set, is called before every request, after the
 	// templates are rendered, with the request's sequence number: it may
-	// change the URI (path and query; the host stays the target's), the
-	// headers and the body, for workloads a template cannot express, such
-	// as rotating over a table of queries. It is called from every
+	// change the method, the URI (path and query; the host stays the
+	// target's), the headers and the body, for workloads a template cannot
+	// express, such as rotating over a table of queries. The request is
+	// the previous one of its connection, changed: what Prepare set once
+	// stays until it sets it again. It is called from every
 	// connection's goroutine at once.
 	Prepare func(seq uint64, req *fasthttp.Request)
 	// Observe, when set, is called with every response (any status) before
@@ -47,6 +49,21 @@ type Config struct {
 	// acknowledged. It is called from every connection's goroutine at once;
 	// resp is only valid during the call.
 	Observe func(seq uint64, resp *fasthttp.Response)
+
+	// Kinds, when set, sorts the requests into kinds that are summarized
+	// apart as well as together (Summary.Kinds), for a mixed workload whose
+	// reads and writes have their own latencies and expected statuses:
+	// Kind(seq) is request seq's index into Kinds, and that kind's Expect
+	// replaces Expect for it (which may then be 0). Prepare makes each
+	// kind's request: method, URI, headers and body.
+	Kinds []Kind
+	Kind  func(seq uint64) int
+}
+
+// Kind is one kind of request of a mixed run.
+type Kind struct {
+	Name   string
+	Expect int // any other status counts as an error
 }
 
 // Header is one request header; Value is a template.
@@ -80,12 +97,19 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("-d must be in (0, %s], got %s", maxDuration, c.Duration)
 	case c.MaxRequests < 0:
 		return fmt.Errorf("-n must be >= 0, got %d", c.MaxRequests)
-	case c.Expect < 100 || c.Expect > 999:
+	case len(c.Kinds) == 0 && !isStatus(c.Expect):
 		return fmt.Errorf("-expect must be an HTTP status, got %d", c.Expect)
+	case len(c.Kinds) > 0 && c.Kind == nil:
+		return errors.New("kinds without a Kind function")
 	case c.Timeout <= 0:
 		return fmt.Errorf("-timeout must be > 0, got %s", c.Timeout)
 	case c.Method == "" || strings.ContainsAny(c.Method, " \t\r\n"):
 		return fmt.Errorf("invalid method %q", c.Method)
+	}
+	for _, k := range c.Kinds {
+		if !isStatus(k.Expect) {
+			return fmt.Errorf("kind %q: expected status must be an HTTP status, got %d", k.Name, k.Expect)
+		}
 	}
 	for _, h := range c.Headers {
 		if h.Name == "" || strings.ContainsAny(h.Name, " \t\r\n:") || strings.ContainsAny(h.Value, "\r\n") {
@@ -93,6 +117,31 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+func isStatus(code int) bool { return code >= 100 && code <= 999 }
+
+// kinds is how many kinds of request a run has: one when it is not mixed.
+func (c *Config) kinds() int { return max(1, len(c.Kinds)) }
+
+// kindOf is request seq's kind.
+func (c *Config) kindOf(seq uint64) int {
+	if len(c.Kinds) == 0 {
+		return 0
+	}
+	k := c.Kind(seq)
+	if k < 0 || k >= len(c.Kinds) {
+		panic(fmt.Sprintf("loadgen: Kind(%d) = %d, not an index of the %d kinds", seq, k, len(c.Kinds)))
+	}
+	return k
+}
+
+// expect is the status kind k's answers must have.
+func (c *Config) expect(k int) int {
+	if len(c.Kinds) == 0 {
+		return c.Expect
+	}
+	return c.Kinds[k].Expect
 }
 
 // target is the validated destination.
@@ -228,11 +277,12 @@ func (s *schedule) next() (uint64, bool) {
 	return uint64(seq), true
 }
 
-// latencyCapacity sizes each worker's latency slice for the whole run.
+// latencyCapacity sizes each worker's latency slice of each kind for the
+// whole run; kinds share the hint, and the busiest outgrows its share once.
 func latencyCapacity(cfg Config) int {
 	n := int64(cfg.Duration.Seconds()*latencyHint)/int64(cfg.Connections) + 1
 	if cfg.MaxRequests > 0 {
 		n = min(n, cfg.MaxRequests/int64(cfg.Connections)+1)
 	}
-	return int(min(n, maxLatencyPrealloc))
+	return int(min(n, maxLatencyPrealloc)) / cfg.kinds()
 }

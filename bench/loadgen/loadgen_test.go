@@ -324,3 +324,89 @@ func TestPrepareAndObserve(t *testing.T) {
 		}
 	}
 }
+
+// A mixed run summarizes each kind of request apart, with its own
+// expected status, and all of them together: reads are GETs that must
+// answer 200, writes POSTs that must answer 201, and the server fails
+// every seventh read.
+func TestKinds(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+		seq, _ := strconv.Atoi(strings.TrimPrefix(string(ctx.Path()), "/q/"))
+		switch {
+		case ctx.IsPost() && string(ctx.PostBody()) == "book":
+			ctx.SetStatusCode(201)
+		case ctx.IsGet() && len(ctx.PostBody()) == 0 && seq%7 != 0:
+			ctx.SetStatusCode(200)
+		default:
+			ctx.SetStatusCode(500)
+		}
+	}}
+	go srv.Serve(ln) //nolint:errcheck // returns when the listener closes
+	t.Cleanup(func() { _ = srv.Shutdown() })
+
+	write := func(seq uint64) bool { return seq%4 == 3 }
+	cfg := Config{
+		URL: "http://" + ln.Addr().String() + "/", Method: "GET", Connections: 3,
+		Duration: 5 * time.Second, MaxRequests: 400, Timeout: 2 * time.Second,
+		Kinds: []Kind{{Name: "read", Expect: 200}, {Name: "write", Expect: 201}},
+		Kind: func(seq uint64) int {
+			if write(seq) {
+				return 1
+			}
+			return 0
+		},
+		Prepare: func(seq uint64, req *fasthttp.Request) {
+			req.URI().SetPath("/q/" + strconv.FormatUint(seq, 10))
+			if write(seq) {
+				req.Header.SetMethod("POST")
+				req.SetBodyString("book")
+			} else {
+				// A request reused after a POST keeps its Content-Length.
+				req.Header.SetMethod("GET")
+				req.ResetBody()
+				req.Header.Del("Content-Length")
+			}
+		},
+	}
+	sum, err := Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, sum.Kinds, 2)
+	reads, writes := sum.Kinds[0], sum.Kinds[1]
+	assert.Equal(t, "read", reads.Kind)
+	assert.Equal(t, "write", writes.Kind)
+	assert.Equal(t, int64(300), reads.Requests)
+	assert.Equal(t, int64(100), writes.Requests)
+	failed := int64(0) // reads whose sequence number is a multiple of 7
+	for seq := range uint64(400) {
+		if !write(seq) && seq%7 == 0 {
+			failed++
+		}
+	}
+	assert.Equal(t, map[int]int64{200: 300 - failed, 500: failed}, reads.Statuses)
+	assert.Equal(t, failed, reads.Errors)
+	assert.Equal(t, 200, reads.Expected)
+	assert.Equal(t, map[int]int64{201: 100}, writes.Statuses)
+	assert.Zero(t, writes.Errors)
+	assert.Equal(t, 201, writes.Expected)
+	assert.Positive(t, writes.Latency.Max)
+	assert.Positive(t, writes.RPS())
+
+	assert.Equal(t, int64(400), sum.Requests)
+	assert.Equal(t, failed, sum.Errors)
+	assert.Zero(t, sum.Expected, "a mixed run has no one expected status")
+	assert.Equal(t, map[int]int64{200: 300 - failed, 201: 100, 500: failed}, sum.Statuses)
+	assert.GreaterOrEqual(t, sum.Latency.Max, max(reads.Latency.Max, writes.Latency.Max))
+}
+
+func TestValidateKinds(t *testing.T) {
+	cfg := testConfig("http://127.0.0.1:1/")
+	cfg.Expect = 0
+	cfg.Kinds = []Kind{{Name: "read", Expect: 200}}
+	assert.Error(t, cfg.Validate(), "kinds need a Kind function")
+	cfg.Kind = func(uint64) int { return 0 }
+	assert.NoError(t, cfg.Validate(), "the kinds' statuses replace Expect")
+	cfg.Kinds[0].Expect = 42
+	assert.Error(t, cfg.Validate())
+}

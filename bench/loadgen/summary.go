@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,6 +32,12 @@ type Summary struct {
 	// Latency is measured over responses of any status; requests that got
 	// no response are excluded, as their "latency" is just a timeout.
 	Latency Latency
+
+	// Kinds are the summaries of each kind of request of a mixed run
+	// (Config.Kinds), in its order; the fields above count them all, and
+	// Expected is then 0.
+	Kinds []Summary
+	Kind  string // in a summary of Kinds: the kind's name
 }
 
 // Latency holds response-time percentiles (nearest rank).
@@ -58,31 +65,62 @@ func (s Summary) ErrorStatuses() map[int]int64 {
 }
 
 func summarize(cfg Config, workers []*worker, elapsed time.Duration) Summary {
-	s := Summary{
+	if len(cfg.Kinds) == 0 {
+		s := emptySummary(cfg, elapsed, cfg.Expect)
+		s.Latency = LatencyOf(kindSummary(&s, workers, 0))
+		return s
+	}
+	s := emptySummary(cfg, elapsed, 0) // the whole of a mixed run expects no one status
+	var all []time.Duration
+	for k, kind := range cfg.Kinds {
+		ks := emptySummary(cfg, elapsed, kind.Expect)
+		ks.Kind = kind.Name
+		samples := kindSummary(&ks, workers, k)
+		all = append(all, samples...)
+		ks.Latency = LatencyOf(samples)
+		mergeCounts(s.Statuses, ks.Statuses)
+		mergeCounts(s.Failures, ks.Failures)
+		s.Requests += ks.Requests
+		s.Errors += ks.Errors
+		s.FirstErr = cmp.Or(s.FirstErr, ks.FirstErr)
+		s.Kinds = append(s.Kinds, ks)
+	}
+	s.Latency = LatencyOf(all)
+	return s
+}
+
+func emptySummary(cfg Config, elapsed time.Duration, expect int) Summary {
+	return Summary{
 		Method:      cfg.Method,
 		URL:         cfg.URL,
 		Connections: cfg.Connections,
 		Elapsed:     elapsed,
-		Expected:    cfg.Expect,
+		Expected:    expect,
 		Statuses:    make(map[int]int64),
 		Failures:    make(map[string]int64),
 	}
+}
+
+// kindSummary counts into s what the workers saw of kind k, errors
+// judged by s.Expected, and returns that kind's latency samples.
+func kindSummary(s *Summary, workers []*worker, k int) []time.Duration {
 	var total int
 	for _, w := range workers {
-		total += len(w.stats.latencies)
+		total += len(w.stats[k].latencies)
 	}
-	all := make([]time.Duration, 0, total)
+	samples := make([]time.Duration, 0, total)
 	for _, w := range workers {
-		all = append(all, w.stats.latencies...)
-		mergeCounts(s.Statuses, w.stats.statuses)
-		mergeCounts(s.Failures, w.stats.failures)
-		if s.FirstErr == "" && w.stats.firstErr != nil {
-			s.FirstErr = w.stats.firstErr.Error()
+		st := &w.stats[k]
+		samples = append(samples, st.latencies...)
+		mergeCounts(s.Statuses, st.statuses)
+		mergeCounts(s.Failures, st.failures)
+		if s.FirstErr == "" && st.firstErr != nil {
+			s.FirstErr = st.firstErr.Error()
 		}
 	}
 	for status, n := range s.Statuses {
 		s.Requests += n
-		if status != cfg.Expect {
+		if status != s.Expected {
 			s.Errors += n
 		}
 	}
@@ -90,8 +128,7 @@ func summarize(cfg Config, workers []*worker, elapsed time.Duration) Summary {
 		s.Requests += n
 		s.Errors += n
 	}
-	s.Latency = LatencyOf(all)
-	return s
+	return samples
 }
 
 func mergeCounts[K comparable](dst, src map[K]int64) {

@@ -19,6 +19,7 @@ type worker struct {
 	timeout time.Duration
 	prepare func(uint64, *fasthttp.Request)
 	observe func(uint64, *fasthttp.Response)
+	kindOf  func(uint64) int
 
 	req  *fasthttp.Request
 	resp *fasthttp.Response
@@ -30,7 +31,7 @@ type worker struct {
 	vars       requestVars
 	buf        []byte // rendering scratch, reused
 
-	stats workerStats
+	stats []workerStats // one per kind of request
 }
 
 type dynHeader struct {
@@ -38,7 +39,8 @@ type dynHeader struct {
 	value template
 }
 
-// workerStats is what one worker observed; summarize merges them.
+// workerStats is what one worker observed of one kind of request;
+// summarize merges them.
 type workerStats struct {
 	latencies []time.Duration  // one per response, any status
 	statuses  map[int]int64    // responses by status code
@@ -53,14 +55,18 @@ func newWorker(cfg Config, tgt target, client *fasthttp.HostClient, sched *sched
 		timeout: cfg.Timeout,
 		prepare: cfg.Prepare,
 		observe: cfg.Observe,
+		kindOf:  cfg.kindOf,
 		req:     fasthttp.AcquireRequest(),
 		resp:    fasthttp.AcquireResponse(),
 		body:    parseTemplate(cfg.Body),
-		stats: workerStats{
+		stats:   make([]workerStats, cfg.kinds()),
+	}
+	for k := range w.stats {
+		w.stats[k] = workerStats{
 			latencies: make([]time.Duration, 0, latencyCapacity(cfg)),
 			statuses:  make(map[int]int64),
 			failures:  make(map[string]int64),
-		},
+		}
 	}
 	w.req.SetRequestURI(tgt.url.String())
 	w.req.Header.SetMethod(cfg.Method)
@@ -89,11 +95,12 @@ func (w *worker) run() {
 		if !ok {
 			return
 		}
+		st := &w.stats[w.kindOf(seq)]
 		if err := w.render(seq); err != nil {
-			w.fail(err)
+			st.fail(err)
 			continue
 		}
-		if !w.send(seq) {
+		if !w.send(seq, st) {
 			// Without a pause a refused connection turns this loop into a
 			// busy spin that inflates the failure count and, on a shared
 			// machine, steals the CPU the server under test needs.
@@ -125,28 +132,28 @@ func (w *worker) render(seq uint64) error {
 	return nil
 }
 
-// send performs one request and records its outcome. It reports whether a
-// response (of any status) arrived.
-func (w *worker) send(seq uint64) bool {
+// send performs one request and records its outcome in st, its kind's.
+// It reports whether a response (of any status) arrived.
+func (w *worker) send(seq uint64, st *workerStats) bool {
 	start := time.Now()
 	err := w.client.DoDeadline(w.req, w.resp, start.Add(w.timeout))
 	elapsed := time.Since(start)
 	if err != nil {
-		w.fail(err)
+		st.fail(err)
 		return false
 	}
-	w.stats.latencies = append(w.stats.latencies, elapsed)
-	w.stats.statuses[w.resp.StatusCode()]++
+	st.latencies = append(st.latencies, elapsed)
+	st.statuses[w.resp.StatusCode()]++
 	if w.observe != nil {
 		w.observe(seq, w.resp)
 	}
 	return true
 }
 
-func (w *worker) fail(err error) {
-	w.stats.failures[failureCause(err)]++
-	if w.stats.firstErr == nil {
-		w.stats.firstErr = err
+func (st *workerStats) fail(err error) {
+	st.failures[failureCause(err)]++
+	if st.firstErr == nil {
+		st.firstErr = err
 	}
 }
 
