@@ -7,9 +7,10 @@ import (
 	"github.com/slotd/slotd/bench/proc"
 )
 
-// build compiles the slotd command (unless -slotd names a binary) and
-// bench/static into the run's directory. The go tool runs to completion
-// or is killed with ctx; it starts no process that outlives it.
+// build compiles the slotd command (unless -slotd names a binary),
+// bench/static and, for the SMTP storm, bench/smtpsink into the run's
+// directory. The go tool runs to completion or is killed with ctx; it
+// starts no process that outlives it.
 func (h *harness) build(ctx context.Context) error {
 	root, err := proc.ModuleRoot(ctx)
 	if err != nil {
@@ -23,5 +24,12 @@ func (h *harness) build(ctx context.Context) error {
 		}
 	}
 	h.bin.static = filepath.Join(h.tmp, "static")
-	return proc.GoBuild(ctx, root, h.bin.static, "./bench/static")
+	if err := proc.GoBuild(ctx, root, h.bin.static, "./bench/static"); err != nil {
+		return err
+	}
+	if !h.opt.SMTPStorm {
+		return nil
+	}
+	h.bin.sink = filepath.Join(h.tmp, "smtpsink")
+	return proc.GoBuild(ctx, root, h.bin.sink, "./bench/smtpsink")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"testing"
 	"time"
@@ -23,11 +24,20 @@ func TestDefaultsAreTheIssuesSizes(t *testing.T) {
 	assert.Equal(t, 64, o.StormConnections)
 	assert.Equal(t, 64, o.RaceClients)
 	assert.Equal(t, 50, o.RaceSlots)
-	assert.Equal(t, 16, o.PostgresClients)
+	assert.Equal(t, clientCounts{16, 64}, o.PostgresClients)
 	assert.Equal(t, 10_000, o.LoadBusinesses)
 	assert.Equal(t, 1_000_000, o.LoadAppointments)
 	assert.Equal(t, "auto", o.Postgres)
 	assert.True(t, o.LoadPhase)
+	// Issue 23's phases.
+	assert.True(t, o.Mixed)
+	assert.Equal(t, 30*time.Second, o.MixedDuration)
+	assert.Equal(t, 64, o.MixedConnections)
+	assert.True(t, o.SMTPStorm)
+	assert.True(t, o.Tenancy)
+	assert.Equal(t, 100_000, o.TenancyBusinesses)
+	assert.Equal(t, 10_000, o.TenancyTouch)
+	assert.Equal(t, 10, o.TenancyAppointments)
 
 	// 60,000 queries over 200 businesses × 3 services: 100 window starts.
 	assert.Equal(t, 100, o.mainWorld().WindowDays)
@@ -41,6 +51,8 @@ func TestParseFlags(t *testing.T) {
 		"-pg", "off", "-pg-clients", "4", "-pg-d", "3s", "-json", "out.json", "-svg", "out.svg", "-keep",
 		"-drain-timeout", "1m", "-ready-timeout", "2m", "-timeout", "3s", "-slotd", "/bin/slotd", "-tmp", "/var/tmp",
 		"-profile=false", "-from", "r.json",
+		"-mixed=false", "-mixed-d", "4s", "-mixed-c", "5", "-smtp-storm=false", "-smtp-storm-d", "6s",
+		"-tenancy=false", "-tenancy-businesses", "50", "-tenancy-touch", "7", "-tenancy-appointments", "3",
 	}, &bytes.Buffer{})
 	require.NoError(t, err)
 	want := defaults()
@@ -48,7 +60,10 @@ func TestParseFlags(t *testing.T) {
 	want.LoadPhase = false
 	want.Duration, want.StormDuration = time.Second, 2*time.Second
 	want.Connections, want.StormConnections, want.RaceClients, want.RaceSlots = 8, 9, 10, 11
-	want.Postgres, want.PostgresClients, want.PostgresDur = "off", 4, 3*time.Second
+	want.Postgres, want.PostgresClients, want.PostgresDur = "off", clientCounts{4}, 3*time.Second
+	want.Mixed, want.MixedDuration, want.MixedConnections = false, 4*time.Second, 5
+	want.SMTPStorm, want.SMTPDuration = false, 6*time.Second
+	want.Tenancy, want.TenancyBusinesses, want.TenancyTouch, want.TenancyAppointments = false, 50, 7, 3
 	want.JSON, want.SVG, want.Keep = "out.json", "out.svg", true
 	want.DrainTimeout, want.ReadyTimeout, want.Timeout = time.Minute, 2*time.Minute, 3*time.Second
 	want.Slotd, want.TempDir = "/bin/slotd", "/var/tmp"
@@ -69,6 +84,15 @@ func TestParseFlagsRefuses(t *testing.T) {
 		"no race clients":        {"-race-clients", "0"},
 		"calendar beyond 10 yrs": {"-businesses", "1", "-queries", "20000"},
 		"load world, no staff":   {"-load-staff", "0"},
+		"no pg clients":          {"-pg-clients", "0"},
+		"pg clients not a list":  {"-pg-clients", "16;64"},
+		"pg clients twice":       {"-pg-clients", "16,16"},
+		"pg clients empty":       {"-pg-clients", ""},
+		"too many pg clients":    {"-pg-clients", "16,200"},
+		"no mixed connections":   {"-mixed-c", "0"},
+		"zero mixed duration":    {"-mixed-d", "0s"},
+		"touch more than exist":  {"-tenancy-businesses", "10", "-tenancy-touch", "11"},
+		"negative tenancy appts": {"-tenancy-appointments", "-1"},
 	} {
 		_, err := parseFlags(args, &bytes.Buffer{})
 		assert.Error(t, err, name)
@@ -76,6 +100,30 @@ func TestParseFlagsRefuses(t *testing.T) {
 	// Without the load phase its sizes are not checked.
 	_, err := parseFlags([]string{"-load=false", "-load-staff", "0"}, &bytes.Buffer{})
 	assert.NoError(t, err)
+	_, err = parseFlags([]string{"-tenancy=false", "-tenancy-touch", "0", "-mixed=false", "-mixed-c", "0"}, &bytes.Buffer{})
+	assert.NoError(t, err)
+}
+
+func TestClientCounts(t *testing.T) {
+	o, err := parseFlags([]string{"-pg-clients", "8, 32,4"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Equal(t, clientCounts{8, 32, 4}, o.PostgresClients, "in the order given: the runs go in that order")
+	assert.Equal(t, "8,32,4", o.PostgresClients.String())
+
+	assert.True(t, clientCounts{64, 8, 16}.covers(clientCounts{16, 64}))
+	assert.False(t, clientCounts{16}.covers(clientCounts{16, 64}))
+
+	// The JSON report keeps a list; a report from before the list held
+	// one count, and -from still reads it.
+	var c clientCounts
+	require.NoError(t, json.Unmarshal([]byte(`[16,64]`), &c))
+	assert.Equal(t, clientCounts{16, 64}, c)
+	require.NoError(t, json.Unmarshal([]byte(`16`), &c))
+	assert.Equal(t, clientCounts{16}, c)
+	assert.Error(t, json.Unmarshal([]byte(`"16"`), &c))
+	b, err := json.Marshal(Options{PostgresClients: clientCounts{16, 64}})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"PostgresClients":[16,64]`)
 }
 
 func TestHelp(t *testing.T) {
@@ -84,4 +132,7 @@ func TestHelp(t *testing.T) {
 	assert.ErrorIs(t, err, flag.ErrHelp)
 	assert.Contains(t, out.String(), "go run ./bench/harness")
 	assert.Contains(t, out.String(), "-storm-c")
+	for _, flag := range []string{"-mixed-d", "-smtp-storm", "-tenancy-touch", "-pg-clients list"} {
+		assert.Contains(t, out.String(), flag)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,8 @@ func TestHarnessEndToEnd(t *testing.T) {
 		"-businesses", "3", "-staff", "4", "-appointments", "60", "-customers", "5", "-queries", "90",
 		"-d", "500ms", "-storm-d", "1s", "-c", "4", "-storm-c", "8", "-race-clients", "6", "-race-slots", "4",
 		"-load-businesses", "10", "-load-staff", "3", "-load-appointments", "300",
-		"-pg", pg, "-pg-d", "2s", "-pg-clients", "4", "-drain-timeout", "2m", "-ready-timeout", "1m",
+		"-mixed-d", "1s", "-mixed-c", "4", "-smtp-storm-d", "1s", "-tenancy-businesses", "200", "-tenancy-touch", "50",
+		"-pg", pg, "-pg-d", "2s", "-pg-clients", "2,4", "-drain-timeout", "2m", "-ready-timeout", "1m",
 		"-json", filepath.Join(dir, "report.json"), "-svg", filepath.Join(dir, "chart.svg"), "-tmp", dir,
 	}
 	var stdout, stderr bytes.Buffer
@@ -51,9 +53,10 @@ func TestHarnessEndToEnd(t *testing.T) {
 	var rep Report
 	require.NoError(t, json.Unmarshal(raw, &rep))
 
-	want := []string{"static-hello", "static-week", "availability-week", "availability-day", "storm", "race"}
+	want := []string{"static-hello", "static-week", "availability-week", "availability-day", "mixed", "mixed-read", "mixed-booking",
+		"storm", "race", "smtp-storm", "tenancy"}
 	if *withPostgres {
-		want = append(want, "pg-before", "pg-after")
+		want = append(want, "pg-before-2", "pg-before-4", "pg-after-2", "pg-after-4")
 	}
 	for _, name := range want {
 		p := rep.phase(name)
@@ -66,7 +69,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 		if name != "race" {
 			assert.Zero(t, p.Errors, "%s: %+v", name, p)
 		}
-		if strings.HasPrefix(name, "static") || strings.HasPrefix(name, "availability") || name == "storm" {
+		if strings.HasPrefix(name, "static") || strings.HasPrefix(name, "availability") || slices.Contains([]string{"mixed", "storm", "smtp-storm", "tenancy"}, name) {
 			assert.Positive(t, p.ServerCPUSeconds, "%s: the server's CPU is measured", name)
 			assert.GreaterOrEqual(t, p.OtherCPUCores, 0.0, "%s: the rest of the machine is measured", name)
 		}
@@ -82,13 +85,44 @@ func TestHarnessEndToEnd(t *testing.T) {
 	assert.Equal(t, rep.Storm.MailsExpected, rep.Storm.MailsFound)
 	assert.Positive(t, rep.Storm.RSSAfter)
 
+	require.NotNil(t, rep.Mixed)
+	assert.Positive(t, rep.Mixed.Acknowledged)
+	assert.Empty(t, rep.Mixed.UnexpectedAnswers, "every mixed booking is a free slot, every read a valid query")
+	assert.True(t, rep.Mixed.UncachedGuaranteed)
+	assert.Positive(t, rep.Mixed.WeekReads)
+	assert.Positive(t, rep.Mixed.DayReads)
+	assert.GreaterOrEqual(t, rep.Mixed.MailsSeconds, 0.0, "the mixed phase's e-mails were in the outbox before the storm")
+	reads, books := rep.phase("mixed-read"), rep.phase("mixed-booking")
+	assert.Equal(t, rep.phase("mixed").Requests, reads.Requests+books.Requests)
+	assert.Equal(t, rep.Mixed.WeekReads+rep.Mixed.DayReads, reads.Requests)
+	assert.Equal(t, rep.Mixed.Acknowledged, books.Requests)
+	assert.InDelta(t, 9, float64(reads.Requests)/float64(books.Requests), 0.5, "nine reads to a booking")
+
+	require.NotNil(t, rep.SMTPStorm)
+	assert.Positive(t, rep.SMTPStorm.Acknowledged)
+	assert.Empty(t, rep.SMTPStorm.UnexpectedAnswers)
+	assert.GreaterOrEqual(t, rep.SMTPStorm.DrainSeconds, 0.0, "the sink received every confirmation")
+	assert.Equal(t, rep.SMTPStorm.Acknowledged, rep.SMTPStorm.MailsExpected)
+	assert.Equal(t, rep.SMTPStorm.MailsExpected, rep.SMTPStorm.MailsReceived)
+	assert.Positive(t, rep.SMTPStorm.SinkConnections)
+
+	require.NotNil(t, rep.Tenancy)
+	assert.Equal(t, 200, rep.Tenancy.Businesses)
+	assert.Equal(t, int64(50), rep.Tenancy.Touched)
+	assert.Equal(t, int64(50), rep.phase("tenancy").Requests, "each business asked once")
+	assert.Positive(t, rep.Tenancy.LoadSeconds)
+	assert.Positive(t, rep.Tenancy.RSSBefore)
+	assert.Positive(t, rep.Tenancy.RSSAfter)
+	assert.Positive(t, rep.Tenancy.HeapBefore, "the live heap is read from the admin listener")
+	assert.Positive(t, rep.Tenancy.HeapAfter)
+
 	require.NotNil(t, rep.Race)
 	assert.Equal(t, 4, rep.Race.OneWinner, "%+v", rep.Race)
 
 	require.NotNil(t, rep.Walk)
 	assert.Zero(t, rep.Walk.Overlaps, "%v", rep.Walk.OverlapExamples)
 	assert.Zero(t, rep.Walk.Missing, "%v", rep.Walk.MissingExamples)
-	assert.Equal(t, int(rep.Storm.Acknowledged)+4, rep.Walk.Acknowledged)
+	assert.Equal(t, int(rep.Mixed.Acknowledged+rep.Storm.Acknowledged)+4, rep.Walk.Acknowledged, "the walk checks the mixed phase's bookings too")
 	assert.GreaterOrEqual(t, rep.Walk.Appointments, rep.Walk.Acknowledged)
 
 	assert.Positive(t, rep.World.ReadySeconds)
@@ -101,6 +135,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 
 	if *withPostgres {
 		assert.Positive(t, rep.Postgres.Best)
+		assert.Contains(t, want, rep.Postgres.BestRun)
 	} else {
 		assert.Equal(t, "-pg off", rep.Postgres.Skipped)
 		assert.Contains(t, stderr.String(), "PostgreSQL baseline skipped: -pg off")
@@ -120,7 +155,20 @@ func TestHarnessEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	assertWellFormedXML(t, svg)
 	for _, name := range want {
-		assert.Contains(t, string(svg), ">"+name+"<", "the chart has a line for %s", name)
+		if name != "mixed" { // drawn as its reads and its bookings
+			assert.Contains(t, string(svg), ">"+name+"<", "the chart has a line for %s", name)
+		}
+	}
+	// Every row of issue 23's phases is judged.
+	for _, prefix := range []string{"Mixed", "E-mail over SMTP", "Tenancy"} {
+		n := 0
+		for _, row := range rep.Rows {
+			if strings.HasPrefix(row.Workload, prefix) {
+				n++
+				assert.NotEqual(t, resultSkipped, row.Result, row.Workload)
+			}
+		}
+		assert.Positive(t, n, "rows of %s", prefix)
 	}
 
 	// -from draws the same table and chart again from the report.

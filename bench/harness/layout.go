@@ -270,3 +270,16 @@ func (o Options) loadWorld() WorldSpec {
 	return WorldSpec{Tag: "load", Businesses: o.LoadBusinesses, Staff: o.LoadStaff,
 		Appointments: o.LoadAppointments / max(o.LoadBusinesses, 1), Customers: 20, WindowDays: 7, Seed: o.Seed}
 }
+
+// A business of the tenancy world is small: a salon of two, ten
+// customers (one per appointment at the default size) and the three
+// services every world offers.
+const (
+	tenancyStaff     = 2
+	tenancyCustomers = 10
+)
+
+func (o Options) tenancyWorld() WorldSpec {
+	return WorldSpec{Tag: "tenancy", Businesses: o.TenancyBusinesses, Staff: tenancyStaff,
+		Appointments: o.TenancyAppointments, Customers: tenancyCustomers, WindowDays: 7, Seed: o.Seed}
+}

@@ -9,7 +9,8 @@
 //
 // In one run it:
 //
-//   - builds ./cmd/slotd and ./bench/static into a temporary directory;
+//   - builds ./cmd/slotd, ./bench/static and ./bench/smtpsink into a
+//     temporary directory;
 //   - streams out a world file (-businesses × -staff, -appointments booked
 //     per business, keys whose limits no request reaches) and starts slotd
 //     on a fresh data directory with --world, --access-log off and e-mail
@@ -19,22 +20,36 @@
 //     answer; then the rotating 7-day × all-staff availability workload
 //     (-queries distinct queries, so the answer memo never hits) and a
 //     1-day, one-staff workload over every distinct query;
+//   - runs the mixed phase (-mixed-c connections for -mixed-d: nine reads
+//     of both kinds, none asked before, to one booking), reads and
+//     bookings measured apart;
 //   - runs the PostgreSQL baseline (an exclusion-constraint bookings table,
-//     pgbench -pg-clients) when initdb and pgbench are on PATH;
+//     pgbench with each of -pg-clients) when initdb and pgbench are on
+//     PATH;
 //   - runs the durable booking storm (-storm-c connections, every request a
 //     free slot with its own Idempotency-Key), measures how long until
 //     DATA/outbox holds every e-mail it caused, runs the contention race
 //     (-race-clients on each of -race-slots slots), and walks every touched
 //     staff member's appointments through the API, counting overlapping
-//     pairs and acknowledged bookings that are missing;
-//   - runs the PostgreSQL baseline again (fsync drifts: the better run
+//     pairs and acknowledged bookings (the mixed phase's too) that are
+//     missing;
+//   - runs the PostgreSQL baseline again (fsync drifts: the best run
 //     counts);
+//   - runs the storm again for -smtp-storm-d against a second slotd on the
+//     main world, sending its e-mail over SMTP to bench/smtpsink in a
+//     process of its own: bookings/s, latency, and how long until the sink
+//     holds every confirmation;
 //   - loads a second, large world (-load-appointments over -load-businesses)
 //     into a fresh slotd: time to ready and RSS; then kill -9 and a restart:
-//     time to the first answer.
+//     time to the first answer;
+//   - writes a world of -tenancy-businesses small businesses into a data
+//     directory through slotd, restarts slotd on it without --world: RSS
+//     before any request; then one request each to -tenancy-touch random
+//     businesses: each first answer's latency, and RSS per business touched.
 //
-// During the storm and the 7-day availability phase it takes CPU profiles
-// of slotd from its admin listener and reports their shares (-profile).
+// During the storms and the 7-day availability phase it takes CPU
+// profiles of slotd from its admin listener and reports their shares
+// (-profile).
 // Progress goes to stderr; the table (Markdown, one line per figure with
 // its baseline, ratio, target and result) and the summary line to stdout. Every process it starts is stopped by its
 // PID, also on Ctrl-C or failure; it talks to loopback only.
@@ -134,18 +149,20 @@ type harness struct {
 	start time.Time
 	tmp   string
 	procs proc.Group
-	bin   struct{ slotd, static string }
+	bin   struct{ slotd, static, sink string }
 	rep   Report
 
-	// What the storm and the race acknowledged, for the walk.
-	stormAcks, raceAcks *acks
-	pg                  *pgCluster // the PostgreSQL baseline's cluster, once made
+	// What the mixed phase, the storm and the race acknowledged, for the
+	// walk.
+	mixedAcks, stormAcks, raceAcks *acks
+	pg                             *pgCluster // the PostgreSQL baseline's cluster, once made
+	world                          string     // the main world's file
 }
 
 // Run performs a whole run. It returns the report so far even when a
 // phase fails, so that what was measured is still shown.
 func Run(ctx context.Context, opt Options, progress io.Writer) (*Report, error) {
-	h := &harness{opt: opt, out: progress, start: time.Now(), stormAcks: &acks{}, raceAcks: &acks{}}
+	h := &harness{opt: opt, out: progress, start: time.Now(), mixedAcks: &acks{}, stormAcks: &acks{}, raceAcks: &acks{}}
 	h.rep = Report{Started: h.start, Options: opt, Machine: machine()}
 	tmp, err := os.MkdirTemp(opt.TempDir, "slotd-harness-")
 	if err != nil {
@@ -185,7 +202,7 @@ func (h *harness) progress(format string, args ...any) {
 // run is the sequence of phases. Each phase's figures land in h.rep as
 // soon as they are known.
 func (h *harness) run(ctx context.Context) error {
-	h.progress("building slotd and bench/static")
+	h.progress("building slotd, bench/static and bench/smtpsink")
 	if err := h.build(ctx); err != nil {
 		return err
 	}
@@ -202,13 +219,16 @@ func (h *harness) run(ctx context.Context) error {
 		fn   func(context.Context) error
 	}{
 		{"read phases", func(ctx context.Context) error { return h.readPhases(ctx, s, l) }},
-		{"PostgreSQL before the storm", func(ctx context.Context) error { return h.postgres(ctx, l, "pg-before") }},
+		{"mixed phase", func(ctx context.Context) error { return h.mixed(ctx, s, l) }},
+		{"PostgreSQL before the storm", func(ctx context.Context) error { return h.postgres(ctx, l, "before") }},
 		{"booking storm", func(ctx context.Context) error { return h.storm(ctx, s, l) }},
 		{"contention race", func(ctx context.Context) error { return h.race(ctx, s, l) }},
 		{"walk", func(ctx context.Context) error { return h.walk(ctx, s, l) }},
-		{"PostgreSQL after the storm", func(ctx context.Context) error { return h.postgres(ctx, l, "pg-after") }},
+		{"PostgreSQL after the storm", func(ctx context.Context) error { return h.postgres(ctx, l, "after") }},
 		{"stop slotd", func(context.Context) error { return h.stopSlotd(s, "main") }},
+		{"SMTP storm", func(ctx context.Context) error { return h.smtpStorm(ctx, l) }},
 		{"load phase", h.loadPhase},
+		{"tenancy phase", h.tenancy},
 	}
 	for _, st := range steps {
 		if err := ctx.Err(); err != nil {
@@ -227,6 +247,7 @@ func (h *harness) startMain(ctx context.Context, l *layout) (*slotd, error) {
 	*w = WorldInfo{Businesses: l.Businesses, Staff: l.Staff, Appointments: l.occupied(), Customers: l.Customers,
 		WindowDays: l.WindowDays, BaseDay: l.base.Format("2006-01-02")}
 	path := filepath.Join(h.tmp, "world.json")
+	h.world = path
 	h.progress("writing the world: %d businesses × %d staff, %d appointments", l.Businesses, l.Staff, l.occupied())
 	t := time.Now()
 	size, err := writeWorldFile(path, l)

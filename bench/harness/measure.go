@@ -16,6 +16,9 @@ type phaseSpec struct {
 	slotd       *slotd     // the server, when it is slotd
 	server      *proc.Proc // the server, when it is a baseline
 	profile     bool       // take a CPU profile of slotd meanwhile
+	// split records each kind of request of a mixed load (cfg.Kinds) as a
+	// phase of its own, "NAME-KIND", after the whole.
+	split bool
 }
 
 // measure runs one load and records it as a phase, with the CPU the
@@ -72,12 +75,18 @@ func (h *harness) measure(ctx context.Context, ps phaseSpec) (*Phase, error) {
 		p.Profile = profiled()
 	}
 	h.rep.Phases = append(h.rep.Phases, p)
+	whole := len(h.rep.Phases) - 1
+	if ps.split {
+		for _, k := range sum.Kinds {
+			h.rep.Phases = append(h.rep.Phases, phaseOf(ps.name+"-"+k.Kind, ps.title+": "+k.Kind+"s", server, k))
+		}
+	}
 	h.progress("%s: %.0f req/s, p50 %s p99 %s p99.9 %s max %s, errors %d%s%s", ps.name, p.RPS,
 		msText(p.Latency.P50), msText(p.Latency.P99), msText(p.Latency.P999), msText(p.Latency.Max), p.Errors, cpuText(&p), otherText(&p))
 	if p.Profile != nil {
 		h.progress("%s: CPU profile shares: %s", ps.name, profileText(p.Profile))
 	}
-	return &h.rep.Phases[len(h.rep.Phases)-1], nil
+	return &h.rep.Phases[whole], nil
 }
 
 // busyCores is the threshold above which other processes' CPU is called

@@ -13,10 +13,10 @@ import (
 	"github.com/slotd/slotd/bench/loadgen"
 )
 
-// pgbench runs the insert script for -pg-d and records it as a phase,
-// with latencies from pgbench's per-transaction log.
-func (h *harness) pgbench(ctx context.Context, c *pgCluster, name string) (*Phase, error) {
-	clients := h.opt.PostgresClients
+// pgbench runs the insert script from clients clients for -pg-d and
+// records it as a phase, with latencies from pgbench's per-transaction
+// log.
+func (h *harness) pgbench(ctx context.Context, c *pgCluster, name string, clients int) (*Phase, error) {
 	h.progress("%s: pgbench, %d clients, %s", name, clients, h.opt.PostgresDur)
 	prefix := filepath.Join(c.dir, name)
 	secs := max(1, int(h.opt.PostgresDur.Round(time.Second)/time.Second))

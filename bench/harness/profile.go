@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Profiles: while the storm and the 7-day availability phase run, the
+// Profiles: while the storms and the 7-day availability phase run, the
 // harness asks slotd's admin listener for a CPU profile of the phase
 // (/debug/pprof/profile, open without an admin token) and breaks it down
 // with `go tool pprof -top -cum` into the shares issue 11 talks about: GC,

@@ -120,41 +120,58 @@ func (h *harness) staticPhase(ctx context.Context, name, title, bodyFile string)
 	if bodyFile != "" {
 		args = append(args, "-body-file", bodyFile)
 	}
-	logFile, err := os.Create(filepath.Join(h.tmp, name+".log"))
-	if err != nil {
-		return err
-	}
-	defer logFile.Close()
 	// static prints "static: serving N bytes on http://ADDR/" once it listens.
-	addr := make(chan string, 1)
-	var once sync.Once
-	cmd := exec.Command(h.bin.static, args...)
-	cmd.Stderr = logFile
-	cmd.Stdout = &lineWriter{out: logFile, line: func(line []byte) {
-		if _, a, ok := strings.Cut(string(line), " on http://"); ok {
-			once.Do(func() { addr <- strings.TrimSuffix(a, "/") })
-		}
-	}}
-	p, err := h.procs.Start(name, cmd, syscall.SIGTERM)
+	p, line, err := h.startAnnounced(ctx, name, h.bin.static, args, func(line string) bool { return strings.Contains(line, " on http://") })
 	if err != nil {
 		return err
 	}
 	defer p.Terminate(5 * time.Second)
-	var base string
-	select {
-	case a := <-addr:
-		base = "http://" + a
-	case <-p.Done():
-		return fmt.Errorf("%s: bench/static exited: %v: %s", name, p.Err(), proc.LogTail(logFile.Name(), 500))
-	case <-time.After(30 * time.Second):
-		return fmt.Errorf("%s: bench/static did not listen within 30 s", name)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	_, addr, _ := strings.Cut(line, " on http://")
+	base := "http://" + strings.TrimSuffix(addr, "/")
 	h.progress("%s: %s, %d connections, %s", name, title, h.opt.Connections, h.opt.Duration)
 	_, err = h.measure(ctx, phaseSpec{name: name, title: title, server: p, cfg: loadgen.Config{
 		URL: base + "/", Method: "GET", Connections: h.opt.Connections, Duration: h.opt.Duration,
 		Expect: 200, Timeout: h.opt.Timeout,
 	}})
 	return err
+}
+
+// startAnnounced starts one of the bench programs that say on a line of
+// their stdout where they listen, once they do, and returns it with that
+// line (the first for which announces is true). Its output goes to
+// TMP/NAME.log.
+func (h *harness) startAnnounced(ctx context.Context, name, bin string, args []string, announces func(string) bool) (*proc.Proc, string, error) {
+	logFile, err := os.Create(filepath.Join(h.tmp, name+".log"))
+	if err != nil {
+		return nil, "", err
+	}
+	lines := make(chan string, 1)
+	var once sync.Once
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = logFile
+	cmd.Stdout = &lineWriter{out: logFile, line: func(line []byte) {
+		if announces(string(line)) {
+			once.Do(func() { lines <- string(line) })
+		}
+	}}
+	p, err := h.procs.Start(name, cmd, syscall.SIGTERM)
+	if err != nil {
+		logFile.Close()
+		return nil, "", err
+	}
+	// The file takes the output until the process and its copying
+	// goroutines are done.
+	go func() { <-p.Done(); logFile.Close() }()
+	select {
+	case line := <-lines:
+		return p, line, nil
+	case <-p.Done():
+		return nil, "", fmt.Errorf("%s exited: %v: %s", name, p.Err(), proc.LogTail(logFile.Name(), 500))
+	case <-time.After(30 * time.Second):
+		p.Terminate(5 * time.Second)
+		return nil, "", fmt.Errorf("%s did not listen within 30 s", name)
+	case <-ctx.Done():
+		p.Terminate(5 * time.Second)
+		return nil, "", ctx.Err()
+	}
 }

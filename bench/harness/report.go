@@ -9,21 +9,24 @@ import (
 
 // Report holds every figure of a run; -json writes it as it is.
 type Report struct {
-	Started  time.Time `json:"started"`
-	Seconds  float64   `json:"seconds"`
-	Machine  Machine   `json:"machine"`
-	Options  Options   `json:"options"`
-	World    WorldInfo `json:"world"`
-	Phases   []Phase   `json:"phases"`
-	Storm    *Storm    `json:"storm,omitempty"`
-	Race     *Race     `json:"race,omitempty"`
-	Walk     *Walk     `json:"walk,omitempty"`
-	Postgres Postgres  `json:"postgres"`
-	Load     *Load     `json:"load,omitempty"`
-	Rows     []Row     `json:"table"`
-	Passed   int       `json:"passed"`
-	Failed   int       `json:"failed"`
-	Summary  string    `json:"summary"`
+	Started   time.Time  `json:"started"`
+	Seconds   float64    `json:"seconds"`
+	Machine   Machine    `json:"machine"`
+	Options   Options    `json:"options"`
+	World     WorldInfo  `json:"world"`
+	Phases    []Phase    `json:"phases"`
+	Mixed     *Mixed     `json:"mixed,omitempty"`
+	Storm     *Storm     `json:"storm,omitempty"`
+	Race      *Race      `json:"race,omitempty"`
+	Walk      *Walk      `json:"walk,omitempty"`
+	Postgres  Postgres   `json:"postgres"`
+	SMTPStorm *SMTPStorm `json:"smtp_storm,omitempty"`
+	Load      *Load      `json:"load,omitempty"`
+	Tenancy   *Tenancy   `json:"tenancy,omitempty"`
+	Rows      []Row      `json:"table"`
+	Passed    int        `json:"passed"`
+	Failed    int        `json:"failed"`
+	Summary   string     `json:"summary"`
 }
 
 // Machine is where the run happened: figures are only comparable within
@@ -150,12 +153,68 @@ type Walk struct {
 	Seconds         float64  `json:"seconds"`
 }
 
-// Postgres is the PostgreSQL baseline, run before and after the storm.
+// Postgres is the PostgreSQL baseline: pgbench with each of -pg-clients,
+// before and after the storm; the best run is the storm's baseline.
 type Postgres struct {
 	Skipped   string  `json:"skipped,omitempty"` // why, when it did not run
 	Version   string  `json:"version,omitempty"`
 	Prebooked int     `json:"prebooked_rows"`
 	Best      float64 `json:"best_tps"`
+	BestRun   string  `json:"best_run,omitempty"` // the phase, e.g. pg-after-64
+}
+
+// Mixed is the mixed phase: availability reads and bookings at once, on
+// the main slotd. Its phases are "mixed" (every request), "mixed-read"
+// and "mixed-booking".
+type Mixed struct {
+	WeekReads          int64    `json:"week_reads"` // 7-day, all staff
+	DayReads           int64    `json:"day_reads"`  // 1 day, one staff member
+	Acknowledged       int64    `json:"acknowledged"`
+	UncachedGuaranteed bool     `json:"uncached_guaranteed"` // no read asked twice
+	MailsSeconds       float64  `json:"mails_seconds"`       // until the outbox held the phase's e-mails; -1: not within -drain-timeout
+	UnexpectedAnswers  []string `json:"unexpected_answers,omitempty"`
+}
+
+// SMTPStorm is the booking storm again, shorter, against a second slotd
+// on the main world that sends its e-mail over SMTP to bench/smtpsink in
+// a process of its own. Its phase is "smtp-storm".
+type SMTPStorm struct {
+	ReadySeconds      float64  `json:"ready_seconds"`
+	Acknowledged      int64    `json:"acknowledged"`
+	MailsExpected     int64    `json:"mails_expected"`
+	MailsReceived     int64    `json:"mails_received"` // distinct Message-IDs at the sink
+	Messages          int64    `json:"messages"`       // every DATA the sink accepted, copies included
+	SinkConnections   int64    `json:"sink_connections"`
+	DrainSeconds      float64  `json:"drain_seconds"` // from the storm's end until the sink held them all; -1: not within -drain-timeout
+	RSSAfter          int64    `json:"rss_after_bytes"`
+	UnexpectedAnswers []string `json:"unexpected_answers,omitempty"`
+}
+
+// Tenancy is the tenancy phase: a world of many small businesses written
+// into a data directory, slotd restarted on it without --world, and one
+// request that needs a business's state to each of many random
+// businesses. Its phase is "tenancy".
+type Tenancy struct {
+	Businesses   int     `json:"businesses"`
+	Staff        int     `json:"staff_per_business"`
+	Customers    int     `json:"customers_per_business"`
+	Appointments int     `json:"appointments_per_business"`
+	FileBytes    int64   `json:"file_bytes"`
+	WriteSeconds float64 `json:"write_seconds"`
+	LoadSeconds  float64 `json:"load_seconds"`  // the first start, with --world, to ready
+	ReadySeconds float64 `json:"ready_seconds"` // the restart, without --world, to ready
+	RSSBefore    int64   `json:"rss_before_bytes"`
+	Touch        int     `json:"touch"`   // businesses to ask
+	Touched      int64   `json:"touched"` // first answers with 200
+	RSSAfter     int64   `json:"rss_after_bytes"`
+	HWMAfter     int64   `json:"hwm_after_bytes"`
+	GrowthPerBiz float64 `json:"rss_growth_per_touched_business_bytes"`
+	// The Go heap's live bytes after a forced GC (HeapAlloc), before and
+	// after the touches: what RSS holds without garbage; 0 when slotd's
+	// admin listener did not tell.
+	HeapBefore int64   `json:"live_heap_before_bytes,omitempty"`
+	HeapAfter  int64   `json:"live_heap_after_bytes,omitempty"`
+	HeapPerBiz float64 `json:"live_heap_per_touched_business_bytes,omitempty"`
 }
 
 // Load is the load phase: a large world from a fresh data directory, then

@@ -31,20 +31,25 @@ type slotd struct {
 	started time.Time
 	log     string // its stdout and stderr
 	gc      *gcTrace
+	// nextSlot is the first storm slot (layout.stormSlot) no workload has
+	// asked this slotd for yet; only the harness's sequence of phases
+	// touches it, one phase at a time.
+	nextSlot int
 }
 
 // startSlotd starts slotd serve on data (loading world when it is not
 // empty) on loopback ports, with the access log off (the harness measures
-// the engine, and the access log costs a tenth of a cheap read) and
-// e-mail written to DATA/outbox. GODEBUG=gctrace=1 makes the Go runtime
-// report each GC cycle's CPU time on stderr, which is how the harness
-// measures GC's share of slotd's CPU from outside. Ports are picked free
+// the engine, and the access log costs a tenth of a cheap read), e-mail
+// written to DATA/outbox unless extra (more flags) says --smtp.
+// GODEBUG=gctrace=1 makes the Go runtime report each GC cycle's CPU time
+// on stderr, which is how the harness measures GC's share of slotd's CPU
+// from outside. Ports are picked free
 // just before the start; if another process takes one in between, slotd
 // exits saying it cannot listen and is started again on fresh ports.
-func (h *harness) startSlotd(name, data, world string) (*slotd, error) {
+func (h *harness) startSlotd(name, data, world string, extra ...string) (*slotd, error) {
 	var lastErr error
 	for range 3 {
-		s, err := h.startSlotdOnce(name, data, world)
+		s, err := h.startSlotdOnce(name, data, world, extra)
 		if err == nil {
 			return s, nil
 		}
@@ -58,7 +63,7 @@ func (h *harness) startSlotd(name, data, world string) (*slotd, error) {
 
 var errCannotListen = errors.New("slotd could not listen")
 
-func (h *harness) startSlotdOnce(name, data, world string) (*slotd, error) {
+func (h *harness) startSlotdOnce(name, data, world string, extra []string) (*slotd, error) {
 	pub, err := freePort()
 	if err != nil {
 		return nil, err
@@ -71,6 +76,7 @@ func (h *harness) startSlotdOnce(name, data, world string) (*slotd, error) {
 	if world != "" {
 		args = append(args, "--world", world)
 	}
+	args = append(args, extra...)
 	logPath := filepath.Join(h.tmp, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -256,13 +262,16 @@ var httpClient = &http.Client{
 	Transport: &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true},
 }
 
-// get fetches url with an API key and returns status and body.
+// get fetches url with an API key (none when bearer is "") and returns
+// status and body.
 func get(ctx context.Context, url, bearer string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Authorization", bearer)
+	if bearer != "" {
+		req.Header.Set("Authorization", bearer)
+	}
 	resp, err := httpClient.Do(req)
 	if err != nil {
 		return 0, nil, err

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -83,6 +84,97 @@ func bookingBody(dst []byte, l *layout, b, s, c int, start time.Time) []byte {
 	return dst
 }
 
+// bodyBufs are the scratch buffers booking bodies are built in.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// slotRange hands out the storm slots (layout.stormSlot) of one
+// workload on one slotd, from where the slotd's last workload stopped, so
+// that the mixed phase's and the storm's bookings never ask for the same
+// half hour. It remembers the highest slot it handed out: a closed loop
+// does not know in advance how many requests it will make.
+type slotRange struct {
+	base int
+	end  atomic.Int64 // one past the highest slot handed out
+}
+
+func newSlotRange(s *slotd) *slotRange { return &slotRange{base: s.nextSlot} }
+
+// take is the slot of the workload's n-th booking, now handed out.
+func (r *slotRange) take(n uint64) int {
+	i := r.base + int(n)
+	for {
+		cur := r.end.Load()
+		if int64(i) < cur || r.end.CompareAndSwap(cur, int64(i)+1) {
+			return i
+		}
+	}
+}
+
+// slot is the slot of the n-th booking, already handed out.
+func (r *slotRange) slot(n uint64) int { return r.base + int(n) }
+
+// done gives the slotd's next workload the slots after this one's.
+func (r *slotRange) done(s *slotd) { s.nextSlot = max(s.nextSlot, int(r.end.Load())) }
+
+// prepareBooking makes req the booking of storm slot i with its own
+// Idempotency-Key; the caller has set the method, the URI and the
+// Content-Type.
+func prepareBooking(req *fasthttp.Request, l *layout, i int, key string) {
+	b, sm, start := l.stormSlot(i)
+	buf := bodyBufs.Get().(*[]byte)
+	*buf = bookingBody((*buf)[:0], l, b, sm, l.stormCustomer(i), start)
+	req.SetBody(*buf)
+	bodyBufs.Put(buf)
+	req.Header.Set("Authorization", l.bearer[b])
+	req.Header.Set("Idempotency-Key", key)
+}
+
+// observeBooking keeps what the answer to the booking of storm slot i
+// acknowledged.
+func observeBooking(got *acks, l *layout, i int, resp *fasthttp.Response) {
+	if resp.StatusCode() != 201 {
+		got.unexpected(resp.StatusCode(), resp.Body())
+		return
+	}
+	b, sm, _ := l.stormSlot(i)
+	if id, ok := appointmentID(resp.Body()); ok {
+		got.add(ack{b: b, s: sm, id: id})
+	} else {
+		got.unexpected(201, resp.Body())
+	}
+}
+
+// stormSpec is one booking storm: against which slotd, for how long, and
+// where its acknowledgements go.
+type stormSpec struct {
+	name, title string
+	s           *slotd
+	l           *layout
+	duration    time.Duration
+	keys        string // the Idempotency-Keys' prefix, one per storm
+	acks        *acks
+	profile     bool
+}
+
+// runStorm runs a storm of -storm-c connections and records its phase.
+func (h *harness) runStorm(ctx context.Context, sp stormSpec) (*Phase, error) {
+	slots := newSlotRange(sp.s)
+	defer slots.done(sp.s)
+	cfg := loadgen.Config{
+		URL: sp.s.base + "/api/v1/appointments", Method: "POST", Connections: h.opt.StormConnections,
+		Duration: sp.duration, Expect: 201, Timeout: h.opt.Timeout,
+		Headers: []loadgen.Header{{Name: "Content-Type", Value: "application/json"}},
+		Prepare: func(seq uint64, req *fasthttp.Request) {
+			prepareBooking(req, sp.l, slots.take(seq), sp.keys+strconv.FormatUint(seq, 10))
+		},
+		Observe: func(seq uint64, resp *fasthttp.Response) {
+			observeBooking(sp.acks, sp.l, slots.slot(seq), resp)
+		},
+	}
+	h.progress("%s: %s, %s", sp.name, sp.title, sp.duration)
+	return h.measure(ctx, phaseSpec{name: sp.name, title: sp.title, cfg: cfg, slotd: sp.s, profile: sp.profile})
+}
+
 func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 	st := &Storm{DrainSeconds: -1}
 	h.rep.Storm = st
@@ -98,36 +190,8 @@ func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 	writesBefore, werr := proc.WriteBytes(s.p.PID())
 
 	got := h.stormAcks
-	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-	cfg := loadgen.Config{
-		URL: s.base + "/api/v1/appointments", Method: "POST", Connections: h.opt.StormConnections,
-		Duration: h.opt.StormDuration, Expect: 201, Timeout: h.opt.Timeout,
-		Headers: []loadgen.Header{{Name: "Content-Type", Value: "application/json"}},
-		Prepare: func(seq uint64, req *fasthttp.Request) {
-			b, sm, start := l.stormSlot(int(seq))
-			buf := bufs.Get().(*[]byte)
-			*buf = bookingBody((*buf)[:0], l, b, sm, l.stormCustomer(int(seq)), start)
-			req.SetBody(*buf)
-			bufs.Put(buf)
-			req.Header.Set("Authorization", l.bearer[b])
-			req.Header.Set("Idempotency-Key", "storm-"+strconv.FormatUint(h.opt.Seed, 10)+"-"+strconv.FormatUint(seq, 10))
-		},
-		Observe: func(seq uint64, resp *fasthttp.Response) {
-			if resp.StatusCode() != 201 {
-				got.unexpected(resp.StatusCode(), resp.Body())
-				return
-			}
-			b, sm, _ := l.stormSlot(int(seq))
-			if id, ok := appointmentID(resp.Body()); ok {
-				got.add(ack{b: b, s: sm, id: id})
-			} else {
-				got.unexpected(201, resp.Body())
-			}
-		},
-	}
-	title := fmt.Sprintf("durable booking storm, %d connections", h.opt.StormConnections)
-	h.progress("storm: %s, %s", title, h.opt.StormDuration)
-	p, err := h.measure(ctx, phaseSpec{name: "storm", title: title, cfg: cfg, slotd: s, profile: true})
+	p, err := h.runStorm(ctx, stormSpec{name: "storm", title: fmt.Sprintf("durable booking storm, %d connections", h.opt.StormConnections),
+		s: s, l: l, duration: h.opt.StormDuration, keys: "storm-" + strconv.FormatUint(h.opt.Seed, 10) + "-", acks: got, profile: true})
 	if err != nil {
 		return err
 	}
@@ -153,19 +217,24 @@ func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 	if len(got.odd) > 0 {
 		h.progress("storm: unexpected answers, e.g. %s", got.odd[0])
 	}
-	return h.drain(ctx, outbox, mailsBefore+len(got.list), stormEnd)
+	st.MailsExpected = mailsBefore + len(got.list)
+	h.progress("outbox: waiting for %d e-mails in %s", st.MailsExpected, outbox.dir)
+	st.MailsFound, st.DrainSeconds, err = h.drain(ctx, outbox, st.MailsExpected, stormEnd)
+	if err == nil && st.DrainSeconds >= 0 {
+		h.progress("outbox: drained %.1fs after the storm", st.DrainSeconds)
+	} else if err == nil {
+		h.progress("outbox: not drained %s after the storm: %d of %d e-mails", h.opt.DrainTimeout, st.MailsFound, st.MailsExpected)
+	}
+	return err
 }
 
-// drain waits until the outbox directory holds every e-mail the storm
-// caused (one confirmation per booking), polling it; it reports the time
-// from the storm's end, or how far it got by -drain-timeout. Listing tens
-// of thousands of names costs CPU that slotd's mailer needs, so the
+// drain waits until the outbox directory holds want e-mails, polling it,
+// and returns how many it found and the time from since until it held
+// them all, or -1 when it did not within -drain-timeout. Listing tens of
+// thousands of names costs CPU that slotd's mailer needs, so the
 // directory is looked at five times a second: the figure is good to
 // 0.2 s.
-func (h *harness) drain(ctx context.Context, outbox *mailCounter, want int, since time.Time) error {
-	st := h.rep.Storm
-	st.MailsExpected = want
-	h.progress("outbox: waiting for %d e-mails in %s", want, outbox.dir)
+func (h *harness) drain(ctx context.Context, outbox *mailCounter, want int, since time.Time) (int, float64, error) {
 	deadline := time.NewTimer(h.opt.DrainTimeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(200 * time.Millisecond)
@@ -173,20 +242,16 @@ func (h *harness) drain(ctx context.Context, outbox *mailCounter, want int, sinc
 	for {
 		n, err := outbox.count()
 		if err != nil {
-			return err
+			return n, -1, err
 		}
-		st.MailsFound = n
 		if n >= want {
-			st.DrainSeconds = time.Since(since).Seconds()
-			h.progress("outbox: drained %.1fs after the storm", st.DrainSeconds)
-			return nil
+			return n, time.Since(since).Seconds(), nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return n, -1, ctx.Err()
 		case <-deadline.C:
-			h.progress("outbox: not drained %s after the storm: %d of %d e-mails", h.opt.DrainTimeout, n, want)
-			return nil
+			return n, -1, nil
 		case <-tick.C:
 		}
 	}

@@ -13,10 +13,11 @@ import (
 // hand: no plotting dependency for one chart.
 func chartSVG(r *Report) []byte {
 	const (
-		width, height = 960, 520
-		left, top     = 70, 50
-		plotW, plotH  = 520, 400
-		legendX       = left + plotW + 30
+		width        = 960
+		left, top    = 70, 50
+		plotW, plotH = 520, 400
+		legendX      = left + plotW + 30
+		legendStep   = 38
 	)
 	palette := []string{"#2ca02c", "#e377c2", "#8c564b", "#9467bd"}
 	labels := []string{"p50", "p90", "p99", "p99.9", "max"}
@@ -25,8 +26,8 @@ func chartSVG(r *Report) []byte {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range r.Phases {
 		v := percentiles(p)
-		if v[len(v)-1] <= 0 {
-			continue // nothing answered
+		if v[len(v)-1] <= 0 || drawnByParts[p.Name] {
+			continue // nothing answered, or its kinds have lines of their own
 		}
 		phases = append(phases, p)
 		for _, x := range v {
@@ -35,6 +36,7 @@ func chartSVG(r *Report) []byte {
 			}
 		}
 	}
+	height := max(520, top+8+len(phases)*legendStep)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
@@ -88,7 +90,7 @@ func chartSVG(r *Report) []byte {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s %s: %s</title></circle>`+"\n",
 				x(i), y(val), color, html.EscapeString(p.Name), labels[i], msText(val))
 		}
-		ly := top + 8 + k*38
+		ly := top + 8 + k*legendStep
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"%s/>`+"\n", legendX, ly, legendX+22, ly, color, dash)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", legendX+30, ly+4, html.EscapeString(p.Name))
 		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555" font-size="11">%s · %s/s · p99 %s</text>`+"\n", legendX+30, ly+18, p.Server, kText(p.RPS), msText(p.Latency.P99))
@@ -103,8 +105,14 @@ var phaseColors = map[string]string{
 	"static-hello": "#7f7f7f", "availability-day": "#17becf",
 	"static-week": "#bcbd22", "availability-week": "#1f77b4",
 	"pg-before": "#ff7f0e", "pg-after": "#ffbb78", "storm": "#d62728",
-	"race": "#9467bd",
+	"race":         "#9467bd",
+	"pg-before-16": "#ff7f0e", "pg-after-16": "#ffbb78", "pg-before-64": "#e6550d", "pg-after-64": "#fdae6b",
+	"mixed-read": "#3182bd", "mixed-booking": "#a50f15", "smtp-storm": "#fb6a4a", "tenancy": "#31a354",
 }
+
+// drawnByParts are the phases whose kinds are phases of their own (a
+// mixed load's reads and bookings): their line would mix the two.
+var drawnByParts = map[string]bool{"mixed": true}
 
 func percentiles(p Phase) []float64 {
 	l := p.Latency

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -26,6 +27,17 @@ const (
 	targetLoadRSS                                     = 1.5 * (1 << 30)
 	targetFirstAnswerS                                = 1.0
 	resultPass, resultFail, resultInfo, resultSkipped = "PASS", "FAIL", "info", "skipped"
+)
+
+// Targets of issue 23.
+const (
+	targetMixedReadP99MS        = 10.0
+	targetMixedBookingP99MS     = 25.0
+	targetSMTPDrainSeconds      = 2.0
+	targetTenancyRSS            = 200 << 20
+	targetTenancyFirstMS        = 50.0
+	targetTenancyPerBusiness    = 2 << 10
+	targetTenancyPerAppointment = 200 // the live heap an appointment may take (docs/PERFORMANCE.md)
 )
 
 // evaluate fills the table, the counts and the summary line from what was
@@ -59,9 +71,12 @@ func (h *harness) evaluate() {
 	} else {
 		add(Row{Workload: "Availability, 1 day, one staff member", Target: fmt.Sprintf("≥ %.1f×", targetDayRatio), Result: resultSkipped})
 	}
+	h.mixedRows(add, judge)
 	h.stormRows(add, judge)
+	h.smtpRows(add, judge)
 	h.integrityRows(add, judge)
 	h.memoryRows(add, judge)
+	h.tenancyRows(add, judge)
 	if row, ok := h.disturbedRow(); ok {
 		add(row)
 	}
@@ -89,7 +104,8 @@ func (h *harness) stormRows(add func(Row), judge func(bool) string) {
 	slotdText := fmt.Sprintf("%s bookings/s, p50 %s, p99 %s", kText(storm.RPS), msText(storm.Latency.P50), msText(storm.Latency.P99)) + errText(storm)
 	row := Row{Workload: workload, Slotd: slotdText, Target: fmt.Sprintf("≥ %.0f× (aim 5×)", targetStormRatio)}
 	if pg := r.Postgres; pg.Best > 0 {
-		row.Baseline = fmt.Sprintf("PostgreSQL exclusion constraint, pgbench %d clients: %s inserts/s (better of %s)", r.Options.PostgresClients, kText(pg.Best), h.pgRunsText())
+		row.Baseline = fmt.Sprintf("PostgreSQL exclusion constraint, pgbench: %s inserts/s in its best run (%s); runs: %s",
+			kText(pg.Best), h.pgBestText(), h.pgRunsText())
 		ratio := storm.RPS / pg.Best
 		row.Ratio, row.Result = ratioText(ratio), judge(ratio >= targetStormRatio && storm.Errors == 0)
 	} else {
@@ -117,6 +133,132 @@ func (h *harness) stormRows(add func(Row), judge func(bool) string) {
 	}
 	add(drain)
 	add(Row{Workload: "slotd RSS after the storm", Slotd: fmt.Sprintf("%s (peak %s)", bytesText(st.RSSAfter), bytesText(st.HWMAfter)), Result: resultInfo})
+}
+
+func (h *harness) mixedRows(add func(Row), judge func(bool) string) {
+	r := &h.rep
+	reads, books, m := r.phase("mixed-read"), r.phase("mixed-booking"), r.Mixed
+	readTarget, bookTarget := fmt.Sprintf("p99 ≤ %.0f ms", targetMixedReadP99MS), fmt.Sprintf("p99 ≤ %.0f ms", targetMixedBookingP99MS)
+	if reads == nil || books == nil || m == nil {
+		why := skippedText(!r.Options.Mixed, "-mixed=false")
+		add(Row{Workload: "Mixed: availability reads", Slotd: why, Target: readTarget, Result: resultSkipped})
+		add(Row{Workload: "Mixed: bookings", Slotd: why, Target: bookTarget, Result: resultSkipped})
+		add(Row{Workload: "Mixed: errors", Slotd: why, Target: "0", Result: resultSkipped})
+		return
+	}
+	name := fmt.Sprintf("Mixed, %d connections: 90 %% availability reads (1 day one staff member and 7 days × %d staff, uncached%s), 10 %% bookings (own Idempotency-Key each)",
+		reads.Connections, r.World.Staff, mixedUncachedNote(m))
+	add(Row{Workload: name + ": reads", Slotd: kindRowText(reads, "reads"), Target: readTarget,
+		Result: judge(reads.Latency.P99 <= targetMixedReadP99MS)})
+	add(Row{Workload: "Mixed: bookings", Slotd: kindRowText(books, "bookings") + fmt.Sprintf("; %d acknowledged, in the walk", m.Acknowledged),
+		Target: bookTarget, Result: judge(books.Latency.P99 <= targetMixedBookingP99MS)})
+	add(Row{Workload: "Mixed: errors (any other status, or no answer)",
+		Slotd: fmt.Sprintf("%d of %d reads%s, %d of %d bookings%s", reads.Errors, reads.Requests, oddText(reads, "200"),
+			books.Errors, books.Requests, oddText(books, "201")),
+		Target: "0", Result: judge(reads.Errors == 0 && books.Errors == 0)})
+}
+
+// oddText lists a phase's answers other than expected and its requests
+// without an answer: " (409: 2, timeout: 1)".
+func oddText(p *Phase, expected string) string {
+	odd := maps.Clone(p.Failures)
+	if odd == nil {
+		odd = map[string]int64{}
+	}
+	for k, n := range p.Statuses {
+		if k != expected {
+			odd[k] += n
+		}
+	}
+	if len(odd) == 0 {
+		return ""
+	}
+	return " (" + countsText(odd) + ")"
+}
+
+// kindRowText is a kind of a mixed phase in a table cell.
+func kindRowText(p *Phase, what string) string {
+	return fmt.Sprintf("%s %s/s, p50 %s, p99 %s, p99.9 %s", kText(p.RPS), what, msText(p.Latency.P50), msText(p.Latency.P99), msText(p.Latency.P999))
+}
+
+func mixedUncachedNote(m *Mixed) string {
+	if m.UncachedGuaranteed {
+		return ""
+	}
+	return "; more reads than distinct queries: some may have hit the memo"
+}
+
+func skippedText(off bool, flag string) string {
+	if off {
+		return flag
+	}
+	return "not run"
+}
+
+func (h *harness) smtpRows(add func(Row), judge func(bool) string) {
+	r := &h.rep
+	p, st := r.phase("smtp-storm"), r.SMTPStorm
+	target := fmt.Sprintf("≤ %.0f s", targetSMTPDrainSeconds)
+	if p == nil || st == nil {
+		add(Row{Workload: "Booking storm, e-mail over SMTP: delivered after the storm", Slotd: skippedText(!r.Options.SMTPStorm, "-smtp-storm=false"),
+			Target: target, Result: resultSkipped})
+		return
+	}
+	row := Row{Workload: fmt.Sprintf("Booking storm, e-mail over SMTP to bench/smtpsink (its own process, PIPELINING): %d connections, %s, fresh data directory on the same world",
+		p.Connections, time.Duration(p.Seconds*float64(time.Second)).Round(time.Second)),
+		Slotd:  fmt.Sprintf("%s bookings/s, p50 %s, p99 %s, p99.9 %s", kText(p.RPS), msText(p.Latency.P50), msText(p.Latency.P99), msText(p.Latency.P999)) + errText(p),
+		Result: resultInfo}
+	if storm := r.phase("storm"); storm != nil && storm.RPS > 0 {
+		row.Baseline = "the storm with e-mail to DATA/outbox: " + kText(storm.RPS) + " bookings/s"
+		row.Ratio = ratioText(p.RPS / storm.RPS)
+	}
+	add(row)
+	drain := Row{Workload: fmt.Sprintf("E-mail over SMTP: every confirmation at the sink after the storm (%d e-mails)", st.MailsExpected), Target: target}
+	if st.DrainSeconds >= 0 {
+		drain.Slotd, drain.Result = fmt.Sprintf("%.2f s (%d messages over %s)", st.DrainSeconds, st.Messages, plural(st.SinkConnections, "connection")), judge(st.DrainSeconds <= targetSMTPDrainSeconds)
+	} else {
+		drain.Slotd, drain.Result = fmt.Sprintf("not within %s: %d of %d e-mails", r.Options.DrainTimeout, st.MailsReceived, st.MailsExpected), resultFail
+	}
+	add(drain)
+}
+
+func (h *harness) tenancyRows(add func(Row), judge func(bool) string) {
+	r := &h.rep
+	tn, p := r.Tenancy, r.phase("tenancy")
+	rssTarget, firstTarget := "≤ 200 MiB", fmt.Sprintf("every one ≤ %.0f ms", targetTenancyFirstMS)
+	if tn == nil || p == nil {
+		why := skippedText(!r.Options.Tenancy, "-tenancy=false")
+		add(Row{Workload: "Tenancy: RSS after a restart, before any request", Slotd: why, Target: rssTarget, Result: resultSkipped})
+		add(Row{Workload: "Tenancy: first answers", Slotd: why, Target: firstTarget, Result: resultSkipped})
+		add(Row{Workload: "Tenancy: RSS per touched business", Slotd: why, Target: "≤ 2 KiB + its appointments", Result: resultSkipped})
+		return
+	}
+	add(Row{Workload: fmt.Sprintf("Tenancy: %d businesses (%d appointments, %d staff, %d customers each; %s world file, loaded in %.1f s), slotd restarted without --world: RSS once ready, before any request",
+		tn.Businesses, tn.Appointments, tn.Staff, tn.Customers, bytesText(tn.FileBytes), tn.LoadSeconds),
+		Slotd: fmt.Sprintf("%s (ready in %.2f s)", bytesText(tn.RSSBefore), tn.ReadySeconds), Target: rssTarget, Result: judge(tn.RSSBefore <= targetTenancyRSS)})
+	add(Row{Workload: fmt.Sprintf("Tenancy: first answer that needs the business's state (1-day availability), %d random businesses, %d connections", tn.Touch, p.Connections),
+		Slotd:  fmt.Sprintf("%d of %d answered; p50 %s, p99 %s, max %s", tn.Touched, tn.Touch, msText(p.Latency.P50), msText(p.Latency.P99), msText(p.Latency.Max)) + errText(p),
+		Target: firstTarget, Result: judge(p.Latency.Max <= targetTenancyFirstMS && p.Errors == 0 && tn.Touched == int64(tn.Touch))})
+	target := tenancyTarget(tn.Appointments)
+	add(Row{Workload: fmt.Sprintf("Tenancy: RSS growth per touched business (its whole state in memory: business, API key, 3 services, %d staff, %d customers, %d appointments; garbage not yet collected included)",
+		tn.Staff, tn.Customers, tn.Appointments),
+		Slotd: fmt.Sprintf("%s (RSS %s after %d businesses, peak %s%s)", bytesText(int64(tn.GrowthPerBiz)), bytesText(tn.RSSAfter), tn.Touched,
+			bytesText(tn.HWMAfter), heapText(tn)),
+		Target: fmt.Sprintf("≤ 2 KiB + %d × 200 B = %s", tn.Appointments, bytesText(int64(target))), Result: judge(tn.Touched > 0 && tn.GrowthPerBiz <= target)})
+}
+
+// heapText is the live heap per touched business, when it was measured.
+func heapText(tn *Tenancy) string {
+	if tn.HeapAfter == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; live heap after a GC: %s per business", bytesText(int64(tn.HeapPerBiz)))
+}
+
+// tenancyTarget is the RSS growth a touched business may cost: 2 KiB and
+// its appointments.
+func tenancyTarget(appointments int) float64 {
+	return targetTenancyPerBusiness + float64(appointments)*targetTenancyPerAppointment
 }
 
 func (h *harness) integrityRows(add func(Row), judge func(bool) string) {
@@ -246,6 +388,12 @@ func (h *harness) summaryLine() string {
 	if day, hello := r.phase("availability-day"), r.phase("static-hello"); day != nil && hello != nil {
 		parts = append(parts, "1-day "+ratioText(day.RPS/hello.RPS)+" hello world")
 	}
+	if reads, books := r.phase("mixed-read"), r.phase("mixed-booking"); reads != nil && books != nil {
+		parts = append(parts, fmt.Sprintf("mixed p99 read %s, booking %s", msText(reads.Latency.P99), msText(books.Latency.P99)))
+	}
+	if st := r.SMTPStorm; st != nil && r.phase("smtp-storm") != nil {
+		parts = append(parts, fmt.Sprintf("SMTP storm %s/s, mail %s", kText(r.phase("smtp-storm").RPS), drainText(st.DrainSeconds)))
+	}
 	if w := r.Walk; w != nil {
 		parts = append(parts, fmt.Sprintf("%d overlaps, %d missing", w.Overlaps, w.Missing))
 	}
@@ -255,11 +403,29 @@ func (h *harness) summaryLine() string {
 	if ld := r.Load; ld != nil && ld.ReadySeconds > 0 {
 		parts = append(parts, fmt.Sprintf("load %d appts %.0f s, peak %s", ld.Appointments, ld.ReadySeconds, bytesText(ld.HWM)))
 	}
+	if tn, p := r.Tenancy, r.phase("tenancy"); tn != nil && p != nil {
+		parts = append(parts, fmt.Sprintf("tenancy %d businesses: RSS %s, first answers max %s, %s per business",
+			tn.Businesses, bytesText(tn.RSSBefore), msText(p.Latency.Max), bytesText(int64(tn.GrowthPerBiz))))
+	}
 	if d := h.disturbed(); len(d) > 0 {
 		parts = append(parts, "other processes took CPU during "+strings.Join(d, ", "))
 	}
 	parts = append(parts, "run "+(time.Duration(r.Seconds)*time.Second).String())
 	return strings.Join(parts, "; ")
+}
+
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func drainText(seconds float64) string {
+	if seconds < 0 {
+		return "not drained"
+	}
+	return fmt.Sprintf("%.1f s", seconds)
 }
 
 // belowFullSize lists the size flags set below their defaults, the full
@@ -289,26 +455,64 @@ func (o Options) belowFullSize() []string {
 	count("storm-c", o.StormConnections, full.StormConnections)
 	count("race-clients", o.RaceClients, full.RaceClients)
 	count("race-slots", o.RaceSlots, full.RaceSlots)
+	if o.Mixed {
+		duration("mixed-d", o.MixedDuration, full.MixedDuration)
+		count("mixed-c", o.MixedConnections, full.MixedConnections)
+	}
+	if o.SMTPStorm {
+		duration("smtp-storm-d", o.SMTPDuration, full.SMTPDuration)
+	}
+	if o.Tenancy {
+		count("tenancy-businesses", o.TenancyBusinesses, full.TenancyBusinesses)
+		count("tenancy-touch", o.TenancyTouch, full.TenancyTouch)
+		count("tenancy-appointments", o.TenancyAppointments, full.TenancyAppointments)
+	}
 	if o.LoadPhase {
 		count("load-businesses", o.LoadBusinesses, full.LoadBusinesses)
 		count("load-staff", o.LoadStaff, full.LoadStaff)
 		count("load-appointments", o.LoadAppointments, full.LoadAppointments)
 	}
 	if o.Postgres != "off" {
-		count("pg-clients", o.PostgresClients, full.PostgresClients)
+		if !o.PostgresClients.covers(full.PostgresClients) {
+			below = append(below, "-pg-clients "+o.PostgresClients.String())
+		}
 		duration("pg-d", o.PostgresDur, full.PostgresDur)
 	}
 	return below
 }
 
+// pgRunsText lists the PostgreSQL runs: "before the storm, 16 clients
+// 8.1k; …".
 func (h *harness) pgRunsText() string {
 	var runs []string
-	for _, name := range []string{"pg-before", "pg-after"} {
-		if p := h.rep.phase(name); p != nil {
-			runs = append(runs, fmt.Sprintf("%s %s", strings.TrimPrefix(name, "pg-"), kText(p.RPS)))
+	for _, p := range h.rep.Phases {
+		if p.Server == "postgres" {
+			runs = append(runs, fmt.Sprintf("%s %s", pgRunLabel(p.Name, p.Connections), kText(p.RPS)))
 		}
 	}
-	return strings.Join(runs, ", ")
+	return strings.Join(runs, "; ")
+}
+
+// pgBestText names the best PostgreSQL run; a report from before
+// -pg-clients took a list does not say, and its best run is looked up.
+func (h *harness) pgBestText() string {
+	var best *Phase
+	for i, p := range h.rep.Phases {
+		if p.Server == "postgres" && (p.Name == h.rep.Postgres.BestRun || h.rep.Postgres.BestRun == "" && (best == nil || p.RPS > best.RPS)) {
+			best = &h.rep.Phases[i]
+		}
+	}
+	if best == nil {
+		return "unknown"
+	}
+	return pgRunLabel(best.Name, best.Connections)
+}
+
+// pgRunLabel names a PostgreSQL run, pg-WHEN-CLIENTS (pg-WHEN in reports
+// from before -pg-clients took a list).
+func pgRunLabel(name string, clients int) string {
+	when, _, _ := strings.Cut(strings.TrimPrefix(name, "pg-"), "-")
+	return fmt.Sprintf("%s the storm, %d clients", when, clients)
 }
 
 // writeTable prints the table and the summary line; a run below the full

@@ -46,3 +46,109 @@ func TestTableToySizes(t *testing.T) {
 	assert.Contains(t, rep.Summary, "targets met (toy sizes: performance verdicts not meaningful)")
 	assert.True(t, strings.HasSuffix(out, rep.Summary+"\n"), "the summary line still ends the output")
 }
+
+// rowsOf evaluates a report and returns its rows by the start of their
+// workload text.
+func rowsOf(t *testing.T, rep Report) func(prefix string) []Row {
+	t.Helper()
+	h := &harness{rep: rep}
+	h.evaluate()
+	return func(prefix string) []Row {
+		var out []Row
+		for _, r := range h.rep.Rows {
+			if strings.HasPrefix(r.Workload, prefix) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+}
+
+// Issue 23's rows are skipped, saying why, when their phase did not run,
+// and judged against their targets when it did.
+func TestTableIssue23Rows(t *testing.T) {
+	off, err := parseFlags([]string{"-mixed=false", "-smtp-storm=false", "-tenancy=false"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	rows := rowsOf(t, Report{Options: off})
+	for _, prefix := range []string{"Mixed", "Booking storm, e-mail over SMTP", "Tenancy"} {
+		require.NotEmpty(t, rows(prefix), prefix)
+		for _, r := range rows(prefix) {
+			assert.Equal(t, resultSkipped, r.Result, r.Workload)
+			assert.True(t, strings.HasPrefix(r.Slotd, "-") && strings.HasSuffix(r.Slotd, "=false"), "says which flag: %q", r.Slotd)
+		}
+	}
+
+	rep := Report{Options: defaults(), World: WorldInfo{Staff: 20}}
+	lat := func(p99 float64) LatencyMS { return LatencyMS{P50: 1, P90: 2, P99: p99, P999: p99 + 1, Max: p99 + 2} }
+	rep.Phases = []Phase{
+		{Name: "mixed", Server: "slotd", Requests: 1000, Latency: lat(9), RPS: 100},
+		{Name: "mixed-read", Server: "slotd", Connections: 64, Requests: 900, Latency: lat(9.9), RPS: 90, Statuses: map[string]int64{"200": 900}},
+		{Name: "mixed-booking", Server: "slotd", Requests: 100, Errors: 1, Latency: lat(26), RPS: 10,
+			Statuses: map[string]int64{"201": 99}, Failures: map[string]int64{"timeout": 1}},
+		{Name: "storm", Server: "slotd", RPS: 9000},
+		{Name: "smtp-storm", Server: "slotd", Connections: 64, Seconds: 10, RPS: 4500, Latency: lat(20)},
+		{Name: "tenancy", Server: "slotd", Connections: 4, Requests: 10_000, Latency: lat(20), Statuses: map[string]int64{"200": 10_000}},
+		{Name: "pg-before-16", Server: "postgres", Connections: 16, RPS: 8000},
+		{Name: "pg-after-64", Server: "postgres", Connections: 64, RPS: 9000},
+	}
+	rep.Mixed = &Mixed{Acknowledged: 99, UncachedGuaranteed: true}
+	rep.Storm = &Storm{Acknowledged: 1}
+	rep.Postgres = Postgres{Best: 9000, BestRun: "pg-after-64"}
+	rep.SMTPStorm = &SMTPStorm{MailsExpected: 45_000, MailsReceived: 45_000, Messages: 45_000, SinkConnections: 1, DrainSeconds: 2.5}
+	rep.Tenancy = &Tenancy{Businesses: 100_000, Staff: 2, Customers: 10, Appointments: 10, Touch: 10_000, Touched: 10_000,
+		RSSBefore: 150 << 20, RSSAfter: 150<<20 + 10_000*4000, GrowthPerBiz: 4000}
+	rows = rowsOf(t, rep)
+
+	mixed := rows("Mixed")
+	require.Len(t, mixed, 3)
+	assert.Equal(t, resultPass, mixed[0].Result, "reads p99 9.9 ms ≤ 10 ms")
+	assert.Equal(t, resultFail, mixed[1].Result, "bookings p99 26 ms > 25 ms")
+	assert.Contains(t, mixed[1].Slotd, "99 acknowledged")
+	assert.Equal(t, resultFail, mixed[2].Result, "one booking had no answer")
+	assert.Equal(t, "0 of 900 reads, 1 of 100 bookings (timeout: 1)", mixed[2].Slotd)
+
+	storm := rows("Durable booking storm")
+	require.Len(t, storm, 1)
+	assert.Contains(t, storm[0].Baseline, "9.0k inserts/s in its best run (after the storm, 64 clients)")
+	assert.Contains(t, storm[0].Baseline, "before the storm, 16 clients 8.0k; after the storm, 64 clients 9.0k")
+
+	smtp := rows("Booking storm, e-mail over SMTP")
+	require.Len(t, smtp, 1)
+	assert.Equal(t, resultInfo, smtp[0].Result)
+	assert.Equal(t, "0.50×", smtp[0].Ratio, "against the storm with the mailbox outbox")
+	drain := rows("E-mail over SMTP")
+	require.Len(t, drain, 1)
+	assert.Equal(t, resultFail, drain[0].Result, "2.5 s > 2 s")
+	assert.Contains(t, drain[0].Slotd, "over 1 connection)")
+
+	tenancy := rows("Tenancy")
+	require.Len(t, tenancy, 3)
+	assert.Equal(t, resultPass, tenancy[0].Result, "150 MiB ≤ 200 MiB")
+	assert.Equal(t, resultPass, tenancy[1].Result, "max 22 ms ≤ 50 ms")
+	assert.Equal(t, resultPass, tenancy[2].Result, "4000 B ≤ 2 KiB + 10 × 200 B = 4048 B")
+	assert.Contains(t, tenancy[2].Target, "4.0 KiB")
+
+	rep.Tenancy.GrowthPerBiz = 4100
+	rep.Phases[5].Latency.Max = 51
+	rows = rowsOf(t, rep)
+	tenancy = rows("Tenancy")
+	assert.Equal(t, resultFail, tenancy[1].Result, "one first answer took 51 ms")
+	assert.Equal(t, resultFail, tenancy[2].Result)
+}
+
+// A report written before -pg-clients took a list has runs pg-before
+// and pg-after and no best run: -from still names the best one.
+func TestTableOldPostgresRuns(t *testing.T) {
+	rep := Report{Options: defaults()}
+	rep.Options.PostgresClients = clientCounts{16}
+	rep.Phases = []Phase{
+		{Name: "pg-before", Server: "postgres", Connections: 16, RPS: 8100},
+		{Name: "storm", Server: "slotd", RPS: 9000},
+		{Name: "pg-after", Server: "postgres", Connections: 16, RPS: 8900},
+	}
+	rep.Storm = &Storm{}
+	rep.Postgres = Postgres{Best: 8900}
+	storm := rowsOf(t, rep)("Durable booking storm")
+	require.Len(t, storm, 1)
+	assert.Contains(t, storm[0].Baseline, "8.9k inserts/s in its best run (after the storm, 16 clients); runs: before the storm, 16 clients 8.1k; after the storm, 16 clients 8.9k")
+}
