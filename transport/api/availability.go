@@ -100,15 +100,16 @@ func appendSlots(b []byte, slots []directory.Slot, st directory.View) []byte {
 	}
 	b = slices.Grow(b, n)
 	b = append(b, `{"data":[`...)
+	var times wire.Times
 	for i := range slots {
 		sl := &slots[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, `{"startTime":`...)
-		b = wire.AppendTime(b, sl.Start)
+		b = times.Append(b, sl.Start)
 		b = append(b, `,"endTime":`...)
-		b = wire.AppendTime(b, sl.End)
+		b = times.Append(b, sl.End)
 		b = append(b, `,"staffMemberIds":[`...)
 		for j, x := range sl.Staff {
 			if j > 0 {

@@ -109,6 +109,16 @@ func BenchmarkBookParallel(b *testing.B) {
 // 400 bookings, each time for another window start, so the answer memo
 // never hits.
 func BenchmarkAvailabilityUncached(b *testing.B) {
+	benchAvailability(b, 7*24*time.Hour, false)
+}
+
+// BenchmarkAvailabilityDayUncached asks the harness's other question: one
+// day of one staff member, each time another window start.
+func BenchmarkAvailabilityDayUncached(b *testing.B) {
+	benchAvailability(b, 24*time.Hour, true)
+}
+
+func benchAvailability(b *testing.B, span time.Duration, oneStaff bool) {
 	s := newServer(b, model.Pro, 1)
 	svc, staff := benchSalon(b, s, 20)
 	h := s.Handler()
@@ -139,7 +149,10 @@ func BenchmarkAvailabilityUncached(b *testing.B) {
 		uri = append(uri[:0], "/api/v1/availability/slots?serviceId="...)
 		uri = append(uri, svc.String()...)
 		uri = from.AppendFormat(append(uri, "&from="...), time.RFC3339)
-		uri = from.Add(7*24*time.Hour).AppendFormat(append(uri, "&to="...), time.RFC3339)
+		uri = from.Add(span).AppendFormat(append(uri, "&to="...), time.RFC3339)
+		if oneStaff {
+			uri = append(append(uri, "&staffMemberId="...), staff[n%len(staff)].String()...)
+		}
 		ctx.Request.SetRequestURIBytes(uri)
 		ctx.Request.Header.Set("Authorization", "Bearer sk_bench")
 		h(&ctx)

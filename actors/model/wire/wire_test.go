@@ -30,9 +30,13 @@ func TestResponseEncodingIsValidJSON(t *testing.T) {
 // the epoch, leap days and the years where the fast path hands over.
 func TestAppendTimeMatchesTheStandardLibrary(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
+	var times Times // remembers a day between calls: also random days in a row, and runs of one day
 	check := func(tm time.Time) {
 		want := `"` + tm.UTC().Format(TimeLayout) + `"`
 		require.Equal(t, want, string(AppendTime(nil, tm)), "%v", tm)
+		require.Equal(t, want, string(times.Append(nil, tm)), "%v", tm)
+		next := tm.Add(time.Duration(r.IntN(3*3600)) * time.Second) // often the same day
+		require.Equal(t, `"`+next.UTC().Format(TimeLayout)+`"`, string(times.Append(nil, next)), "%v", next)
 	}
 	for _, tm := range []time.Time{time.Unix(0, 0), time.Unix(-1, 0), time.UnixMilli(-1),
 		time.Date(2024, 2, 29, 23, 59, 59, 999e6, time.UTC), time.Date(2000, 3, 1, 0, 0, 0, 0, time.UTC),
