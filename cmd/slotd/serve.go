@@ -243,6 +243,13 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 // whole: first to check all of it (so a bad file loads nothing), then to
 // put each business as it is read. Memory holds one business's document
 // at a time however large the file.
+//
+// A business's actor stops once its put is durable: the load leaves no
+// business in memory, and each is loaded by the first request that needs
+// it, as after a restart. Keeping them made the live heap grow with the
+// file: loading 1 M appointments spent 28 % of its CPU in GC and peaked
+// at 1 GiB, and a world of 100,000 small businesses took 3.9 GB and
+// 7.5 minutes (issue 23).
 func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *slog.Logger) error {
 	path := c.World
 	fail := func(err error) error {
@@ -271,6 +278,7 @@ func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *sl
 			i++
 			return l.put(i-1, func() error {
 				_, err := admin.PutWorld(ctx, dir, []model.Spec{spec}, now, log, ids...)
+				dir.Drop(spec.Business.ID)
 				return err
 			})
 		})
