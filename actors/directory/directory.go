@@ -6,15 +6,15 @@
 // Actors are spawned on first use and rebuild their state from the journal.
 // The key index (hash -> business) is loaded from the store at start, so a
 // request can be routed to its business before that business's actor exists.
-// Writes that change keys are serialized by keyMu so that the check "this key
-// belongs to nobody else" and the commit that claims it cannot interleave.
+// Writes that claim the same keys are serialized (keyLocks) so that the
+// check "this key belongs to nobody else" and the commit that claims it
+// cannot interleave.
 package directory
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,8 +43,8 @@ type Directory struct {
 	handles sync.Map     // uuid.UUID -> *business.Handle
 	live    atomic.Int64 // business actors running: one per id in handles
 
-	keys  atomic.Pointer[map[model.KeyHash]uuid.UUID] // copy-on-write; changes are rare
-	keyMu sync.Mutex                                  // serializes key-changing writes
+	keys     keyTable // the key index (keys.go)
+	keyLocks keyLocks // serializes writes that claim the same keys
 	// index replaces keys in cluster mode: the cluster-wide registry.
 	index business.KeyIndex
 	admit func(id uuid.UUID) bool
@@ -116,7 +116,7 @@ func Open(c Config) (*Directory, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.keys.Store(&idx)
+	d.keys.set(idx)
 	return d, nil
 }
 
@@ -211,8 +211,7 @@ func (d *Directory) KeyOwner(h model.KeyHash) (uuid.UUID, bool) {
 	if d.index != nil {
 		return d.index.Owner(h)
 	}
-	id, ok := (*d.keys.Load())[h]
-	return id, ok
+	return d.keys.owner(h)
 }
 
 // ask sends a request to business id and waits for its reply.
@@ -293,14 +292,5 @@ type keyIndex Directory
 func (k *keyIndex) Owner(h model.KeyHash) (uuid.UUID, bool) { return (*Directory)(k).KeyOwner(h) }
 
 func (k *keyIndex) Changed(biz uuid.UUID, _ string, added, removed []model.KeyHash) {
-	next := maps.Clone(*k.keys.Load())
-	for _, h := range removed {
-		if next[h] == biz {
-			delete(next, h)
-		}
-	}
-	for _, h := range added {
-		next[h] = biz
-	}
-	k.keys.Store(&next)
+	k.keys.change(biz, added, removed)
 }

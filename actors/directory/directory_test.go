@@ -34,11 +34,14 @@ func open(t *testing.T, dir string) (*Directory, *storage.Store) {
 	return d, st
 }
 
-func spec(id uuid.UUID, key string) model.Spec {
-	return model.Spec{
+func spec(id uuid.UUID, keys ...string) model.Spec {
+	s := model.Spec{
 		Business: model.Business{ID: id, Name: "B " + id.String()[:4], Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: model.Pro},
-		Keys:     []model.Key{{ID: uuid.New(), Hash: model.HashKey(key), Scopes: []string{"services:read"}}},
 	}
+	for _, k := range keys {
+		s.Keys = append(s.Keys, model.Key{ID: uuid.New(), Hash: model.HashKey(k), Scopes: []string{"services:read"}})
+	}
+	return s
 }
 
 func TestPanicRestartsTheActorFromItsJournal(t *testing.T) {
@@ -126,6 +129,54 @@ func TestKeysBelongToOneBusiness(t *testing.T) {
 	require.Error(t, err)
 	owner, _ := d.KeyOwner(model.HashKey("sk_shared"))
 	require.Equal(t, a, owner)
+}
+
+// TestKeyRaceHasOneWinner: businesses put at once, each claiming the same
+// key among keys of their own, and others with keys of their own only:
+// exactly one of the claimants gets the shared key, every other put of a
+// claimant is refused whole, and the others all succeed (writes with
+// different keys do not wait for each other, and lose nothing).
+func TestKeyRaceHasOneWinner(t *testing.T) {
+	d, st := open(t, t.TempDir())
+	defer st.Close()
+	defer d.Close()
+	ctx := context.Background()
+	const claimants, others = 16, 48
+	ids := make([]uuid.UUID, claimants+others)
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i := range ids {
+		ids[i] = uuid.New()
+		keys := []string{fmt.Sprintf("sk_own_%d", i)}
+		if i < claimants {
+			keys = append(keys, "sk_contested")
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = d.Put(ctx, []model.Spec{spec(ids[i], keys...)})
+		}()
+	}
+	wg.Wait()
+	winner, ok := d.KeyOwner(model.HashKey("sk_contested"))
+	require.True(t, ok)
+	won := 0
+	for i, err := range errs {
+		own, owned := d.KeyOwner(model.HashKey(fmt.Sprintf("sk_own_%d", i)))
+		switch {
+		case i >= claimants:
+			require.NoError(t, err)
+			require.True(t, owned)
+			require.Equal(t, ids[i], own)
+		case err == nil:
+			won++
+			require.Equal(t, ids[i], winner)
+			require.Equal(t, ids[i], own)
+		default:
+			require.False(t, owned, "a refused put claims none of its keys")
+		}
+	}
+	require.Equal(t, 1, won)
 }
 
 func TestSnapshotsBoundReplay(t *testing.T) {

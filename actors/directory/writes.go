@@ -36,8 +36,15 @@ type PutResult struct {
 // file) names the other businesses of the load in alsoInLoad, so that a
 // key moving between two of them is not refused.
 func (d *Directory) Put(ctx context.Context, specs []model.Spec, alsoInLoad ...uuid.UUID) ([]PutResult, error) {
-	d.keyMu.Lock()
-	defer d.keyMu.Unlock()
+	defer d.keyLocks.lock(func(yield func(model.KeyHash) bool) {
+		for i := range specs {
+			for _, k := range specs[i].Keys {
+				if !yield(k.Hash) {
+					return
+				}
+			}
+		}
+	})()
 	if err := d.checkKeys(specs, alsoInLoad); err != nil {
 		return nil, err
 	}
@@ -55,9 +62,9 @@ func (d *Directory) Put(ctx context.Context, specs []model.Spec, alsoInLoad ...u
 // CheckKeys refuses a load whose keys belong to a business outside it,
 // as Put does, without writing: a load put a business at a time checks
 // the whole of it first (only the businesses' ids and keys are needed).
+//
+// It takes no lock: each Put checks again, under its keys' locks.
 func (d *Directory) CheckKeys(load []model.Spec) error {
-	d.keyMu.Lock()
-	defer d.keyMu.Unlock()
 	return d.checkKeys(load, nil)
 }
 
@@ -92,8 +99,7 @@ func keyTaken(i int) error {
 
 // Issue adds a key to business biz.
 func (d *Directory) Issue(ctx context.Context, biz uuid.UUID, k model.Key) (model.Key, error) {
-	d.keyMu.Lock()
-	defer d.keyMu.Unlock()
+	defer d.keyLocks.lock(func(yield func(model.KeyHash) bool) { yield(k.Hash) })()
 	return call[model.Key](ctx, d, biz, &business.Issue{Key: k})
 }
 
