@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"net/textproto"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -42,7 +43,7 @@ func TestNewSender(t *testing.T) {
 
 // smtpServer is just enough of an SMTP server for the client of net/smtp.
 type smtpServer struct {
-	t    *testing.T
+	t    testing.TB
 	ln   net.Listener
 	tls  *tls.Config // offers STARTTLS when set
 	user string      // requires AUTH PLAIN with user and pass when set
@@ -54,6 +55,7 @@ type smtpServer struct {
 	pipelining  bool
 	refuseTo    string
 	hangUpAfter int
+	refuseData  int // refuse the n-th message's data (1-based) of a session
 
 	wg     sync.WaitGroup
 	active sync.WaitGroup // connections being served
@@ -73,12 +75,13 @@ type session struct {
 	bareLF   bool   // DATA held a line ending in LF only
 	quit     bool
 
+	seen      int      // messages whose data came, accepted or not
 	msgs      [][]byte // every message accepted, in order
 	rsets     int      // RSET commands
 	pipelined int      // MAIL commands that came with RCPT and DATA behind them in one read
 }
 
-func startSMTP(t *testing.T, s *smtpServer) *smtpServer {
+func startSMTP(t testing.TB, s *smtpServer) *smtpServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -218,6 +221,10 @@ func (s *smtpServer) serve(conn net.Conn) {
 				data = append(data, strings.TrimPrefix(l, ".")...)
 			}
 			ses.data = data
+			if ses.seen++; ses.seen == s.refuseData {
+				reply("554 5.6.0 message refused")
+				continue
+			}
 			ses.msgs = append(ses.msgs, data)
 			reply("250 2.0.0 queued")
 			if len(ses.msgs) == s.hangUpAfter {
@@ -436,6 +443,51 @@ func TestSMTPRefusedRecipientFailsAlone(t *testing.T) {
 	}
 }
 
+// A message whose data the server refuses fails alone, also when its
+// verdict is read with the next message's replies (pipelining) or at the
+// end of the batch.
+func TestSMTPRefusedDataFailsItsOwnMessage(t *testing.T) {
+	for _, pipelining := range []bool{false, true} {
+		for _, refused := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("pipelining=%v/refused=%d", pipelining, refused), func(t *testing.T) {
+				srv := startSMTP(t, &smtpServer{pipelining: pipelining, refuseData: refused})
+				s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
+				ms := messagesTo(t, "a@example.com", "b@example.com", "c@example.com")
+				errs := s.SendBatch(context.Background(), ms)
+				for i, err := range errs {
+					if i == refused-1 {
+						require.Error(t, err, "message %d", i)
+						assert.Contains(t, err.Error(), "554")
+						assert.Equal(t, CauseSMTP5xx, FailureCause(err))
+					} else {
+						require.NoError(t, err, "message %d", i)
+					}
+				}
+				require.NoError(t, s.Send(context.Background(), testMessage(t)), "the connection goes on")
+				require.NoError(t, s.Close())
+				got := srv.sessions()
+				require.Len(t, got, 1)
+				require.Len(t, got[0].msgs, 3)
+			})
+		}
+	}
+}
+
+// writeDotted writes what textproto's DotWriter writes for a message with
+// CRLF line ends.
+func TestWriteDottedIsTheDotWriter(t *testing.T) {
+	for _, body := range []string{"", "a\r\n", ".\r\n", "..x\r\n.\r\nend", "x\r\n.y\r\n\r\n.", "no break"} {
+		var want, got bytes.Buffer
+		dw := textproto.NewWriter(bufio.NewWriter(&want)).DotWriter()
+		_, _ = dw.Write([]byte(body))
+		require.NoError(t, dw.Close())
+		bw := bufio.NewWriter(&got)
+		writeDotted(bw, []byte(body))
+		require.NoError(t, bw.Flush())
+		assert.Equal(t, want.String(), got.String(), "%q", body)
+	}
+}
+
 // A server that hung up on the kept connection costs nothing but a new
 // connection: the message goes out on it, once.
 func TestSMTPReconnectsAfterHangUp(t *testing.T) {
@@ -472,4 +524,31 @@ func TestSMTPClosesIdleConnection(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Len(t, got[0].msgs, 2)
 	assert.True(t, got[0].quit)
+}
+
+// BenchmarkSMTPSendBatch: batches of 64 confirmations over one pipelining
+// connection to the test server in this process.
+func BenchmarkSMTPSendBatch(b *testing.B) {
+	srv := startSMTP(b, &smtpServer{pipelining: true})
+	s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
+	defer s.Close()
+	row := testMailRow(testID, model.MailConfirmation, salon, testAppointment(model.Confirmed))
+	m, err := RenderRow(row, "Bookings <bookings@slotd.example>")
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := make([]Message, 64)
+	for i := range batch {
+		batch[i] = m
+	}
+	n := 0
+	for b.Loop() {
+		for _, err := range s.SendBatch(context.Background(), batch) {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		n += len(batch)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/msg")
 }

@@ -1,6 +1,8 @@
 package mail
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -32,7 +34,11 @@ const DefaultSMTPIdle = 30 * time.Second
 // set, once per connection; then per message MAIL FROM, RCPT TO and DATA,
 // with RSET between messages. When the server offers PIPELINING (RFC 2920)
 // the commands up to DATA go out in one write and their replies are read
-// together, so a message costs two round trips instead of four.
+// together, and a message's end of data goes out with the next message's
+// commands, its verdict read before their replies: a message costs one
+// round trip instead of four. (Two, waiting for each verdict, left a
+// storm's e-mail 6.9 s behind its bookings; the wait, not the CPU, was
+// most of each message's time.)
 //
 // A connection that fails (an I/O error, a timeout, 421) is closed and the
 // next message opens a new one; a message refused by the server's reply
@@ -77,6 +83,9 @@ type smtpConn struct {
 	pipelining bool
 	utf8       bool // SMTPUTF8 offered
 	used       bool // a transaction ran on it: RSET before the next
+	// owed: the last message's end of data is written (maybe still in
+	// the buffer) and its verdict not read yet.
+	owed bool
 }
 
 // Send delivers m alone.
@@ -91,13 +100,46 @@ func (s *SMTP) SendBatch(ctx context.Context, ms []Message) []error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gen++
+	owner := -1 // the message whose verdict the connection owes
+	verdict := func(err error) {
+		if owner >= 0 && err != nil {
+			errs[owner] = fmt.Errorf("mail: smtp %s: %w", s.Addr, err)
+		}
+		owner = -1
+	}
 	for i, m := range ms {
 		if errs[i] = ctx.Err(); errs[i] == nil {
-			errs[i] = s.deliver(ctx, m)
+			errs[i] = s.deliver(ctx, m, verdict)
+			if errs[i] == nil && s.conn != nil && s.conn.owed {
+				owner = i
+			}
 		}
 	}
+	verdict(s.settle(ctx))
 	s.armIdle()
 	return errs
+}
+
+// settle reads the verdict the connection owes, if any. A connection that
+// fails to give it is dropped: its message may have been accepted, and is
+// left to the Drainer rather than sent again here.
+func (s *SMTP) settle(ctx context.Context) error {
+	sc := s.conn
+	if sc == nil || !sc.owed {
+		return nil
+	}
+	sc.owed = false
+	_ = sc.raw.SetDeadline(time.Now().Add(s.timeout()))
+	stop := context.AfterFunc(ctx, func() { _ = sc.raw.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	err := sc.c.Text.W.Flush()
+	if err == nil {
+		_, _, err = sc.c.Text.ReadResponse(250)
+	}
+	if err != nil && !refusal(err) {
+		s.drop()
+	}
+	return err
 }
 
 // Close closes the open connection, if any (with QUIT); a later send opens
@@ -110,7 +152,9 @@ func (s *SMTP) Close() error {
 	return nil
 }
 
-func (s *SMTP) deliver(ctx context.Context, m Message) error {
+// deliver sends m. The verdict the connection owes for the message
+// before m, read on the way, goes to verdict (nil when it was a yes).
+func (s *SMTP) deliver(ctx context.Context, m Message, verdict func(error)) error {
 	from, err := envelopeAddress("sender", m.From)
 	if err != nil {
 		return err
@@ -127,11 +171,14 @@ func (s *SMTP) deliver(ctx context.Context, m Message) error {
 				return err
 			}
 		}
-		wrote, err := s.transact(ctx, from, to, body)
+		wrote, err := s.transact(ctx, from, to, body, verdict)
 		if err == nil {
 			return nil
 		}
 		if !refusal(err) {
+			if s.conn.owed { // the verdict before m is lost with the connection
+				verdict(err)
+			}
 			s.drop()
 			if reused && !wrote && !retried && ctx.Err() == nil {
 				continue
@@ -173,7 +220,7 @@ type step struct {
 // its data went out whole, after which the server may have accepted it
 // even when its reply got lost: such a message is not sent again on a new
 // connection (it would be a second copy), but left to the Drainer.
-func (s *SMTP) transact(ctx context.Context, from, to string, body []byte) (wrote bool, err error) {
+func (s *SMTP) transact(ctx context.Context, from, to string, body []byte, verdict func(error)) (wrote bool, err error) {
 	sc := s.conn
 	_ = sc.raw.SetDeadline(time.Now().Add(s.timeout()))
 	stop := context.AfterFunc(ctx, func() { _ = sc.raw.SetDeadline(time.Unix(1, 0)) })
@@ -194,8 +241,15 @@ func (s *SMTP) transact(ctx context.Context, from, to string, body []byte) (wrot
 	}
 	sc.used = true
 	steps = append(steps, step{mailCmd, 250}, step{"RCPT TO:<" + to + ">", 25}, step{"DATA", 354})
-	if err := sc.run(steps); err != nil {
+	if err := sc.run(steps, verdict); err != nil {
 		return false, err
+	}
+	if sc.pipelining {
+		// The end of data waits in the buffer for the next message's
+		// commands (or SendBatch's settle); its verdict is read then.
+		writeDotted(sc.c.Text.W, body)
+		sc.owed = true
+		return true, nil
 	}
 	w := sc.c.Text.DotWriter()
 	if _, err := w.Write(body); err != nil {
@@ -210,12 +264,38 @@ func (s *SMTP) transact(ctx context.Context, from, to string, body []byte) (wrot
 	return true, err
 }
 
+// writeDotted writes body, whose lines end in CRLF, as DATA's content:
+// each line that starts with a dot gets another (RFC 5321 §4.5.2), a
+// last line without its CRLF gets one (an empty body is one empty line),
+// and ".\r\n" ends it. Errors stay
+// in w (a bufio.Writer) and surface at its next flush.
+func writeDotted(w *bufio.Writer, body []byte) {
+	if len(body) == 0 {
+		w.WriteString("\r\n") // an empty line, as textproto's DotWriter writes
+	}
+	for len(body) > 0 {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line = body[:i+1]
+		}
+		body = body[len(line):]
+		if line[0] == '.' {
+			w.WriteByte('.')
+		}
+		w.Write(line)
+		if line[len(line)-1] != '\n' {
+			w.WriteString("\r\n")
+		}
+	}
+	w.WriteString(".\r\n")
+}
+
 // run sends steps and reads their replies, all at once when the server
 // pipelines, else one by one. It returns the first failing reply; every
 // reply of what was sent is read, so the connection stays in step. When
 // DATA was accepted although something before it failed, the empty
 // message is ended at once (RFC 2920 §3.1) and the failure returned.
-func (sc *smtpConn) run(steps []step) error {
+func (sc *smtpConn) run(steps []step, verdict func(error)) error {
 	t := sc.c.Text
 	if !sc.pipelining {
 		for _, st := range steps {
@@ -235,6 +315,15 @@ func (sc *smtpConn) run(steps []step) error {
 	}
 	if err := t.W.Flush(); err != nil {
 		return err
+	}
+	if sc.owed { // the last message's verdict comes before these replies
+		sc.owed = false
+		_, _, err := t.ReadResponse(250)
+		if err != nil && !refusal(err) {
+			sc.owed = true // lost: the caller drops the connection and reports it
+			return err
+		}
+		verdict(err)
 	}
 	var first error
 	for i, st := range steps {
