@@ -194,7 +194,11 @@ func TestSnapshotsBoundReplay(t *testing.T) {
 	d.Close()
 	n := 0
 	require.NoError(t, st.Replay(id, 0, func(uint64, []byte) error { n++; return nil }))
-	require.Less(t, n, 5, "records covered by a snapshot are truncated")
+	// The snapshot at record 5 is always taken; one at record 10 or later
+	// only if the first is no longer in flight by then (at most one per
+	// actor), which a loaded machine can delay past the last write. Close
+	// waits for both: at most 13-5 records are left.
+	require.LessOrEqual(t, n, 8, "records covered by a snapshot are truncated")
 	require.NoError(t, st.Close())
 
 	d, st = open(t, dir)
