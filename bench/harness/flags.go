@@ -105,7 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.LoadBusinesses, "load-businesses", o.LoadBusinesses, "businesses in the load-phase world")
 	fs.IntVar(&o.LoadStaff, "load-staff", o.LoadStaff, "staff members per business in the load-phase world")
 	fs.IntVar(&o.LoadAppointments, "load-appointments", o.LoadAppointments, "appointments in the load-phase world, in total")
-	fs.BoolVar(&o.Tenancy, "tenancy", o.Tenancy, "run the tenancy phase: many small businesses, RSS after a restart, first answers of random businesses, RSS per business touched (about 3-4 minutes at full size, nearly all of it slotd loading the world file: 1.5-2 ms a business on 2 cores)")
+	fs.BoolVar(&o.Tenancy, "tenancy", o.Tenancy, "run the tenancy phase: many small businesses, RSS after a restart, first answers of random businesses, RSS per business touched (about a minute at full size, most of it slotd loading the world file)")
 	fs.IntVar(&o.TenancyBusinesses, "tenancy-businesses", o.TenancyBusinesses, "businesses in the tenancy world")
 	fs.IntVar(&o.TenancyTouch, "tenancy-touch", o.TenancyTouch, "random businesses of the tenancy world asked once each after the restart")
 	fs.IntVar(&o.TenancyAppointments, "tenancy-appointments", o.TenancyAppointments, "appointments per business in the tenancy world")
