@@ -49,7 +49,7 @@ func Appointment(id uuid.UUID, biz *model.Business, loc *time.Location, svc *mod
 // occurrences whose ids are new, refusing any that would make a staff
 // member's active segments overlap.
 func worldAppointments(s *State, spec *model.Spec, c *record.Catalog, now time.Time) ([]model.Appointment, error) {
-	loc, err := time.LoadLocation(c.Business.Timezone)
+	loc, err := model.Zone(c.Business.Timezone)
 	if err != nil {
 		return nil, err
 	}

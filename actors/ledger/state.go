@@ -93,7 +93,7 @@ func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(em
 
 // fromCatalog builds a state holding c's catalogue and the given customers.
 func fromCatalog(seq uint64, c *record.Catalog, bk book) (*State, error) {
-	loc, err := time.LoadLocation(c.Business.Timezone)
+	loc, err := model.Zone(c.Business.Timezone)
 	if err != nil {
 		return nil, err
 	}

@@ -209,21 +209,12 @@ func loadZone(name string) *time.Location {
 	if name == "" {
 		return time.UTC
 	}
-	if loc, ok := zones.Load(name); ok {
-		return loc.(*time.Location)
-	}
-	loc, err := time.LoadLocation(name)
+	loc, err := model.Zone(name) // remembered: LoadLocation parses the zone's data each time
 	if err != nil {
-		loc = time.UTC
+		return time.UTC
 	}
-	zones.Store(name, loc)
 	return loc
 }
-
-// zones caches loaded time zones by name: time.LoadLocation reads and
-// parses the zone's data on every call, once per message otherwise. The
-// names come from businesses, so the cache stays small.
-var zones sync.Map
 
 // oneLine makes s safe for a header and a single line of text: control
 // characters (line breaks included) become spaces, and runs of spaces

@@ -2,7 +2,6 @@ package world
 
 import (
 	"net/url"
-	"time"
 
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/input"
@@ -39,7 +38,7 @@ func (b *business) timezone(o input.Object) string {
 	if !ok {
 		return ""
 	}
-	if _, err := time.LoadLocation(tz); err != nil || tz == "Local" {
+	if _, err := model.Zone(tz); err != nil || tz == "Local" {
 		b.errs.Add(o.PathOf("timezone"), problem.InvalidOption, "Must be an IANA time zone name like Europe/Amsterdam.")
 	}
 	return tz
