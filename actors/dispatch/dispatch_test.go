@@ -101,8 +101,9 @@ func TestPoolRunsActors(t *testing.T) {
 			require.Equal(t, n, v, "actor %d: in order", i)
 		}
 	}
-	running, _ := p.Workers()
-	assert.LessOrEqual(t, running, actors, "at most one worker per busy mailbox")
+	// No bound on the workers here: a worker that has finished a run but
+	// not yet parked is not idle, so a mailbox scheduled again at that
+	// moment gets a new one. TestPoolReusesIdleWorkers checks reuse.
 }
 
 // BenchmarkDeepRun: a run that needs a deep stack, on a fresh goroutine
