@@ -8,7 +8,6 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -151,7 +150,10 @@ func renderRow(orig *record.MailRow, from string, fast bool) (Message, error) {
 	if !m.Date.IsZero() {
 		m.Date = m.Date.In(loc)
 	}
-	if m.body = skeletonOf(r, l, &m.vals); m.body == nil || !fast {
+	if fast {
+		m.body = skeletonOf(r, l, &m.vals)
+	}
+	if m.body == nil {
 		d := compose(r, l, loc, &m.vals)
 		m.body = plainBody(d.subject, d.text(), d.html())
 	}
@@ -504,7 +506,10 @@ func moment(l locale, t time.Time, loc *time.Location) string {
 // date writes t's date the locale's way: "Monday 5 January 2026".
 func date(l locale, t time.Time) string {
 	y, m, d := t.Date()
-	return calendarWord(l, 'd', int32(y*10000+int(m)*100+d), func() string { return formatDate(l, t) })
+	if y < 1 || y > 9999 { // not a key that reads back
+		return formatDate(l, t)
+	}
+	return calendarWords.get(calendarKey{l.name, 'd', int32(y*10000 + int(m)*100 + d)})
 }
 
 func formatDate(l locale, t time.Time) string {
@@ -529,46 +534,27 @@ func keys(prefix string, from, to int) []string {
 // timeOfDay writes t's hour and minute the locale's way: "14:30".
 func timeOfDay(l locale, t time.Time) string {
 	h, m, _ := t.Clock()
-	return calendarWord(l, 't', int32(h*60+m), func() string {
-		return l.get("time", "hour", twoDigits(h), "minute", twoDigits(m))
-	})
+	return calendarWords.get(calendarKey{l.name, 't', int32(h*60 + m)})
 }
 
-// calendarWord returns what format makes of the day or the minute n (of
-// kind 'd' or 't') in l, remembered: the messages of a day name the same
-// few days and times over and over, and writing one from the locale's
-// strings took a third of a confirmation's values. The cache starts over
-// at calendarWordsMax rather than grow.
-func calendarWord(l locale, kind byte, n int32, format func() string) string {
-	k := calendarKey{l.name, kind, n}
-	calendarWords.Lock()
-	s, ok := calendarWords.m[k]
-	calendarWords.Unlock()
-	if ok {
-		return s
+// calendarWords remembers the days (kind 'd', n = yyyymmdd) and times of
+// day (kind 't', n = minutes since midnight) written in a locale: the
+// messages of a day name the same few over and over, and writing one from
+// the locale's strings took a third of a confirmation's values.
+var calendarWords = newMemo(func(k calendarKey) string {
+	l := localeFor(k.locale)
+	if k.kind == 'd' {
+		n := int(k.n)
+		return formatDate(l, time.Date(n/10000, time.Month(n/100%100), n%100, 12, 0, 0, 0, time.UTC))
 	}
-	s = format()
-	calendarWords.Lock()
-	if calendarWords.m == nil || len(calendarWords.m) >= calendarWordsMax {
-		calendarWords.m = make(map[calendarKey]string)
-	}
-	calendarWords.m[k] = s
-	calendarWords.Unlock()
-	return s
-}
+	return l.get("time", "hour", twoDigits(int(k.n)/60), "minute", twoDigits(int(k.n)%60))
+})
 
 type calendarKey struct {
 	locale string
 	kind   byte
 	n      int32
 }
-
-var calendarWords struct {
-	sync.Mutex
-	m map[calendarKey]string
-}
-
-const calendarWordsMax = 8192
 
 // twoDigits formats 0 ≤ n < 100 with a leading zero, without fmt.
 func twoDigits(n int) string {
