@@ -277,12 +277,14 @@ func (d *Directory) Close() {
 
 // Collector returns the collector of the directory's metrics: the number
 // of business actors running (slotd_business_actors). Actors are spawned
-// on first use and run until shutdown, so it counts the businesses touched
-// since start (a failed actor is replaced, not added).
+// on first use and run until shutdown, except those a --world load put
+// (stopped once put) or that left the node, so it counts the businesses
+// touched since start that are still here (a failed actor is replaced, not
+// added).
 func (d *Directory) Collector() prometheus.Collector {
 	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "slotd_business_actors",
-		Help: "Business actors running: the businesses touched since start, each with its state in memory.",
+		Help: "Business actors running: the businesses requests have touched since start, each with its state in memory (a world load keeps none).",
 	}, func() float64 { return float64(d.live.Load()) })
 }
 
