@@ -53,7 +53,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 	var rep Report
 	require.NoError(t, json.Unmarshal(raw, &rep))
 
-	want := []string{"static-hello", "static-week", "availability-week", "availability-day", "mixed", "mixed-read", "mixed-booking",
+	want := []string{"static-hello", "static-week", "static-day", "availability-week", "availability-day", "mixed", "mixed-read", "mixed-booking",
 		"storm", "race", "smtp-storm", "tenancy"}
 	if *withPostgres {
 		want = append(want, "pg-before-2", "pg-before-4", "pg-after-2", "pg-after-4")
@@ -127,6 +127,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 
 	assert.Positive(t, rep.World.ReadySeconds)
 	assert.Positive(t, rep.World.WeekAnswerBytes)
+	assert.Positive(t, rep.World.DayAnswerBytes)
 	require.NotNil(t, rep.Load)
 	assert.Equal(t, 300, rep.Load.Appointments)
 	assert.Positive(t, rep.Load.ReadySeconds)

@@ -256,6 +256,15 @@ func (l *layout) sampleWeek(k int) (b, svc int, from time.Time) {
 	return k % l.Businesses, k % len(services), l.base.Add(time.Duration(l.WindowDays) * 24 * time.Hour)
 }
 
+// sampleDay is a 1-day query outside the rotation: a rotating one spread
+// over the rotation, with its window moved a minute later (nothing opens
+// before 09:00, so the answer holds the same slots; the mixed phase moves
+// windows the same way), so fetching it warms no answer the workload asks.
+func (l *layout) sampleDay(k int) (b, s, svc int, from time.Time) {
+	b, s, svc, from = l.dayQuery(k * 7919 % l.dayQueries())
+	return b, s, svc, from.Add(time.Minute)
+}
+
 // occupied is the total of booked appointments in the world.
 func (l *layout) occupied() int { return l.Businesses * l.Appointments }
 

@@ -52,6 +52,7 @@ type WorldInfo struct {
 	RSSAfterLoad    int64   `json:"rss_after_load_bytes"`
 	HWMAfterLoad    int64   `json:"hwm_after_load_bytes"`
 	WeekAnswerBytes int     `json:"week_answer_bytes"` // the typical 7-day answer the static baseline sends
+	DayAnswerBytes  int     `json:"day_answer_bytes"`  // the typical 1-day, one-staff answer the second static baseline sends
 }
 
 // Phase is one measured workload: a closed loop of requests, or a
