@@ -25,19 +25,40 @@ func appendFree(dst []interval.Span, t interval.Tree, work []interval.Span) []in
 	if len(work) == 0 {
 		return dst
 	}
-	i := 0
-	t.Free(interval.Span{Start: work[0].Start, End: work[len(work)-1].End}, func(f interval.Span) bool {
-		for i < len(work) && work[i].End <= f.Start {
-			i++
+	c := cutter{dst: dst, work: work}
+	t.Free(interval.Span{Start: work[0].Start, End: work[len(work)-1].End}, c.cut)
+	return c.dst
+}
+
+// appendFreeBusy is appendFree over a staff member's flat copy of their
+// items (availability, which reads many staff members whole); decisions,
+// which may set an appointment's own items aside, walk the tree.
+func appendFreeBusy(dst []interval.Span, b *interval.Busy, work []interval.Span) []interval.Span {
+	if len(work) == 0 {
+		return dst
+	}
+	c := cutter{dst: dst, work: work}
+	b.Free(interval.Span{Start: work[0].Start, End: work[len(work)-1].End}, c.cut)
+	return c.dst
+}
+
+// cutter cuts the free stretches of a walk by the working spans.
+type cutter struct {
+	dst  []interval.Span
+	work []interval.Span
+	i    int // the first working span that may meet the next stretch
+}
+
+func (c *cutter) cut(f interval.Span) bool {
+	for c.i < len(c.work) && c.work[c.i].End <= f.Start {
+		c.i++
+	}
+	for j := c.i; j < len(c.work) && c.work[j].Start < f.End; j++ {
+		if s, e := max(f.Start, c.work[j].Start), min(f.End, c.work[j].End); s < e {
+			c.dst = append(c.dst, interval.Span{Start: s, End: e})
 		}
-		for j := i; j < len(work) && work[j].Start < f.End; j++ {
-			if s, e := max(f.Start, work[j].Start), min(f.End, work[j].End); s < e {
-				dst = append(dst, interval.Span{Start: s, End: e})
-			}
-		}
-		return true
-	})
-	return dst
+	}
+	return true
 }
 
 // without returns t less the items of the appointment owner that overlap w:

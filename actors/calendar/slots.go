@@ -87,7 +87,9 @@ func Slots(q *Query, out []Slot) []Slot {
 	var acts [8]rel
 	cands := buf[:0]
 	for i := range q.Staff {
-		if Eligible(&q.Staff[i], q.Service) && (q.Only == nil || *q.Only == q.Staff[i].ID) {
+		// Only first: it is one comparison, and Eligible reads each
+		// member's service list, a cache miss apiece on a large server.
+		if (q.Only == nil || *q.Only == q.Staff[i].ID) && Eligible(&q.Staff[i], q.Service) {
 			cands = append(cands, i)
 		}
 	}
@@ -102,7 +104,7 @@ func Slots(q *Query, out []Slot) []Slot {
 	sh := shapeOf(q.Service, acts[:0])
 	sw.prepare(q, sh.long, len(cands))
 	for c, i := range cands {
-		sw.staff(c, sh.acts, &q.Staff[i], q.Index.Tree(q.Staff[i].ID))
+		sw.staff(c, sh.acts, &q.Staff[i], q.Index.Busy(q.Staff[i].ID, sw.rng.lo))
 	}
 	out = sw.emit(q, cands, out)
 	sc.ticks, sc.days, sc.mask = sw.ticks, sw.ds.list, sw.mask
@@ -206,15 +208,15 @@ func (sw *sweep) prepare(q *Query, footprint int64, cands int) {
 	clear(sw.mask)
 }
 
-// staff marks the starts candidate c (staff member st, items t) can take a
-// booking with active pieces acts at.
+// staff marks the starts candidate c (staff member st, the time its items
+// cover t) can take a booking with active pieces acts at.
 // Only starts whose first active piece falls inside a free stretch can fit,
 // so each stretch visits just the starts that put the first piece in it; the
 // grid pointer g only moves forward, as the stretches do, and jumps the
 // starts between stretches.
-func (sw *sweep) staff(c int, acts []rel, st *model.Staff, t interval.Tree) {
+func (sw *sweep) staff(c int, acts []rel, st *model.Staff, t *interval.Busy) {
 	sw.work = appendWorking(sw.work[:0], st, &sw.ds, sw.loc, sw.rng)
-	sw.free = appendFree(sw.free[:0], t, sw.work)
+	sw.free = appendFreeBusy(sw.free[:0], t, sw.work)
 	word, bit := c/64, uint64(1)<<(c%64)
 	mark := func(g, k int) {
 		tk := &sw.ticks[g]

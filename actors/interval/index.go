@@ -30,6 +30,7 @@ type Index struct {
 type entry struct {
 	id   uuid.UUID
 	tree Tree
+	busy *busyCell // tree's flat copy, once a reader built it (Busy)
 }
 
 // find returns the position of staff in x.staff and whether it is there.
@@ -82,14 +83,14 @@ func (x Index) with(staff uuid.UUID, t Tree) Index {
 		return Index{staff: slices.Delete(slices.Clone(x.staff), i, i+1)}
 	case ok:
 		y := Index{staff: slices.Clone(x.staff)}
-		y.staff[i].tree = t
+		y.staff[i].tree, y.staff[i].busy = t, new(busyCell)
 		return y
 	case t.Len() == 0:
 		return x
 	default:
 		s := make([]entry, 0, len(x.staff)+1)
 		s = append(s, x.staff[:i]...)
-		s = append(s, entry{id: staff, tree: t})
+		s = append(s, entry{id: staff, tree: t, busy: new(busyCell)})
 		return Index{staff: append(s, x.staff[i:]...)}
 	}
 }

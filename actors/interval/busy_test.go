@@ -1,0 +1,119 @@
+package interval
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// busyFree lists what Busy.Free reports for w, asking x's memo as a reader
+// would.
+func busyFree(x Index, staff int, w Span) []Span {
+	var out []Span
+	x.Busy(id(staff), w.Start).Free(w, func(s Span) bool {
+		out = append(out, s)
+		return true
+	})
+	return out
+}
+
+// The flat copy reports exactly the tree's free time, for every version of
+// the index (old ones included, asked in any order, before and after the
+// versions after them built their copies), for windows anywhere, also when
+// items overlap and when a window starts before an earlier copy did.
+func TestBusyIsTheTreesFreeTime(t *testing.T) {
+	for seed := range uint64(4) {
+		r := rand.New(rand.NewPCG(seed, 21))
+		var x Index
+		versions := []Index{x}
+		for range 400 {
+			staff := id(r.IntN(3))
+			o := randomOp(r)
+			switch {
+			case r.IntN(3) == 0:
+				if all := listItems(x.Tree(staff)); len(all) > 0 {
+					x = x.Delete(staff, all[r.IntN(len(all))])
+				}
+			case seed%2 == 0: // items pile up on each other
+				x = x.Add(staff, o.item)
+			case x.Fits(staff, []Span{o.item.Span}, o.owner):
+				x = x.Delete(staff, ownedBy(x.Tree(staff), o.owner)...).Add(staff, o.item)
+			}
+			versions = append(versions, x)
+			for range 3 {
+				v := versions[r.IntN(len(versions))]
+				s := r.IntN(4) // the fourth has no items
+				start := r.Int64N(2200) - 100
+				w := span(start, start+r.Int64N(600))
+				require.Equal(t, listFree(v.Tree(id(s)), w), busyFree(v, s, w), "seed %d, staff %d, window %v", seed, s, w)
+			}
+		}
+	}
+}
+
+// Stopping early stops the report, as Tree.Free does.
+func TestBusyFreeStops(t *testing.T) {
+	x := Index{}.Add(id(1), item(10, 20, 1, 0), item(30, 40, 2, 0), item(50, 60, 3, 0))
+	var got []Span
+	x.Busy(id(1), 0).Free(span(0, 100), func(s Span) bool {
+		got = append(got, s)
+		return len(got) < 2
+	})
+	require.Equal(t, []Span{span(0, 10), span(20, 30)}, got)
+}
+
+// A write starts the changed staff member's copy afresh and keeps the
+// others'.
+func TestBusyFollowsWrites(t *testing.T) {
+	x := Index{}.Add(id(1), item(10, 20, 1, 0)).Add(id(2), item(10, 20, 2, 0))
+	b1, b2 := x.Busy(id(1), 0), x.Busy(id(2), 0)
+	y := x.Add(id(1), item(30, 40, 3, 0))
+	require.Same(t, b2, y.Busy(id(2), 0), "untouched: the same copy")
+	require.NotSame(t, b1, y.Busy(id(1), 0))
+	require.Equal(t, []Span{span(0, 10), span(20, 30), span(40, 100)}, busyFree(y, 1, span(0, 100)))
+	require.Equal(t, []Span{span(0, 10), span(20, 100)}, busyFree(x, 1, span(0, 100)), "the old version keeps its own")
+}
+
+// Readers on many goroutines build and share copies of published versions
+// while the writer goes on; under -race this shows the memo is safe.
+func TestBusyConcurrentReaders(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	var x Index
+	var versions []Index
+	for range 200 {
+		o := randomOp(r)
+		staff := id(r.IntN(2))
+		if x.Fits(staff, []Span{o.item.Span}, o.owner) {
+			x = x.Add(staff, o.item)
+		}
+		versions = append(versions, x)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range versions {
+				v := versions[(i*7+g)%len(versions)]
+				w := span(int64(g*100), 2000)
+				if got, want := busyFree(v, g%2, w), listFree(v.Tree(id(g%2)), w); !equalSpans(got, want) {
+					t.Errorf("version %d: %v, want %v", i, got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func equalSpans(a, b []Span) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
