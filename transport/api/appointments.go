@@ -84,7 +84,7 @@ func parseApptFilter(q *query) *apptFilter {
 
 func (s *Server) listAppointments(c *call) {
 	q := parseQuery(c.ctx, "limit", "cursor", "status", "from", "to", "customerId", "staffMemberId", "serviceId", "updatedSince")
-	f := parseApptFilter(q)
+	f := parseApptFilter(&q)
 	ls := listSpec{name: "appointments", filters: f.canonical}
 	limit := q.limit()
 	var below *directory.StartKey

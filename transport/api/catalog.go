@@ -13,7 +13,7 @@ import (
 // creation order, then id, ascending (decisions §4).
 
 func (s *Server) me(c *call) {
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return
 	}
@@ -43,7 +43,7 @@ func (s *Server) listServices(c *call) {
 	if byActive {
 		filters += "isActive=" + boolString(active)
 	}
-	pageAsc(c, q, listSpec{name: "services", filters: filters}, c.st.Services(),
+	pageAsc(c, &q, listSpec{name: "services", filters: filters}, c.st.Services(),
 		func(x *model.Service) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
 		func(x *model.Service) bool {
 			return !x.Deleted && (!byCat || x.CategoryID == cat) && (!byActive || x.IsActive == active)
@@ -72,7 +72,7 @@ func (s *Server) getService(c *call) {
 // see, the record rendered otherwise.
 func getOne[T any](c *call, find func(uuid.UUID) *T, render func([]byte, *T) []byte) {
 	id, ok := c.pathID("id")
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return
 	}
@@ -89,7 +89,7 @@ func getOne[T any](c *call, find func(uuid.UUID) *T, render func([]byte, *T) []b
 
 func (s *Server) listCategories(c *call) {
 	q := parseQuery(c.ctx, "limit", "cursor")
-	pageAsc(c, q, listSpec{name: "service-categories"}, c.st.Categories(),
+	pageAsc(c, &q, listSpec{name: "service-categories"}, c.st.Categories(),
 		func(x *model.Category) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
 		func(*model.Category) bool { return true },
 		wire.AppendCategory)
@@ -97,7 +97,7 @@ func (s *Server) listCategories(c *call) {
 
 func (s *Server) listStaff(c *call) {
 	q := parseQuery(c.ctx, "limit", "cursor")
-	pageAsc(c, q, listSpec{name: "staff"}, c.st.Staff(),
+	pageAsc(c, &q, listSpec{name: "staff"}, c.st.Staff(),
 		func(x *model.Staff) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
 		func(*model.Staff) bool { return true },
 		wire.AppendStaff)

@@ -21,7 +21,7 @@ import (
 const maxCheckStarts = 100
 
 func (s *Server) check(c *call) {
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return
 	}

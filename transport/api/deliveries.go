@@ -83,7 +83,7 @@ func (s *Server) listDeliveries(c *call) {
 // refused before spending from the ping-and-replay bucket when the
 // delivery does not exist; the body may be empty or an empty object.
 func (s *Server) replayDelivery(c *call) {
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return
 	}

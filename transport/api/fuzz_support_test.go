@@ -104,7 +104,7 @@ func TestQueryEmptyParameterName(t *testing.T) {
 	for _, raw := range []string{"=1", "limit=5&=x"} { // fasthttp drops a bare "=" entirely
 		var ctx fasthttp.RequestCtx
 		ctx.Request.SetRequestURI("/x?" + raw)
-		perr := parseQuery(&ctx, "limit").err()
+		perr := func() *problem.Error { q := parseQuery(&ctx, "limit"); return q.err() }()
 		if perr == nil {
 			t.Fatalf("%q accepted", raw)
 		}

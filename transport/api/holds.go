@@ -46,7 +46,7 @@ func decodeHold(body []byte) (*directory.HoldInput, error) {
 // bad query or 404 for an id it lacks.
 func (c *call) hold() (uuid.UUID, *model.Hold, bool) {
 	id, ok := c.pathID("id")
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return id, nil, false
 	}

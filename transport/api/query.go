@@ -12,19 +12,33 @@ import (
 // query is a request's query string after the strict checks of api-v1 §4.1
 // and decisions §4: an unknown parameter is unknown_field, and a repeated or
 // empty one is refused by name. Problems accumulate; err reports them all.
+//
+// A query lives on its handler's stack, and its values share one string:
+// the availability read, whose query is most of its request, allocated the
+// struct and each value apart.
 type query struct {
-	vals []param // the accepted parameters given, each once, in order
+	vals [maxParams]param // the accepted parameters given, each once, in order
+	n    int
 	errs []problem.Field
-	buf  [4]param // vals' backing array for the common case
 }
+
+// maxParams bounds the parameters an endpoint accepts: each is kept at
+// most once.
+const maxParams = 10
 
 // param is one accepted parameter. Its name is the caller's allowed
 // string, so naming it costs nothing.
 type param struct{ name, value string }
 
-func parseQuery(ctx *fasthttp.RequestCtx, allowed ...string) *query {
-	q := &query{}
-	q.vals = q.buf[:0]
+// parseQuery checks the request's query against the allowed names.
+func parseQuery(ctx *fasthttp.RequestCtx, allowed ...string) query {
+	if len(allowed) > maxParams {
+		panic("api: too many query parameters allowed")
+	}
+	var q query
+	var spans [maxParams]struct{ from, to int }
+	var arena [256]byte
+	text := arena[:0]
 	for k, v := range ctx.QueryArgs().All() {
 		if len(k) == 0 {
 			// "?=1": nothing to name, so the whole query is refused.
@@ -37,14 +51,28 @@ func parseQuery(ctx *fasthttp.RequestCtx, allowed ...string) *query {
 			q.add(string(k), problem.UnknownField, "This query parameter is not accepted here.")
 		case q.has(name):
 			q.add(name, problem.Invalid, "This query parameter must appear at most once.")
-		case len(v) == 0:
-			q.add(name, problem.Required, "This query parameter must not be empty.")
-			q.vals = append(q.vals, param{name, ""})
 		default:
-			q.vals = append(q.vals, param{name, string(v)})
+			if len(v) == 0 {
+				q.add(name, problem.Required, "This query parameter must not be empty.")
+			}
+			spans[q.n].from = len(text)
+			text = append(text, v...)
+			spans[q.n].to = len(text)
+			q.vals[q.n] = param{name: name}
+			q.n++
 		}
 	}
+	all := string(text)
+	for i := range q.n {
+		q.vals[i].value = all[spans[i].from:spans[i].to]
+	}
 	return q
+}
+
+// noQuery refuses any query parameter: for endpoints that take none.
+func noQuery(ctx *fasthttp.RequestCtx) *problem.Error {
+	q := parseQuery(ctx)
+	return q.err()
 }
 
 // allowedName returns the entry of allowed that equals k, or "".
@@ -64,7 +92,7 @@ func (q *query) has(name string) bool {
 }
 
 func (q *query) get(name string) (string, bool) {
-	for _, p := range q.vals {
+	for _, p := range q.vals[:q.n] {
 		if p.name == name {
 			return p.value, true
 		}

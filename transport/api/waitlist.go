@@ -69,7 +69,7 @@ func (s *Server) listEntries(c *call) {
 		all = append(all, *e)
 		return true
 	})
-	pageAsc(c, q, listSpec{name: "waitlist-entries", filters: "status=" + status}, all,
+	pageAsc(c, &q, listSpec{name: "waitlist-entries", filters: "status=" + status}, all,
 		func(e *model.WaitlistEntry) cursor.Position { return creationPos(e.CreatedAt, e.ID) },
 		func(e *model.WaitlistEntry) bool { return !filtered || string(e.Status) == status },
 		wire.AppendEntry)
@@ -77,7 +77,7 @@ func (s *Server) listEntries(c *call) {
 
 func (s *Server) deleteEntry(c *call) {
 	id, ok := c.pathID("id")
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return
 	}

@@ -42,7 +42,7 @@ var (
 )
 
 func (s *Server) listWebhooks(c *call) {
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return
 	}
@@ -67,7 +67,7 @@ func (s *Server) registerWebhook(c *call) {
 		edge.WriteError(c.ctx, errIdemNotTaken)
 		return
 	}
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return
 	}
@@ -201,7 +201,7 @@ func hostOf(raw string) string {
 
 func (s *Server) patchWebhook(c *call) {
 	id, ok := c.pathID("id")
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return
 	}
@@ -251,7 +251,7 @@ func (s *Server) patchWebhook(c *call) {
 
 func (s *Server) deleteWebhook(c *call) {
 	id, ok := c.pathID("id")
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return
 	}

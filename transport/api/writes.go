@@ -45,7 +45,7 @@ func idemKey(ctx *fasthttp.RequestCtx) (*directory.IdemKey, *problem.Error) {
 func creating(c *call) (*directory.IdemKey, bool) {
 	key, perr := idemKey(c.ctx)
 	if perr == nil {
-		perr = parseQuery(c.ctx).err()
+		perr = noQuery(c.ctx)
 	}
 	if perr != nil {
 		edge.WriteError(c.ctx, perr)
@@ -201,7 +201,7 @@ func (s *Server) createCustomer(c *call) {
 // answered 400 for a bad query or 404 for an id this business lacks.
 func (c *call) existingAppointment() (uuid.UUID, bool) {
 	id, ok := c.pathID("id")
-	if perr := parseQuery(c.ctx).err(); perr != nil {
+	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
 		return id, false
 	}
