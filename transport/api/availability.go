@@ -65,8 +65,9 @@ func (s *Server) availability(c *call) {
 	c.ctx.Response.Header.Set("Cache-Control", "no-store")
 	// The raw query string: re-encoding the parsed arguments costs more than
 	// the lookup, and two spellings of one question only miss each other.
-	key := slotKey{biz: c.st.Business().ID, seq: c.st.Seq(), minute: minuteBucket(now), query: string(c.ctx.URI().QueryString())}
-	if body, ok := s.slots.get(key); ok {
+	key := slotKey{biz: c.st.Business().ID, seq: c.st.Seq(), minute: minuteBucket(now), query: c.ctx.URI().QueryString()}
+	h, body, hit, again := s.slots.look(&key)
+	if hit {
 		edge.WriteJSON(c.ctx, 200, body)
 		return
 	}
@@ -78,10 +79,10 @@ func (s *Server) availability(c *call) {
 	}
 	slots := c.st.Slots(query, &w.engine)
 	w.body = appendSlots(w.body[:0], slots, c.st)
-	edge.WriteJSON(c.ctx, 200, w.body) // copied into the response's own pooled buffer
-	if s.slots.askedBefore(key) {
-		s.slots.put(key, bytes.Clone(w.body))
+	if again {
+		s.slots.put(h, &key, bytes.Clone(w.body))
 	}
+	w.body = edge.SwapJSON(c.ctx, 200, w.body)
 }
 
 // Per-slot fixed text: {"startTime":"…","endTime":"…","staffMemberIds":[…]}
@@ -101,6 +102,7 @@ func appendSlots(b []byte, slots []directory.Slot, st directory.View) []byte {
 	b = slices.Grow(b, n)
 	b = append(b, `{"data":[`...)
 	var times wire.Times
+	var last struct{ from, to int } // the staff list of the slot before, in b
 	for i := range slots {
 		sl := &slots[i]
 		if i > 0 {
@@ -111,12 +113,23 @@ func appendSlots(b []byte, slots []directory.Slot, st directory.View) []byte {
 		b = append(b, `,"endTime":`...)
 		b = times.Append(b, sl.End)
 		b = append(b, `,"staffMemberIds":[`...)
-		for j, x := range sl.Staff {
-			if j > 0 {
-				b = append(b, ',')
+		if i > 0 && slices.Equal(sl.Staff, slots[i-1].Staff) {
+			// Neighbouring starts mostly list the same staff: one copy
+			// of the list written last instead of a copy per id (the
+			// ids were half of a 20-staff answer's encoding).
+			from := len(b)
+			b = append(b, b[last.from:last.to]...)
+			last.from = from
+		} else {
+			last.from = len(b)
+			for j, x := range sl.Staff {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, st.StaffIDText(int(x))...)
 			}
-			b = append(b, st.StaffIDText(int(x))...)
 		}
+		last.to = len(b)
 		b = append(b, "]}"...)
 	}
 	return append(b, "]}"...)

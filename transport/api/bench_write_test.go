@@ -177,9 +177,9 @@ func TestAvailabilityIsCachedFromTheSecondAsk(t *testing.T) {
 		return append([]byte(nil), ctx.Response.Body()...)
 	}
 	first := ask()
-	require.Zero(t, s.slots.bytes, "a question asked once is not kept")
+	require.Zero(t, s.slots.bytes(), "a question asked once is not kept")
 	require.Equal(t, first, ask())
-	require.Equal(t, len(first), s.slots.bytes, "asked again: kept")
+	require.Equal(t, len(first), s.slots.bytes(), "asked again: kept")
 	require.Equal(t, first, ask())
 
 	var ans struct {
