@@ -2,26 +2,28 @@
 // per key, requests per minute and per hour by plan and a further ceiling
 // on mutations; per client IP, failed authentication attempts.
 //
-// Each limit is a GCRA limiter (generic cell-rate algorithm) from
-// github.com/throttled/throttled/v2: N requests per window, at most N at
-// once, capacity coming back evenly (one request every window/N). There are
-// no window boundaries, so no client can spend a window's allowance at the
-// end of one window and again at the start of the next. GCRA can report a
-// limit's state without spending from it, which is what lets a request that
-// consults several limiters be refused by the tightest one without being
-// charged to the others, and be reported by the most constrained one when
-// it passes. State lives in memory, read against an injected clock; idle
-// state is dropped (see store).
+// Each limit is a GCRA limiter (generic cell-rate algorithm): N requests
+// per window, at most N at once, capacity coming back evenly (one request
+// every window/N). There are no window boundaries, so no client can spend a
+// window's allowance at the end of one window and again at the start of
+// the next. GCRA can report a limit's state without spending from it, which
+// is what lets a request that consults several limiters be refused by the
+// tightest one without being charged to the others, and be reported by the
+// most constrained one when it passes. State lives in memory, read against
+// an injected clock; idle state is dropped (see stripe.sweep).
+//
+// The arithmetic is github.com/throttled/throttled/v2's GCRA, answer for
+// answer (gcra.go). slotd used that library until its store interface
+// showed up in profiles: three locked map operations per limit and a key
+// string built per request made the limiter 8 % of slotd's CPU on a cheap
+// read (2026-11-27). Here one stripe lock covers a request's limits and
+// each limit is one map lookup.
 package quota
 
 import (
-	"context"
 	"hash/maphash"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/throttled/throttled/v2"
 
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/clock"
@@ -87,63 +89,80 @@ type Verdict struct {
 // Limiter holds the state of every limit. It is safe for concurrent use.
 type Limiter struct {
 	clock   clock.Clock
-	store   *store
 	seed    maphash.Seed
 	stripes [64]stripe // by subject, so a check and its spend are one step
-	gcra    sync.Map   // kind+Window -> *throttled.GCRARateLimiterCtx
 }
 
-// stripe serializes the calls for the subjects that hash to it.
+// stripe holds the state of the subjects that hash to it.
+//
+// A TAT at or before now carries no information: the limit is back to its
+// full allowance, exactly as if it had never been seen. So idle state can
+// be dropped without changing any answer, and is: a stripe that has doubled
+// since its last sweep deletes every subject whose TATs have all passed.
+// Memory is bounded by the subjects active within the longest window (an
+// hour), not by every subject ever seen.
 type stripe struct {
-	mu sync.Mutex
-	at instant // the context of the call holding mu
+	mu        sync.Mutex
+	subjects  map[string]*limits
+	lastSwept int // size after the last sweep
 }
 
-// instant is the context of one limiter call. It carries the time, read
-// once for the call: throttled asks the store for the time on every limit
-// it runs, twice per limit on a Take, and a clock read costs 40–90 ns on
-// these machines. Each stripe owns one, used only under its lock, so
-// passing it through throttled's interfaces allocates nothing.
-type instant struct {
-	context.Context
-	now  time.Time
-	read tatState // the entry the store last read for this call, for Take's undo
+// limits is one subject's state: for each kind of limit it has met, the
+// theoretical arrival time (TAT) of its next request, in Unix
+// nanoseconds. The state is keyed by kind, not by window, so a key whose
+// quota changes (a world reload) keeps what it has spent, read at the new
+// rate. One map lookup finds every limit of a request.
+type limits struct {
+	n    int
+	kind [maxChecks]byte
+	tat  [maxChecks]int64
+}
+
+// maxChecks bounds the limits of one subject and of one request.
+const maxChecks = 4
+
+// get returns the TAT of kind, if the subject has one.
+func (s *limits) get(kind byte) (int64, bool) {
+	if s != nil {
+		for i := range s.n {
+			if s.kind[i] == kind {
+				return s.tat[i], true
+			}
+		}
+	}
+	return 0, false
+}
+
+// set records the TAT of kind.
+func (s *limits) set(kind byte, tat int64) {
+	for i := range s.n {
+		if s.kind[i] == kind {
+			s.tat[i] = tat
+			return
+		}
+	}
+	if s.n == maxChecks {
+		panic("quota: more than 4 kinds of limit for one subject")
+	}
+	s.kind[s.n], s.tat[s.n] = kind, tat
+	s.n++
 }
 
 // New returns a Limiter reading time from c.
 func New(c clock.Clock) *Limiter {
-	return &Limiter{clock: c, store: newStore(c), seed: maphash.MakeSeed()}
+	l := &Limiter{clock: c, seed: maphash.MakeSeed()}
+	for i := range l.stripes {
+		l.stripes[i].subjects = map[string]*limits{}
+	}
+	return l
 }
 
 // lock takes subject's stripe and reads the clock for the call.
-func (l *Limiter) lock(subject string) *stripe {
+func (l *Limiter) lock(subject string) (*stripe, time.Time) {
 	st := &l.stripes[maphash.String(l.seed, subject)%uint64(len(l.stripes))]
 	now := l.clock.Now() // outside the lock: one key's requests all meet here
 	st.mu.Lock()
-	st.at = instant{Context: context.Background(), now: now}
-	return st
-}
-
-// limitID names one GCRA configuration: a kind and its window. The state
-// in the store is keyed by kind and subject only, so a key whose quota
-// changes (a world reload) keeps what it has spent, read at the new rate.
-type limitID struct {
-	kind byte
-	w    Window
-}
-
-func (l *Limiter) limiter(id limitID) *throttled.GCRARateLimiterCtx {
-	if g, ok := l.gcra.Load(id); ok {
-		return g.(*throttled.GCRARateLimiterCtx)
-	}
-	g, err := throttled.NewGCRARateLimiterCtx(l.store, throttled.RateQuota{
-		MaxRate: throttled.PerDuration(id.w.N, id.w.Per), MaxBurst: id.w.N - 1})
-	if err != nil {
-		panic(err) // N >= 1 and Per > 0 are the callers' invariants
-	}
-	g.SetMaxCASAttemptsLimit(1) // the per-key lock makes a CAS miss impossible
-	actual, _ := l.gcra.LoadOrStore(id, g)
-	return actual.(*throttled.GCRARateLimiterCtx)
+	return st, now
 }
 
 // Check names one limit of one subject: kind separates subjects of
@@ -156,87 +175,93 @@ type Check struct {
 // Take consults the checks for subject: if any has no allowance left the
 // request is refused, spending nothing, and that limit is reported;
 // otherwise one is spent from each and the one with the least left is
-// reported.
-//
-// It spends from each limit in turn and, should one refuse, puts back
-// what the earlier ones spent: under the subject's stripe lock nothing
-// else touches these keys, so restoring their previous state is exact. The
-// common case (nothing refuses) runs GCRA once per limit rather than once
-// to check and once to spend.
+// reported. Every limit is judged before any is spent, under the subject's
+// stripe lock, so a refusal leaves every limit exactly as it was.
 func (l *Limiter) Take(subject string, checks ...Check) Verdict {
-	var gs [4]*throttled.GCRARateLimiterCtx
-	var keys [4]string
-	if len(checks) > len(gs) {
+	var next [maxChecks]int64
+	if len(checks) > maxChecks {
 		panic("quota: at most 4 checks")
 	}
-	// One allocation holds every check's store key: kind byte + subject.
-	var sb strings.Builder
-	sb.Grow(len(checks) * (1 + len(subject)))
-	for _, c := range checks {
-		sb.WriteByte(c.Kind)
-		sb.WriteString(subject)
-	}
-	all := sb.String()
-	for i, c := range checks {
-		gs[i], keys[i] = l.limiter(limitID{c.Kind, c.Window}), all[i*(1+len(subject)):(i+1)*(1+len(subject))]
-	}
-	st := l.lock(subject)
+	st, now := l.lock(subject)
 	defer st.mu.Unlock()
-	var before [4]tatState
+	at := now.UnixNano()
+	state := st.subjects[subject]
 	var worst Verdict
 	for i, c := range checks {
-		v := run(&st.at, gs[i], keys[i], c, 1)
-		before[i] = st.at.read
+		tat, ok := state.get(c.Kind)
+		v, n := gcraOf(c.Window).spend(tat, ok, now, at)
 		if !v.Allowed {
-			for j := range i {
-				l.store.restore(keys[j], before[j])
-			}
 			v.Refused = c.Kind
 			return v
 		}
+		next[i] = n
 		if i == 0 || v.Remaining < worst.Remaining {
 			worst = v
 		}
+	}
+	if state == nil {
+		state = new(limits)
+		st.subjects[subject] = state
+		if len(st.subjects) > 2*max(st.lastSwept, 64) {
+			st.sweep(at)
+		}
+	}
+	for i, c := range checks {
+		state.set(c.Kind, next[i])
 	}
 	return worst
 }
 
 // Peek reports check c for subject without spending; Allowed says whether a
 // request would pass it. A subject with no state, or whose state has
-// lapsed, has its full allowance: that is answered without running the
-// limiter (or writing to the store), which is what every request's
+// lapsed, has its full allowance, which is what every request's
 // failed-authentication check meets for a well-behaved client.
 func (l *Limiter) Peek(subject string, c Check) Verdict {
-	st := l.lock(subject)
+	st, now := l.lock(subject)
 	defer st.mu.Unlock()
-	now := st.at.now
-	if tat, ok := l.store.tat(c.Kind, subject); !ok || tat <= now.UnixNano() {
+	tat, ok := st.subjects[subject].get(c.Kind)
+	if !ok || tat <= now.UnixNano() {
 		return Verdict{Allowed: true, Limit: c.Window.N, Remaining: c.Window.N, Reset: now}
 	}
-	v := run(&st.at, l.limiter(limitID{c.Kind, c.Window}), string(c.Kind)+subject, c, 0)
-	v.Allowed = v.Remaining > 0
+	v := gcraOf(c.Window).peek(tat, now, now.UnixNano())
 	if !v.Allowed {
 		v.Refused = c.Kind
 	}
 	return v
 }
 
-// run runs one GCRA limit; Allowed is false when spending quantity was
-// refused (never for quantity 0).
-func run(at *instant, g *throttled.GCRARateLimiterCtx, key string, c Check, quantity int) Verdict {
-	limited, r, err := g.RateLimitCtx(at, key, quantity)
-	if err != nil {
-		// The in-memory store cannot fail; were it to, fail open rather
-		// than lock every client out.
-		return Verdict{Allowed: true, Limit: c.Window.N, Remaining: c.Window.N, Reset: at.now}
+// sweep drops the subjects whose TATs have all passed. The caller holds
+// st.mu.
+func (st *stripe) sweep(now int64) {
+	for k, s := range st.subjects {
+		if !s.live(now) {
+			delete(st.subjects, k)
+		}
 	}
-	v := Verdict{Allowed: !limited, Limit: r.Limit, Remaining: r.Remaining, Reset: at.now.Add(r.ResetAfter)}
-	if r.RetryAfter > 0 {
-		v.RetryAfter = r.RetryAfter
+	st.lastSwept = len(st.subjects)
+}
+
+// live reports whether any of s's TATs is after now.
+func (s *limits) live(now int64) bool {
+	for i := range s.n {
+		if s.tat[i] > now {
+			return true
+		}
 	}
-	return v
+	return false
 }
 
 // Keys is the number of subjects×limits holding state, for tests and
 // metrics.
-func (l *Limiter) Keys() int { return l.store.size() }
+func (l *Limiter) Keys() int {
+	n := 0
+	for i := range l.stripes {
+		st := &l.stripes[i]
+		st.mu.Lock()
+		for _, s := range st.subjects {
+			n += s.n
+		}
+		st.mu.Unlock()
+	}
+	return n
+}
