@@ -2,6 +2,7 @@ package interval
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -116,4 +117,38 @@ func equalSpans(a, b []Span) bool {
 		}
 	}
 	return true
+}
+
+// Build makes exactly the tree that inserting the same items one by one
+// makes (node for node: a treap's shape is a function of its items), for
+// disjoint and piled-up items, with repeats and empty items left out.
+func TestBuildIsInsertion(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for round := range 300 {
+		var items []Item
+		var inserted Tree
+		for range r.IntN(200) {
+			it := randomOp(r).item
+			if r.IntN(10) == 0 && len(items) > 0 {
+				it = items[r.IntN(len(items))] // a repeat
+			}
+			items = append(items, it)
+			inserted = inserted.Insert(it)
+		}
+		slices.SortFunc(items, compare)
+		built := Build(items)
+		require.NoError(t, built.Check(), "round %d", round)
+		require.Equal(t, inserted.Len(), built.Len())
+		require.True(t, sameShape(inserted.root, built.root), "round %d: another shape", round)
+		x := Index{}.AddSorted(id(1), items)
+		require.Equal(t, listItems(inserted), listItems(x.Tree(id(1))))
+	}
+	require.Panics(t, func() { Build([]Item{item(5, 6, 1, 0), item(1, 2, 1, 0)}) })
+}
+
+func sameShape(a, b *node) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.item == b.item && a.maxEnd == b.maxEnd && sameShape(a.left, b.left) && sameShape(a.right, b.right)
 }

@@ -52,6 +52,10 @@ func compare(a, b Item) int {
 	return cmp.Compare(a.End, b.End)
 }
 
+// Compare orders items as a Tree does: the order Build and
+// Index.AddSorted take them in.
+func Compare(a, b Item) int { return compare(a, b) }
+
 // compareUUID orders ids bytewise, as two big-endian words.
 func compareUUID(a, b uuid.UUID) int {
 	ahi, alo := words(a)

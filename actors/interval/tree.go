@@ -221,3 +221,51 @@ func all(n *node, fn func(Item) bool) bool {
 	}
 	return all(n.left, fn) && fn(n.item) && all(n.right, fn)
 }
+
+// Build returns the tree of items, which must be sorted in tree order (by
+// Start, Owner, Seg): the same tree inserting them one by one makes (a
+// treap's shape is a function of its items), built in O(n) as a Cartesian
+// tree over the right spine. Empty items and repeats are left out, as
+// Insert leaves them out.
+func Build(items []Item) Tree {
+	var spine []*node // the right spine, root first
+	n := 0
+	var prev *Item
+	for i := range items {
+		it := items[i]
+		if it.Empty() || prev != nil && compare(*prev, it) == 0 {
+			continue
+		}
+		if prev != nil && compare(*prev, it) > 0 {
+			panic("interval: Build needs items in tree order")
+		}
+		prev = &items[i]
+		nd := leaf(it)
+		var last *node
+		for len(spine) > 0 && above(nd, spine[len(spine)-1]) {
+			last = spine[len(spine)-1]
+			spine = spine[:len(spine)-1]
+		}
+		nd.left = last
+		if len(spine) > 0 {
+			spine[len(spine)-1].right = nd
+		}
+		spine = append(spine, nd)
+		n++
+	}
+	if n == 0 {
+		return Tree{}
+	}
+	fixAll(spine[0])
+	return Tree{root: spine[0], n: n}
+}
+
+// fixAll recomputes the augmentation of a fresh subtree, children first.
+func fixAll(n *node) {
+	if n == nil {
+		return
+	}
+	fixAll(n.left)
+	fixAll(n.right)
+	n.fix()
+}

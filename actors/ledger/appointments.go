@@ -198,21 +198,59 @@ func (b book) putAppointments(as []model.Appointment) book {
 			return b
 		}
 	}
+	// The maps and the trees are built in bulk: into an empty book (a
+	// business loaded or created from a world file) each in one O(n) pass.
 	cs := make([]appt, len(as))
+	var held []staffItem
 	for _, i := range fresh {
 		cs[i], b.refs = compact(b.refs, &as[i])
 		if staff, items := Items(&as[i]); len(items) > 0 {
-			b.index = b.index.Add(staff, items...)
+			for _, it := range items {
+				held = append(held, staffItem{staff, it})
+			}
 		}
 	}
-	for _, i := range fresh {
-		b.appts = b.appts.Set(as[i].ID, cs[i])
-	}
+	b.index = addHeld(b.index, held)
+	b.appts = b.appts.SetAscending(len(fresh), func(k int) (uuid.UUID, appt) {
+		i := fresh[k]
+		return as[i].ID, cs[i]
+	})
 	slices.SortFunc(fresh, func(i, j int) int { return compareStart(KeyOf(&as[i]), KeyOf(&as[j])) })
-	for _, i := range fresh {
-		b.byStart = b.byStart.Set(KeyOf(&as[i]), struct{}{})
-	}
+	b.byStart = b.byStart.SetAscending(len(fresh), func(k int) (StartKey, struct{}) {
+		return KeyOf(&as[fresh[k]]), struct{}{}
+	})
 	return b
+}
+
+// staffItem is an active segment and the staff member it occupies.
+type staffItem struct {
+	staff uuid.UUID
+	item  interval.Item
+}
+
+// addHeld returns x with the items added, staff member by staff member in
+// tree order (Index.AddSorted).
+func addHeld(x interval.Index, held []staffItem) interval.Index {
+	slices.SortFunc(held, func(a, b staffItem) int {
+		if c := compareID(a.staff, b.staff); c != 0 {
+			return c
+		}
+		return interval.Compare(a.item, b.item)
+	})
+	items := make([]interval.Item, 0, len(held))
+	for lo := 0; lo < len(held); {
+		hi := lo
+		for hi < len(held) && held[hi].staff == held[lo].staff {
+			hi++
+		}
+		items = items[:0]
+		for _, h := range held[lo:hi] {
+			items = append(items, h.item)
+		}
+		x = x.AddSorted(held[lo].staff, items)
+		lo = hi
+	}
+	return x
 }
 
 // addCustomers returns b with cs added.

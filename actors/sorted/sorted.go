@@ -323,3 +323,41 @@ func (m Map[K, V]) descend(n *node[K, V], below *K, fn func(K, V) bool) bool {
 	}
 	return true
 }
+
+// SetAscending returns a map with the n entries at(0) … at(n-1) set; their
+// keys must ascend strictly and be absent from m. Into an empty map the
+// entries go in one pass, leaves and inner nodes filled whole, in O(n): a
+// world load or a business read back from disk builds maps of thousands of
+// appointments, and setting them one at a time copied a leaf of up to 32
+// entries per entry (27 % of applying a loaded business, 2026-11-27).
+// Into a map that has entries they are set one at a time.
+func (m Map[K, V]) SetAscending(n int, at func(i int) (K, V)) Map[K, V] {
+	if m.root != nil || n == 0 {
+		for i := range n {
+			k, v := at(i)
+			m = m.Set(k, v)
+		}
+		return m
+	}
+	level := make([]*node[K, V], 0, (n+maxEntries-1)/maxEntries)
+	mins := make([]K, 0, cap(level)) // the smallest key under each node of level
+	for lo := 0; lo < n; lo += maxEntries {
+		ents := make([]entry[K, V], min(maxEntries, n-lo))
+		for i := range ents {
+			ents[i].k, ents[i].v = at(lo + i)
+		}
+		level = append(level, &node[K, V]{ents: ents})
+		mins = append(mins, ents[0].k)
+	}
+	for len(level) > 1 {
+		var up []*node[K, V]
+		var upMins []K
+		for lo := 0; lo < len(level); lo += maxKids {
+			hi := min(lo+maxKids, len(level))
+			up = append(up, &node[K, V]{keys: slices.Clone(mins[lo+1 : hi]), kids: slices.Clone(level[lo:hi])})
+			upMins = append(upMins, mins[lo])
+		}
+		level, mins = up, upMins
+	}
+	return Map[K, V]{root: level[0], cmp: m.cmp, n: n}
+}

@@ -132,3 +132,40 @@ func TestDeleteEverything(t *testing.T) {
 	require.Equal(t, keys[0], v)
 	require.NoError(t, old.check())
 }
+
+// A map built by SetAscending holds what setting its entries one by one
+// holds, in a valid shape, at every size around the node capacities, and
+// later sets and deletes on it keep agreeing with a plain map.
+func TestSetAscending(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{0, 1, 2, 31, 32, 33, 64, 65, 1023, 1024, 1025, 32*32 + 1, 40000} {
+		keys := make([]int, n)
+		for i := range keys {
+			keys[i] = 3 * i
+		}
+		m := New[int, int](cmp.Compare[int]).SetAscending(n, func(i int) (int, int) { return keys[i], -keys[i] })
+		require.NoError(t, m.check(), "n %d", n)
+		model := map[int]int{}
+		for _, k := range keys {
+			model[k] = -k
+		}
+		check(t, m, model, r)
+		for range 2000 {
+			k := r.IntN(3*n + 10)
+			if r.IntN(2) == 0 {
+				m = m.Delete(k)
+				delete(model, k)
+			} else {
+				m = m.Set(k, k)
+				model[k] = k
+			}
+		}
+		require.NoError(t, m.check(), "n %d after updates", n)
+		check(t, m, model, r)
+	}
+	// Into a map that has entries, one at a time.
+	m := New[int, int](cmp.Compare[int]).Set(100, 1)
+	m = m.SetAscending(3, func(i int) (int, int) { return i, i })
+	require.NoError(t, m.check())
+	check(t, m, map[int]int{0: 0, 1: 1, 2: 2, 100: 1}, r)
+}

@@ -1,0 +1,63 @@
+package ledger
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
+)
+
+// A new business's appointments are checked for overlaps once, after all
+// are made; the refusal still names the appointment that the file's order
+// meets first, as the one-by-one check does for a business already held,
+// and an accepted file gives the same calendar either way.
+func TestWorldOverlapsNameTheFirstInFileOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 2))
+	for round := range 300 {
+		sp := spec()
+		sp.Staff = append(sp.Staff, model.Staff{ID: uuid.New(), Name: "Bo", IsActive: true, IsBookable: true})
+		day := t0.Add(48 * time.Hour).Truncate(24 * time.Hour)
+		type held struct {
+			staff      int
+			start, end time.Time
+		}
+		var accepted []held
+		first := -1
+		for i := range 2 + r.IntN(40) {
+			st := r.IntN(2)
+			svc := r.IntN(2)
+			start := day.Add(time.Duration(r.IntN(24*8)) * 15 * time.Minute)
+			end := start.Add(time.Duration(sp.Services[svc].DurationMinutes) * time.Minute)
+			sid := sp.Staff[st].ID
+			sp.Appointments = append(sp.Appointments, model.WorldAppointment{ID: uuid.New(), CustomerID: sp.Customers[0].ID,
+				ServiceID: sp.Services[svc].ID, StaffMemberID: &sid, StartTime: start, Status: string(model.Confirmed)})
+			if first >= 0 {
+				continue
+			}
+			for _, h := range accepted {
+				if h.staff == st && start.Before(h.end) && h.start.Before(end) {
+					first = i
+				}
+			}
+			accepted = append(accepted, held{st, start, end})
+		}
+		_, err := DecidePut(nil, sp, t0)
+		if first < 0 {
+			require.NoError(t, err, "round %d", round)
+			s, _ := put(t, nil, sp, t0)
+			_, _, _, found := s.index.Overlaps()
+			require.False(t, found)
+			require.Equal(t, len(sp.Appointments), s.byStart.Len())
+			continue
+		}
+		var pe *problem.Error
+		require.ErrorAs(t, err, &pe, "round %d: appointment %d overlaps", round, first)
+		require.Equal(t, "appointments."+strconv.Itoa(first)+".startTime", pe.Fields[0].Path, "round %d", round)
+	}
+}
