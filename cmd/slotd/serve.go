@@ -13,10 +13,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -241,8 +243,9 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 // loadWorld loads --world as the admin API loads a world (admin.PutWorld).
 // loadWorld reads the world file twice, business by business, never
 // whole: first to check all of it (so a bad file loads nothing), then to
-// put each business as it is read. Memory holds one business's document
-// at a time however large the file.
+// put each business as it is read. Each reading spreads the businesses
+// over every core. Memory holds a few businesses' documents at a time
+// however large the file.
 //
 // A business's actor stops once its put is durable: the load leaves no
 // business in memory, and each is loaded by the first request that needs
@@ -251,15 +254,23 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 // at 1 GiB, and a world of 100,000 small businesses took 3.9 GB and
 // 7.5 minutes (issue 23).
 func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *slog.Logger) error {
+	// A load makes garbage fast: collecting at the default 100 % growth
+	// was 9 % of loading 1 M appointments (2026-11-27). Four times the
+	// growth halves the collections' share; a soft limit keeps the heap,
+	// which holds the checked businesses until they are put (keepWorld),
+	// well inside the 1 GiB a load may take. An operator's GOGC or
+	// GOMEMLIMIT wins.
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(loadHeapLimit))
+	}
 	path := c.World
 	fail := func(err error) error {
 		return fmt.Errorf("world file %s:\n%s", path, indent(fileProblems(path, err).Error()))
 	}
-	var outline []model.Spec
-	err := readFile(path, func(r io.Reader) (err error) {
-		outline, err = world.Check(r)
-		return err
-	})
+	outline, specs, err := checkWorld(path)
 	if err == nil {
 		err = dir.CheckKeys(outline)
 	}
@@ -271,38 +282,110 @@ func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *sl
 		ids[i] = outline[i].Business.ID
 	}
 	now := c.clock.Now()
-	l := newLoader(runtime.GOMAXPROCS(0) * 4)
-	err = readFile(path, func(r io.Reader) error {
-		i := 0
-		return world.Each(r, func(spec model.Spec) error {
-			i++
-			return l.put(i-1, func() error {
-				_, err := admin.PutWorld(ctx, dir, []model.Spec{spec}, now, log, ids...)
-				dir.Drop(spec.Business.ID)
-				return err
-			})
+	l := &loader{}
+	putOne := func(i int, spec model.Spec) error {
+		return l.run(i, func() error {
+			_, err := admin.PutWorld(ctx, dir, []model.Spec{spec}, now, log, ids...)
+			dir.Drop(spec.Business.ID)
+			return err
 		})
-	})
+	}
+	// Businesses are put several at once: each put is a journal write
+	// synced before it returns, and concurrent puts share their syncs
+	// (group commit).
+	putters := runtime.GOMAXPROCS(0) * 4
+	if specs != nil {
+		err = putAll(specs, putters, putOne)
+	} else {
+		err = readFile(path, func(r io.Reader) error {
+			return world.EachParallel(r, putters, putOne)
+		})
+	}
 	if lerr := l.wait(); lerr != nil {
 		return fail(lerr)
 	}
 	if err != nil {
 		return fail(err)
 	}
+	if specs != nil {
+		// The businesses held were let go as they were put; give their
+		// memory back now rather than when the scavenger gets to it, so
+		// that a server that loaded a large file starts small.
+		debug.FreeOSMemory()
+	}
 	return nil
 }
 
-// loader puts the businesses of a world file several at a time. Each put
-// is a journal write synced before it returns; with one at a time, the
-// load of a large file was a sequence of single-business syncs, while
-// concurrent puts share their syncs (group commit) and overlap decoding
-// with writing. A failed put stops the reading; the error reported is that
-// of the first failed business in file order, as when they were put one by
-// one (businesses after it that were already in flight may have been put:
-// a world load was never atomic across businesses).
+// checkWorld checks the world file at path and returns its outline and,
+// when the file is at most keepWorld bytes of businesses, every business
+// whole, so that loading it needs no second reading. The businesses are
+// read on every core (world.CheckParallel); a file with a problem is read
+// once more, one business after the other, for Check's report of every
+// problem in the file's order.
+func checkWorld(path string) (outline, specs []model.Spec, err error) {
+	valid := false
+	err = readFile(path, func(r io.Reader) (err error) {
+		outline, specs, valid, err = world.CheckParallel(r, runtime.GOMAXPROCS(0), keepWorld)
+		return err
+	})
+	if err != nil || valid {
+		return outline, specs, err
+	}
+	err = readFile(path, func(r io.Reader) (err error) {
+		outline, err = world.Check(r)
+		return err
+	})
+	return outline, nil, err
+}
+
+// keepWorld bounds the businesses a load holds between checking the file
+// and putting it, in bytes of the file's JSON. Reading the file a second
+// time was a quarter of loading 1 M appointments; held, the 400 MB file of
+// the harness's load phase peaks at MiB RSS (the target is 1 GiB).
+// A larger file is read twice and held a few businesses at a time.
+const keepWorld = 512 << 20
+
+// loadHeapLimit is the soft limit of the Go heap during a world load.
+const loadHeapLimit = 640 << 20
+
+// putAll puts specs on n goroutines, each business's memory let go once
+// it is put, and returns the first error (the loader has the first in
+// file order).
+func putAll(specs []model.Spec, n int, put func(i int, spec model.Spec) error) error {
+	var next atomic.Int64
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(specs) {
+					return
+				}
+				spec := specs[i]
+				specs[i] = model.Spec{}
+				if err := put(i, spec); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// loader keeps the outcome of the puts of a world file, which run on
+// several goroutines. A failed put stops the reading; the error reported
+// is that of the first failed business in file order, as when they were
+// put one by one (businesses after it that were already in flight may
+// have been put: a world load was never atomic across businesses).
 type loader struct {
-	slots chan struct{}
-	wg    sync.WaitGroup
 	mu    sync.Mutex
 	first int // the failed business's index in the file
 	err   error
@@ -310,28 +393,20 @@ type loader struct {
 
 var errLoadStopped = errors.New("world load stopped")
 
-func newLoader(n int) *loader { return &loader{slots: make(chan struct{}, n)} }
-
-// put runs the put of business i once a slot is free.
-func (l *loader) put(i int, fn func() error) error {
-	l.slots <- struct{}{}
+// run runs the put of business i, unless a put has failed already.
+func (l *loader) run(i int, fn func() error) error {
 	if l.failed() {
-		<-l.slots
 		return errLoadStopped
 	}
-	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
-		defer func() { <-l.slots }()
-		if err := fn(); err != nil {
-			l.mu.Lock()
-			if l.err == nil || i < l.first {
-				l.first, l.err = i, renumber(err, i)
-			}
-			l.mu.Unlock()
+	err := fn()
+	if err != nil {
+		l.mu.Lock()
+		if l.err == nil || i < l.first {
+			l.first, l.err = i, renumber(err, i)
 		}
-	}()
-	return nil
+		l.mu.Unlock()
+	}
+	return err
 }
 
 func (l *loader) failed() bool {
@@ -340,9 +415,10 @@ func (l *loader) failed() bool {
 	return l.err != nil
 }
 
-// wait waits for the puts in flight and returns the first failure.
+// wait returns the first failure.
 func (l *loader) wait() error {
-	l.wg.Wait()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	return l.err
 }
 

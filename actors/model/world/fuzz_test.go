@@ -45,8 +45,8 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzStream: Check reports exactly Parse's problems for any input, and
-// Each hands on Parse's businesses.
+// FuzzStream: Check reports exactly Parse's problems for any input, Each
+// hands on Parse's businesses, and CheckParallel agrees with both.
 func FuzzStream(f *testing.F) {
 	if data, err := os.ReadFile("testdata/world.example.json"); err == nil {
 		f.Add(data)
@@ -61,8 +61,17 @@ func FuzzStream(f *testing.F) {
 		if !reflect.DeepEqual(problemsOf(perr), problemsOf(cerr)) {
 			t.Fatalf("Parse: %v\nCheck: %v", perr, cerr)
 		}
+		// The parallel check accepts exactly what Check accepts, and
+		// keeps Parse's businesses.
+		_, kept, valid, err := CheckParallel(iotest.HalfReader(bytes.NewReader(data)), 2, 1<<30)
+		if err != nil || valid != (cerr == nil) {
+			t.Fatalf("CheckParallel: valid %v, %v; Check: %v", valid, err, cerr)
+		}
 		if perr != nil {
 			return
+		}
+		if !reflect.DeepEqual(specs, kept) && !(len(specs) == 0 && len(kept) == 0) {
+			t.Fatal("CheckParallel does not keep Parse's businesses")
 		}
 		var got []model.Spec
 		if err := Each(bytes.NewReader(data), func(s model.Spec) error { got = append(got, s); return nil }); err != nil {

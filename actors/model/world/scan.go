@@ -83,6 +83,14 @@ func (s *scanner) take(c byte) bool {
 // value reads the next value and returns its bytes, appended to dst[:0];
 // false if the input ends first or the value is not well-formed JSON.
 func (s *scanner) value(dst []byte) ([]byte, bool) {
+	dst, ok := s.extent(dst)
+	return dst, ok && valid(dst)
+}
+
+// extent is value without checking that the value is well-formed: only
+// that it ends. The parallel walks check each business on the goroutine
+// that reads it.
+func (s *scanner) extent(dst []byte) ([]byte, bool) {
 	dst = dst[:0]
 	c, ok := s.peek()
 	if !ok {
@@ -99,7 +107,7 @@ func (s *scanner) value(dst []byte) ([]byte, bool) {
 	default:
 		end = s.scalar(&dst)
 	}
-	return dst, end >= 0 && valid(dst)
+	return dst, end >= 0
 }
 
 // compound appends the bytes of an object or array up to its matching

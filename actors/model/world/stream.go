@@ -64,10 +64,17 @@ type walker struct {
 	seenIDs  map[uuid.UUID]bool
 	fn       func(model.Spec) error
 	all      bool // hand fn every business, even after a problem (Check)
+	// rawFn, when set, takes each business object's bytes (its own copy)
+	// in place of reading them here: the parallel walks (parallel.go).
+	rawFn func(i int, raw []byte) error
 }
 
 func walkFile(r io.Reader, fn func(model.Spec) error, all bool) error {
-	w := &walker{s: newScanner(r), seenKeys: map[model.KeyHash]bool{}, seenIDs: map[uuid.UUID]bool{}, fn: fn, all: all}
+	return (&walker{s: newScanner(r), seenKeys: map[model.KeyHash]bool{}, seenIDs: map[uuid.UUID]bool{}, fn: fn, all: all}).walk()
+}
+
+// walk walks the document and reports its problems.
+func (w *walker) walk() error {
 	err := w.document()
 	if rerr := w.s.readErr(); rerr != nil {
 		return rerr // a failed read is not a malformed document
@@ -216,7 +223,12 @@ func (w *walker) businesses() error {
 // element reads business i and hands it on.
 func (w *walker) element(i int) error {
 	var ok bool
-	if w.raw, ok = w.s.value(w.raw); !ok {
+	if w.rawFn != nil {
+		w.raw, ok = w.s.extent(w.raw) // checked where it is read
+	} else {
+		w.raw, ok = w.s.value(w.raw)
+	}
+	if !ok || len(w.raw) == 0 {
 		return w.whole([]byte("{"))
 	}
 	if w.raw[0] != '{' {
@@ -224,6 +236,9 @@ func (w *walker) element(i int) error {
 		return nil
 	}
 	w.skel.WriteString("{}")
+	if w.rawFn != nil {
+		return w.rawFn(i, bytes.Clone(w.raw))
+	}
 	o, ok := w.parser.ParseObjectAt(w.raw, "businesses."+strconv.Itoa(i), &w.errs)
 	if !ok {
 		return nil
