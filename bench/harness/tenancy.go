@@ -67,6 +67,7 @@ func (h *harness) tenancy(ctx context.Context) error {
 	}
 	tn.ReadySeconds, tn.RSSBefore = ready.Seconds(), before.RSS
 	tn.HeapBefore = s.liveHeap(ctx)
+	h.saveHeap(ctx, s, "tenancy-heap-before.pprof")
 	h.progress("tenancy: restarted without --world, ready in %.2fs, RSS %s before any request (live heap %s)",
 		tn.ReadySeconds, bytesText(tn.RSSBefore), bytesText(tn.HeapBefore))
 	if err := h.tenancyTouch(ctx, tn, s, l); err != nil {
@@ -129,6 +130,7 @@ func (h *harness) tenancyTouch(ctx context.Context, tn *Tenancy, s *slotd, l *la
 	tn.RSSAfter, tn.HWMAfter = after.RSS, after.HWM
 	if tn.HeapBefore > 0 {
 		tn.HeapAfter = s.liveHeap(ctx)
+		h.saveHeap(ctx, s, "tenancy-heap-after.pprof")
 	}
 	if tn.Touched > 0 {
 		tn.GrowthPerBiz = float64(tn.RSSAfter-tn.RSSBefore) / float64(tn.Touched)
@@ -152,6 +154,21 @@ func (s *slotd) liveHeap(ctx context.Context) int64 {
 	}
 	n, _ := memStat(string(body), "HeapAlloc")
 	return n
+}
+
+// saveHeap keeps slotd's heap profile (after a forced GC) in the run's
+// directory, with -profile: `go tool pprof -sample_index=inuse_space -base
+// tenancy-heap-before.pprof SLOTD tenancy-heap-after.pprof` shows what the
+// touched businesses hold. A failure only leaves the file out.
+func (h *harness) saveHeap(ctx context.Context, s *slotd, name string) {
+	if !h.opt.Profile {
+		return
+	}
+	status, body, err := get(ctx, s.admin+"/debug/pprof/heap?gc=1", "")
+	if err != nil || status != 200 {
+		return
+	}
+	_ = os.WriteFile(filepath.Join(h.tmp, name), body, 0o644)
 }
 
 // memStat finds "# NAME = VALUE" in a debug=1 heap profile.
