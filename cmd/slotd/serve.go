@@ -341,7 +341,8 @@ func checkWorld(path string) (outline, specs []model.Spec, err error) {
 // keepWorld bounds the businesses a load holds between checking the file
 // and putting it, in bytes of the file's JSON. Reading the file a second
 // time was a quarter of loading 1 M appointments; held, the 400 MB file of
-// the harness's load phase peaks at MiB RSS (the target is 1 GiB).
+// the harness's load phase peaks near 730 MiB of RSS (a load may take
+// 1 GiB), under the soft heap limit below.
 // A larger file is read twice and held a few businesses at a time.
 const keepWorld = 512 << 20
 
