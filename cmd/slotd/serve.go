@@ -344,10 +344,10 @@ func checkWorld(path string) (outline, specs []model.Spec, err error) {
 // the harness's load phase peaks near 730 MiB of RSS (a load may take
 // 1 GiB), under the soft heap limit below.
 // A larger file is read twice and held a few businesses at a time.
-const keepWorld = 512 << 20
+const keepWorld = 448 << 20
 
 // loadHeapLimit is the soft limit of the Go heap during a world load.
-const loadHeapLimit = 640 << 20
+const loadHeapLimit = 768 << 20
 
 // putAll puts specs on n goroutines, each business's memory let go once
 // it is put, and returns the first error (the loader has the first in
