@@ -231,6 +231,19 @@ func (sw *sweep) staff(c int, acts []rel, st *model.Staff, t *interval.Busy) {
 		return
 	}
 	first, g := acts[0], 0
+	if len(acts) == 1 && sw.minGap == 0 && first.end > first.off {
+		// One active piece and no gap rule: judge accepts every start
+		// that puts the piece inside a free stretch, so a stretch's
+		// starts are marked without judging each (a week of 20 staff
+		// judged 4,000 starts one by one: a third of the answer's CPU).
+		for _, f := range sw.free {
+			g = sw.seek(g, f.Start-first.off)
+			for hi := f.End - first.end; g < len(sw.ticks) && sw.ticks[g].at <= hi; g++ {
+				sw.mask[g*sw.words+word] |= bit
+			}
+		}
+		return
+	}
 	for k, f := range sw.free {
 		lo, hi := f.Start-first.off, f.End-first.end
 		g = sw.seek(g, lo)
