@@ -31,6 +31,17 @@ type slotWork struct {
 
 var slotPool = sync.Pool{New: func() any { return new(slotWork) }}
 
+// Close returns w to the pool. The answer's bytes are w.body, sent without
+// a copy (edge.WriteRawJSON): fasthttp closes the request's user values,
+// w among them, once the response is written.
+func (w *slotWork) Close() error {
+	slotPool.Put(w)
+	return nil
+}
+
+// slotWorkKey is the user value holding a request's slotWork.
+type slotWorkKey struct{}
+
 func (s *Server) availability(c *call) {
 	q := parseQuery(c.ctx, "serviceId", "from", "to", "staffMemberId")
 	for _, name := range []string{"serviceId", "from", "to"} {
@@ -72,7 +83,7 @@ func (s *Server) availability(c *call) {
 		return
 	}
 	w := slotPool.Get().(*slotWork)
-	defer slotPool.Put(w)
+	c.ctx.SetUserValue(slotWorkKey{}, w) // back to the pool once the answer is written
 	query := directory.SlotQuery{Service: svc, From: from, To: to, Now: now}
 	if byStaff {
 		query.Only = &staffID
@@ -82,7 +93,7 @@ func (s *Server) availability(c *call) {
 	if again {
 		s.slots.put(h, &key, bytes.Clone(w.body))
 	}
-	w.body = edge.SwapJSON(c.ctx, 200, w.body)
+	edge.WriteRawJSON(c.ctx, 200, w.body)
 }
 
 // Per-slot fixed text: {"startTime":"…","endTime":"…","staffMemberIds":[…]}

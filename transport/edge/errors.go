@@ -38,15 +38,20 @@ func WriteError(ctx *fasthttp.RequestCtx, e *problem.Error) {
 	ctx.SetBody(b)
 }
 
-// SwapJSON sends body with status without copying it: the response takes
-// body, and the buffer it held before comes back for the caller to reuse
-// in body's place (fasthttp's Response.SwapBody). body must not be used
-// after. A large answer (a week of slots is about 150 KiB) was copied once
-// more than it was written.
-func SwapJSON(ctx *fasthttp.RequestCtx, status int, body []byte) (spare []byte) {
+// WriteRawJSON sends body with status without copying it: body must stay
+// unchanged until the response is written, which is after the handler
+// returns. Values the handler stored with ctx.SetUserValue are closed
+// (io.Closer) once it is: the place to take a buffer back.
+//
+// A week of slots is about 150 KiB. Copied into the response's pooled
+// buffer, or encoded into a buffer swapped in from there, it was written
+// into memory no cache held: a fifth of the week's CPU in memmove
+// (2026-11-27). The handler's own pooled buffer, kept until the answer is
+// out, is the one written last.
+func WriteRawJSON(ctx *fasthttp.RequestCtx, status int, body []byte) {
 	ctx.Response.Header.SetContentType("application/json")
 	ctx.SetStatusCode(status)
-	return ctx.Response.SwapBody(body)[:0]
+	ctx.Response.SetBodyRaw(body)
 }
 
 // WriteJSON sends body (copied) with status.
