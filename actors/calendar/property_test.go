@@ -189,16 +189,16 @@ func (w *world) check(t *testing.T, rng *rand.Rand) {
 	slots := Slots(q, nil)
 	offered := map[int64][]uuid.UUID{}
 	for i, s := range slots {
-		if i > 0 && !slots[i-1].Start.Before(s.Start) {
-			t.Fatalf("slots out of order at %s", s.Start)
+		if i > 0 && !slots[i-1].Start().Before(s.Start()) {
+			t.Fatalf("slots out of order at %s", s.Start())
 		}
-		if !w.onGrid(s.Start) || s.Start.Before(w.from) || s.Start.After(w.to) {
-			t.Fatalf("slot %s is off the grid or outside the window", s.Start)
+		if !w.onGrid(s.Start()) || s.Start().Before(w.from) || s.Start().After(w.to) {
+			t.Fatalf("slot %s is off the grid or outside the window", s.Start())
 		}
-		if s.End.Sub(s.Start) != time.Duration(w.svc.DurationMinutes)*time.Minute {
-			t.Fatalf("slot %s ends at %s", s.Start, s.End)
+		if s.End().Sub(s.Start()) != time.Duration(w.svc.DurationMinutes)*time.Minute {
+			t.Fatalf("slot %s ends at %s", s.Start(), s.End())
 		}
-		offered[s.Start.UnixMilli()] = s.StaffIDs(w.staff)
+		offered[s.Start().UnixMilli()] = s.StaffIDs(w.staff)
 	}
 	last := uuid.Nil
 	if rng.IntN(3) > 0 {

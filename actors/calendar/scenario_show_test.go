@@ -51,13 +51,13 @@ func (sc *scenario) slotText(slots []Slot) string {
 	var lines []string
 	date := ""
 	for i := 0; i < len(slots); {
-		first := slots[i].Start.In(sc.loc)
+		first := slots[i].Start().In(sc.loc)
 		if d := first.Format("Mon 2006-01-02"); d != date {
 			lines, date = append(lines, d), d
 		}
 		j := i
-		for j+1 < len(slots) && slots[j+1].Start.Sub(slots[j].Start) == step &&
-			slots[j+1].Start.In(sc.loc).Format("2006-01-02 MST") == first.Format("2006-01-02 MST") &&
+		for j+1 < len(slots) && slots[j+1].Start().Sub(slots[j].Start()) == step &&
+			slots[j+1].Start().In(sc.loc).Format("2006-01-02 MST") == first.Format("2006-01-02 MST") &&
 			slices.Equal(slots[j+1].Staff, slots[i].Staff) {
 			j++
 		}
@@ -65,7 +65,7 @@ func (sc *scenario) slotText(slots []Slot) string {
 		for _, id := range slots[i].StaffIDs(sc.staff) {
 			names = append(names, sc.nameOf(id))
 		}
-		last := slots[j].Start.In(sc.loc)
+		last := slots[j].Start().In(sc.loc)
 		when := fmt.Sprintf("%s %s (%s)", first.Format("15:04"), first.Format("MST"), utc(first.UnixMilli()))
 		if j > i {
 			when = fmt.Sprintf("%s..%s %s (%s..%s)", first.Format("15:04"), last.Format("15:04"), first.Format("MST"), utc(first.UnixMilli()), utc(last.UnixMilli()))

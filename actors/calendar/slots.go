@@ -38,15 +38,22 @@ type Scratch struct {
 	staff []int32
 }
 
-// Slot is one start time on offer. End is Start plus the service's
-// durationMinutes; Staff lists, in list order, every eligible staff member
+// Slot is one start time on offer, in Unix milliseconds (an encoder writes
+// them as they are; a time.Time per start and end was a fifth of building
+// a 1-day answer). Until is At plus the service's durationMinutes; Staff lists, in list order, every eligible staff member
 // who could be booked at Start, as indexes into Query.Staff (so an encoder
 // can keep each member's id text once per state instead of formatting it
 // per slot).
 type Slot struct {
-	Start, End time.Time
-	Staff      []int32
+	At, Until int64 // start and end, Unix milliseconds
+	Staff     []int32
 }
+
+// Start is the slot's start time, in UTC.
+func (s *Slot) Start() time.Time { return time.UnixMilli(s.At).UTC() }
+
+// End is the slot's end time, in UTC.
+func (s *Slot) End() time.Time { return time.UnixMilli(s.Until).UTC() }
 
 // StaffIDs returns the ids of s's staff, from the query's staff list.
 func (s *Slot) StaffIDs(staff []model.Staff) []uuid.UUID {
@@ -298,7 +305,7 @@ func (sw *sweep) emit(q *Query, cands []int, out []Slot) []Slot {
 			}
 		}
 		if at > from {
-			out = append(out, Slot{Start: time.UnixMilli(s).UTC(), End: time.UnixMilli(s + dur).UTC(), Staff: all[from:at:at]})
+			out = append(out, Slot{At: s, Until: s + dur, Staff: all[from:at:at]})
 		}
 	}
 	return out

@@ -120,9 +120,9 @@ func appendSlots(b []byte, slots []directory.Slot, st directory.View) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"startTime":`...)
-		b = times.Append(b, sl.Start)
+		b = times.AppendMs(b, sl.At)
 		b = append(b, `,"endTime":`...)
-		b = times.Append(b, sl.End)
+		b = times.AppendMs(b, sl.Until)
 		b = append(b, `,"staffMemberIds":[`...)
 		if i > 0 && slices.Equal(sl.Staff, slots[i-1].Staff) {
 			// Neighbouring starts mostly list the same staff: one copy

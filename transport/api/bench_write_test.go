@@ -118,20 +118,38 @@ func BenchmarkAvailabilityDayUncached(b *testing.B) {
 	benchAvailability(b, 24*time.Hour, true)
 }
 
+// BenchmarkSlotSearch is docs/PERFORMANCE.md's first table: one uncached
+// availability answer, handler and encoding included (no network), by the
+// window's length and the staff members asked about, with 20 bookings per
+// staff member.
+func BenchmarkSlotSearch(b *testing.B) {
+	for _, span := range []int{1, 7, 31} {
+		for _, staff := range []int{1, 5, 20} {
+			b.Run(fmt.Sprintf("%dd-%dstaff", span, staff), func(b *testing.B) {
+				benchAvailabilityOf(b, staff, time.Duration(span)*24*time.Hour, false)
+			})
+		}
+	}
+}
+
 func benchAvailability(b *testing.B, span time.Duration, oneStaff bool) {
+	benchAvailabilityOf(b, 20, span, oneStaff)
+}
+
+func benchAvailabilityOf(b *testing.B, staffCount int, span time.Duration, oneStaff bool) {
 	s := newServer(b, model.Pro, 1)
-	svc, staff := benchSalon(b, s, 20)
+	svc, staff := benchSalon(b, s, staffCount)
 	h := s.Handler()
 	var ctx fasthttp.RequestCtx
-	for i := range 400 {
-		start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(i/20) * 24 * time.Hour / 3)
+	for i := range 20 * staffCount {
+		start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(i/staffCount) * 24 * time.Hour / 3)
 		ctx.Request.Reset()
 		ctx.Response.Reset()
 		ctx.Request.Header.SetMethod("POST")
 		ctx.Request.SetRequestURI("/api/v1/appointments")
 		ctx.Request.Header.Set("Authorization", "Bearer sk_bench")
 		ctx.Request.Header.Set("Idempotency-Key", "seed-"+strconv.Itoa(i))
-		ctx.Request.SetBodyString(`{"serviceId":"` + svc.String() + `","staffMemberId":"` + staff[i%20].String() +
+		ctx.Request.SetBodyString(`{"serviceId":"` + svc.String() + `","staffMemberId":"` + staff[i%staffCount].String() +
 			`","startTime":"` + start.Format(time.RFC3339) + `","enforceBookingRules":false,` +
 			`"customer":{"firstName":"B","email":"s` + strconv.Itoa(i) + `@example.com"}}`)
 		h(&ctx)

@@ -95,7 +95,7 @@ func TestAppendSlotsIsTheAnswer(t *testing.T) {
 				}
 			}
 			at = at.Add(time.Duration(1+r.IntN(90)) * time.Minute)
-			slots = append(slots, directory.Slot{Start: at, End: at.Add(30 * time.Minute), Staff: list})
+			slots = append(slots, directory.Slot{At: at.UnixMilli(), Until: at.Add(30 * time.Minute).UnixMilli(), Staff: list})
 			ids := []uuid.UUID{}
 			for _, x := range list {
 				ids = append(ids, staff[x])

@@ -151,6 +151,12 @@ func (f *Times) AppendMs(b []byte, ms int64) []byte {
 		f.day, f.ok = days, true
 	}
 	r := int(rem)
+	if r%60000 == 0 {
+		// A whole minute, as every start on a booking grid is: its
+		// clock from a table.
+		copy(x[12:24], clockText[r/60000][:])
+		return append(b, x[:]...)
+	}
 	put2(x[12:14], r/3600000)
 	put2(x[15:17], r/60000%60)
 	put2(x[18:20], r/1000%60)
@@ -158,6 +164,17 @@ func (f *Times) AppendMs(b []byte, ms int64) []byte {
 	x[21], x[22], x[23] = byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10)
 	return append(b, x[:]...)
 }
+
+// clockText is "15:04:00.000" for every minute of the day.
+var clockText = func() (t [24 * 60][12]byte) {
+	for m := range t {
+		put2(t[m][0:2], m/60)
+		t[m][2] = ':'
+		put2(t[m][3:5], m%60)
+		copy(t[m][5:], ":00.000")
+	}
+	return t
+}()
 
 // put2 and put4 write n's last two or four digits into b.
 func put2(b []byte, n int) { _ = b[1]; b[0], b[1] = byte('0'+n/10), byte('0'+n%10) }
