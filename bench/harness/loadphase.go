@@ -40,11 +40,7 @@ func (h *harness) loadPhase(ctx context.Context) error {
 	data := filepath.Join(h.tmp, "data-load")
 	machine0, merr := proc.MachineCPU()
 	self := proc.SelfCPU()
-	s, err := h.startSlotd("slotd-load", data, path)
-	if err != nil {
-		return err
-	}
-	ready, err := s.waitReady(ctx, h.opt.ReadyTimeout)
+	s, ready, err := h.startReady(ctx, "slotd-load", data, path)
 	if err != nil {
 		return err
 	}
@@ -68,11 +64,8 @@ func (h *harness) loadPhase(ctx context.Context) error {
 
 	s.p.Kill()
 	h.progress("load: killed slotd (pid %d) with SIGKILL; restarting on %s without --world", s.p.PID(), data)
-	s, err = h.startSlotd("slotd-restart", data, "")
+	s, ready, err = h.startReady(ctx, "slotd-restart", data, "")
 	if err != nil {
-		return err
-	}
-	if ready, err = s.waitReady(ctx, h.opt.ReadyTimeout); err != nil {
 		return err
 	}
 	ld.RestartReadySeconds = ready.Seconds()

@@ -256,11 +256,7 @@ func (h *harness) startMain(ctx context.Context, l *layout) (*slotd, error) {
 	}
 	w.FileBytes, w.WriteSeconds = size, time.Since(t).Seconds()
 	h.progress("world: %s in %.1fs", bytesText(size), w.WriteSeconds)
-	s, err := h.startSlotd("slotd-main", filepath.Join(h.tmp, "data-main"), path)
-	if err != nil {
-		return nil, err
-	}
-	ready, err := s.waitReady(ctx, h.opt.ReadyTimeout)
+	s, ready, err := h.startReady(ctx, "slotd-main", filepath.Join(h.tmp, "data-main"), path)
 	if err != nil {
 		return nil, err
 	}

@@ -37,28 +37,35 @@ type slotd struct {
 	nextSlot int
 }
 
-// startSlotd starts slotd serve on data (loading world when it is not
+// startReady starts slotd serve on data (loading world when it is not
 // empty) on loopback ports, with the access log off (the harness measures
 // the engine, and the access log costs a tenth of a cheap read), e-mail
-// written to DATA/outbox unless extra (more flags) says --smtp.
+// written to DATA/outbox unless extra (more flags) says --smtp, and waits
+// until /readyz answers; ready is the time from the process's start.
 // GODEBUG=gctrace=1 makes the Go runtime report each GC cycle's CPU time
 // on stderr, which is how the harness measures GC's share of slotd's CPU
-// from outside. Ports are picked free
-// just before the start; if another process takes one in between, slotd
-// exits saying it cannot listen and is started again on fresh ports.
-func (h *harness) startSlotd(name, data, world string, extra ...string) (*slotd, error) {
+// from outside. Ports are picked free just before the start; if another
+// process takes one in between (other tests run beside the harness's in
+// CI), slotd exits saying it cannot listen and is started again on fresh
+// ports.
+func (h *harness) startReady(ctx context.Context, name, data, world string, extra ...string) (*slotd, time.Duration, error) {
 	var lastErr error
 	for range 3 {
 		s, err := h.startSlotdOnce(name, data, world, extra)
+		if err != nil {
+			return nil, 0, err
+		}
+		ready, err := s.waitReady(ctx, h.opt.ReadyTimeout)
 		if err == nil {
-			return s, nil
+			return s, ready, nil
 		}
 		lastErr = err
 		if !errors.Is(err, errCannotListen) {
-			return nil, err
+			return nil, 0, err
 		}
+		h.progress("%s: %v; starting again on other ports", name, err)
 	}
-	return nil, lastErr
+	return nil, 0, lastErr
 }
 
 var errCannotListen = errors.New("slotd could not listen")

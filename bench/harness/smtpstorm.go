@@ -36,11 +36,7 @@ func (h *harness) smtpStorm(ctx context.Context, l *layout) error {
 	}
 	defer sk.p.Terminate(5 * time.Second)
 	h.progress("smtpsink: SMTP on %s, status on %s", sk.smtp, sk.status)
-	s, err := h.startSlotd("slotd-smtp", filepath.Join(h.tmp, "data-smtp"), h.world, "--smtp", sk.smtp)
-	if err != nil {
-		return err
-	}
-	ready, err := s.waitReady(ctx, h.opt.ReadyTimeout)
+	s, ready, err := h.startReady(ctx, "slotd-smtp", filepath.Join(h.tmp, "data-smtp"), h.world, "--smtp", sk.smtp)
 	if err != nil {
 		return err
 	}

@@ -53,11 +53,7 @@ func (h *harness) tenancy(ctx context.Context) error {
 	if err := h.tenancyWrite(ctx, tn, l, data); err != nil {
 		return err
 	}
-	s, err := h.startSlotd("slotd-tenancy", data, "")
-	if err != nil {
-		return err
-	}
-	ready, err := s.waitReady(ctx, h.opt.ReadyTimeout)
+	s, ready, err := h.startReady(ctx, "slotd-tenancy", data, "")
 	if err != nil {
 		return err
 	}
@@ -87,11 +83,7 @@ func (h *harness) tenancyWrite(ctx context.Context, tn *Tenancy, l *layout, data
 		return err
 	}
 	tn.WriteSeconds = time.Since(t).Seconds()
-	s, err := h.startSlotd("slotd-tenancy-load", data, path)
-	if err != nil {
-		return err
-	}
-	ready, err := s.waitReady(ctx, h.opt.ReadyTimeout)
+	s, ready, err := h.startReady(ctx, "slotd-tenancy-load", data, path)
 	if err != nil {
 		return err
 	}
