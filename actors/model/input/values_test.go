@@ -1,10 +1,13 @@
 package input
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 )
 
@@ -52,5 +55,30 @@ func TestParseIntLiterals(t *testing.T) {
 		n, res := parseInt(tc.lit)
 		require.Equal(t, tc.res, res, tc.lit)
 		require.Equal(t, tc.want, n, tc.lit)
+	}
+}
+
+// parseUUID accepts exactly the 36-character texts uuid.ParseBytes accepts,
+// with the same value, over random and mutated texts.
+func TestParseUUIDAsTheLibrary(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	alphabet := []byte("0123456789abcdefABCDEF-gGxz{}: \\x00\\xff")
+	for range 200000 {
+		b := []byte(uuid.New().String())
+		if r.IntN(2) == 0 {
+			b = bytes.ToUpper(b)
+		}
+		for range r.IntN(3) {
+			b[r.IntN(len(b))] = alphabet[r.IntN(len(alphabet))]
+		}
+		got, ok := parseUUID(b)
+		want, err := uuid.ParseBytes(b)
+		if ok != (err == nil) || ok && got != want {
+			t.Fatalf("%q: parseUUID %v %v, uuid %v %v", b, got, ok, want, err)
+		}
+	}
+	for _, s := range []string{"", "x", "{01234567-89ab-cdef-0123-456789abcdef}", "0123456789abcdef0123456789abcdef"} {
+		_, ok := parseUUID([]byte(s))
+		require.False(t, ok, s)
 	}
 }
