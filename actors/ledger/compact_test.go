@@ -94,3 +94,12 @@ func normal(a model.Appointment) model.Appointment {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// segmentID is uuid.NewSHA1 of the segment's position in the appointment's
+// id, as segment ids have always been.
+func TestSegmentIDIsNameBased(t *testing.T) {
+	for i := range 1000 {
+		appt := uuid.New()
+		require.Equal(t, uuid.NewSHA1(appt, []byte{byte(i)}), segmentID(appt, i))
+	}
+}

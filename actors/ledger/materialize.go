@@ -38,7 +38,7 @@ func Appointment(id uuid.UUID, biz *model.Business, loc *time.Location, svc *mod
 	a.Segments = make([]model.Segment, len(pieces))
 	for i, p := range pieces {
 		a.Segments[i] = model.Segment{
-			ID: uuid.NewSHA1(id, []byte{byte(i)}), Position: p.Position, Kind: p.Kind,
+			ID: segmentID(id, i), Position: p.Position, Kind: p.Kind,
 			StartTime: time.UnixMilli(p.Span.Start).UTC(), EndTime: time.UnixMilli(p.Span.End).UTC(),
 			StaffMemberID: staffID, Label: p.Label,
 		}
