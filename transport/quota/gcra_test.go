@@ -83,3 +83,19 @@ func TestGCRAAsThrottled(t *testing.T) {
 		}
 	}
 }
+
+// A subject already holding state costs no allocation, even passed as a
+// conversion of the caller's bytes (the API passes a key's id that way on
+// every request); only a new subject's name is copied.
+func TestTakeAllocatesNothingForAKnownSubject(t *testing.T) {
+	l := New(clock.NewFake(t0))
+	id := []byte("0123456789abcdef")
+	checks := []Check{{'m', Window{1 << 30, time.Minute}}, {'h', Window{1 << 30, time.Hour}}}
+	l.Take(string(id), checks...)
+	if n := testing.AllocsPerRun(100, func() { l.Take(string(id), checks...) }); n != 0 {
+		t.Fatalf("Take allocates %v times per call", n)
+	}
+	id[0] = 'x' // the stored name is the limiter's own copy
+	require.Equal(t, 2, l.Keys())
+	require.Less(t, l.Peek("0123456789abcdef", checks[0]).Remaining, 1<<30, "the subject's state is found by its first name")
+}

@@ -22,6 +22,7 @@ package quota
 
 import (
 	"hash/maphash"
+	"strings"
 	"sync"
 	"time"
 
@@ -200,8 +201,10 @@ func (l *Limiter) Take(subject string, checks ...Check) Verdict {
 		}
 	}
 	if state == nil {
+		// A copy: callers pass a conversion of their own bytes, which
+		// then need not leave their stack on every request.
 		state = new(limits)
-		st.subjects[subject] = state
+		st.subjects[strings.Clone(subject)] = state
 		if len(st.subjects) > 2*max(st.lastSwept, 64) {
 			st.sweep(at)
 		}
