@@ -228,15 +228,18 @@ type staffItem struct {
 	item  interval.Item
 }
 
+// compareHeld orders held items by staff member, then in tree order.
+func compareHeld(a, b staffItem) int {
+	if c := compareID(a.staff, b.staff); c != 0 {
+		return c
+	}
+	return interval.Compare(a.item, b.item)
+}
+
 // addHeld returns x with the items added, staff member by staff member in
 // tree order (Index.AddSorted).
 func addHeld(x interval.Index, held []staffItem) interval.Index {
-	slices.SortFunc(held, func(a, b staffItem) int {
-		if c := compareID(a.staff, b.staff); c != 0 {
-			return c
-		}
-		return interval.Compare(a.item, b.item)
-	})
+	slices.SortFunc(held, compareHeld)
 	items := make([]interval.Item, 0, len(held))
 	for lo := 0; lo < len(held); {
 		hi := lo

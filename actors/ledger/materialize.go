@@ -77,12 +77,7 @@ func worldAppointments(s *State, spec *model.Spec, c *record.Catalog, now time.T
 // overlapping reports whether two of the items held by one staff member
 // overlap. It sorts held.
 func overlapping(held []staffItem) bool {
-	slices.SortFunc(held, func(a, b staffItem) int {
-		if c := compareID(a.staff, b.staff); c != 0 {
-			return c
-		}
-		return interval.Compare(a.item, b.item)
-	})
+	slices.SortFunc(held, compareHeld)
 	for i := 1; i < len(held); i++ {
 		end := held[i-1].item.End
 		if held[i].staff == held[i-1].staff {
