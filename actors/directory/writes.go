@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -52,7 +53,7 @@ func (d *Directory) Put(ctx context.Context, specs []model.Spec, alsoInLoad ...u
 	for i := range specs {
 		r, err := call[business.PutResult](ctx, d, specs[i].Business.ID, &business.Put{Spec: &specs[i]})
 		if err != nil {
-			return out, err
+			return out, inLoad(err, i)
 		}
 		out = append(out, PutResult{ID: specs[i].Business.ID, Created: r.Created, Changed: r.Changed})
 	}
@@ -90,6 +91,20 @@ func (d *Directory) checkKeys(specs []model.Spec, also []uuid.UUID) error {
 		}
 	}
 	return nil
+}
+
+// inLoad makes the paths of business i's problem name it within the load,
+// as the world file's own problems do ("businesses.1.appointments.2…"): a
+// business decides its put on paths of its own object, and a refusal that
+// says "appointments.2.startTime" does not say which of a file's
+// businesses it is about.
+func inLoad(err error, i int) error {
+	return problem.MapPaths(err, func(p string) string {
+		if p == "" || p == problem.PathBody || strings.HasPrefix(p, "businesses.") {
+			return p
+		}
+		return "businesses." + strconv.Itoa(i) + "." + p
+	})
 }
 
 func keyTaken(i int) error {

@@ -191,3 +191,22 @@ func As(err error) *Error {
 	}
 	return Wrap(err)
 }
+
+// MapPaths returns err with the path of each of its fields mapped by fn,
+// when err is an *Error with fields; any other err as it is. The *Error is
+// copied, never changed: a load names a business's fields within the file
+// ("businesses.1.appointments.2.startTime") that the business itself names
+// from its own object.
+func MapPaths(err error, fn func(path string) string) error {
+	var e *Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return err
+	}
+	out := *e
+	out.Fields = make([]Field, len(e.Fields))
+	for i, f := range e.Fields {
+		f.Path = fn(f.Path)
+		out.Fields[i] = f
+	}
+	return &out
+}

@@ -131,6 +131,7 @@ func TestAdminAPI(t *testing.T) {
 	// A key another business holds is refused.
 	r = s.adminDo("PUT", "/admin/v1/businesses/11111111-2222-4333-8444-555555555555", []byte(strings.Replace(biz, "sk_put_test_key_1", keyFull, 1)))
 	requireError(t, r, 400, "VALIDATION_ERROR")
+	require.Contains(t, string(r.Raw), `"path":"apiKeys"`, "a path of the one business's object")
 	require.Equal(t, 200, s.get("/api/v1/services", keyFull).Status)
 }
 
@@ -202,6 +203,50 @@ func TestBadWorldFileLoadsNothing(t *testing.T) {
 	empty, err := st.IsEmpty()
 	require.NoError(t, err)
 	require.True(t, empty)
+}
+
+// A world file whose business refuses its put (two appointments of one
+// staff member overlap: only the put finds that) is refused with the path
+// of that business in the file, through --world and through the admin
+// API's world load; the same object put alone names its own path.
+func TestWorldFileOverlapNamesItsBusiness(t *testing.T) {
+	var w map[string][]map[string]any
+	raw, err := os.ReadFile("testdata/world.json")
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &w))
+	studio := w["businesses"][1]
+	staff := studio["staff"].([]any)[0].(map[string]any)
+	svc := studio["services"].([]any)[0].(map[string]any)
+	cust := "9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d"
+	studio["customers"] = []any{map[string]any{"id": cust, "firstName": "Ada", "email": "ada@example.com"}}
+	day := time.Now().UTC().AddDate(0, 0, 9).Format("2006-01-02")
+	appt := func(id, at string) map[string]any {
+		return map[string]any{"id": id, "customerId": cust, "serviceId": svc["id"], "staffMemberId": staff["id"],
+			"startTime": day + "T" + at + ":00Z", "status": "confirmed"}
+	}
+	studio["appointments"] = []any{appt("a1a1a1a1-0000-4000-8000-000000000001", "10:00"),
+		appt("a1a1a1a1-0000-4000-8000-000000000002", "12:00"), appt("a1a1a1a1-0000-4000-8000-000000000003", "10:30")}
+	file := filepath.Join(t.TempDir(), "world.json")
+	data, err := json.Marshal(w)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(file, data, 0o644))
+	const want = "businesses.1.appointments.2.startTime"
+
+	var out, errb bytes.Buffer
+	code := run([]string{"serve", "--data", t.TempDir(), "--world", file, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"},
+		func(string) string { return "" }, &out, &errb)
+	require.Equal(t, 1, code)
+	require.Contains(t, errb.String(), want, errb.String())
+
+	s := startWorld(t)
+	r := s.adminDo("POST", "/admin/v1/world", data)
+	requireError(t, r, 400, "VALIDATION_ERROR")
+	require.Contains(t, string(r.Raw), `"path":"`+want+`"`)
+	one, err := json.Marshal(studio)
+	require.NoError(t, err)
+	r = s.adminDo("PUT", "/admin/v1/businesses/"+studio["id"].(string), one)
+	requireError(t, r, 400, "VALIDATION_ERROR")
+	require.Contains(t, string(r.Raw), `"path":"appointments.2.startTime"`)
 }
 
 // TestHardKillLosesNothingAcknowledged runs the real binary, kills it with

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +30,6 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/world"
-	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/transport"
 	"github.com/slotd/slotd/transport/admin"
@@ -403,7 +401,7 @@ func (l *loader) run(i int, fn func() error) error {
 	if err != nil {
 		l.mu.Lock()
 		if l.err == nil || i < l.first {
-			l.first, l.err = i, renumber(err, i)
+			l.first, l.err = i, admin.InFile(err, i)
 		}
 		l.mu.Unlock()
 	}
@@ -421,23 +419,6 @@ func (l *loader) wait() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
-}
-
-// renumber makes the paths of a put's problem name business i of the
-// file: each business is put alone, as the only one of its put.
-func renumber(err error, i int) error {
-	var pe *problem.Error
-	if !errors.As(err, &pe) {
-		return err
-	}
-	out := *pe
-	out.Fields = slices.Clone(pe.Fields)
-	for j := range out.Fields {
-		if rest, ok := strings.CutPrefix(out.Fields[j].Path, "businesses.0"); ok {
-			out.Fields[j].Path = "businesses." + strconv.Itoa(i) + rest
-		}
-	}
-	return &out
 }
 
 // readFile hands fn the open file at path, buffered.

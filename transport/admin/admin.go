@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -226,7 +227,7 @@ func (s *Server) putBusiness(ctx *fasthttp.RequestCtx, id uuid.UUID) {
 		edge.WriteError(ctx, problem.FieldError("id", problem.Invalid, "The body's id must match the id in the path."))
 		return
 	}
-	s.putSpecs(ctx, []model.Spec{spec}, func(rs []directory.PutResult) (int, []byte) {
+	s.putSpecs(ctx, []model.Spec{spec}, "businesses.0.", func(rs []directory.PutResult) (int, []byte) {
 		status := 200
 		if rs[0].Created {
 			status = 201
@@ -245,7 +246,7 @@ func (s *Server) loadWorld(ctx *fasthttp.RequestCtx) {
 		s.Fail(ctx, worldProblem(err))
 		return
 	}
-	s.putSpecs(ctx, specs, func(rs []directory.PutResult) (int, []byte) {
+	s.putSpecs(ctx, specs, "", func(rs []directory.PutResult) (int, []byte) {
 		b := []byte(`{"businesses":[`)
 		for i, r := range rs {
 			if i > 0 {
@@ -257,12 +258,15 @@ func (s *Server) loadWorld(ctx *fasthttp.RequestCtx) {
 	})
 }
 
-func (s *Server) putSpecs(ctx *fasthttp.RequestCtx, specs []model.Spec, render func([]directory.PutResult) (int, []byte)) {
+// putSpecs puts specs and renders the result. A refusal's paths name the
+// business within the load ("businesses.1.…"); within is cut from them
+// when the body is one business's object, whose paths start at it.
+func (s *Server) putSpecs(ctx *fasthttp.RequestCtx, specs []model.Spec, within string, render func([]directory.PutResult) (int, []byte)) {
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
 	rs, err := PutWorld(rctx, s.Dir, specs, s.Clock.Now(), s.Log)
 	if err != nil {
-		s.Fail(ctx, err)
+		s.Fail(ctx, problem.MapPaths(err, func(p string) string { return strings.TrimPrefix(p, within) }))
 		return
 	}
 	status, body := render(rs)

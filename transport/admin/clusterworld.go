@@ -56,7 +56,7 @@ func (s *Server) PutWorldClustered(ctx context.Context, data []byte) ([]director
 	for i := range specs {
 		r, err := s.putOn(ctx, specs[i], doc.Businesses[i])
 		if err != nil {
-			return out, err
+			return out, InFile(err, i)
 		}
 		out = append(out, r)
 	}

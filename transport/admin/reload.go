@@ -3,12 +3,15 @@ package admin
 import (
 	"context"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // PutWorld makes each business match its spec, as Directory.Put does, for
@@ -78,4 +81,16 @@ func stoppedKeys(before, after directory.View, now time.Time) []stoppedKey {
 // keyWorks reports whether k authenticates at now: not revoked, not expired.
 func keyWorks(k *model.Key, now time.Time) bool {
 	return !k.Revoked && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
+}
+
+// InFile makes the paths of a put's problem name business i of a file
+// whose businesses are put one at a time, each as the only one of its put
+// ("businesses.0…" becomes "businesses.i…").
+func InFile(err error, i int) error {
+	return problem.MapPaths(err, func(p string) string {
+		if rest, ok := strings.CutPrefix(p, "businesses.0"); ok {
+			return "businesses." + strconv.Itoa(i) + rest
+		}
+		return p
+	})
 }
