@@ -420,6 +420,56 @@ func TestSMTPOneConnectionManyMessages(t *testing.T) {
 	}
 }
 
+// A long batch is cut into runs that go over DefaultSMTPConns connections
+// at once: every message arrives once, and each error is its own
+// message's, whichever connection carried it.
+func TestSMTPLongBatchUsesConnectionsAtOnce(t *testing.T) {
+	srv := startSMTP(t, &smtpServer{pipelining: true, refuseTo: "nobody@example.com"})
+	s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
+	tos := make([]string, 4*minPerConn)
+	for i := range tos {
+		tos[i] = fmt.Sprintf("c%d@example.com", i)
+	}
+	refused := len(tos) - 3 // in the last connection's run
+	tos[refused] = "nobody@example.com"
+	ms := messagesTo(t, tos...)
+	errs := s.SendBatch(context.Background(), ms)
+	for i, err := range errs {
+		if i == refused {
+			assert.Equal(t, CauseSMTP5xx, FailureCause(err), "message %d", i)
+		} else {
+			assert.NoError(t, err, "message %d", i)
+		}
+	}
+	require.NoError(t, s.Close())
+
+	got := srv.sessions()
+	require.Len(t, got, DefaultSMTPConns)
+	want := map[string]int{}
+	for i, m := range ms {
+		if i != refused {
+			want[string(m.Bytes())]++
+		}
+	}
+	arrived := map[string]int{}
+	for _, sess := range got {
+		assert.NotEmpty(t, sess.msgs, "every connection carried a run")
+		for _, m := range sess.msgs {
+			arrived[string(m)]++
+		}
+	}
+	assert.Equal(t, want, arrived)
+
+	// A short batch stays on one connection.
+	srv2 := startSMTP(t, &smtpServer{pipelining: true})
+	s2 := &SMTP{Addr: srv2.addr(), Timeout: 5 * time.Second}
+	for _, err := range s2.SendBatch(context.Background(), ms[:2*minPerConn-1]) {
+		require.NoError(t, err)
+	}
+	require.NoError(t, s2.Close())
+	assert.Len(t, srv2.sessions(), 1)
+}
+
 // A recipient the server refuses fails its own message only; the
 // connection goes on with the next.
 func TestSMTPRefusedRecipientFailsAlone(t *testing.T) {
@@ -515,9 +565,10 @@ func TestSMTPClosesIdleConnection(t *testing.T) {
 	clk.Advance(59 * time.Second)
 	require.NoError(t, s.Send(context.Background(), testMessage(t)))
 	clk.Advance(59 * time.Second) // a minute after the first send, not after the last
-	s.mu.Lock()
-	open := s.conn != nil
-	s.mu.Unlock()
+	l := s.allLanes()[0]
+	l.mu.Lock()
+	open := l.conn != nil
+	l.mu.Unlock()
 	assert.True(t, open, "used 59 s ago")
 	clk.Advance(time.Second)
 	got := srv.sessions() // returns once the connection ended

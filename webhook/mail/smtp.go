@@ -50,7 +50,8 @@ const DefaultSMTPIdle = 30 * time.Second
 // net/smtp refuses to send the password over a connection that is neither
 // TLS nor to localhost; a server that offers STARTTLS but presents a
 // certificate that does not verify is an error, never a fallback to plain
-// text. One SMTP is safe for concurrent use; messages go one at a time.
+// text. One SMTP is safe for concurrent use; a long batch goes over up to
+// Conns connections at once (SendBatch).
 type SMTP struct {
 	Addr     string // host:port
 	User     string // "" sends no AUTH
@@ -69,12 +70,45 @@ type SMTP struct {
 	TLSConfig *tls.Config
 	// Clock runs the idle timer; nil means clock.Real.
 	Clock clock.Clock
+	// Conns is the most connections open at once; 0 means
+	// DefaultSMTPConns.
+	Conns int
+
+	once  sync.Once
+	lanes []*smtpLane
+}
+
+// DefaultSMTPConns is how many connections, when SMTP.Conns is 0, a
+// backlog is sent over at once. A message costs a round trip to the
+// server whatever the pipelining (its data waits for DATA's 354), so one
+// connection keeps the sender and the server waiting on each other in
+// turn: behind a storm one connection sent 12.7k messages/s with slotd
+// using 0.85 of its two cores. Two connections let both sides work at
+// once.
+const DefaultSMTPConns = 2
+
+// minPerConn is the fewest messages of a batch worth a connection of
+// their own: a trickle of mail stays on one connection.
+const minPerConn = 32
+
+// smtpLane is one connection of an SMTP and what keeps it: messages on a
+// lane go one at a time.
+type smtpLane struct {
+	*SMTP // the configuration, shared by every lane
 
 	mu    sync.Mutex
 	conn  *smtpConn
 	timer clock.Timer
 	gen   int // bumped whenever the connection is used; stale timers see it
+	// senders maps a From header to its envelope address. A business
+	// sends under its own name, so there is one per business; parsing
+	// them was 4 % of the CPU behind a storm.
+	senders map[string]string
+	body    []byte // the message being sent, reused
 }
+
+// maxSenders bounds smtpLane.senders; when full it starts again.
+const maxSenders = 4096
 
 // smtpConn is one open connection, past its greeting and AUTH.
 type smtpConn struct {
@@ -93,10 +127,49 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 	return s.SendBatch(ctx, []Message{m})[0]
 }
 
-// SendBatch delivers ms one after another over the open connection (or a
-// new one), returning one error per message.
+// SendBatch delivers ms, returning one error per message. A batch of a
+// few messages goes over one connection; a longer one is cut into runs,
+// each sent over a connection of its own at the same time (at most
+// Conns).
 func (s *SMTP) SendBatch(ctx context.Context, ms []Message) []error {
 	errs := make([]error, len(ms))
+	lanes := s.lanesFor(len(ms))
+	if len(lanes) == 1 {
+		lanes[0].sendBatch(ctx, ms, errs)
+		return errs
+	}
+	per := (len(ms) + len(lanes) - 1) / len(lanes)
+	var wg sync.WaitGroup
+	for i, l := range lanes {
+		a, b := i*per, min((i+1)*per, len(ms))
+		wg.Go(func() { l.sendBatch(ctx, ms[a:b], errs[a:b]) })
+	}
+	wg.Wait()
+	return errs
+}
+
+// lanesFor returns the lanes a batch of n messages goes over.
+func (s *SMTP) lanesFor(n int) []*smtpLane {
+	return s.allLanes()[:max(1, min(len(s.lanes), n/minPerConn))]
+}
+
+func (s *SMTP) allLanes() []*smtpLane {
+	s.once.Do(func() {
+		conns := s.Conns
+		if conns <= 0 {
+			conns = DefaultSMTPConns
+		}
+		s.lanes = make([]*smtpLane, conns)
+		for i := range s.lanes {
+			s.lanes[i] = &smtpLane{SMTP: s}
+		}
+	})
+	return s.lanes
+}
+
+// sendBatch delivers ms one after another over the lane's open
+// connection (or a new one), each message's error in errs.
+func (s *smtpLane) sendBatch(ctx context.Context, ms []Message, errs []error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gen++
@@ -117,13 +190,12 @@ func (s *SMTP) SendBatch(ctx context.Context, ms []Message) []error {
 	}
 	verdict(s.settle(ctx))
 	s.armIdle()
-	return errs
 }
 
 // settle reads the verdict the connection owes, if any. A connection that
 // fails to give it is dropped: its message may have been accepted, and is
 // left to the Drainer rather than sent again here.
-func (s *SMTP) settle(ctx context.Context) error {
+func (s *smtpLane) settle(ctx context.Context) error {
 	sc := s.conn
 	if sc == nil || !sc.owed {
 		return nil
@@ -145,25 +217,35 @@ func (s *SMTP) settle(ctx context.Context) error {
 // Close closes the open connection, if any (with QUIT); a later send opens
 // a new one.
 func (s *SMTP) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.gen++
-	s.hangUp()
+	for _, l := range s.allLanes() {
+		l.mu.Lock()
+		l.gen++
+		l.hangUp()
+		l.mu.Unlock()
+	}
 	return nil
 }
 
 // deliver sends m. The verdict the connection owes for the message
 // before m, read on the way, goes to verdict (nil when it was a yes).
-func (s *SMTP) deliver(ctx context.Context, m Message, verdict func(error)) error {
-	from, err := envelopeAddress("sender", m.From)
-	if err != nil {
-		return err
+func (s *smtpLane) deliver(ctx context.Context, m Message, verdict func(error)) error {
+	from, ok := s.senders[m.From]
+	if !ok {
+		var err error
+		if from, err = envelopeAddress("sender", m.From); err != nil {
+			return err
+		}
+		if len(s.senders) >= maxSenders || s.senders == nil {
+			s.senders = make(map[string]string)
+		}
+		s.senders[m.From] = from
 	}
 	to, err := envelopeAddress("recipient", m.To)
 	if err != nil {
 		return err
 	}
-	body := m.Bytes()
+	s.body = m.appendTo(s.body[:0], "\r\n") // Bytes, without a new 4 KiB each
+	body := s.body
 	for retried := false; ; retried = true {
 		reused := s.conn != nil
 		if s.conn == nil {
@@ -189,8 +271,13 @@ func (s *SMTP) deliver(ctx context.Context, m Message, verdict func(error)) erro
 }
 
 // envelopeAddress is the bare address of an address header, for MAIL FROM
-// and RCPT TO.
+// and RCPT TO. A bare address of the common shape (what Render puts in
+// To) is taken as it is: net/mail's parser was 5 % of the CPU behind a
+// storm.
 func envelopeAddress(what, s string) (string, error) {
+	if plainAddress(s) {
+		return s, nil
+	}
 	a, err := mail.ParseAddress(s)
 	if err != nil {
 		return "", fmt.Errorf("mail: %s %q: %w", what, s, err)
@@ -220,7 +307,7 @@ type step struct {
 // its data went out whole, after which the server may have accepted it
 // even when its reply got lost: such a message is not sent again on a new
 // connection (it would be a second copy), but left to the Drainer.
-func (s *SMTP) transact(ctx context.Context, from, to string, body []byte, verdict func(error)) (wrote bool, err error) {
+func (s *smtpLane) transact(ctx context.Context, from, to string, body []byte, verdict func(error)) (wrote bool, err error) {
 	sc := s.conn
 	_ = sc.raw.SetDeadline(time.Now().Add(s.timeout()))
 	stop := context.AfterFunc(ctx, func() { _ = sc.raw.SetDeadline(time.Unix(1, 0)) })
@@ -354,7 +441,7 @@ func (sc *smtpConn) send(line string) error {
 }
 
 // open dials Addr and gets a connection ready for its first MAIL FROM.
-func (s *SMTP) open(ctx context.Context) (_ *smtpConn, err error) {
+func (s *smtpLane) open(ctx context.Context) (_ *smtpConn, err error) {
 	host, _, err := net.SplitHostPort(s.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("mail: smtp address %q: %w", s.Addr, err)
@@ -426,7 +513,7 @@ func (s *SMTP) greet(c *smtp.Client, host string) error {
 }
 
 // armIdle closes the connection once it has been unused for Idle.
-func (s *SMTP) armIdle() {
+func (s *smtpLane) armIdle() {
 	if s.timer != nil {
 		s.timer.Stop()
 		s.timer = nil
@@ -457,7 +544,7 @@ func (s *SMTP) armIdle() {
 }
 
 // hangUp says QUIT (briefly) and closes the connection.
-func (s *SMTP) hangUp() {
+func (s *smtpLane) hangUp() {
 	if s.conn == nil {
 		return
 	}
@@ -467,7 +554,7 @@ func (s *SMTP) hangUp() {
 }
 
 // drop closes the connection without a word.
-func (s *SMTP) drop() {
+func (s *smtpLane) drop() {
 	if s.conn != nil {
 		_ = s.conn.c.Close()
 		s.conn = nil
