@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/slotd/slotd/bench/loadgen"
 	"github.com/slotd/slotd/bench/proc"
@@ -48,11 +49,13 @@ func (h *harness) measure(ctx context.Context, ps phaseSpec) (*Phase, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ps.name, err)
 	}
+	ended := time.Now()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: cut short: %w", ps.name, err) // not a measurement
 	}
 	machine1, machineErr1 := proc.MachineCPU()
 	p := phaseOf(ps.name, ps.title, server, sum)
+	p.ended = ended
 	p.HarnessCPUSeconds = (proc.SelfCPU() - self).Seconds()
 	if serverCPU, err := proc.CPU(serverPID); serverPID != 0 && err == nil {
 		p.ServerCPUSeconds = (serverCPU - before.cpu).Seconds()

@@ -58,6 +58,10 @@ type WorldInfo struct {
 // Phase is one measured workload: a closed loop of requests, or a
 // pgbench run.
 type Phase struct {
+	// ended is when the phase's load stopped, before its profile was read:
+	// the drains after a storm are timed from it.
+	ended time.Time
+
 	Name        string           `json:"name"`
 	Title       string           `json:"title"`
 	Server      string           `json:"server"` // slotd, static, postgres

@@ -67,11 +67,12 @@ func (h *harness) smtpStormOn(ctx context.Context, st *SMTPStorm, s *slotd, l *l
 	if err != nil {
 		return err
 	}
-	end := time.Now()
+	end := p.ended // not after the profile's reading
 	atEnd, _, err := sk.wait(ctx, 0, time.Second)
 	if err != nil {
 		return err
 	}
+	atEndTime := time.Now()
 	drainProfile := h.startProfile(ctx, s, "smtp-drain", 3*time.Second)
 	st.Acknowledged, st.UnexpectedAnswers = int64(len(got.list)), got.odd
 	if ps, err := proc.Read(s.p.PID()); err == nil {
@@ -91,14 +92,14 @@ func (h *harness) smtpStormOn(ctx context.Context, st *SMTPStorm, s *slotd, l *l
 		// The backlog and the rate it went at tell a slow sender (rate)
 		// from one that fell behind during the storm (backlog).
 		behind := st.MailsExpected - atEnd.Unique
-		h.progress("smtp-storm: %d e-mails were behind at the storm's end, sent at %.0f/s after it", behind, float64(behind)/st.DrainSeconds)
+		h.progress("smtp-storm: %d e-mails were behind when the storm's profile was read, sent at %.0f/s after that", behind, float64(behind)/max(time.Since(atEndTime).Seconds(), 1e-3))
 	}
 	if drainProfile != nil {
 		h.progress("smtp-storm: CPU profile shares of the first seconds after it: %s", profileText(drainProfile()))
 	}
 	st.MailsReceived, st.Messages, st.SinkConnections = after.Unique, after.Messages, after.Connections
 	h.progress("smtp-storm: the sink holds %d of %d e-mails (%d messages, copies included, over %s) %.2fs after the storm%s",
-		after.Unique, st.MailsExpected, after.Messages, plural(after.Connections, "connection"), time.Since(end).Seconds(), notDrained(reached, h.opt.DrainTimeout))
+		after.Unique, st.MailsExpected, after.Messages, plural(after.Connections, "connection"), st.DrainSeconds, notDrained(reached, h.opt.DrainTimeout))
 	return nil
 }
 

@@ -195,7 +195,7 @@ func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 	if err != nil {
 		return err
 	}
-	stormEnd := time.Now()
+	stormEnd := p.ended // not after the profile's reading
 	st.Acknowledged = int64(len(got.list))
 	st.UnexpectedAnswers = got.odd
 	if ps, err := proc.Read(s.p.PID()); err == nil {

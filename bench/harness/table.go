@@ -225,7 +225,7 @@ func (h *harness) smtpRows(add func(Row), judge func(bool) string) {
 			Target: target, Result: resultSkipped})
 		return
 	}
-	row := Row{Workload: fmt.Sprintf("Booking storm, e-mail over SMTP to bench/smtpsink (its own process, PIPELINING): %d connections, %s, fresh data directory on the same world",
+	row := Row{Workload: fmt.Sprintf("Booking storm, e-mail over SMTP to bench/smtpsink (its own process, PIPELINING and CHUNKING): %d connections, %s, fresh data directory on the same world",
 		p.Connections, time.Duration(p.Seconds*float64(time.Second)).Round(time.Second)),
 		Slotd:  fmt.Sprintf("%s bookings/s, p50 %s, p99 %s, p99.9 %s", kText(p.RPS), msText(p.Latency.P50), msText(p.Latency.P99), msText(p.Latency.P999)) + errText(p),
 		Result: resultInfo}
