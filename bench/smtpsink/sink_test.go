@@ -130,6 +130,56 @@ func TestSinkPipelined(t *testing.T) {
 	assert.Greater(t, st.Bytes, int64(100<<10))
 }
 
+// With CHUNKING slotd writes a whole run of messages, BDAT data
+// included, before it reads a reply. A BDAT without a recipient is refused
+// after its data is read, so the next command is still found; a message
+// may come in several chunks.
+func TestSinkChunked(t *testing.T) {
+	s, addr := startSink(t)
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	r := bufio.NewReader(c)
+	var ehlo strings.Builder
+	_, err = io.WriteString(c, "EHLO localhost\r\n")
+	require.NoError(t, err)
+	for {
+		line, err := r.ReadString('\n')
+		require.NoError(t, err)
+		ehlo.WriteString(line)
+		if len(line) > 3 && line[3] == ' ' && !strings.HasPrefix(line, "220") {
+			break
+		}
+	}
+	assert.Contains(t, ehlo.String(), "250-CHUNKING")
+
+	one, two := message("<c1@slotd>", ".a dot, not stuffed\r\n"), message("<c2@slotd>", "in two chunks\r\n")
+	run := "MAIL FROM:<a@bench.example>\r\nRCPT TO:<b@bench.example>\r\n" +
+		fmt.Sprintf("BDAT %d LAST\r\n%s", len(one), one) +
+		"RSET\r\nMAIL FROM:<a@bench.example>\r\n" + // no RCPT
+		"BDAT 5 LAST\r\nhello" +
+		"RSET\r\nMAIL FROM:<a@bench.example>\r\nRCPT TO:<b@bench.example>\r\n" +
+		fmt.Sprintf("BDAT 10\r\n%sBDAT %d LAST\r\n%s", two[:10], len(two)-10, two[10:]) +
+		"QUIT\r\n"
+	_, err = io.WriteString(c, run)
+	require.NoError(t, err)
+	var codes []string
+	for {
+		line, err := r.ReadString('\n')
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		codes = append(codes, line[:3])
+	}
+	assert.Equal(t, []string{"250", "250", "250", "250", "250", "503", "250", "250", "250", "250", "250", "221"}, codes)
+	st := s.Stats()
+	assert.Equal(t, int64(2), st.Messages)
+	assert.Equal(t, int64(2), st.Unique)
+	assert.Equal(t, int64(1), st.Errors)
+	assert.Equal(t, int64(len(one)+len(two)), st.Bytes)
+}
+
 func TestReadMessage(t *testing.T) {
 	for name, tc := range map[string]struct {
 		in, id string

@@ -278,7 +278,7 @@ func TestClusterFailover(t *testing.T) {
 	// The SMTP server is down until after the fail-over: the confirmations
 	// of the bookings the lost node acknowledged wait in its outbox, and
 	// the node that takes the salon over must send them.
-	smtp := mailtest.Start(t, mailtest.Options{Pipelining: true})
+	smtp := mailtest.Start(t, mailtest.Options{Pipelining: true, Chunking: true})
 	smtp.SetDown(true)
 	procs := startNodes(t, bin, 3, false, "--webhooks-allow-insecure", "--webhook-retry-scale", "0.001", "--smtp", smtp.Addr)
 	rcv, delivered := hookReceiver(t)

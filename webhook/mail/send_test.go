@@ -12,10 +12,12 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/textproto"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +55,7 @@ type smtpServer struct {
 	// with 550; hangUpAfter > 0 closes the connection after that many
 	// messages, as a server does with an idle one.
 	pipelining  bool
+	chunking    bool // offers CHUNKING (BDAT)
 	refuseTo    string
 	hangUpAfter int
 	refuseData  int // refuse the n-th message's data (1-based) of a session
@@ -160,6 +163,9 @@ func (s *smtpServer) serve(conn net.Conn) {
 			if s.pipelining {
 				lines = append(lines, "250-PIPELINING")
 			}
+			if s.chunking {
+				lines = append(lines, "250-CHUNKING")
+			}
 			reply(append(lines, "250-AUTH PLAIN", "250 8BITMIME")...)
 		case "STARTTLS":
 			if s.tls == nil || tlsOn {
@@ -187,7 +193,7 @@ func (s *smtpServer) serve(conn net.Conn) {
 				reply("530 5.7.0 authentication required")
 				continue
 			}
-			if ahead, _ := r.Peek(r.Buffered()); bytes.Contains(ahead, []byte("\r\nDATA\r\n")) {
+			if ahead, _ := r.Peek(r.Buffered()); bytes.Contains(ahead, []byte("\r\nDATA\r\n")) || bytes.Contains(ahead, []byte("\r\nBDAT ")) {
 				ses.pipelined++
 			}
 			ses.from, ses.mailTLS, ses.to = between(arg, "<", ">"), tlsOn, nil
@@ -219,6 +225,35 @@ func (s *smtpServer) serve(conn net.Conn) {
 					break
 				}
 				data = append(data, strings.TrimPrefix(l, ".")...)
+			}
+			ses.data = data
+			if ses.seen++; ses.seen == s.refuseData {
+				reply("554 5.6.0 message refused")
+				continue
+			}
+			ses.msgs = append(ses.msgs, data)
+			reply("250 2.0.0 queued")
+			if len(ses.msgs) == s.hangUpAfter {
+				return
+			}
+		case "BDAT":
+			size, last, _ := strings.Cut(arg, " ")
+			n, err := strconv.Atoi(size)
+			if err != nil || (last != "" && last != "LAST") || !s.chunking {
+				reply("501 5.5.4 bad BDAT")
+				return // the data's length is unknown: out of step
+			}
+			data := make([]byte, n)
+			if _, err := io.ReadFull(r, data); err != nil {
+				return
+			}
+			if last != "LAST" {
+				reply("504 5.5.4 one chunk only, please")
+				continue
+			}
+			if len(ses.to) == 0 {
+				reply("554 5.5.1 no valid recipients")
+				continue
 			}
 			ses.data = data
 			if ses.seen++; ses.seen == s.refuseData {
@@ -378,6 +413,13 @@ func TestSMTPBadAddress(t *testing.T) {
 	require.ErrorContains(t, (&SMTP{Addr: addr}).Send(context.Background(), testMessage(t)), "dial")
 }
 
+// smtpModes are the ways a server can take a message: DATA, one command
+// at a time or pipelined, and BDAT.
+var smtpModes = []struct {
+	name                 string
+	pipelining, chunking bool
+}{{"plain", false, false}, {"pipelining", true, false}, {"chunking", true, true}}
+
 func messagesTo(t *testing.T, tos ...string) []Message {
 	var ms []Message
 	for i, to := range tos {
@@ -392,9 +434,10 @@ func messagesTo(t *testing.T, tos ...string) []Message {
 // after it, with RSET between them; with PIPELINING the commands before
 // each message's data go out in one write.
 func TestSMTPOneConnectionManyMessages(t *testing.T) {
-	for _, pipelining := range []bool{false, true} {
-		t.Run(fmt.Sprintf("pipelining=%v", pipelining), func(t *testing.T) {
-			srv := startSMTP(t, &smtpServer{pipelining: pipelining, user: "slotd", pass: "s3cret"})
+	for _, md := range smtpModes {
+		t.Run(md.name, func(t *testing.T) {
+			pipelining := md.pipelining
+			srv := startSMTP(t, &smtpServer{pipelining: pipelining, chunking: md.chunking, user: "slotd", pass: "s3cret"})
 			s := &SMTP{Addr: srv.addr(), User: "slotd", Password: "s3cret", Timeout: 5 * time.Second}
 			ms := messagesTo(t, "a@example.com", "b@example.com", "c@example.com", "d@example.com")
 			for _, err := range s.SendBatch(context.Background(), ms[:3]) {
@@ -424,9 +467,9 @@ func TestSMTPOneConnectionManyMessages(t *testing.T) {
 // at once: every message arrives once, and each error is its own
 // message's, whichever connection carried it.
 func TestSMTPLongBatchUsesConnectionsAtOnce(t *testing.T) {
-	srv := startSMTP(t, &smtpServer{pipelining: true, refuseTo: "nobody@example.com"})
+	srv := startSMTP(t, &smtpServer{pipelining: true, chunking: true, refuseTo: "nobody@example.com"})
 	s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
-	tos := make([]string, 4*minPerConn)
+	tos := make([]string, 2*maxChunkRun+minPerConn) // runs of maxChunkRun, and a shorter one
 	for i := range tos {
 		tos[i] = fmt.Sprintf("c%d@example.com", i)
 	}
@@ -473,9 +516,10 @@ func TestSMTPLongBatchUsesConnectionsAtOnce(t *testing.T) {
 // A recipient the server refuses fails its own message only; the
 // connection goes on with the next.
 func TestSMTPRefusedRecipientFailsAlone(t *testing.T) {
-	for _, pipelining := range []bool{false, true} {
-		t.Run(fmt.Sprintf("pipelining=%v", pipelining), func(t *testing.T) {
-			srv := startSMTP(t, &smtpServer{pipelining: pipelining, refuseTo: "nobody@example.com"})
+	for _, md := range smtpModes {
+		t.Run(md.name, func(t *testing.T) {
+			pipelining := md.pipelining
+			srv := startSMTP(t, &smtpServer{pipelining: pipelining, chunking: md.chunking, refuseTo: "nobody@example.com"})
 			s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
 			ms := messagesTo(t, "a@example.com", "nobody@example.com", "c@example.com")
 			errs := s.SendBatch(context.Background(), ms)
@@ -497,10 +541,10 @@ func TestSMTPRefusedRecipientFailsAlone(t *testing.T) {
 // verdict is read with the next message's replies (pipelining) or at the
 // end of the batch.
 func TestSMTPRefusedDataFailsItsOwnMessage(t *testing.T) {
-	for _, pipelining := range []bool{false, true} {
+	for _, md := range smtpModes {
 		for _, refused := range []int{1, 2, 3} {
-			t.Run(fmt.Sprintf("pipelining=%v/refused=%d", pipelining, refused), func(t *testing.T) {
-				srv := startSMTP(t, &smtpServer{pipelining: pipelining, refuseData: refused})
+			t.Run(fmt.Sprintf("%s/refused=%d", md.name, refused), func(t *testing.T) {
+				srv := startSMTP(t, &smtpServer{pipelining: md.pipelining, chunking: md.chunking, refuseData: refused})
 				s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
 				ms := messagesTo(t, "a@example.com", "b@example.com", "c@example.com")
 				errs := s.SendBatch(context.Background(), ms)
@@ -541,18 +585,44 @@ func TestWriteDottedIsTheDotWriter(t *testing.T) {
 // A server that hung up on the kept connection costs nothing but a new
 // connection: the message goes out on it, once.
 func TestSMTPReconnectsAfterHangUp(t *testing.T) {
-	srv := startSMTP(t, &smtpServer{pipelining: true, hangUpAfter: 1})
-	s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
-	ms := messagesTo(t, "a@example.com", "b@example.com", "c@example.com")
-	for _, m := range ms {
-		require.NoError(t, s.Send(context.Background(), m))
+	for _, md := range smtpModes[1:] {
+		t.Run(md.name, func(t *testing.T) {
+			srv := startSMTP(t, &smtpServer{pipelining: true, chunking: md.chunking, hangUpAfter: 1})
+			s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
+			ms := messagesTo(t, "a@example.com", "b@example.com", "c@example.com")
+			for _, m := range ms {
+				require.NoError(t, s.Send(context.Background(), m))
+			}
+			require.NoError(t, s.Close())
+			got := srv.sessions()
+			require.Len(t, got, 3)
+			for i, ses := range got {
+				require.Len(t, ses.msgs, 1, "session %d", i)
+			}
+		})
 	}
+}
+
+// A connection that fails in the middle of a BDAT run fails the messages
+// whose verdict did not come, and only those: the Drainer sends them
+// again (they may have been accepted), this run does not.
+func TestSMTPChunkRunCutShort(t *testing.T) {
+	srv := startSMTP(t, &smtpServer{pipelining: true, chunking: true, hangUpAfter: 2})
+	s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
+	ms := messagesTo(t, "a@example.com", "b@example.com", "c@example.com", "d@example.com")
+	errs := s.SendBatch(context.Background(), ms)
+	require.NoError(t, errs[0])
+	require.NoError(t, errs[1])
+	for _, err := range errs[2:] {
+		require.Error(t, err)
+		assert.NotEqual(t, CauseSMTP5xx, FailureCause(err), "%v", err)
+	}
+	require.NoError(t, s.Send(context.Background(), ms[2]), "a new connection takes the next")
 	require.NoError(t, s.Close())
 	got := srv.sessions()
-	require.Len(t, got, 3)
-	for i, ses := range got {
-		require.Len(t, ses.msgs, 1, "session %d", i)
-	}
+	require.Len(t, got, 2)
+	assert.Len(t, got[0].msgs, 2)
+	assert.Equal(t, [][]byte{ms[2].Bytes()}, got[1].msgs)
 }
 
 // An unused connection is closed, with QUIT, once Idle has passed on the
@@ -577,29 +647,33 @@ func TestSMTPClosesIdleConnection(t *testing.T) {
 	assert.True(t, got[0].quit)
 }
 
-// BenchmarkSMTPSendBatch: batches of 64 confirmations over one pipelining
-// connection to the test server in this process.
+// BenchmarkSMTPSendBatch: batches of 64 confirmations over one connection
+// to the test server in this process, pipelined DATA or BDAT runs.
 func BenchmarkSMTPSendBatch(b *testing.B) {
-	srv := startSMTP(b, &smtpServer{pipelining: true})
-	s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second}
-	defer s.Close()
-	row := testMailRow(testID, model.MailConfirmation, salon, testAppointment(model.Confirmed))
-	m, err := RenderRow(row, "Bookings <bookings@slotd.example>")
-	if err != nil {
-		b.Fatal(err)
-	}
-	batch := make([]Message, 64)
-	for i := range batch {
-		batch[i] = m
-	}
-	n := 0
-	for b.Loop() {
-		for _, err := range s.SendBatch(context.Background(), batch) {
+	for _, md := range smtpModes[1:] {
+		b.Run(md.name, func(b *testing.B) {
+			srv := startSMTP(b, &smtpServer{pipelining: true, chunking: md.chunking})
+			s := &SMTP{Addr: srv.addr(), Timeout: 5 * time.Second, Conns: 1}
+			defer s.Close()
+			row := testMailRow(testID, model.MailConfirmation, salon, testAppointment(model.Confirmed))
+			m, err := RenderRow(row, "Bookings <bookings@slotd.example>")
 			if err != nil {
 				b.Fatal(err)
 			}
-		}
-		n += len(batch)
+			batch := make([]Message, 64)
+			for i := range batch {
+				batch[i] = m
+			}
+			n := 0
+			for b.Loop() {
+				for _, err := range s.SendBatch(context.Background(), batch) {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				n += len(batch)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/msg")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/msg")
 }

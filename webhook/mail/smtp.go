@@ -115,6 +115,7 @@ type smtpConn struct {
 	raw        net.Conn
 	c          *smtp.Client
 	pipelining bool
+	chunking   bool // CHUNKING and PIPELINING offered: BDAT (bdat.go)
 	utf8       bool // SMTPUTF8 offered
 	used       bool // a transaction ran on it: RSET before the next
 	// owed: the last message's end of data is written (maybe still in
@@ -173,6 +174,32 @@ func (s *smtpLane) sendBatch(ctx context.Context, ms []Message, errs []error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gen++
+	defer s.armIdle()
+	for len(ms) > 0 {
+		if err := ctx.Err(); err != nil {
+			failAll(errs, err)
+			return
+		}
+		if s.conn == nil {
+			var err error
+			if s.conn, err = s.open(ctx); err != nil {
+				failAll(errs, err)
+				return
+			}
+		}
+		if !s.conn.chunking {
+			s.sendEach(ctx, ms, errs)
+			return
+		}
+		n := min(len(ms), maxChunkRun)
+		s.chunkRun(ctx, ms[:n], errs[:n])
+		ms, errs = ms[n:], errs[n:]
+	}
+}
+
+// sendEach sends ms one at a time, each message's data after its DATA's
+// 354.
+func (s *smtpLane) sendEach(ctx context.Context, ms []Message, errs []error) {
 	owner := -1 // the message whose verdict the connection owes
 	verdict := func(err error) {
 		if owner >= 0 && err != nil {
@@ -189,7 +216,6 @@ func (s *smtpLane) sendBatch(ctx context.Context, ms []Message, errs []error) {
 		}
 	}
 	verdict(s.settle(ctx))
-	s.armIdle()
 }
 
 // settle reads the verdict the connection owes, if any. A connection that
@@ -229,18 +255,7 @@ func (s *SMTP) Close() error {
 // deliver sends m. The verdict the connection owes for the message
 // before m, read on the way, goes to verdict (nil when it was a yes).
 func (s *smtpLane) deliver(ctx context.Context, m Message, verdict func(error)) error {
-	from, ok := s.senders[m.From]
-	if !ok {
-		var err error
-		if from, err = envelopeAddress("sender", m.From); err != nil {
-			return err
-		}
-		if len(s.senders) >= maxSenders || s.senders == nil {
-			s.senders = make(map[string]string)
-		}
-		s.senders[m.From] = from
-	}
-	to, err := envelopeAddress("recipient", m.To)
+	from, to, err := s.envelope(m)
 	if err != nil {
 		return err
 	}
@@ -268,6 +283,22 @@ func (s *smtpLane) deliver(ctx context.Context, m Message, verdict func(error)) 
 		}
 		return fmt.Errorf("mail: smtp %s: %w", s.Addr, err)
 	}
+}
+
+// envelope returns m's envelope addresses, for MAIL FROM and RCPT TO.
+func (s *smtpLane) envelope(m Message) (from, to string, err error) {
+	from, ok := s.senders[m.From]
+	if !ok {
+		if from, err = envelopeAddress("sender", m.From); err != nil {
+			return "", "", err
+		}
+		if len(s.senders) >= maxSenders || s.senders == nil {
+			s.senders = make(map[string]string)
+		}
+		s.senders[m.From] = from
+	}
+	to, err = envelopeAddress("recipient", m.To)
+	return from, to, err
 }
 
 // envelopeAddress is the bare address of an address header, for MAIL FROM
@@ -475,6 +506,8 @@ func (s *smtpLane) open(ctx context.Context) (_ *smtpConn, err error) {
 	}
 	sc := &smtpConn{raw: raw, c: c}
 	sc.pipelining, _ = c.Extension("PIPELINING")
+	sc.chunking, _ = c.Extension("CHUNKING")
+	sc.chunking = sc.chunking && sc.pipelining
 	sc.utf8, _ = c.Extension("SMTPUTF8")
 	return sc, nil
 }

@@ -5,12 +5,12 @@
 //
 // The Server listens on 127.0.0.1 at a free port and speaks just enough
 // ESMTP for slotd's client: EHLO/HELO (advertising AUTH PLAIN, and
-// PIPELINING when asked; commands sent ahead are answered in order),
-// AUTH PLAIN, MAIL FROM, RCPT TO, DATA, RSET, NOOP and QUIT. It offers no
-// STARTTLS; net/smtp sends AUTH PLAIN in the clear to 127.0.0.1 only
-// because the address is local. Every accepted message is recorded with
-// its envelope, its raw data and the credentials its connection
-// authenticated with; Wait blocks until enough messages arrived.
+// PIPELINING and CHUNKING when asked; commands sent ahead are answered in
+// order), AUTH PLAIN, MAIL FROM, RCPT TO, DATA, BDAT, RSET, NOOP and QUIT.
+// It offers no STARTTLS; net/smtp sends AUTH PLAIN in the clear to
+// 127.0.0.1 only because the address is local. Every accepted message is
+// recorded with its envelope, its raw data and the credentials its
+// connection authenticated with; Wait blocks until enough messages arrived.
 //
 // To test retries, the server can refuse messages (451 after the DATA,
 // so the whole message went over the wire and was still not accepted:
@@ -30,6 +30,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/mail"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +52,8 @@ type Options struct {
 	ConnTimeout time.Duration
 	// Pipelining offers PIPELINING (RFC 2920) in the EHLO reply.
 	Pipelining bool
+	// Chunking offers CHUNKING (RFC 3030): messages in BDAT chunks.
+	Chunking bool
 }
 
 // Message is one message the server accepted.
@@ -60,7 +63,7 @@ type Message struct {
 	AuthPassword string   // as sent in AUTH PLAIN
 	From         string   // MAIL FROM address, without <>
 	To           []string // RCPT TO addresses, without <>
-	Data         []byte   // the message as sent after DATA, dot-unstuffed, CRLF kept
+	Data         []byte   // the message as sent after DATA (dot-unstuffed) or in BDAT chunks, CRLF kept
 }
 
 // Stats count what the server saw.
@@ -289,6 +292,7 @@ type session struct {
 	from       string
 	inMail     bool
 	to         []string
+	chunks     []byte // the BDAT chunks of the message so far
 }
 
 func (s *Server) serve(conn net.Conn) {
@@ -301,7 +305,7 @@ func (s *Server) serve(conn net.Conn) {
 		return
 	}
 	var ses session
-	reset := func() { ses.from, ses.inMail, ses.to = "", false, nil }
+	reset := func() { ses.from, ses.inMail, ses.to, ses.chunks = "", false, nil, nil }
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
@@ -317,6 +321,9 @@ func (s *Server) serve(conn net.Conn) {
 			exts := []string{"mailtest.invalid greets " + arg, "AUTH PLAIN"}
 			if s.opts.Pipelining {
 				exts = append(exts, "PIPELINING")
+			}
+			if s.opts.Chunking {
+				exts = append(exts, "CHUNKING")
 			}
 			out = "250-" + strings.Join(exts, "\r\n250-") + "\r\n250 8BITMIME"
 		case "HELO":
@@ -384,24 +391,29 @@ func (s *Server) serve(conn net.Conn) {
 			if err != nil {
 				return
 			}
-			m := Message{Hello: ses.hello, AuthUser: ses.user, AuthPassword: ses.pass,
-				From: ses.from, To: ses.to, Data: data}
+			out = s.take(&ses, data)
 			reset()
-			refused := false
-			s.update(func() {
-				if s.refuse > 0 {
-					s.refuse--
-					s.stats.Refused++
-					refused = true
-					return
-				}
-				s.msgs = append(s.msgs, m)
-				s.stats.Delivered++
-			})
-			if refused {
-				out = "451 4.3.0 mailtest: try again later"
-			} else {
-				out = "250 2.0.0 queued"
+		case "BDAT":
+			size, last, _ := strings.Cut(arg, " ")
+			n, err := strconv.Atoi(size)
+			if !s.opts.Chunking || err != nil || n < 0 || (last != "" && !strings.EqualFold(last, "LAST")) {
+				reply("501 5.5.4 syntax: BDAT size [LAST]")
+				return // where its data ends is unknown
+			}
+			chunk := make([]byte, n)
+			if _, err := io.ReadFull(r, chunk); err != nil {
+				return
+			}
+			ses.chunks = append(ses.chunks, chunk...)
+			switch {
+			case !ses.inMail || len(ses.to) == 0:
+				out = "503 5.5.1 need MAIL and RCPT first"
+				reset()
+			case last == "":
+				out = "250 2.0.0 chunk ok"
+			default:
+				out = s.take(&ses, ses.chunks)
+				reset()
 			}
 		case "RSET":
 			reset()
@@ -418,6 +430,28 @@ func (s *Server) serve(conn net.Conn) {
 			return
 		}
 	}
+}
+
+// take takes the message of ses with its data, or refuses it while
+// RefuseFirst says so, and returns the reply.
+func (s *Server) take(ses *session, data []byte) string {
+	m := Message{Hello: ses.hello, AuthUser: ses.user, AuthPassword: ses.pass,
+		From: ses.from, To: ses.to, Data: data}
+	refused := false
+	s.update(func() {
+		if s.refuse > 0 {
+			s.refuse--
+			s.stats.Refused++
+			refused = true
+			return
+		}
+		s.msgs = append(s.msgs, m)
+		s.stats.Delivered++
+	})
+	if refused {
+		return "451 4.3.0 mailtest: try again later"
+	}
+	return "250 2.0.0 queued"
 }
 
 // readData reads DATA lines up to the lone dot, removing dot-stuffing.
