@@ -58,7 +58,12 @@ func worldAppointments(s *State, spec *model.Spec, c *record.Catalog, now time.T
 	if s != nil {
 		m.known, m.index = s.Appointment, s.index
 	} else {
+		// A new business: its appointments are all new, each one piece or
+		// more. Growing the slices one append at a time was a fifth of
+		// materializing a loaded world.
 		m.deferred = true
+		m.out = make([]model.Appointment, 0, len(spec.Appointments))
+		m.held = make([]staffItem, 0, len(spec.Appointments))
 	}
 	if err := m.all(); err != nil {
 		return nil, err
