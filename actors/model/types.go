@@ -193,6 +193,13 @@ type Key struct {
 	Revoked   bool       `json:"revoked"`
 	ExpiresAt *time.Time `json:"expiresAt"`
 	Limits    *Limits    `json:"limits,omitempty"`
+	// Kind is secret (the default, also when empty) or publishable
+	// (decisions §7): a key meant to sit in web pages, limited to the
+	// booking flow's endpoints and to requests from AllowedOrigins.
+	Kind KeyKind `json:"kind,omitempty"`
+	// AllowedOrigins are the exact web origins ("https://salon.example")
+	// a publishable key may be used from; nil for a secret key.
+	AllowedOrigins []string `json:"allowedOrigins,omitempty"`
 	// Origin says whom the key belongs to, and so what a world reload
 	// does to it. Records journalled before keys had an origin lack it
 	// (empty); OriginIn says what it was.
@@ -236,6 +243,32 @@ func (k *Key) OriginIn(biz uuid.UUID) KeyOrigin {
 	default:
 		return FromAdmin
 	}
+}
+
+// KeyKind is what a key is for.
+type KeyKind string
+
+// The key kinds.
+const (
+	SecretKey      KeyKind = "secret"
+	PublishableKey KeyKind = "publishable"
+)
+
+// PublishablePrefix starts the text of every publishable key.
+const PublishablePrefix = "pk_live_"
+
+// Publishable reports whether k is a publishable key.
+func (k *Key) Publishable() bool { return k.Kind == PublishableKey }
+
+// AllowsOrigin reports whether a publishable key may be used from origin,
+// one of its AllowedOrigins exactly.
+func (k *Key) AllowsOrigin(origin []byte) bool {
+	for _, o := range k.AllowedOrigins {
+		if o == string(origin) {
+			return true
+		}
+	}
+	return false
 }
 
 // HasScope reports whether the key was granted scope.

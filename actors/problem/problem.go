@@ -53,6 +53,10 @@ const (
 	BookingRequiresCustomer Code = "BOOKING_REQUIRES_EXISTING_CUSTOMER"
 	BookingPeriodRestricted Code = "BOOKING_PERIOD_RESTRICTED"
 	BookingSlotNotConnected Code = "BOOKING_SLOT_NOT_CONNECTED"
+
+	// OriginNotAllowed (decisions §7): a publishable key used from a web
+	// origin its allowedOrigins do not list.
+	OriginNotAllowed Code = "ORIGIN_NOT_ALLOWED"
 )
 
 // Codes is every code, the one list of them. A code is stored as its text
@@ -66,6 +70,7 @@ var Codes = []Code{
 	ServiceNotBookable, PaymentsUnavailable, PreconditionFailed, HoldExpired, PaymentError,
 	ModuleUnavailable, Internal, Unavailable, RequestTimeout, SlotNotOffered, BookingTooSoon,
 	BookingTooFarAhead, BookingRequiresCustomer, BookingPeriodRestricted, BookingSlotNotConnected,
+	OriginNotAllowed,
 }
 
 // Reason is why one field was rejected (api-v1 §7.1).

@@ -340,6 +340,9 @@ func (s *Server) issueKey(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	plain := NewKey()
+	if k.Publishable() {
+		plain = NewPublishableKey()
+	}
 	k.ID, k.Hash = uuid.New(), model.HashKey(plain)
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
@@ -382,6 +385,14 @@ func appendKey(b []byte, k *model.Key, plain string) []byte {
 		b = wire.AppendKey(b, "key")
 		b = wire.AppendString(b, plain)
 	}
+	b = wire.AppendKey(b, "kind")
+	if k.Publishable() {
+		b = wire.AppendString(b, string(model.PublishableKey))
+		b = wire.AppendKey(b, "allowedOrigins")
+		b = wire.AppendStrings(b, k.AllowedOrigins)
+	} else {
+		b = wire.AppendString(b, string(model.SecretKey))
+	}
 	b = wire.AppendKey(b, "scopes")
 	b = wire.AppendStrings(b, k.Scopes)
 	b = wire.AppendKey(b, "revoked")
@@ -406,10 +417,16 @@ func appendKey(b []byte, k *model.Key, plain string) []byte {
 	return append(b, '}')
 }
 
-// NewKey returns a fresh random API key: "sk_live_" and 32 URL-safe
-// characters (192 random bits).
-func NewKey() string {
+// NewKey returns a fresh random secret API key: "sk_live_" and 32
+// URL-safe characters (192 random bits).
+func NewKey() string { return "sk_live_" + randomText() }
+
+// NewPublishableKey returns a fresh random publishable key (decisions §7):
+// "pk_live_" and 32 URL-safe characters.
+func NewPublishableKey() string { return model.PublishablePrefix + randomText() }
+
+func randomText() string {
 	var b [24]byte
 	_, _ = rand.Read(b[:])
-	return "sk_live_" + base64.RawURLEncoding.EncodeToString(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
 }

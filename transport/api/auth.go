@@ -30,7 +30,8 @@ type call struct {
 
 // api wraps a route with the request limits (limits.go), authentication
 // and the entitlement checks, in this order: the client IP's failed-auth
-// limit (429), credential (401), the key's quotas (429), platform-wide
+// limit (429), credential (401), a publishable key's origin (403
+// ORIGIN_NOT_ALLOWED, cors.go), the key's quotas (429), platform-wide
 // module switch (503), key scope (403 INSUFFICIENT_SCOPE), plan (403
 // PLAN_UPGRADE_REQUIRED), business module (403 FORBIDDEN), then a body
 // over 64 KiB (400), before the route's own validation.
@@ -55,6 +56,9 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 			return
 		}
 		edge.Authenticated(ctx, c.st.Business())
+		if c.key.Publishable() && !publishableOrigin(c) {
+			return
+		}
 		if !s.admitKey(c) {
 			return
 		}
@@ -113,13 +117,20 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (*call, *problem.Error) 
 	return &call{ctx: ctx, st: st, key: key, s: s}, nil
 }
 
+// authorize applies the key's scopes, the plan and the business's modules
+// to the route. A publishable key may call only the routes of the booking
+// flow (route.publishable), narrowed further by its scopes when it lists
+// any (decisions §7).
 func (s *Server) authorize(c *call, rt route) *problem.Error {
 	if rt.module != "" && s.Disabled[rt.module] {
 		return problem.New(problem.ModuleUnavailable, "This part of the API is switched off at the moment.")
 	}
+	if c.key.Publishable() && (!rt.publishable || rt.scope != "" && len(c.key.Scopes) > 0 && !c.key.HasScope(rt.scope)) {
+		return scopeError(rt.scope)
+	}
 	if rt.scope != "" {
-		if !c.key.HasScope(rt.scope) {
-			return &problem.Error{Code: problem.InsufficientScope, Message: "The API key lacks the scope this endpoint needs.", Scope: rt.scope}
+		if !c.key.Publishable() && !c.key.HasScope(rt.scope) {
+			return scopeError(rt.scope)
 		}
 		if !c.st.Business().Plan.Entitles(rt.scope) {
 			return &problem.Error{Code: problem.PlanUpgradeRequired, Message: "The business's plan does not include this endpoint.",
@@ -130,6 +141,12 @@ func (s *Server) authorize(c *call, rt route) *problem.Error {
 		return errForbidden
 	}
 	return nil
+}
+
+// scopeError is the 403 of a key that may not call an endpoint needing
+// scope.
+func scopeError(scope string) *problem.Error {
+	return &problem.Error{Code: problem.InsufficientScope, Message: "The API key lacks the scope this endpoint needs.", Scope: scope}
 }
 
 // pathID parses the {id} path parameter. Anything that is not a UUID names

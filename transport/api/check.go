@@ -116,11 +116,15 @@ func (s *Server) sixRoutes(add func(method, path string, h fasthttp.RequestHandl
 	write := func(fn func(*call)) fasthttp.RequestHandler {
 		return s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: fn})
 	}
-	add(fasthttp.MethodPost, "/api/v1/availability/check", read(s.check))
-	add(fasthttp.MethodPost, "/api/v1/holds", write(s.createHold))
-	add(fasthttp.MethodGet, "/api/v1/holds/{id}", read(s.getHold))
+	// The booking flow's: a publishable key may call these (decisions §7).
+	flow := func(scope string, fn func(*call)) fasthttp.RequestHandler {
+		return s.api(route{scope: scope, module: model.ModAppointments, publishable: true, fn: fn})
+	}
+	add(fasthttp.MethodPost, "/api/v1/availability/check", flow("appointments:read", s.check))
+	add(fasthttp.MethodPost, "/api/v1/holds", flow("appointments:write", s.createHold))
+	add(fasthttp.MethodGet, "/api/v1/holds/{id}", flow("appointments:read", s.getHold))
 	add(fasthttp.MethodPatch, "/api/v1/holds/{id}", write(s.extendHold))
-	add(fasthttp.MethodDelete, "/api/v1/holds/{id}", write(s.releaseHold))
+	add(fasthttp.MethodDelete, "/api/v1/holds/{id}", flow("appointments:write", s.releaseHold))
 	add(fasthttp.MethodPost, "/api/v1/waitlist-entries", write(s.createEntry))
 	add(fasthttp.MethodGet, "/api/v1/waitlist-entries", read(s.listEntries))
 	add(fasthttp.MethodGet, "/api/v1/waitlist-entries/{id}", read(s.getEntry))

@@ -56,14 +56,24 @@ func (s *Server) failedAuth(ctx *fasthttp.RequestCtx, perr *problem.Error) {
 }
 
 // admitKey spends from the limits of the call's key, or writes the 429.
+// A publishable key's limits are counted per key and client IP.
 func (s *Server) admitKey(c *call) bool {
-	k := quota.ForKey(c.st.Business().Plan, c.key.Limits)
+	var k quota.KeyLimits
+	var subject []byte
+	if c.key.Publishable() {
+		k = quota.ForPublishable(c.key.Limits)
+		var b [16 + 16]byte
+		subject = append(append(b[:0], c.key.ID[:]...), c.ctx.RemoteIP()...)
+	} else {
+		k = quota.ForKey(c.st.Business().Plan, c.key.Limits)
+		subject = c.key.ID[:]
+	}
 	checks := [3]quota.Check{{Kind: limitMinute, Window: k.Minute}, {Kind: limitHour, Window: k.Hour}, {Kind: limitMutations, Window: k.Mutations}}
 	n := 2
 	if m := c.ctx.Method(); string(m) == fasthttp.MethodPost || string(m) == fasthttp.MethodPatch || string(m) == fasthttp.MethodDelete {
 		n = 3
 	}
-	v := s.quota.Take(string(c.key.ID[:]), checks[:n]...)
+	v := s.quota.Take(string(subject), checks[:n]...)
 	if !v.Allowed {
 		s.refuse(c.ctx, v)
 		return false
@@ -115,6 +125,9 @@ func (s *Server) meter(ctx *fasthttp.RequestCtx, perr *problem.Error) {
 	}
 	if c, aerr := s.authenticate(ctx); aerr == nil {
 		edge.Authenticated(ctx, c.st.Business())
+		if c.key.Publishable() && !publishableOrigin(c) {
+			return
+		}
 		if !s.admitKey(c) {
 			return
 		}

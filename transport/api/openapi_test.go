@@ -293,6 +293,51 @@ func addEntitledBusiness(t *testing.T, s *Server) {
 	require.NoError(t, err)
 }
 
+// The operations marked x-slotd-publishable are exactly those a
+// publishable key may call (decisions §7): every other one answers it 403
+// INSUFFICIENT_SCOPE naming the documented scope, and no answer to it
+// from its allowed origin lacks the CORS headers.
+func TestOpenAPIPublishableOperations(t *testing.T) {
+	doc := loadOpenAPI(t)
+	s := newServer(t, model.Pro, 1)
+	spec := model.Spec{
+		Business: model.Business{ID: uuid.New(), Name: "Page studio", Timezone: "Europe/Amsterdam", Currency: "EUR",
+			Plan: model.Zakelijk, Modules: model.AllModules, Rules: model.DefaultRules()},
+		Keys: []model.Key{{ID: uuid.New(), Hash: model.HashKey("pk_live_page"), Kind: model.PublishableKey,
+			AllowedOrigins: []string{"https://salon.example"}, Limits: unlimited}},
+	}
+	_, err := s.Dir.Put(context.Background(), []model.Spec{spec})
+	require.NoError(t, err)
+	h := s.Handler()
+	seen := 0
+	for p, methods := range documentedOps(t, doc) {
+		for m := range methods {
+			op := operation(doc, p, m)
+			if keyless(op) {
+				continue
+			}
+			var ctx fasthttp.RequestCtx
+			ctx.Request.Header.SetMethod(m)
+			ctx.Request.SetRequestURI(regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(p, uuid.NewString()))
+			ctx.Request.Header.Set("Authorization", "Bearer pk_live_page")
+			ctx.Request.Header.Set("Origin", "https://salon.example")
+			ctx.Request.Header.Set("Idempotency-Key", "k")
+			h(&ctx)
+			body := decode(t, &ctx)
+			require.Equal(t, "https://salon.example", string(ctx.Response.Header.Peek("Access-Control-Allow-Origin")), "%s %s", m, p)
+			if op["x-slotd-publishable"] == true {
+				seen++
+				require.NotEqual(t, "INSUFFICIENT_SCOPE", body["code"], "%s %s is marked publishable: %v", m, p, body)
+				continue
+			}
+			require.Equal(t, 403, ctx.Response.StatusCode(), "%s %s: %v", m, p, body)
+			require.Equal(t, "INSUFFICIENT_SCOPE", body["code"], "%s %s", m, p)
+			require.Equal(t, op["x-slotd-scope"], body["scope"], "%s %s", m, p)
+		}
+	}
+	require.Equal(t, 12, seen, "decisions §7 lists twelve operations")
+}
+
 // operation returns the operation object of method path.
 func operation(doc map[string]any, path, method string) map[string]any {
 	return asMap(asMap(asMap(doc["paths"])[path])[strings.ToLower(method)])

@@ -88,28 +88,30 @@ func (s *Server) Routes() fasthttp.RequestHandler {
 	return s.routes
 }
 
-// route is one public endpoint: the scope and module it needs, and its work.
+// route is one public endpoint: the scope and module it needs, whether a
+// publishable key may call it, and its work.
 type route struct {
-	scope  string       // "" means any valid key
-	module model.Module // "" means no module is needed
-	fn     func(*call)
+	scope       string       // "" means any valid key
+	module      model.Module // "" means no module is needed
+	publishable bool         // part of the booking flow (decisions §7)
+	fn          func(*call)
 }
 
 func (s *Server) build() fasthttp.RequestHandler {
 	r := s.NewRouter(edge.Public, s.meter, errNotFound)
 	add := r.Handle
 	get := func(path string, rt route) { add(fasthttp.MethodGet, path, s.api(rt)) }
-	get("/api/v1/me", route{fn: s.me})
-	get("/api/v1/services", route{scope: "services:read", fn: s.listServices})
-	get("/api/v1/services/{id}", route{scope: "services:read", fn: s.getService})
-	get("/api/v1/service-categories", route{scope: "services:read", fn: s.listCategories})
-	get("/api/v1/staff", route{scope: "staff:read", fn: s.listStaff})
-	get("/api/v1/staff/{id}", route{scope: "staff:read", fn: s.getStaff})
+	get("/api/v1/me", route{publishable: true, fn: s.me})
+	get("/api/v1/services", route{scope: "services:read", publishable: true, fn: s.listServices})
+	get("/api/v1/services/{id}", route{scope: "services:read", publishable: true, fn: s.getService})
+	get("/api/v1/service-categories", route{scope: "services:read", publishable: true, fn: s.listCategories})
+	get("/api/v1/staff", route{scope: "staff:read", publishable: true, fn: s.listStaff})
+	get("/api/v1/staff/{id}", route{scope: "staff:read", publishable: true, fn: s.getStaff})
 	get("/api/v1/customers/{id}", route{scope: "customers:read", module: model.ModCustomers, fn: s.getCustomer})
 	get("/api/v1/appointments", route{scope: "appointments:read", module: model.ModAppointments, fn: s.listAppointments})
 	get("/api/v1/appointments/{id}", route{scope: "appointments:read", module: model.ModAppointments, fn: s.getAppointment})
-	get("/api/v1/availability/slots", route{scope: "appointments:read", module: model.ModAppointments, fn: s.availability})
-	add(fasthttp.MethodPost, "/api/v1/appointments", s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.createAppointment}))
+	get("/api/v1/availability/slots", route{scope: "appointments:read", module: model.ModAppointments, publishable: true, fn: s.availability})
+	add(fasthttp.MethodPost, "/api/v1/appointments", s.api(route{scope: "appointments:write", module: model.ModAppointments, publishable: true, fn: s.createAppointment}))
 	add(fasthttp.MethodPatch, "/api/v1/appointments/{id}", s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.patchAppointment}))
 	add(fasthttp.MethodPost, "/api/v1/appointments/{id}/status", s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.setStatus}))
 	add(fasthttp.MethodPost, "/api/v1/customers", s.api(route{scope: "customers:write", module: model.ModCustomers, fn: s.createCustomer}))
@@ -125,7 +127,7 @@ func (s *Server) build() fasthttp.RequestHandler {
 	s.paymentRoutes(add)
 	add(fasthttp.MethodGet, "/api/v1/webhooks/{id}/deliveries", hook(s.listDeliveries))
 	add(fasthttp.MethodPost, "/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay", hook(s.replayDelivery))
-	return r.Handler()
+	return withPreflight(r.Handler())
 }
 
 // unreadHeaders is what the public API adds to the answer of a request

@@ -128,6 +128,11 @@ func (s *Server) createAppointment(c *call) {
 		s.Fail(c.ctx, err)
 		return
 	}
+	if c.key.Publishable() && !in.Enforce {
+		// Booking past the rules is the business's own call (decisions §7).
+		edge.WriteError(c.ctx, scopeError("appointments:write"))
+		return
+	}
 	// A booking that needs prepayment also waits for its checkout.
 	rctx, cancel := context.WithTimeout(context.Background(), edge.RequestTimeout+directory.BookPaymentWait)
 	defer cancel()

@@ -66,6 +66,19 @@ func ForKey(p model.Plan, o *model.Limits) KeyLimits {
 	return KeyLimits{Minute: Window{perMin, time.Minute}, Hour: Window{perHour, time.Hour}, Mutations: Window{mut, time.Minute}}
 }
 
+// ForPublishable returns the windows of a publishable key (decisions §7),
+// counted per key and client IP: 60 a minute, 600 an hour and 10
+// mutations a minute, with the key's own overrides where set. The plan's
+// per-key quota does not apply: one visitor must not use up a business's
+// booking page for everyone else.
+func ForPublishable(o *model.Limits) KeyLimits {
+	perMin, perHour, mut := 60, 600, 10
+	if o != nil {
+		perMin, perHour, mut = or(o.PerMinute, perMin), or(o.PerHour, perHour), or(o.MutationsPerMinute, mut)
+	}
+	return KeyLimits{Minute: Window{perMin, time.Minute}, Hour: Window{perHour, time.Hour}, Mutations: Window{mut, time.Minute}}
+}
+
 func or(v, def int) int {
 	if v > 0 {
 		return v

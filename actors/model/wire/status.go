@@ -13,6 +13,7 @@ var statusOf = map[problem.Code]int{
 	problem.InsufficientScope:      403,
 	problem.PlanUpgradeRequired:    403,
 	problem.Forbidden:              403,
+	problem.OriginNotAllowed:       403,
 	problem.NotFound:               404,
 	problem.MethodNotAllowed:       405,
 	problem.SlotTaken:              409,

@@ -1,6 +1,9 @@
 package world
 
 import (
+	"net/url"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -10,10 +13,12 @@ import (
 )
 
 const (
-	minKeyLen   = 8
-	maxKeyLen   = 200
-	maxScopeLen = 100
-	maxLimit    = 1<<31 - 1
+	minKeyLen    = 8
+	maxKeyLen    = 200
+	maxScopeLen  = 100
+	maxLimit     = 1<<31 - 1
+	maxOrigins   = 50
+	maxOriginLen = 300
 )
 
 func (b *business) readKeys(o input.Object) {
@@ -26,7 +31,8 @@ func (b *business) readKeys(o input.Object) {
 
 func (b *business) key(o input.Object) model.Key {
 	k := model.Key{}
-	if plain, ok := b.plaintext(o); ok {
+	plain, havePlain := b.plaintext(o)
+	if havePlain {
 		k.Hash = model.HashKey(plain)
 		k.ID = model.WorldKeyID(b.spec.Business.ID, k.Hash)
 		if b.keys[k.Hash] {
@@ -36,6 +42,13 @@ func (b *business) key(o input.Object) model.Key {
 	}
 	k.Revoked, _ = o.Bool("revoked", input.Optional)
 	grant(o, b.errs, &k, input.Optional)
+	if havePlain && k.Publishable() != strings.HasPrefix(plain, model.PublishablePrefix) {
+		if k.Publishable() {
+			b.errs.Add(o.PathOf("key"), problem.InvalidFormat, "A publishable key starts with pk_live_.")
+		} else {
+			b.errs.Add(o.PathOf("key"), problem.InvalidFormat, `Only a publishable key (kind "publishable") starts with pk_live_.`)
+		}
+	}
 	return k
 }
 
@@ -45,20 +58,96 @@ func (b *business) key(o input.Object) model.Key {
 // same rules, with the same paths, reasons and messages, whichever way it
 // was made; p says whether scopes must be there. It returns how many
 // scopes were given, valid or not (-1: no list).
+//
+// A publishable key (kind "publishable", decisions §7) needs its allowed
+// origins and may leave its scopes out: it is limited to the booking
+// flow's endpoints anyway, and scopes given narrow those further.
 func grant(o input.Object, errs *input.Errors, k *model.Key, p input.Presence) int {
 	var given int
+	if kind, ok := o.Option("kind", input.Optional, string(model.SecretKey), string(model.PublishableKey)); ok && kind == string(model.PublishableKey) {
+		k.Kind, p = model.PublishableKey, input.Optional // a secret key's kind stays empty, as before kinds
+	}
 	k.Scopes, given = scopes(o, errs, p)
 	k.ExpiresAt, _ = o.NullableTime("expiresAt")
 	k.Limits = limits(o)
+	k.AllowedOrigins = origins(o, errs, k.Publishable())
 	return given
 }
 
-// ParseKey reads the admin API's request to issue a key: {"scopes",
-// "expiresAt", "limits"}, an apiKeys entry of the world file without the
+// origins reads a publishable key's allowedOrigins: at least one, each an
+// origin exactly as a browser sends it in the Origin header (isOrigin), so
+// that a listed origin never silently fails to match.
+func origins(o input.Object, errs *input.Errors, publishable bool) []string {
+	arr, ok := o.Array("allowedOrigins", input.Optional)
+	switch {
+	case !publishable:
+		if ok {
+			errs.Add(o.PathOf("allowedOrigins"), problem.Invalid, `Only a publishable key (kind "publishable") has allowed origins.`)
+		}
+		return nil
+	case !ok || arr.Len() == 0:
+		errs.Add(o.PathOf("allowedOrigins"), problem.Required, "A publishable key needs the web origins it may be used from.")
+		return nil
+	case arr.Len() > maxOrigins:
+		errs.AddBound(o.PathOf("allowedOrigins"), problem.TooLarge, maxOrigins, "At most 50 origins.")
+		return nil
+	}
+	list := []string{}
+	seen := map[string]bool{}
+	for i := 0; i < arr.Len(); i++ {
+		s, ok := arr.String(i, maxOriginLen)
+		switch {
+		case !ok:
+		case !isOrigin(s):
+			errs.Add(arr.PathOf(i), problem.InvalidFormat,
+				"Must be a web origin as browsers send it, e.g. https://salon.example: http or https, the host in lower case, a port only when it is not the scheme's own, and nothing after it.")
+		case seen[s]:
+			errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
+		default:
+			seen[s] = true
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
+// isOrigin reports whether s is a serialized web origin (RFC 6454 §6.2) of
+// an http or https URL as browsers write it: the scheme, "://", a host in
+// lower case (a name, an IPv4 address or a bracketed IPv6 one) and a port
+// only when it is not the scheme's default. No "*": decisions §7 wants
+// exact origins.
+func isOrigin(s string) bool {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok || (scheme != "http" && scheme != "https") || rest == "" {
+		return false
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
+		strings.ContainsAny(rest, "/?#@*\\ ") || u.Host != rest || u.Hostname() == "" {
+		return false
+	}
+	if strings.ToLower(u.Host) != u.Host {
+		return false
+	}
+	port := u.Port()
+	if strings.HasSuffix(u.Host, ":") || (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		return false
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 || port[0] == '0' {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseKey reads the admin API's request to issue a key: {"kind",
+// "scopes", "expiresAt", "limits", "allowedOrigins"}, an apiKeys entry of the world file without the
 // key itself (the server makes it) and without revoked (a new key is not
 // revoked). Besides the world file's rules (grant) it applies two that
-// only make sense for a key issued now, at now: the key must grant a
-// scope, and must not have expired already. A world file may declare an
+// only make sense for a key issued now, at now: a secret key must grant a
+// scope, and no key may have expired already. A world file may declare an
 // expired key or one without scopes (it describes keys as they are, and a
 // key without scopes can still call GET /me); issuing one is a mistake.
 func ParseKey(data []byte, now time.Time) (model.Key, error) {
@@ -68,7 +157,7 @@ func ParseKey(data []byte, now time.Time) (model.Key, error) {
 		return model.Key{}, newError(&errs)
 	}
 	var k model.Key
-	if grant(o, &errs, &k, input.Required) == 0 {
+	if grant(o, &errs, &k, input.Required) == 0 && !k.Publishable() {
 		errs.Add("scopes", problem.Required, "Must grant at least one scope.")
 	}
 	if k.ExpiresAt != nil && !k.ExpiresAt.After(now) {

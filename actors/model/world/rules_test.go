@@ -148,6 +148,51 @@ func TestKeyRules(t *testing.T) {
 		{"limits unknown", key("limits", obj{"perDay": 1}), []string{"apiKeys.0.limits.perDay unknown_field"}},
 		{"key unknown member", key("name", "ci"), []string{"apiKeys.0.name unknown_field"}},
 		{"key not object", setTo("apiKeys", arr{"sk_plain_key"}), []string{"apiKeys.0 invalid"}},
+		{"kind unknown", key("kind", "public"), []string{"apiKeys.0.kind invalid_option"}},
+		{"kind secret", key("kind", "secret"), nil},
+		{"secret with origins", key("allowedOrigins", arr{"https://a.example"}), []string{"apiKeys.0.allowedOrigins invalid"}},
+		{"secret text of a publishable key", key("key", "pk_live_looks_public"), []string{"apiKeys.0.key invalid_format"}},
+	})
+}
+
+// A publishable key (decisions §7): pk_live_ text, exact web origins as
+// browsers send them, scopes optional.
+func TestPublishableKeyRules(t *testing.T) {
+	pk := func(members obj) func(obj) {
+		k := obj{"key": "pk_live_salon_page", "kind": "publishable", "allowedOrigins": arr{"https://salon.example"}}
+		for name, v := range members {
+			if v == nil {
+				delete(k, name)
+			} else {
+				k[name] = v
+			}
+		}
+		return setTo("apiKeys", arr{k})
+	}
+	origins := func(list ...any) func(obj) { return pk(obj{"allowedOrigins": append(arr{}, list...)}) }
+	runRuleCases(t, []ruleCase{
+		{"valid", pk(nil), nil},
+		{"with scopes", pk(obj{"scopes": arr{"services:read"}}), nil},
+		{"many origins", origins("https://salon.example", "http://localhost:5173", "https://[::1]:8443", "http://127.0.0.1:8080", "https://xn--bcher-kva.example"), nil},
+		{"text without pk_live_", pk(obj{"key": "sk_live_salon_page"}), []string{"apiKeys.0.key invalid_format"}},
+		{"origins missing", pk(obj{"allowedOrigins": nil}), []string{"apiKeys.0.allowedOrigins required"}},
+		{"origins empty", origins(), []string{"apiKeys.0.allowedOrigins required"}},
+		{"origin with path", origins("https://salon.example/book"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin with slash", origins("https://salon.example/"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin wildcard", origins("*"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin wildcard host", origins("https://*.salon.example"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin upper case", origins("https://Salon.example"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin default port", origins("https://salon.example:443"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin http default port", origins("http://salon.example:80"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin bad port", origins("https://salon.example:99999"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin empty port", origins("https://salon.example:"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin user", origins("https://me@salon.example"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin query", origins("https://salon.example?x"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin scheme", origins("ftp://salon.example"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin no scheme", origins("salon.example"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin null", origins("null"), []string{"apiKeys.0.allowedOrigins.0 invalid_format"}},
+		{"origin repeated", origins("https://a.example", "https://a.example"), []string{"apiKeys.0.allowedOrigins.1 invalid"}},
+		{"origin not string", origins(7), []string{"apiKeys.0.allowedOrigins.0 invalid"}},
 	})
 }
 
