@@ -29,7 +29,8 @@ type CreateInput struct {
 	StaffLocked bool
 	Enforce     bool
 	Notes       *string
-	HoldID      *uuid.UUID // book exactly this hold's footprint (decisions §6)
+	HoldID      *uuid.UUID        // book exactly this hold's footprint (decisions §6)
+	Metadata    map[string]string // the integrator's own pairs (decisions §7); nil: none
 }
 
 var (
@@ -56,7 +57,7 @@ func DecideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Ch
 	}
 	ch := &record.Change{At: now}
 	a := Appointment(ids.UUID(), &s.Business, s.Loc, svc, d.Staff, in.Start, now)
-	a.Notes, a.StaffLocked = in.Notes, in.StaffLocked && in.StaffID != nil
+	a.Notes, a.StaffLocked, a.Metadata = in.Notes, in.StaffLocked && in.StaffID != nil, in.Metadata
 	if in.StaffID == nil && d.Staff != nil {
 		id := d.Staff.ID
 		ch.LastAssigned = &id

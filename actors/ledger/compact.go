@@ -49,6 +49,7 @@ const (
 type apptExtra struct {
 	notes, ref *string
 	series     *uuid.UUID
+	meta       map[string]string  // never changed in place (model.Appointment.Metadata)
 	whole      *model.Appointment // when set, the only thing that counts
 }
 
@@ -163,8 +164,8 @@ func tryCompact(r *refs, a *model.Appointment) (appt, *refs, bool) {
 	if a.IsRecurringOccurrence {
 		c.flags |= flagRecurring
 	}
-	if a.Notes != nil || a.BookingReference != nil || a.RecurringSeriesID != nil {
-		c.extra = &apptExtra{notes: a.Notes, ref: a.BookingReference, series: a.RecurringSeriesID}
+	if a.Notes != nil || a.BookingReference != nil || a.RecurringSeriesID != nil || len(a.Metadata) > 0 {
+		c.extra = &apptExtra{notes: a.Notes, ref: a.BookingReference, series: a.RecurringSeriesID, meta: a.Metadata}
 	}
 	if len(n.services) == len(r.services) && len(n.staff) == len(r.staff) &&
 		len(n.prices) == len(r.prices) && len(n.shapes) == len(r.shapes) {
@@ -267,7 +268,7 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *model.Appointment {
 		v.a.DepositCents = &v.deposit
 	}
 	if x := c.extra; x != nil {
-		v.a.Notes, v.a.BookingReference, v.a.RecurringSeriesID = x.notes, x.ref, x.series
+		v.a.Notes, v.a.BookingReference, v.a.RecurringSeriesID, v.a.Metadata = x.notes, x.ref, x.series, x.meta
 	}
 	v.a.Segments = v.segs[:0]
 	for i, s := range sh.segs {

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -49,6 +50,9 @@ func TestCompactRoundTrip(t *testing.T) {
 		}
 		if r.IntN(7) == 0 {
 			a.RecurringSeriesID, a.IsRecurringOccurrence = ptr(uuid.New()), true
+		}
+		if r.IntN(6) == 0 {
+			a.Metadata = map[string]string{"utm_source": "newsletter", "n": fmt.Sprint(i)}
 		}
 		a.StaffLocked = st != nil && r.IntN(3) == 0
 		made := true

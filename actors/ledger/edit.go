@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -28,8 +29,12 @@ type PatchInput struct {
 	Start     *time.Time
 	NotesSet  bool
 	Notes     *string
-	Enforce   bool
-	IfMatch   []int // If-Match: the versions the edit was made against; nil: any
+	// MetadataSet: the body had metadata, which replaces the
+	// appointment's whole (Metadata nil: none left).
+	MetadataSet bool
+	Metadata    map[string]string
+	Enforce     bool
+	IfMatch     []int // If-Match: the versions the edit was made against; nil: any
 }
 
 var errStale = problem.New(problem.PreconditionFailed, "The appointment has changed since the version named in If-Match.")
@@ -42,7 +47,8 @@ func matches(a *model.Appointment, want []int) bool {
 // DecidePatch decides a field edit (api-v1 §4.2). A change of time, service
 // or staff member is judged exactly like a booking, with the appointment's
 // own time not counting against it, and emits appointment.updated; a
-// notes-only edit is never rule-checked. No e-mail is sent.
+// notes-only or metadata-only edit is never rule-checked. No e-mail is
+// sent.
 func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs) (*record.Change, *model.Appointment, error) {
 	a := s.Appointment(id)
 	if a == nil {
@@ -69,6 +75,9 @@ func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs)
 	}
 	if in.NotesSet {
 		next.Notes = in.Notes
+	}
+	if in.MetadataSet {
+		next.Metadata = in.Metadata
 	}
 	if sameAppointment(a, &next) {
 		return nil, a, nil
@@ -139,7 +148,7 @@ func reassignable(c problem.Code) bool {
 
 func sameAppointment(a, b *model.Appointment) bool {
 	return a.StartTime.Equal(b.StartTime) && a.Service == b.Service && sameStaff(a.Staff, b.Staff) &&
-		equalPtr(a.Notes, b.Notes) && slices.EqualFunc(a.Segments, b.Segments, func(x, y model.Segment) bool {
+		equalPtr(a.Notes, b.Notes) && maps.Equal(a.Metadata, b.Metadata) && slices.EqualFunc(a.Segments, b.Segments, func(x, y model.Segment) bool {
 		return x.StartTime.Equal(y.StartTime) && x.EndTime.Equal(y.EndTime) && x.Kind == y.Kind
 	})
 }

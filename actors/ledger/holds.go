@@ -166,7 +166,7 @@ func decideHeld(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Chan
 		sg.ID = segmentID(a.ID, i)
 		a.Segments[i] = sg
 	}
-	a.Notes, a.StaffLocked = in.Notes, in.StaffLocked
+	a.Notes, a.StaffLocked, a.Metadata = in.Notes, in.StaffLocked, in.Metadata
 	n := *h
 	n.Status, n.Appointment, n.UpdatedAt = model.HoldBooked, &a.ID, now
 	ch := &record.Change{At: now, Holds: []model.Hold{n}}

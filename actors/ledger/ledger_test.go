@@ -183,3 +183,41 @@ func TestKeysJournalledWithoutOrigin(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(snap), `"origin":"admin"`)
 }
+
+// Metadata given at booking and by PATCH lives in the state through the
+// journal (step encodes and decodes every change) and through a snapshot
+// encoded as the journal stores it; a PATCH replaces it whole.
+func TestMetadataThroughJournalAndSnapshot(t *testing.T) {
+	sp := spec()
+	sp.Staff[0].AssignedServiceIDs = []uuid.UUID{sp.Services[0].ID}
+	s, _ := put(t, nil, sp, t0)
+	ids := &seqIDs{}
+	in := &CreateInput{ServiceID: sp.Services[0].ID, Start: t0.Add(72 * time.Hour).Truncate(time.Hour), Enforce: false,
+		Customer: model.Customer{FirstName: "M", Email: "m@example.com"}, Metadata: map[string]string{"utm_source": "news", "b": ""}}
+	ch, a, err := DecideCreate(s, in, t0, ids)
+	require.NoError(t, err)
+	s = step(t, s, ch)
+	require.Equal(t, in.Metadata, s.Appointment(a.ID).Metadata)
+
+	ch, _, err = DecidePatch(s, a.ID, &PatchInput{MetadataSet: true, Metadata: map[string]string{"crm": "42"}}, t0, ids)
+	require.NoError(t, err)
+	s = step(t, s, ch)
+	require.Equal(t, map[string]string{"crm": "42"}, s.Appointment(a.ID).Metadata)
+	require.Equal(t, 2, s.Appointment(a.ID).Version)
+	ch, _, err = DecidePatch(s, a.ID, &PatchInput{MetadataSet: true, Metadata: map[string]string{"crm": "42"}}, t0, ids)
+	require.NoError(t, err)
+	require.Nil(t, ch, "the same metadata again is no change")
+
+	b, err := record.EncodeSnapshot(Snapshot(s))
+	require.NoError(t, err)
+	snap, err := record.DecodeSnapshot(b)
+	require.NoError(t, err)
+	r, err := FromSnapshot(s.Seq, snap)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"crm": "42"}, r.Appointment(a.ID).Metadata)
+
+	ch, _, err = DecidePatch(r, a.ID, &PatchInput{MetadataSet: true}, t0, ids)
+	require.NoError(t, err)
+	r = step(t, r, ch)
+	require.Nil(t, r.Appointment(a.ID).Metadata, "replaced by none")
+}

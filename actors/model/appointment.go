@@ -76,6 +76,11 @@ type Appointment struct {
 	// field (decisions §6): consumers order at-least-once events by it,
 	// and If-Match refuses an edit made against an older one.
 	Version int `json:"version"`
+	// Metadata is the integrator's own key-value pairs (decisions §7):
+	// at most 20, never rule-checked, replaced whole by a PATCH. Nil when
+	// there are none. Shared between copies of the appointment: replaced,
+	// never changed in place.
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
 // Touch records a change of a made at now: updatedAt moves and the

@@ -359,7 +359,7 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 	for i := range s.Endpoints {
 		e.endpoint(&s.Endpoints[i])
 	}
-	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries})
+	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries, appts: s.Appointments})
 	return e.b, nil
 }
 
@@ -410,7 +410,7 @@ func decodeSnapshot(d *r) *Snapshot {
 			d.endpoint(&s.Endpoints[i])
 		}
 	}
-	var p parts
+	p := parts{appts: s.Appointments}
 	if d.tagged {
 		d.sections(&p)
 	} else if len(d.b) > 0 && d.err == nil { // version 2: payments, untagged

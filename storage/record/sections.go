@@ -1,6 +1,9 @@
 package record
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/model"
@@ -15,6 +18,7 @@ const (
 	tagPayments byte = 1 + iota // payments, checkouts reserved, checkouts closed
 	tagHolds                    // holds created or changed
 	tagEntries                  // waitlist entries created or changed
+	tagMetadata                 // the metadata of the record's appointments that have any
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -25,6 +29,10 @@ type parts struct {
 	closed    []uuid.UUID
 	holds     []model.Hold
 	entries   []model.WaitlistEntry
+	// appts are the record's appointments (written before the sections):
+	// the metadata section carries what those that have any hold, by
+	// their index in the list, and decoding puts it back into them.
+	appts []model.Appointment
 }
 
 func (e *w) sections(p *parts) {
@@ -41,6 +49,68 @@ func (e *w) sections(p *parts) {
 	if len(p.entries) > 0 {
 		e.byte1(tagEntries)
 		putList(e, p.entries, (*w).entry)
+	}
+	e.metadata(p.appts)
+}
+
+// metadata writes the metadata section: how many appointments have any,
+// then per appointment its index in the record's list and its pairs,
+// sorted by key (the same metadata encodes to the same bytes).
+func (e *w) metadata(appts []model.Appointment) {
+	n := 0
+	for i := range appts {
+		if len(appts[i].Metadata) > 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	e.byte1(tagMetadata)
+	e.u(uint64(n))
+	for i := range appts {
+		m := appts[i].Metadata
+		if len(m) == 0 {
+			continue
+		}
+		e.u(uint64(i))
+		e.u(uint64(len(m)))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			e.str(k)
+			e.str(m[k])
+		}
+	}
+}
+
+// metadata reads the metadata section into p.appts, refusing an index out
+// of the list, one out of order and a key given twice.
+func (d *r) metadata(appts []model.Appointment) {
+	n := d.n(3)
+	if n == 0 {
+		d.fail() // written only when some appointment has metadata
+		return
+	}
+	last := -1
+	for range n {
+		i, pairs := int(d.u()), d.n(2)
+		if d.err != nil {
+			return
+		}
+		if i <= last || i >= len(appts) || pairs == 0 {
+			d.fail()
+			return
+		}
+		last = i
+		m := make(map[string]string, pairs)
+		for range pairs {
+			k, v := d.str(), d.str()
+			if _, dup := m[k]; dup {
+				d.fail()
+				return
+			}
+			m[k] = v
+		}
+		appts[i].Metadata = m
 	}
 }
 
@@ -60,6 +130,8 @@ func (d *r) sections(p *parts) {
 			p.holds = getList(d, 60, (*r).hold)
 		case tagEntries:
 			p.entries = getList(d, 48, (*r).entry)
+		case tagMetadata:
+			d.metadata(p.appts)
 		default:
 			d.fail()
 		}

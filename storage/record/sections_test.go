@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"testing"
 	"time"
 
@@ -118,8 +119,17 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			return c
 		}(),
 		"versions only": only(func(c *Change) { c.Appointments = versioned() }),
-		"holds only":    only(func(c *Change) { c.Holds = sampleHolds(staff, appt, entry) }),
-		"entries only":  only(func(c *Change) { c.Entries = sampleEntries(staff, appt, uuid.New()) }),
+		"metadata": only(func(c *Change) {
+			c.Appointments = versioned()
+			c.Appointments[1].Metadata = map[string]string{"utm_source": "newsletter", "utm_medium": "", "order.ref": "A-17"}
+		}),
+		"metadata and everything": func() *Change {
+			c := sectionChange()
+			c.Appointments[0].Metadata = map[string]string{"k": "v"}
+			return c
+		}(),
+		"holds only":   only(func(c *Change) { c.Holds = sampleHolds(staff, appt, entry) }),
+		"entries only": only(func(c *Change) { c.Entries = sampleEntries(staff, appt, uuid.New()) }),
 		"unknown texts": only(func(c *Change) {
 			c.Holds = sampleHolds(staff, appt, entry)[1:]
 			c.Holds[0].Status, c.Holds[0].Segments[0].Kind = "frozen", "buffer"
@@ -160,7 +170,9 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	noPay.Payments, noPay.Checkouts = nil, nil
 	onlyEntries := sampleSnapshot()
 	onlyEntries.Entries = full.Entries
-	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries} {
+	withMeta := sectionSnapshot()
+	withMeta.Appointments[1].Metadata = map[string]string{"utm_campaign": "spring", "x": "y"}
+	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta} {
 		t.Run(name, func(t *testing.T) {
 			b := encodeSnapshot1(t, s)
 			require.Equal(t, byte(VersionTagged), b[0])
@@ -274,9 +286,9 @@ func TestTaggedSectionsRefuseDisorder(t *testing.T) {
 		"holds before payments":  cat(holds, pay),
 		"entries before pay":     cat(entries, pay),
 		"reversed":               cat(entries, holds, pay),
-		"unknown tag":            cat([]byte{tagEntries + 1, 0}),
-		"unknown tag after all":  cat(pay, holds, entries, []byte{tagEntries + 1, 0}),
-		"unknown tag, no body":   cat(holds, []byte{tagEntries + 1}),
+		"unknown tag":            cat([]byte{tagMetadata + 1, 0}),
+		"unknown tag after all":  cat(pay, holds, entries, []byte{tagMetadata + 1, 0}),
+		"unknown tag, no body":   cat(holds, []byte{tagMetadata + 1}),
 		"high tag":               cat([]byte{0xff}),
 		"tag zero":               cat([]byte{0, 0}),
 		"tag zero after holds":   cat(holds, []byte{0}),
@@ -304,7 +316,7 @@ func TestTaggedSectionsRefuseDisorder(t *testing.T) {
 	for name, b := range map[string][]byte{
 		"holds twice":          scat(hs, hs),
 		"entries before holds": scat(es, hs),
-		"unknown tag":          scat(hs, es, []byte{tagEntries + 1, 0}),
+		"unknown tag":          scat(hs, es, []byte{tagMetadata + 1, 0}),
 		"everything, repeated": append(bytes.Clone(full), hs...),
 	} {
 		var err error
@@ -711,4 +723,39 @@ func TestHoldAndEntryAnswersDecode(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Decode(b)
 	require.ErrorIs(t, err, ErrCorrupt, "an unknown answer kind")
+}
+
+// The metadata section names appointments of the record by index: one out
+// of the list, out of order, without pairs or with a key twice is damage.
+func TestMetadataSectionRefusesDamage(t *testing.T) {
+	c := &Change{At: payAt, Appointments: versioned()}
+	base := encodeChange1(t, c)
+	section := func(parts ...any) []byte {
+		e := w{b: append(slices.Clone(base), tagMetadata)}
+		for _, p := range parts {
+			switch v := p.(type) {
+			case int:
+				e.u(uint64(v))
+			case string:
+				e.str(v)
+			}
+		}
+		return e.b
+	}
+	good := section(1, 0, 1, "k", "v")
+	got, err := Decode(good)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"k": "v"}, got.Change.Appointments[0].Metadata)
+	for name, b := range map[string][]byte{
+		"index out of the list": section(1, len(c.Appointments), 1, "k", "v"),
+		"out of order":          section(2, 1, 1, "k", "v", 0, 1, "k", "v"),
+		"twice":                 section(2, 0, 1, "k", "v", 0, 1, "k", "v"),
+		"no pairs":              section(1, 0, 0),
+		"no appointments":       section(0),
+		"key twice":             section(1, 0, 2, "k", "v", "k", "w"),
+		"truncated":             section(1, 0, 2, "k", "v"),
+	} {
+		_, err := Decode(b)
+		require.ErrorIs(t, err, ErrCorrupt, name)
+	}
 }

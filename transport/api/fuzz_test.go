@@ -53,6 +53,13 @@ func FuzzDecodeCreate(f *testing.F) {
 			t.Fatalf("accepted an overlong lastName or phone: %+v", c)
 		case in.Notes != nil && utf8.RuneCountInString(*in.Notes) > maxNotes:
 			t.Fatalf("accepted %d characters of notes", utf8.RuneCountInString(*in.Notes))
+		case len(in.Metadata) > maxMetadataKeys:
+			t.Fatalf("accepted %d metadata keys", len(in.Metadata))
+		}
+		for k, v := range in.Metadata {
+			if !metadataKey(k) || utf8.RuneCountInString(v) > maxMetadataValue {
+				t.Fatalf("accepted metadata %q: %q", k, v)
+			}
 		}
 	})
 }

@@ -161,9 +161,63 @@ func decodeCreate(body []byte) (*directory.CreateInput, error) {
 			in.Enforce = v
 		}
 		in.Notes, _ = obj.NullableString("notes", maxNotes)
+		in.Metadata, _ = decodeMetadata(obj, &errs)
 		obj.Done()
 	}
 	return in, errs.Err()
+}
+
+// Appointment metadata (decisions §7).
+const (
+	maxMetadataKeys  = 20
+	maxMetadataKey   = 40
+	maxMetadataValue = 500
+)
+
+// decodeMetadata reads an appointment's metadata: an object of at most 20
+// string members, each name 1 to 40 of A-Z, a-z, 0-9, '_', '.' and '-',
+// each value at most 500 characters (empty allowed). Present, it returns
+// the pairs (nil for {}) and true. Nothing in it is rule-checked.
+func decodeMetadata(obj input.Object, errs *input.Errors) (map[string]string, bool) {
+	if !obj.Has("metadata") {
+		return nil, false
+	}
+	mo, ok := obj.Object("metadata", input.Optional)
+	if !ok {
+		return nil, true
+	}
+	keys := mo.Keys()
+	if len(keys) > maxMetadataKeys {
+		errs.AddBound(obj.PathOf("metadata"), problem.TooLarge, maxMetadataKeys, "At most 20 keys.")
+	}
+	var m map[string]string
+	for _, k := range keys {
+		v, ok := mo.String(k, input.Optional, maxMetadataValue)
+		switch {
+		case !metadataKey(k):
+			errs.Add(mo.PathOf(k), problem.InvalidFormat, "A metadata key is 1 to 40 letters, digits, '_', '.' or '-'.")
+		case ok:
+			if m == nil {
+				m = make(map[string]string, len(keys))
+			}
+			m[k] = v
+		}
+	}
+	return m, true
+}
+
+// metadataKey reports whether k may name a metadata member.
+func metadataKey(k string) bool {
+	if k == "" || len(k) > maxMetadataKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 const (
@@ -237,6 +291,7 @@ func (s *Server) patchAppointment(c *call) {
 		if obj.Has("notes") {
 			in.Notes, in.NotesSet = obj.NullableString("notes", maxNotes)
 		}
+		in.Metadata, in.MetadataSet = decodeMetadata(obj, &errs)
 		if v, ok := obj.Bool("enforceBookingRules", input.Optional); ok {
 			in.Enforce = v
 		}

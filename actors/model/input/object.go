@@ -241,6 +241,24 @@ func (o Object) Array(key string, p Presence) (Array, bool) {
 	return checkArray(o.errs, v)
 }
 
+// Keys returns the object's member names in document order (a name given
+// twice once), for an object whose members are the client's own names,
+// such as metadata. It reads nothing: read each member by its name.
+func (o Object) Keys() []string {
+	if o.d == nil {
+		return nil
+	}
+	var keys []string
+	seen := map[string]bool{}
+	for _, v := range o.d.children(o.i) {
+		if k := string(o.d.key(v)); !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
 // Done reports every member no reader asked for as unknown_field, sorted
 // by key so the output is stable whatever the document's key order. It
 // marks them read, so calling Done twice reports them once.

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -226,6 +228,22 @@ func AppendAppointment(b []byte, a *model.Appointment, cu *model.Customer) []byt
 	b = AppendBool(b, a.IsRecurringOccurrence)
 	b = AppendKey(b, "segments")
 	b = appendSegments(b, a.Segments)
+	b = AppendKey(b, "metadata")
+	b = AppendStringMap(b, a.Metadata)
+	return append(b, '}')
+}
+
+// AppendStringMap appends m as a JSON object, its keys sorted so that the
+// same map always reads the same ({} when empty).
+func AppendStringMap(b []byte, m map[string]string) []byte {
+	b = append(b, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(AppendString(b, k), ':') // quoted: AppendKey trusts its keys
+		b = AppendString(b, m[k])
+	}
 	return append(b, '}')
 }
 
