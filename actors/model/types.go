@@ -20,8 +20,38 @@ type Business struct {
 	ClosedDates []Date       `json:"closedDates"`
 	Rules       BookingRules `json:"bookingRules"`
 	Payments    Payments     `json:"payments"`
-	CreatedAt   time.Time    `json:"createdAt"`
-	UpdatedAt   time.Time    `json:"updatedAt"`
+	// Changes is what customers may change through their manage links
+	// (decisions §7); nil means the defaults (Business.CustomerChanges).
+	Changes   *CustomerChanges `json:"customerChanges,omitempty"`
+	CreatedAt time.Time        `json:"createdAt"`
+	UpdatedAt time.Time        `json:"updatedAt"`
+}
+
+// CustomerChanges is what a customer may change of their own booking
+// through its manage link (decisions §7). The notices are measured back
+// from the appointment's current start. The business's own API calls are
+// not bound by it.
+type CustomerChanges struct {
+	AllowCancel                bool `json:"allowCancel"`
+	AllowReschedule            bool `json:"allowReschedule"`
+	CancelMinNoticeMinutes     int  `json:"cancelMinNoticeMinutes"`
+	RescheduleMinNoticeMinutes int  `json:"rescheduleMinNoticeMinutes"`
+	MaxReschedules             *int `json:"maxReschedules"` // nil: no limit
+}
+
+// DefaultCustomerChanges is the setting of a business whose world entry
+// names none: cancel and reschedule until the start, as often as wanted.
+func DefaultCustomerChanges() CustomerChanges {
+	return CustomerChanges{AllowCancel: true, AllowReschedule: true}
+}
+
+// CustomerChanges returns the business's setting, the defaults when it
+// has none.
+func (b *Business) CustomerChanges() CustomerChanges {
+	if b.Changes == nil {
+		return DefaultCustomerChanges()
+	}
+	return *b.Changes
 }
 
 // HasModule reports whether the business subscribes to m.

@@ -28,7 +28,27 @@ func (b *business) profile(o input.Object) bool {
 	biz.ClosedDates = b.closedDates(o)
 	biz.Rules = b.rules(o)
 	biz.Payments = b.payments(o)
+	biz.Changes = b.customerChanges(o)
 	return idOK
+}
+
+// customerChanges reads what customers may change through their manage
+// links (decisions §7); absent, the defaults (nil).
+func (b *business) customerChanges(o input.Object) *model.CustomerChanges {
+	co, ok := o.Object("customerChanges", input.Optional)
+	if !ok {
+		return nil
+	}
+	c := model.DefaultCustomerChanges()
+	boolOr(co, "allowCancel", &c.AllowCancel)
+	boolOr(co, "allowReschedule", &c.AllowReschedule)
+	intOr(co, "cancelMinNoticeMinutes", 0, 3650*maxDay, &c.CancelMinNoticeMinutes)
+	intOr(co, "rescheduleMinNoticeMinutes", 0, 3650*maxDay, &c.RescheduleMinNoticeMinutes)
+	if n, ok := co.NullableInt("maxReschedules", 0, 1000); ok {
+		c.MaxReschedules = n
+	}
+	co.Done()
+	return &c
 }
 
 // timezone must name an IANA zone. "Local" is refused: it would make the

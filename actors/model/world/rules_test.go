@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/model"
 )
 
 func mustJSON(v any) []byte {
@@ -123,6 +125,37 @@ func TestBookingRulesAndPayments(t *testing.T) {
 		{"webhookSecret number", pay("webhookSecret", 5), []string{"payments.webhookSecret invalid"}},
 		{"payments unknown", pay("secret", "x"), []string{"payments.secret unknown_field"}},
 	})
+}
+
+// customerChanges (decisions §7): what customers may change through their
+// manage links; absent, the defaults.
+func TestCustomerChangesRules(t *testing.T) {
+	cc := func(k string, v any) func(obj) { return setTo("customerChanges", obj{k: v}) }
+	runRuleCases(t, []ruleCase{
+		{"all given", setTo("customerChanges", obj{"allowCancel": false, "allowReschedule": true,
+			"cancelMinNoticeMinutes": 1440, "rescheduleMinNoticeMinutes": 120, "maxReschedules": 2}), nil},
+		{"maxReschedules null", cc("maxReschedules", nil), nil},
+		{"maxReschedules zero", cc("maxReschedules", 0), nil},
+		{"maxReschedules negative", cc("maxReschedules", -1), []string{"customerChanges.maxReschedules too_small 0"}},
+		{"maxReschedules fraction", cc("maxReschedules", 1.5), []string{"customerChanges.maxReschedules invalid"}},
+		{"notice negative", cc("cancelMinNoticeMinutes", -5), []string{"customerChanges.cancelMinNoticeMinutes too_small 0"}},
+		{"reschedule notice string", cc("rescheduleMinNoticeMinutes", "60"), []string{"customerChanges.rescheduleMinNoticeMinutes invalid"}},
+		{"allowCancel string", cc("allowCancel", "no"), []string{"customerChanges.allowCancel invalid"}},
+		{"unknown member", cc("allowRefund", true), []string{"customerChanges.allowRefund unknown_field"}},
+		{"not an object", setTo("customerChanges", arr{}), []string{"customerChanges invalid"}},
+	})
+	specs, err := Parse(file(minimal()))
+	require.NoError(t, err)
+	require.Nil(t, specs[0].Business.Changes, "absent: the defaults")
+	require.Equal(t, model.DefaultCustomerChanges(), specs[0].Business.CustomerChanges())
+	b := minimal()
+	set(b, "customerChanges", obj{"cancelMinNoticeMinutes": 60})
+	specs, err = Parse(file(b))
+	require.NoError(t, err)
+	got := specs[0].Business.CustomerChanges()
+	require.True(t, got.AllowCancel, "a member left out keeps its default")
+	require.Equal(t, 60, got.CancelMinNoticeMinutes)
+	require.Nil(t, got.MaxReschedules)
 }
 
 func TestKeyRules(t *testing.T) {
