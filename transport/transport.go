@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
+	"github.com/slotd/slotd/transport/linktoken"
 	"github.com/slotd/slotd/transport/quota"
 	"github.com/slotd/slotd/webhook/deliver"
 )
@@ -51,6 +52,10 @@ type Config struct {
 	NodeName string
 	// HandOver is the road to the other nodes (cluster mode).
 	HandOver *handover.Node
+	// Links makes and opens the tokens of customers' manage links, shown
+	// under PublicURL (decisions §7); nil: appointments carry none.
+	Links     *linktoken.Codec
+	PublicURL string
 }
 
 // Server is the front end: the public API and the admin listener on one
@@ -66,7 +71,8 @@ type Server struct {
 func New(c Config) *Server {
 	e := edge.New(edge.Config{Log: c.Log, AccessLog: c.AccessLog, Cluster: c.Cluster, NodeName: c.NodeName, HandOver: c.HandOver})
 	s := &Server{edge: e, api: api.New(e, api.Config{Dir: c.Dir, Clock: c.Clock, Cursors: c.Cursors, FailedAuth: c.FailedAuth,
-		Disabled: c.Disabled, Webhooks: c.Webhooks, WebhooksAllowInsecure: c.WebhooksAllowInsecure})}
+		Disabled: c.Disabled, Webhooks: c.Webhooks, WebhooksAllowInsecure: c.WebhooksAllowInsecure,
+		Links: c.Links, PublicURL: c.PublicURL})}
 	g := c.Metrics
 	if g == nil {
 		reg := prometheus.NewRegistry()

@@ -71,7 +71,14 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		ch, appt, err := ledger.DecidePatch(a.state, m.ID, &m.In, a.now(), a.ids)
 		apply(a, ctx, ch, a.view(ch, appt), err)
 	case *SetStatus:
-		ch, appt, err := ledger.DecideStatus(a.state, m.ID, m.Status, m.IfMatch, a.now(), a.ids)
+		var ch *record.Change
+		var appt *model.Appointment
+		var err error
+		if m.ByCustomer { // a cancellation through the manage link
+			ch, appt, err = ledger.DecideCustomerCancel(a.state, m.ID, a.now(), a.ids)
+		} else {
+			ch, appt, err = ledger.DecideStatus(a.state, m.ID, m.Status, m.IfMatch, a.now(), a.ids)
+		}
 		apply(a, ctx, ch, a.view(ch, appt), err)
 	case *RegisterEndpoint:
 		ch, ep, err := ledger.DecideRegister(a.state, &m.In, m.Secret, a.now(), a.ids)

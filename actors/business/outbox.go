@@ -96,7 +96,7 @@ func (a *businessActor) envelope(st *ledger.State, ch *record.Change, ev *record
 	} else {
 		cu = ledger.CustomerIn(st, ch, ev.Subject)
 	}
-	return wire.AppendEvent(make([]byte, 0, 1536), ev.ID, ev.Type, ev.CreatedAt, appt, cu)
+	return wire.AppendEvent(make([]byte, 0, 1536), ev.ID, ev.Type, ev.CreatedAt, appt, cu, ev.ByCustomer)
 }
 
 // paymentIn is the payment of appointment id that ch writes, or nil.

@@ -150,6 +150,9 @@ type SetStatus struct {
 	ID      uuid.UUID
 	Status  model.Status
 	IfMatch []int // If-Match versions; nil: any
+	// ByCustomer: a cancellation through the manage link, judged by the
+	// business's customerChanges setting (ledger.DecideCustomerCancel).
+	ByCustomer bool
 }
 
 // RegisterEndpoint stores a webhook endpoint whose test ping succeeded.

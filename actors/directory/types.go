@@ -1,6 +1,8 @@
 package directory
 
 import (
+	"time"
+
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/actors/ledger"
@@ -36,6 +38,8 @@ type (
 	CreationKey = ledger.CreationKey
 	// Slot is one start time on offer.
 	Slot = calendar.Slot
+	// Changes is what a customer may change of a booking now (decisions §7).
+	Changes = ledger.Changes
 	// IdemKey identifies an idempotent request: its key and body.
 	IdemKey = business.IdemKey
 	// Answer is what an idempotent write decided, as facts.
@@ -59,3 +63,9 @@ const (
 
 // KeyOf is the list position of appointment a.
 func KeyOf(a *model.Appointment) StartKey { return ledger.KeyOf(a) }
+
+// CustomerChanges is what the business's setting lets a customer change
+// of appointment a at now (ledger.CustomerChanges).
+func CustomerChanges(a *model.Appointment, set model.CustomerChanges, now time.Time) Changes {
+	return ledger.CustomerChanges(a, set, now)
+}

@@ -167,6 +167,13 @@ func (d *Directory) SetStatus(ctx context.Context, biz, id uuid.UUID, to model.S
 	return call[business.AppointmentView](ctx, d, biz, &business.SetStatus{ID: id, Status: to, IfMatch: ifMatch})
 }
 
+// CustomerCancel cancels appointment id through its manage link: judged
+// by the business's customerChanges setting inside its actor, with every
+// effect of SetStatus and the customer as the events' changedBy.
+func (d *Directory) CustomerCancel(ctx context.Context, biz, id uuid.UUID) (business.AppointmentView, error) {
+	return call[business.AppointmentView](ctx, d, biz, &business.SetStatus{ID: id, Status: model.Cancelled, ByCustomer: true})
+}
+
 // RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
 func (d *Directory) RegisterEndpoint(ctx context.Context, biz uuid.UUID, in ledger.EndpointInput, secret string) (model.Endpoint, error) {
 	return call[model.Endpoint](ctx, d, biz, &business.RegisterEndpoint{In: in, Secret: secret})

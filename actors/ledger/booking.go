@@ -31,6 +31,9 @@ type CreateInput struct {
 	Notes       *string
 	HoldID      *uuid.UUID        // book exactly this hold's footprint (decisions §6)
 	Metadata    map[string]string // the integrator's own pairs (decisions §7); nil: none
+	// ByCustomer: made with a publishable key, by the customer on a
+	// booking page (decisions §7); its events say so (changedBy).
+	ByCustomer bool
 }
 
 var (
@@ -46,6 +49,14 @@ var (
 // business has no provider, and otherwise becomes a reservation
 // (Change.Checkouts) that the provider's answer completes or releases.
 func DecideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Change, *model.Appointment, error) {
+	ch, a, err := decideCreate(s, in, now, ids)
+	if err == nil && in.ByCustomer {
+		byCustomer(ch)
+	}
+	return ch, a, err
+}
+
+func decideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Change, *model.Appointment, error) {
 	if in.HoldID != nil {
 		return decideHeld(s, in, now, ids)
 	}

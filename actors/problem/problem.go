@@ -57,6 +57,9 @@ const (
 	// OriginNotAllowed (decisions §7): a publishable key used from a web
 	// origin its allowedOrigins do not list.
 	OriginNotAllowed Code = "ORIGIN_NOT_ALLOWED"
+	// OutsideChangeWindow (decisions §7): a change through a manage link
+	// the business's customerChanges setting does not allow (now).
+	OutsideChangeWindow Code = "OUTSIDE_CHANGE_WINDOW"
 )
 
 // Codes is every code, the one list of them. A code is stored as its text
@@ -70,7 +73,7 @@ var Codes = []Code{
 	ServiceNotBookable, PaymentsUnavailable, PreconditionFailed, HoldExpired, PaymentError,
 	ModuleUnavailable, Internal, Unavailable, RequestTimeout, SlotNotOffered, BookingTooSoon,
 	BookingTooFarAhead, BookingRequiresCustomer, BookingPeriodRestricted, BookingSlotNotConnected,
-	OriginNotAllowed,
+	OriginNotAllowed, OutsideChangeWindow,
 }
 
 // Reason is why one field was rejected (api-v1 §7.1).

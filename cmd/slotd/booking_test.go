@@ -48,7 +48,9 @@ func booking(service, start, staff, email string) string {
 const tue = "2026-12-08T"
 
 func TestBookAndReplay(t *testing.T) {
-	s := startWorld(t)
+	// A fixed public URL: the answer's manageUrl follows --public-url,
+	// whose default names the port, which a restart here changes.
+	s := startWorld(t, "--public-url", "https://slotd.test")
 	body := booking(haircutID, tue+"10:00:00Z", annaID, "noor@example.com")
 	r := s.post("/api/v1/appointments", keyFull, "k-1", body)
 	require.Equal(t, 201, r.Status, "%s", r.Raw)
@@ -83,7 +85,7 @@ func TestBookAndReplay(t *testing.T) {
 
 	// The replay survives a restart.
 	s.stop()
-	s2 := start(t, s.data)
+	s2 := start(t, s.data, "--public-url", "https://slotd.test")
 	again = s2.post("/api/v1/appointments", keyFull, "k-1", body)
 	require.Equal(t, 201, again.Status)
 	require.Equal(t, "true", again.Header.Get("Idempotency-Replayed"))

@@ -27,7 +27,7 @@ const (
 
 // startPublishableWorld starts testdata/world.json with a publishable key
 // of the salon's added, with the members of extra on top.
-func startPublishableWorld(t *testing.T, extra map[string]any) *server {
+func startPublishableWorld(t *testing.T, extra map[string]any, args ...string) *server {
 	t.Helper()
 	raw, err := os.ReadFile("testdata/world.json")
 	require.NoError(t, err)
@@ -46,7 +46,7 @@ func startPublishableWorld(t *testing.T, extra map[string]any) *server {
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "world.json")
 	require.NoError(t, os.WriteFile(path, out, 0o600))
-	return start(t, "", "--world", path)
+	return start(t, "", append([]string{"--world", path}, args...)...)
 }
 
 // pcall is one request with headers of its own, from the loopback address

@@ -36,6 +36,7 @@ import (
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
+	"github.com/slotd/slotd/transport/linktoken"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/mail"
 	"github.com/slotd/slotd/webhook/outbox"
@@ -85,7 +86,11 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		}
 		defer cn.close()
 	}
-	secret, err := cursorSecret(store, cn)
+	secret, err := serverSecret(store, cn, "cursor")
+	if err != nil {
+		return err
+	}
+	linkSecret, err := serverSecret(store, cn, "manage-link")
 	if err != nil {
 		return err
 	}
@@ -160,6 +165,8 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		WebhooksAllowInsecure: c.WebhooksAllowInsecure,
 		Metrics:               reg,
 		AccessLog:             access,
+		Links:                 linktoken.New(linkSecret),
+		PublicURL:             dcfg.PublicURL,
 	}
 	if cn != nil {
 		front.Cluster, front.NodeName, front.HandOver = cn, c.Cluster.Node, handover.New(cn)
@@ -456,19 +463,20 @@ func seedDemo(ctx context.Context, dir *directory.Directory, stdout io.Writer) e
 	return nil
 }
 
-// cursorSecret returns the server's cursor-sealing secret, made once and
-// kept in the store so cursors survive restarts.
-func cursorSecret(store *storage.Store, cn *clusterNode) ([]byte, error) {
-	if cn != nil { // one secret for the cluster: a cursor opens on any node
+// serverSecret returns the server's secret named name ("cursor" seals
+// list cursors, "manage-link" signs customers' manage links), made once
+// and kept in the store so what it made survives restarts.
+func serverSecret(store *storage.Store, cn *clusterNode, name string) ([]byte, error) {
+	if cn != nil { // one secret for the cluster: what one node made opens on any
 		ctx, cancel := context.WithTimeout(context.Background(), startWait)
 		defer cancel()
-		return cn.registry.Secret(ctx, "cursor", func() []byte {
+		return cn.registry.Secret(ctx, name, func() []byte {
 			v := make([]byte, 32)
 			_, _ = rand.Read(v)
 			return v
 		})
 	}
-	v, ok, err := store.Meta("cursor-secret")
+	v, ok, err := store.Meta(name + "-secret")
 	if err != nil || ok {
 		return v, err
 	}
@@ -477,7 +485,7 @@ func cursorSecret(store *storage.Store, cn *clusterNode) ([]byte, error) {
 		return nil, err
 	}
 	b := store.NewBatch()
-	b.PutMeta("cursor-secret", v)
+	b.PutMeta(name+"-secret", v)
 	return v, b.Commit()
 }
 

@@ -107,7 +107,7 @@ func encodeChange(e *w, c *Change) {
 	for _, id := range c.Removed {
 		e.id(id)
 	}
-	e.sections(&parts{payments: c.Payments, checkouts: c.Checkouts, closed: c.Closed, holds: c.Holds, entries: c.Entries, appts: c.Appointments})
+	e.sections(&parts{payments: c.Payments, checkouts: c.Checkouts, closed: c.Closed, holds: c.Holds, entries: c.Entries, appts: c.Appointments, events: c.Events})
 }
 
 func decodeChange(d *r) *Change {
@@ -143,7 +143,7 @@ func decodeChange(d *r) *Change {
 			c.Removed[i] = d.id()
 		}
 	}
-	p := parts{appts: c.Appointments}
+	p := parts{appts: c.Appointments, events: c.Events}
 	if d.tagged {
 		d.sections(&p)
 	} else {

@@ -305,6 +305,10 @@ type Event struct {
 	Type      string    `json:"type"`
 	CreatedAt time.Time `json:"createdAt"`
 	Subject   uuid.UUID `json:"subject"`
+	// ByCustomer: the change was the customer's (a booking with a
+	// publishable key, a change through a manage link; decisions §7),
+	// else the business's. Its envelope's changedBy says which.
+	ByCustomer bool `json:"byCustomer,omitempty"`
 }
 
 // Mail is an e-mail queued in the outbox: what happened to which

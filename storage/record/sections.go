@@ -19,6 +19,7 @@ const (
 	tagHolds                    // holds created or changed
 	tagEntries                  // waitlist entries created or changed
 	tagMetadata                 // the metadata of the record's appointments that have any
+	tagByCustomer               // the record's events the customer's change caused
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -29,6 +30,9 @@ type parts struct {
 	closed    []uuid.UUID
 	holds     []model.Hold
 	entries   []model.WaitlistEntry
+	// events are a change's events (written before the sections): the
+	// by-customer section lists those whose change was the customer's.
+	events []Event
 	// appts are the record's appointments (written before the sections):
 	// the metadata section carries what those that have any hold, by
 	// their index in the list, and decoding puts it back into them.
@@ -51,6 +55,51 @@ func (e *w) sections(p *parts) {
 		putList(e, p.entries, (*w).entry)
 	}
 	e.metadata(p.appts)
+	e.byCustomer(p.events)
+}
+
+// byCustomer writes the by-customer section: how many of the record's
+// events the customer's change caused, then their indexes, ascending.
+func (e *w) byCustomer(events []Event) {
+	n := 0
+	for i := range events {
+		if events[i].ByCustomer {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	e.byte1(tagByCustomer)
+	e.u(uint64(n))
+	for i := range events {
+		if events[i].ByCustomer {
+			e.u(uint64(i))
+		}
+	}
+}
+
+// byCustomer reads the by-customer section into p.events, refusing an
+// index out of the list or out of order.
+func (d *r) byCustomer(events []Event) {
+	n := d.n(1)
+	if n == 0 {
+		d.fail() // written only when some event was the customer's
+		return
+	}
+	last := -1
+	for range n {
+		i := int(d.u())
+		if d.err != nil {
+			return
+		}
+		if i <= last || i >= len(events) {
+			d.fail()
+			return
+		}
+		last = i
+		events[i].ByCustomer = true
+	}
 }
 
 // metadata writes the metadata section: how many appointments have any,
@@ -132,6 +181,8 @@ func (d *r) sections(p *parts) {
 			p.entries = getList(d, 48, (*r).entry)
 		case tagMetadata:
 			d.metadata(p.appts)
+		case tagByCustomer:
+			d.byCustomer(p.events)
 		default:
 			d.fail()
 		}

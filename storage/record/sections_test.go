@@ -123,6 +123,11 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Appointments = versioned()
 			c.Appointments[1].Metadata = map[string]string{"utm_source": "newsletter", "utm_medium": "", "order.ref": "A-17"}
 		}),
+		"events by the customer": func() *Change {
+			c := sampleChange(payAt)
+			c.Events[len(c.Events)-1].ByCustomer = true
+			return c
+		}(),
 		"metadata and everything": func() *Change {
 			c := sectionChange()
 			c.Appointments[0].Metadata = map[string]string{"k": "v"}
@@ -286,9 +291,9 @@ func TestTaggedSectionsRefuseDisorder(t *testing.T) {
 		"holds before payments":  cat(holds, pay),
 		"entries before pay":     cat(entries, pay),
 		"reversed":               cat(entries, holds, pay),
-		"unknown tag":            cat([]byte{tagMetadata + 1, 0}),
-		"unknown tag after all":  cat(pay, holds, entries, []byte{tagMetadata + 1, 0}),
-		"unknown tag, no body":   cat(holds, []byte{tagMetadata + 1}),
+		"unknown tag":            cat([]byte{tagByCustomer + 1, 0}),
+		"unknown tag after all":  cat(pay, holds, entries, []byte{tagByCustomer + 1, 0}),
+		"unknown tag, no body":   cat(holds, []byte{tagByCustomer + 1}),
 		"high tag":               cat([]byte{0xff}),
 		"tag zero":               cat([]byte{0, 0}),
 		"tag zero after holds":   cat(holds, []byte{0}),
@@ -316,7 +321,7 @@ func TestTaggedSectionsRefuseDisorder(t *testing.T) {
 	for name, b := range map[string][]byte{
 		"holds twice":          scat(hs, hs),
 		"entries before holds": scat(es, hs),
-		"unknown tag":          scat(hs, es, []byte{tagMetadata + 1, 0}),
+		"unknown tag":          scat(hs, es, []byte{tagByCustomer + 1, 0}),
 		"everything, repeated": append(bytes.Clone(full), hs...),
 	} {
 		var err error
@@ -754,6 +759,31 @@ func TestMetadataSectionRefusesDamage(t *testing.T) {
 		"no appointments":       section(0),
 		"key twice":             section(1, 0, 2, "k", "v", "k", "w"),
 		"truncated":             section(1, 0, 2, "k", "v"),
+	} {
+		_, err := Decode(b)
+		require.ErrorIs(t, err, ErrCorrupt, name)
+	}
+}
+
+// The by-customer section names events of the record by index.
+func TestByCustomerSectionRefusesDamage(t *testing.T) {
+	c := sampleChange(payAt)
+	base := encodeChange1(t, c)
+	section := func(nums ...int) []byte {
+		e := w{b: append(slices.Clone(base), tagByCustomer)}
+		for _, n := range nums {
+			e.u(uint64(n))
+		}
+		return e.b
+	}
+	got, err := Decode(section(1, 0))
+	require.NoError(t, err)
+	require.True(t, got.Change.Events[0].ByCustomer)
+	for name, b := range map[string][]byte{
+		"none":            section(0),
+		"out of the list": section(1, len(c.Events)),
+		"out of order":    section(2, 0, 0),
+		"truncated":       section(2, 0),
 	} {
 		_, err := Decode(b)
 		require.ErrorIs(t, err, ErrCorrupt, name)

@@ -125,7 +125,7 @@ func (s *Server) listAppointments(c *call) {
 		if n > 0 {
 			*b = append(*b, ',')
 		}
-		*b = wire.AppendAppointment(*b, a, c.st.Customer(a.CustomerID))
+		*b = c.appendAppointment(*b, a, c.st.Customer(a.CustomerID))
 		n++
 		last = directory.KeyOf(a)
 		return true
@@ -149,7 +149,7 @@ func compareStartKey(a, b directory.StartKey) int {
 func (s *Server) getAppointment(c *call) {
 	getOne(c, c.st.Appointment, func(b []byte, a *model.Appointment) []byte {
 		setETag(c.ctx, a)
-		return wire.AppendAppointment(b, a, c.st.Customer(a.CustomerID))
+		return c.appendAppointment(b, a, c.st.Customer(a.CustomerID))
 	})
 }
 

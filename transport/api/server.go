@@ -11,6 +11,7 @@ import (
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/edge"
+	"github.com/slotd/slotd/transport/linktoken"
 	"github.com/slotd/slotd/transport/quota"
 	"github.com/slotd/slotd/webhook/deliver"
 )
@@ -35,6 +36,10 @@ type Config struct {
 	// rule at registration (--webhooks-allow-insecure).
 	Webhooks              *deliver.Client
 	WebhooksAllowInsecure bool
+	// Links makes and opens the tokens of customers' manage links, shown
+	// under PublicURL (decisions §7); nil: appointments carry none.
+	Links     *linktoken.Codec
+	PublicURL string
 }
 
 // Server serves the public API.
@@ -125,6 +130,8 @@ func (s *Server) build() fasthttp.RequestHandler {
 	add(fasthttp.MethodPatch, "/api/v1/webhooks/{id}", hook(s.patchWebhook))
 	add(fasthttp.MethodDelete, "/api/v1/webhooks/{id}", hook(s.deleteWebhook))
 	s.paymentRoutes(add)
+	add(fasthttp.MethodGet, "/api/v1/manage/{token}", s.manage)
+	add(fasthttp.MethodPost, "/api/v1/manage/{token}/cancel", s.manageCancel)
 	add(fasthttp.MethodGet, "/api/v1/webhooks/{id}/deliveries", hook(s.listDeliveries))
 	add(fasthttp.MethodPost, "/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay", hook(s.replayDelivery))
 	return withPreflight(r.Handler())

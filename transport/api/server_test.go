@@ -22,6 +22,7 @@ import (
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/edge"
+	"github.com/slotd/slotd/transport/linktoken"
 	"github.com/slotd/slotd/transport/quota"
 )
 
@@ -62,6 +63,7 @@ func newServer(tb testing.TB, plan model.Plan, n int) *Server {
 	_, err = dir.Put(context.Background(), []model.Spec{spec})
 	require.NoError(tb, err)
 	s := New(edge.New(edge.Config{Log: log}), Config{Dir: dir, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)),
+		Links: linktoken.New(make([]byte, 32)), PublicURL: "http://slotd.test",
 		FailedAuth: quota.Window{N: 1 << 30, Per: time.Minute}})
 	storeOf.Store(s, st)
 	return s

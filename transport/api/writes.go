@@ -66,17 +66,17 @@ func (c *call) answer(ans *directory.Answer, err error) {
 	}
 	b := getBuf()
 	defer putBuf(b)
-	status, body := renderAnswer((*b)[:0], ans)
+	status, body := c.renderAnswer((*b)[:0], ans)
 	*b = body
 	edge.WriteJSON(c.ctx, status, body)
 }
 
 // renderAnswer renders an idempotent answer: the one place its facts
 // become a status and bytes.
-func renderAnswer(b []byte, ans *directory.Answer) (int, []byte) {
+func (c *call) renderAnswer(b []byte, ans *directory.Answer) (int, []byte) {
 	switch ans.Kind {
 	case directory.AnswerBooked:
-		return 201, wire.AppendBooked(b, ans.Appointment, ans.Customer, ans.Payment)
+		return 201, wire.AppendBooked(b, ans.Appointment, ans.Customer, ans.Payment, c.manageURL(ans.Appointment.ID))
 	case directory.AnswerCustomer:
 		return 201, wire.AppendCustomer(b, ans.Customer)
 	case directory.AnswerHold:
@@ -97,7 +97,7 @@ func (c *call) appointment(v directory.AppointmentView, err error) {
 		return
 	}
 	setETag(c.ctx, v.Appointment)
-	edge.WriteJSON(c.ctx, 200, wire.AppendAppointment(make([]byte, 0, 1536), v.Appointment, v.Customer))
+	edge.WriteJSON(c.ctx, 200, c.appendAppointment(make([]byte, 0, 1536), v.Appointment, v.Customer))
 }
 
 // create runs an idempotent create whose body decode validates: the
@@ -133,6 +133,7 @@ func (s *Server) createAppointment(c *call) {
 		edge.WriteError(c.ctx, scopeError("appointments:write"))
 		return
 	}
+	in.ByCustomer = c.key.Publishable() // a booking page's: the customer's own
 	// A booking that needs prepayment also waits for its checkout.
 	rctx, cancel := context.WithTimeout(context.Background(), edge.RequestTimeout+directory.BookPaymentWait)
 	defer cancel()

@@ -7,10 +7,11 @@ import (
 )
 
 // AppendBooked appends the body of the 201 of POST /appointments (api-v1
-// §4.2); p is the payment of a booking that needs prepayment, nil for most.
-func AppendBooked(b []byte, a *model.Appointment, cu *model.Customer, p *model.Payment) []byte {
+// §4.2); p is the payment of a booking that needs prepayment, nil for most;
+// manageURL is the appointment's manage link.
+func AppendBooked(b []byte, a *model.Appointment, cu *model.Customer, p *model.Payment, manageURL string) []byte {
 	b = append(b, `{"appointment":`...)
-	b = AppendAppointment(b, a, cu)
+	b = AppendAppointmentLinked(b, a, cu, manageURL)
 	if p == nil {
 		return append(b, `,"requiresPayment":false}`...)
 	}
@@ -22,25 +23,46 @@ func AppendBooked(b []byte, a *model.Appointment, cu *model.Customer, p *model.P
 // AppendPaymentEvent appends the envelope of a payment event: its data is
 // the Payment resource (decisions §5).
 func AppendPaymentEvent(b []byte, id, typ string, at time.Time, p *model.Payment) []byte {
-	b = appendEnvelopeHead(b, id, typ, at)
+	b = appendEnvelopeHead(b, id, typ, at, "")
 	return append(AppendPayment(b, p), '}')
 }
 
-func appendEnvelopeHead(b []byte, id, typ string, at time.Time) []byte {
+// The changedBy of appointment events' envelopes (decisions §7).
+const (
+	ChangedByCustomer = "customer"
+	ChangedByBusiness = "business"
+)
+
+// appendEnvelopeHead appends an envelope up to its data; changedBy goes
+// in when it is not "".
+func appendEnvelopeHead(b []byte, id, typ string, at time.Time, changedBy string) []byte {
 	b = append(b, `{"id":`...)
 	b = AppendString(b, id)
 	b = append(b, `,"type":`...)
 	b = AppendString(b, typ)
 	b = append(b, `,"createdAt":`...)
 	b = AppendTime(b, at)
-	return append(b, `,"apiVersion":"v1","data":`...)
+	b = append(b, `,"apiVersion":"v1"`...)
+	if changedBy != "" {
+		b = append(b, `,"changedBy":`...)
+		b = AppendString(b, changedBy)
+	}
+	return append(b, `,"data":`...)
 }
 
 // AppendEvent appends the envelope of api-v1 §6.2. Its data is the
 // appointment a with its customer cu, or, when a is nil, the customer cu;
-// null when both are nil.
-func AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, cu *model.Customer) []byte {
-	b = appendEnvelopeHead(b, id, typ, at)
+// null when both are nil. An appointment's event says who changed it
+// (changedBy: the customer when byCustomer, else the business).
+func AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, cu *model.Customer, byCustomer bool) []byte {
+	changedBy := ""
+	switch {
+	case a != nil && byCustomer:
+		changedBy = ChangedByCustomer
+	case a != nil:
+		changedBy = ChangedByBusiness
+	}
+	b = appendEnvelopeHead(b, id, typ, at, changedBy)
 	switch {
 	case a != nil:
 		b = AppendAppointment(b, a, cu)

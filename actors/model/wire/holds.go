@@ -89,6 +89,6 @@ func AppendEntry(b []byte, e *model.WaitlistEntry) []byte {
 // AppendEntryEvent appends the envelope of a waitlist event: its data is
 // the entry.
 func AppendEntryEvent(b []byte, id, typ string, at time.Time, e *model.WaitlistEntry) []byte {
-	b = appendEnvelopeHead(b, id, typ, at)
+	b = appendEnvelopeHead(b, id, typ, at, "")
 	return append(AppendEntry(b, e), '}')
 }

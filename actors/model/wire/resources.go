@@ -171,6 +171,14 @@ func AppendCustomer(b []byte, c *model.Customer) []byte {
 // AppendAppointment appends an appointment (api-v1 §2.1) embedding cu, its
 // customer (nil: only the id is known).
 func AppendAppointment(b []byte, a *model.Appointment, cu *model.Customer) []byte {
+	return AppendAppointmentLinked(b, a, cu, "")
+}
+
+// AppendAppointmentLinked appends a as AppendAppointment does, with
+// manageUrl, the customer's manage link (decisions §7), when it is not "":
+// the API's answers carry it, webhook payloads do not (a consumer that
+// wants one asks the API).
+func AppendAppointmentLinked(b []byte, a *model.Appointment, cu *model.Customer, manageURL string) []byte {
 	b = append(b, '{')
 	b = AppendKey(b, "id")
 	b = AppendUUID(b, a.ID)
@@ -230,6 +238,10 @@ func AppendAppointment(b []byte, a *model.Appointment, cu *model.Customer) []byt
 	b = appendSegments(b, a.Segments)
 	b = AppendKey(b, "metadata")
 	b = AppendStringMap(b, a.Metadata)
+	if manageURL != "" {
+		b = AppendKey(b, "manageUrl")
+		b = AppendString(b, manageURL)
+	}
 	return append(b, '}')
 }
 

@@ -1,0 +1,77 @@
+package ledger
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/record"
+)
+
+var errOutsideWindow = problem.New(problem.OutsideChangeWindow, "The business does not allow this change of the booking now.")
+
+// DecideCustomerCancel decides a cancellation through the appointment's
+// manage link (decisions §7), inside the business's actor like every
+// write, so the setting is judged against the state the change applies
+// to: an appointment that is neither pending payment nor confirmed, or
+// has started, is INVALID_STATUS_TRANSITION (judged first); one the
+// business's customerChanges setting does not let its customer cancel now
+// is OUTSIDE_CHANGE_WINDOW; otherwise it is exactly the API's transition
+// to cancelled, every effect included, its events the customer's.
+func DecideCustomerCancel(s *State, id uuid.UUID, now time.Time, ids IDs) (*record.Change, *model.Appointment, error) {
+	a := s.Appointment(id)
+	if a == nil {
+		return nil, nil, errNotFound
+	}
+	if (a.Status != model.PendingPayment && a.Status != model.Confirmed) || !now.Before(a.StartTime) {
+		return nil, nil, errTransition
+	}
+	if !CustomerChanges(a, s.Business.CustomerChanges(), now).CanCancel {
+		return nil, nil, errOutsideWindow
+	}
+	ch, next, err := DecideStatus(s, id, model.Cancelled, nil, now, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	byCustomer(ch)
+	return ch, next, nil
+}
+
+// byCustomer marks ch's events as caused by the customer.
+func byCustomer(ch *record.Change) {
+	for i := range ch.Events {
+		ch.Events[i].ByCustomer = true
+	}
+}
+
+// Changes is what a customer may do with a booking now (decisions §7).
+type Changes struct {
+	CanCancel, CanReschedule       bool
+	CancelBefore, RescheduleBefore *time.Time // nil: not allowed at all
+}
+
+// CustomerChanges applies the business's setting to appointment a at now:
+// a booking that is neither pending payment nor confirmed, or has started,
+// can no longer be changed; otherwise each change is allowed when the
+// setting allows it at all, until its notice before the start, and (for a
+// reschedule) while the booking has been moved fewer times than the
+// setting's maximum (customers' reschedules are counted from the
+// reschedule endpoint on; none has been made before it).
+func CustomerChanges(a *model.Appointment, set model.CustomerChanges, now time.Time) Changes {
+	var c Changes
+	open := (a.Status == model.PendingPayment || a.Status == model.Confirmed) && now.Before(a.StartTime)
+	if !open {
+		return c
+	}
+	if set.AllowCancel {
+		t := a.StartTime.Add(-time.Duration(set.CancelMinNoticeMinutes) * time.Minute)
+		c.CancelBefore, c.CanCancel = &t, now.Before(t)
+	}
+	if set.AllowReschedule && (set.MaxReschedules == nil || *set.MaxReschedules > 0) {
+		t := a.StartTime.Add(-time.Duration(set.RescheduleMinNoticeMinutes) * time.Minute)
+		c.RescheduleBefore, c.CanReschedule = &t, now.Before(t)
+	}
+	return c
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Customers' manage links (decisions §7) through a real server: every
+// appointment the API shows carries its manageUrl; the link's JSON needs
+// no key, says what the business's customerChanges setting allows now,
+// survives a restart, and answers any other token with the same 404,
+// counted against the client IP's failed-authentication limit.
+func TestManageLink(t *testing.T) {
+	s := startWorld(t)
+	r := s.post("/api/v1/appointments", keyFull, "manage-1", booking(haircutID, tue+"10:00:00Z", annaID, "manage@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	a := r.Body["appointment"].(map[string]any)
+	id := a["id"].(string)
+	link := a["manageUrl"].(string)
+	require.True(t, strings.HasPrefix(link, s.base+"/manage/"), link)
+	token := strings.TrimPrefix(link, s.base+"/manage/")
+	require.Len(t, token, 64)
+	require.Equal(t, link, s.get("/api/v1/appointments/"+id, keyFull).Body["manageUrl"], "the same link wherever the API shows it")
+	replay := s.post("/api/v1/appointments", keyFull, "manage-1", booking(haircutID, tue+"10:00:00Z", annaID, "manage@example.com"))
+	require.Equal(t, link, replay.Body["appointment"].(map[string]any)["manageUrl"], "and in a replayed answer")
+
+	m := s.get("/api/v1/manage/"+token, "")
+	require.Equal(t, 200, m.Status, "%s", m.Raw)
+	require.Equal(t, id, m.Body["appointment"].(map[string]any)["id"])
+	require.Equal(t, "manage@example.com", m.Body["appointment"].(map[string]any)["customer"].(map[string]any)["email"])
+	require.Equal(t, true, m.Body["canCancel"])
+	require.Equal(t, true, m.Body["canReschedule"])
+	require.Equal(t, tue+"10:00:00.000Z", m.Body["cancelBefore"], "no notice by default: until the start")
+	require.Equal(t, "no-store", m.Header.Get("Cache-Control"))
+	require.NotEmpty(t, m.Header.Get("X-RateLimit-Limit"))
+
+	// Past the start nothing can change; a cancelled booking neither.
+	s.clock.Set(time.Date(2026, 12, 8, 10, 0, 0, 0, time.UTC))
+	m = s.get("/api/v1/manage/"+token, "")
+	require.Equal(t, false, m.Body["canCancel"])
+	require.Nil(t, m.Body["cancelBefore"])
+	s.clock.Set(testEpoch)
+
+	s.stop()
+	s2 := start(t, s.data)
+	require.Equal(t, 200, s2.get("/api/v1/manage/"+token, "").Status, "the link survives a restart")
+	require.Equal(t, 200, s2.call("POST", "/api/v1/appointments/"+id+"/status", `{"status":"cancelled"}`).Status)
+	m = s2.get("/api/v1/manage/"+token, "")
+	require.Equal(t, "cancelled", m.Body["appointment"].(map[string]any)["status"])
+	require.Equal(t, false, m.Body["canCancel"])
+	require.Equal(t, false, m.Body["canReschedule"])
+
+	requireError(t, s2.get("/api/v1/manage/"+token+"?x=1", ""), 400, "VALIDATION_ERROR")
+	forged := []byte(token)
+	forged[63] ^= 1
+	for _, bad := range []string{"nope", strings.Repeat("A", 64), string(forged), token[:63]} {
+		requireError(t, s2.get("/api/v1/manage/"+bad, ""), 404, "NOT_FOUND")
+	}
+	for range 20 {
+		s2.get("/api/v1/manage/"+string(forged), "")
+	}
+	requireError(t, s2.get("/api/v1/manage/"+token, ""), 429, "RATE_LIMITED")
+}
+
+// The business's customerChanges setting: notices measured back from the
+// start, each change allowed or not.
+func TestManageLinkFollowsTheSetting(t *testing.T) {
+	s := startWorldWith(t, map[string]any{"allowReschedule": false, "cancelMinNoticeMinutes": 1440})
+
+	r := s.post("/api/v1/appointments", keyFull, "set-1", booking(haircutID, tue+"10:00:00Z", annaID, "set@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	token := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
+	token = token[strings.LastIndex(token, "/")+1:]
+
+	m := s.get("/api/v1/manage/"+token, "")
+	assert.Equal(t, true, m.Body["canCancel"])
+	assert.Equal(t, "2026-12-07T10:00:00.000Z", m.Body["cancelBefore"], "a day before the start")
+	assert.Equal(t, false, m.Body["canReschedule"])
+	assert.Nil(t, m.Body["rescheduleBefore"], "rescheduling is not allowed at all")
+
+	s.clock.Set(time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC))
+	m = s.get("/api/v1/manage/"+token, "")
+	assert.Equal(t, false, m.Body["canCancel"], "within the notice")
+	assert.Equal(t, "2026-12-07T10:00:00.000Z", m.Body["cancelBefore"])
+}
+
+// Cancelling through the manage link: the business's setting judged in
+// its actor (a status that cannot change first, then the window), every
+// effect of the API's cancel, and changedBy "customer" in the events; a
+// booking made with a publishable key is the customer's too, and the
+// business's own changes say "business".
+func TestManageLinkCancel(t *testing.T) {
+	s := startPublishableWorld(t, nil, "--webhooks-allow-insecure")
+	rcv := newReceiver(t)
+	reg := `{"url":%q,"eventTypes":["appointment.created","appointment.cancelled"]}`
+	require.Equal(t, 201, s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(reg, rcv.URL+"/hook")).Status)
+
+	tokenOf := func(r resp) string {
+		t.Helper()
+		require.Equal(t, 201, r.Status, "%s", r.Raw)
+		l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
+		return l[strings.LastIndex(l, "/")+1:]
+	}
+	byBusiness := tokenOf(s.post("/api/v1/appointments", keyFull, "c-1", booking(haircutID, tue+"10:00:00Z", annaID, "one@example.com")))
+	byCustomer := tokenOf(s.request(pcall{method: "POST", path: "/api/v1/appointments", key: keyPublishable,
+		body: booking(haircutID, tue+"11:00:00Z", annaID, "two@example.com"), header: map[string]string{"Idempotency-Key": "c-2"}}))
+
+	r := s.request(pcall{method: "POST", path: "/api/v1/manage/" + byBusiness + "/cancel"})
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	a := r.Body["appointment"].(map[string]any)
+	require.Equal(t, "cancelled", a["status"])
+	require.Equal(t, false, r.Body["canCancel"])
+	require.Equal(t, "cancelled", s.get("/api/v1/appointments/"+a["id"].(string), keyFull).Body["status"])
+	// Cancelled already: the status cannot change, whatever the setting.
+	requireError(t, s.request(pcall{method: "POST", path: "/api/v1/manage/" + byBusiness + "/cancel"}), 422, "INVALID_STATUS_TRANSITION")
+	requireError(t, s.request(pcall{method: "POST", path: "/api/v1/manage/" + strings.Repeat("A", 64) + "/cancel"}), 404, "NOT_FOUND")
+
+	changedBy := map[string]string{} // event type and appointment start -> changedBy
+	require.Eventually(t, func() bool {
+		rcv.mu.Lock()
+		defer rcv.mu.Unlock()
+		for _, b := range rcv.bodies {
+			var ev struct {
+				Type      string `json:"type"`
+				ChangedBy string `json:"changedBy"`
+				Data      struct {
+					StartTime string `json:"startTime"`
+				} `json:"data"`
+			}
+			if json.Unmarshal(b, &ev) == nil && ev.Type != "webhook.test" {
+				changedBy[ev.Type+" "+ev.Data.StartTime] = ev.ChangedBy
+			}
+		}
+		return len(changedBy) >= 3
+	}, 10*time.Second, 20*time.Millisecond)
+	assert.Equal(t, map[string]string{
+		"appointment.created " + tue + "10:00:00.000Z":   "business",
+		"appointment.created " + tue + "11:00:00.000Z":   "customer",
+		"appointment.cancelled " + tue + "10:00:00.000Z": "customer",
+	}, changedBy)
+
+	// Within the notice the setting refuses, and nothing changes.
+	s.clock.Set(time.Date(2026, 12, 8, 10, 59, 0, 0, time.UTC))
+	m := s.get("/api/v1/manage/"+byCustomer, "")
+	require.Equal(t, true, m.Body["canCancel"], "no notice by default")
+	s.clock.Set(time.Date(2026, 12, 8, 11, 0, 0, 0, time.UTC))
+	requireError(t, s.request(pcall{method: "POST", path: "/api/v1/manage/" + byCustomer + "/cancel"}), 422, "INVALID_STATUS_TRANSITION")
+}
+
+// A cancellation the setting does not allow is OUTSIDE_CHANGE_WINDOW.
+func TestManageLinkCancelOutsideTheWindow(t *testing.T) {
+	s := startWorldWith(t, map[string]any{"cancelMinNoticeMinutes": 1440})
+	r := s.post("/api/v1/appointments", keyFull, "w-1", booking(haircutID, tue+"10:00:00Z", annaID, "w@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
+	token := l[strings.LastIndex(l, "/")+1:]
+	s.clock.Set(time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC))
+	requireError(t, s.request(pcall{method: "POST", path: "/api/v1/manage/" + token + "/cancel"}), 422, "OUTSIDE_CHANGE_WINDOW")
+	require.Equal(t, "confirmed", s.get("/api/v1/appointments/"+r.Body["appointment"].(map[string]any)["id"].(string), keyFull).Body["status"])
+	s.clock.Set(time.Date(2026, 12, 7, 9, 59, 0, 0, time.UTC))
+	require.Equal(t, 200, s.request(pcall{method: "POST", path: "/api/v1/manage/" + token + "/cancel"}).Status)
+}
+
+// startWorldWith starts testdata/world.json with the salon's
+// customerChanges set to changes.
+func startWorldWith(t *testing.T, changes map[string]any) *server {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/world.json")
+	require.NoError(t, err)
+	var w map[string]any
+	require.NoError(t, json.Unmarshal(raw, &w))
+	for _, b := range w["businesses"].([]any) {
+		if biz := b.(map[string]any); biz["id"] == salonID {
+			biz["customerChanges"] = changes
+		}
+	}
+	out, err := json.Marshal(w)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "world.json")
+	require.NoError(t, os.WriteFile(path, out, 0o600))
+	return start(t, "", "--world", path)
+}

@@ -1,0 +1,159 @@
+package api
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
+	"github.com/slotd/slotd/transport/handover"
+)
+
+// Customer self-service (decisions §7). Every appointment has a manage
+// link, {public-url}/manage/{token}, whose token (transport/linktoken)
+// names it and proves slotd made it; the JSON behind the link needs no
+// API key. An unknown, malformed or forged token is the same 404 for all,
+// and counts against the client IP's failed-authentication limit, like a
+// bad key: the tokens cannot be guessed, and cannot be tried quickly.
+
+var errNoLink = problem.New(problem.NotFound, "No such booking link.")
+
+// manageURL is the manage link of appointment appt of the call's business.
+func (c *call) manageURL(appt uuid.UUID) string {
+	return c.s.manageURL(c.st.Business().ID, appt)
+}
+
+func (s *Server) manageURL(biz, appt uuid.UUID) string {
+	if s.Links == nil {
+		return ""
+	}
+	return s.PublicURL + "/manage/" + s.Links.Make(biz, appt)
+}
+
+// appendAppointment appends a as the API shows it: with its manage link.
+func (c *call) appendAppointment(b []byte, a *model.Appointment, cu *model.Customer) []byte {
+	return wire.AppendAppointmentLinked(b, a, cu, c.manageURL(a.ID))
+}
+
+// link is a request on a manage link: the business's view and the
+// appointment the token names.
+type link struct {
+	ctx *fasthttp.RequestCtx
+	st  directory.View
+	a   *model.Appointment
+}
+
+// openLink resolves the {token} of ctx, or writes the 404 (false). In
+// cluster mode a token of a business on another node is handed there.
+func (s *Server) openLink(ctx *fasthttp.RequestCtx) (*link, bool) {
+	if !s.admitIP(ctx) {
+		return nil, false
+	}
+	tok, _ := ctx.UserValue("token").(string)
+	var biz, appt uuid.UUID
+	ok := s.Links != nil
+	if ok {
+		biz, appt, ok = s.Links.Open(tok)
+	}
+	if !ok {
+		s.failedAuth(ctx, errNoLink)
+		return nil, false
+	}
+	if s.Cluster != nil && s.Elsewhere(ctx, biz, handover.Public) {
+		return nil, false
+	}
+	rctx, cancel := edge.RequestContext()
+	defer cancel()
+	st, found, err := s.Dir.ExistingView(rctx, biz)
+	if err != nil {
+		s.Fail(ctx, err)
+		return nil, false
+	}
+	var a *model.Appointment
+	if found {
+		a = st.Appointment(appt)
+	}
+	if a == nil { // the business or the appointment is gone
+		s.failedAuth(ctx, errNoLink)
+		return nil, false
+	}
+	rateHeaders(ctx, s.quota.Peek(string(ctx.RemoteIP()), s.authLimit))
+	return &link{ctx: ctx, st: st, a: a}, true
+}
+
+// manage serves GET /api/v1/manage/{token}: the booking and what its
+// customer may change of it now.
+func (s *Server) manage(ctx *fasthttp.RequestCtx) {
+	l, ok := s.openLink(ctx)
+	if !ok {
+		return
+	}
+	if perr := noQuery(ctx); perr != nil {
+		edge.WriteError(ctx, perr)
+		return
+	}
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	edge.WriteJSON(ctx, 200, s.appendManaged(nil, l, s.Clock.Now()))
+}
+
+// manageCancel serves POST /api/v1/manage/{token}/cancel: the transition
+// to cancelled with every effect of the API's, judged by the business's
+// customerChanges setting inside its actor (422 INVALID_STATUS_TRANSITION,
+// then OUTSIDE_CHANGE_WINDOW), and answered like the GET, after the
+// change.
+func (s *Server) manageCancel(ctx *fasthttp.RequestCtx) {
+	l, ok := s.openLink(ctx)
+	if !ok {
+		return
+	}
+	if perr := noQuery(ctx); perr != nil {
+		edge.WriteError(ctx, perr)
+		return
+	}
+	biz := l.st.Business().ID
+	rctx, cancel := edge.RequestContext()
+	defer cancel()
+	if _, err := s.Dir.CustomerCancel(rctx, biz, l.a.ID); err != nil {
+		s.Fail(ctx, err)
+		return
+	}
+	st, found, err := s.Dir.ExistingView(rctx, biz)
+	if err != nil {
+		s.Fail(ctx, err)
+		return
+	}
+	var a *model.Appointment
+	if found {
+		a = st.Appointment(l.a.ID)
+	}
+	if a == nil { // gone in between: the business was removed
+		edge.WriteError(ctx, errNoLink)
+		return
+	}
+	l.st, l.a = st, a
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	edge.WriteJSON(ctx, 200, s.appendManaged(nil, l, s.Clock.Now()))
+}
+
+// appendManaged appends {appointment, canCancel, canReschedule,
+// cancelBefore, rescheduleBefore} for l at now.
+func (s *Server) appendManaged(b []byte, l *link, now time.Time) []byte {
+	biz := l.st.Business()
+	p := directory.CustomerChanges(l.a, biz.CustomerChanges(), now)
+	b = append(b, `{"appointment":`...)
+	b = wire.AppendAppointmentLinked(b, l.a, l.st.Customer(l.a.CustomerID), s.manageURL(biz.ID, l.a.ID))
+	b = wire.AppendKey(b, "canCancel")
+	b = wire.AppendBool(b, p.CanCancel)
+	b = wire.AppendKey(b, "canReschedule")
+	b = wire.AppendBool(b, p.CanReschedule)
+	b = wire.AppendKey(b, "cancelBefore")
+	b = wire.AppendNullTime(b, p.CancelBefore)
+	b = wire.AppendKey(b, "rescheduleBefore")
+	b = wire.AppendNullTime(b, p.RescheduleBefore)
+	return append(b, '}')
+}

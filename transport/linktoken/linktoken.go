@@ -1,0 +1,70 @@
+// Package linktoken makes and opens the tokens of customers' manage links
+// (decisions §7: {public-url}/manage/{token}).
+//
+// A token names one appointment of one business and proves it was made
+// here: the business's and the appointment's ids and an HMAC-SHA256 tag of
+// them under a server secret, 128 bits of it, in 64 URL-safe characters.
+// Nothing is stored per token: a token opens on any node that holds the
+// secret (one per cluster, kept like the cursor secret) and after any
+// restart, and nobody without the secret can make one; guessing a valid
+// tag is a 2^-128 chance per try, and misses are rate limited by the
+// caller. The price of storing nothing: a single link cannot be revoked
+// (the appointment's own state still decides what it allows).
+package linktoken
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+
+	"github.com/google/uuid"
+)
+
+// Len is the length of every token.
+const Len = 64
+
+// domain separates these tags from anything else the secret might sign.
+const domain = "slotd manage link v1\x00"
+
+// Codec makes and opens tokens under one secret.
+type Codec struct{ key []byte }
+
+// New returns a Codec under secret (at least 32 random bytes).
+func New(secret []byte) *Codec { return &Codec{key: append([]byte(nil), secret...)} }
+
+// Make returns the token of appointment appt of business biz.
+func (c *Codec) Make(biz, appt uuid.UUID) string {
+	var b [48]byte
+	copy(b[:16], biz[:])
+	copy(b[16:32], appt[:])
+	c.tag(b[32:], b[:32])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// Open returns the business and appointment tok names, false when tok was
+// not made by Make under this secret (any other length, alphabet or tag).
+func (c *Codec) Open(tok string) (biz, appt uuid.UUID, ok bool) {
+	if len(tok) != Len {
+		return biz, appt, false
+	}
+	var b [48]byte
+	if n, err := base64.RawURLEncoding.Decode(b[:], []byte(tok)); err != nil || n != len(b) {
+		return biz, appt, false
+	}
+	var want [16]byte
+	c.tag(want[:], b[:32])
+	if !hmac.Equal(want[:], b[32:]) {
+		return biz, appt, false
+	}
+	copy(biz[:], b[:16])
+	copy(appt[:], b[16:32])
+	return biz, appt, true
+}
+
+// tag writes the first len(dst) bytes of the HMAC of ids into dst.
+func (c *Codec) tag(dst, ids []byte) {
+	m := hmac.New(sha256.New, c.key)
+	m.Write([]byte(domain))
+	m.Write(ids)
+	copy(dst, m.Sum(nil))
+}
