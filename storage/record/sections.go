@@ -15,11 +15,11 @@ import (
 // unknown tag, a repeated one or one out of order. A booking that touches
 // none of them encodes to the same bytes as if they did not exist.
 const (
-	tagPayments byte = 1 + iota // payments, checkouts reserved, checkouts closed
-	tagHolds                    // holds created or changed
-	tagEntries                  // waitlist entries created or changed
-	tagMetadata                 // the metadata of the record's appointments that have any
-	tagByCustomer               // the record's events the customer's change caused
+	tagPayments   byte = 1 + iota // payments, checkouts reserved, checkouts closed
+	tagHolds                      // holds created or changed
+	tagEntries                    // waitlist entries created or changed
+	tagMetadata                   // the metadata of the record's appointments that have any
+	tagByCustomer                 // the record's events the customer's change caused
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
