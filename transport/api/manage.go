@@ -48,7 +48,8 @@ type link struct {
 	a   *model.Appointment
 }
 
-// openLink resolves the {token} of ctx, or writes the 404 (false). In
+// openLink resolves the {token} of ctx, or writes the 404 (false); the
+// link's routes take no query parameters (400 after the token). In
 // cluster mode a token of a business on another node is handed there.
 func (s *Server) openLink(ctx *fasthttp.RequestCtx) (*link, bool) {
 	if !s.admitIP(ctx) {
@@ -83,6 +84,10 @@ func (s *Server) openLink(ctx *fasthttp.RequestCtx) (*link, bool) {
 		return nil, false
 	}
 	rateHeaders(ctx, s.quota.Peek(string(ctx.RemoteIP()), s.authLimit))
+	if perr := noQuery(ctx); perr != nil {
+		edge.WriteError(ctx, perr)
+		return nil, false
+	}
 	return &link{ctx: ctx, st: st, a: a}, true
 }
 
@@ -91,10 +96,6 @@ func (s *Server) openLink(ctx *fasthttp.RequestCtx) (*link, bool) {
 func (s *Server) manage(ctx *fasthttp.RequestCtx) {
 	l, ok := s.openLink(ctx)
 	if !ok {
-		return
-	}
-	if perr := noQuery(ctx); perr != nil {
-		edge.WriteError(ctx, perr)
 		return
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")
@@ -109,10 +110,6 @@ func (s *Server) manage(ctx *fasthttp.RequestCtx) {
 func (s *Server) manageCancel(ctx *fasthttp.RequestCtx) {
 	l, ok := s.openLink(ctx)
 	if !ok {
-		return
-	}
-	if perr := noQuery(ctx); perr != nil {
-		edge.WriteError(ctx, perr)
 		return
 	}
 	biz := l.st.Business().ID

@@ -145,6 +145,19 @@ func (s *smtpServer) serve(conn net.Conn) {
 		}
 	}
 	reply("220 test.invalid ESMTP ready")
+	// accept takes a message's data, DATA's or BDAT's: refused when it is
+	// the refuseData-th of the session, else kept; true when the server
+	// then hangs up (hangUpAfter).
+	accept := func(data []byte) bool {
+		ses.data = data
+		if ses.seen++; ses.seen == s.refuseData {
+			reply("554 5.6.0 message refused")
+			return false
+		}
+		ses.msgs = append(ses.msgs, data)
+		reply("250 2.0.0 queued")
+		return len(ses.msgs) == s.hangUpAfter
+	}
 	tlsOn, authed := false, false
 	for {
 		line, err := r.ReadString('\n')
@@ -226,14 +239,7 @@ func (s *smtpServer) serve(conn net.Conn) {
 				}
 				data = append(data, strings.TrimPrefix(l, ".")...)
 			}
-			ses.data = data
-			if ses.seen++; ses.seen == s.refuseData {
-				reply("554 5.6.0 message refused")
-				continue
-			}
-			ses.msgs = append(ses.msgs, data)
-			reply("250 2.0.0 queued")
-			if len(ses.msgs) == s.hangUpAfter {
+			if accept(data) {
 				return
 			}
 		case "BDAT":
@@ -255,14 +261,7 @@ func (s *smtpServer) serve(conn net.Conn) {
 				reply("554 5.5.1 no valid recipients")
 				continue
 			}
-			ses.data = data
-			if ses.seen++; ses.seen == s.refuseData {
-				reply("554 5.6.0 message refused")
-				continue
-			}
-			ses.msgs = append(ses.msgs, data)
-			reply("250 2.0.0 queued")
-			if len(ses.msgs) == s.hangUpAfter {
+			if accept(data) {
 				return
 			}
 		case "RSET":
