@@ -142,6 +142,9 @@ type Patch struct {
 	request[AppointmentView]
 	ID uuid.UUID
 	In ledger.PatchInput
+	// ByCustomer: a move to In.Start through the manage link, judged by the
+	// business's customerChanges setting (ledger.DecideCustomerReschedule).
+	ByCustomer bool
 }
 
 // SetStatus moves an appointment to another status.

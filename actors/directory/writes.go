@@ -174,6 +174,14 @@ func (d *Directory) CustomerCancel(ctx context.Context, biz, id uuid.UUID) (busi
 	return call[business.AppointmentView](ctx, d, biz, &business.SetStatus{ID: id, Status: model.Cancelled, ByCustomer: true})
 }
 
+// CustomerReschedule moves appointment id to start through its manage
+// link: judged by the business's customerChanges setting inside its actor,
+// then as a PATCH of startTime with the booking rules enforced, with the
+// customer as the events' changedBy.
+func (d *Directory) CustomerReschedule(ctx context.Context, biz, id uuid.UUID, start time.Time) (business.AppointmentView, error) {
+	return call[business.AppointmentView](ctx, d, biz, &business.Patch{ID: id, In: ledger.PatchInput{Start: &start, Enforce: true}, ByCustomer: true})
+}
+
 // RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
 func (d *Directory) RegisterEndpoint(ctx context.Context, biz uuid.UUID, in ledger.EndpointInput, secret string) (model.Endpoint, error) {
 	return call[model.Endpoint](ctx, d, biz, &business.RegisterEndpoint{In: in, Secret: secret})

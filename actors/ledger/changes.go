@@ -39,6 +39,35 @@ func DecideCustomerCancel(s *State, id uuid.UUID, now time.Time, ids IDs) (*reco
 	return ch, next, nil
 }
 
+// DecideCustomerReschedule decides a move to start through the
+// appointment's manage link (decisions §7), in the business's actor: a
+// booking that can no longer change is INVALID_STATUS_TRANSITION (judged
+// first); one the setting does not let its customer move now (allowed at
+// all, before the notice, fewer moves than maxReschedules) is
+// OUTSIDE_CHANGE_WINDOW; then the new start is judged exactly as the API's
+// PATCH of startTime with the booking rules enforced judges it, with its
+// effects, its events the customer's, and the move counted. The same start
+// again is no change and no move.
+func DecideCustomerReschedule(s *State, id uuid.UUID, start time.Time, now time.Time, ids IDs) (*record.Change, *model.Appointment, error) {
+	a := s.Appointment(id)
+	if a == nil {
+		return nil, nil, errNotFound
+	}
+	if (a.Status != model.PendingPayment && a.Status != model.Confirmed) || !now.Before(a.StartTime) {
+		return nil, nil, errTransition
+	}
+	if !CustomerChanges(a, s.Business.CustomerChanges(), now).CanReschedule {
+		return nil, nil, errOutsideWindow
+	}
+	ch, next, err := DecidePatch(s, id, &PatchInput{Start: &start, Enforce: true}, now, ids)
+	if err != nil || ch == nil {
+		return ch, next, err
+	}
+	ch.Appointments[0].CustomerReschedules++
+	byCustomer(ch)
+	return ch, &ch.Appointments[0], nil
+}
+
 // byCustomer marks ch's events as caused by the customer.
 func byCustomer(ch *record.Change) {
 	for i := range ch.Events {
@@ -57,8 +86,7 @@ type Changes struct {
 // can no longer be changed; otherwise each change is allowed when the
 // setting allows it at all, until its notice before the start, and (for a
 // reschedule) while the booking has been moved fewer times than the
-// setting's maximum (customers' reschedules are counted from the
-// reschedule endpoint on; none has been made before it).
+// setting's maximum.
 func CustomerChanges(a *model.Appointment, set model.CustomerChanges, now time.Time) Changes {
 	var c Changes
 	open := (a.Status == model.PendingPayment || a.Status == model.Confirmed) && now.Before(a.StartTime)
@@ -69,7 +97,7 @@ func CustomerChanges(a *model.Appointment, set model.CustomerChanges, now time.T
 		t := a.StartTime.Add(-time.Duration(set.CancelMinNoticeMinutes) * time.Minute)
 		c.CancelBefore, c.CanCancel = &t, now.Before(t)
 	}
-	if set.AllowReschedule && (set.MaxReschedules == nil || *set.MaxReschedules > 0) {
+	if set.AllowReschedule && (set.MaxReschedules == nil || a.CustomerReschedules < *set.MaxReschedules) {
 		t := a.StartTime.Add(-time.Duration(set.RescheduleMinNoticeMinutes) * time.Minute)
 		c.RescheduleBefore, c.CanReschedule = &t, now.Before(t)
 	}

@@ -4,9 +4,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/record"
 )
 
 func TestCustomerChanges(t *testing.T) {
@@ -40,4 +43,50 @@ func TestCustomerChanges(t *testing.T) {
 		a := &model.Appointment{Status: c.status, StartTime: start}
 		require.Equal(t, c.want, CustomerChanges(a, c.set, c.now), c.name)
 	}
+}
+
+// A customer's move through the manage link: judged by the setting, then
+// as a PATCH of the start; counted, through the journal and a snapshot,
+// up to maxReschedules.
+func TestDecideCustomerReschedule(t *testing.T) {
+	sp := spec()
+	sp.Staff[0].AssignedServiceIDs = []uuid.UUID{sp.Services[0].ID}
+	for d := range sp.Staff[0].Hours {
+		sp.Staff[0].Hours[d] = []model.Span{{From: 0, To: 24 * 60}}
+	}
+	one := 1
+	sp.Business.Changes = &model.CustomerChanges{AllowCancel: true, AllowReschedule: true, MaxReschedules: &one}
+	s, _ := put(t, nil, sp, t0)
+	ids := &seqIDs{}
+	start := t0.Add(72 * time.Hour).Truncate(time.Hour)
+	ch, a, err := DecideCreate(s, &CreateInput{ServiceID: sp.Services[0].ID, Start: start, Enforce: false,
+		Customer: model.Customer{FirstName: "R", Email: "r@example.com"}}, t0, ids)
+	require.NoError(t, err)
+	s = step(t, s, ch)
+
+	_, same, err := DecideCustomerReschedule(s, a.ID, start, t0, ids)
+	require.NoError(t, err)
+	require.Zero(t, same.CustomerReschedules, "the same start is no move")
+
+	later := start.Add(time.Hour)
+	ch, moved, err := DecideCustomerReschedule(s, a.ID, later, t0, ids)
+	require.NoError(t, err)
+	require.Equal(t, 1, moved.CustomerReschedules)
+	require.Equal(t, later, moved.StartTime)
+	for _, ev := range ch.Events {
+		require.True(t, ev.ByCustomer)
+	}
+	s = step(t, s, ch)
+	require.Equal(t, 1, s.Appointment(a.ID).CustomerReschedules)
+
+	b, err := record.EncodeSnapshot(Snapshot(s))
+	require.NoError(t, err)
+	snap, err := record.DecodeSnapshot(b)
+	require.NoError(t, err)
+	r, err := FromSnapshot(s.Seq, snap)
+	require.NoError(t, err)
+	require.Equal(t, 1, r.Appointment(a.ID).CustomerReschedules)
+	_, _, err = DecideCustomerReschedule(r, a.ID, start, t0, ids)
+	require.Equal(t, problem.OutsideChangeWindow, problem.As(err).Code, "maxReschedules reached")
+	require.False(t, CustomerChanges(r.Appointment(a.ID), r.Business.CustomerChanges(), t0).CanReschedule)
 }

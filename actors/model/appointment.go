@@ -81,6 +81,9 @@ type Appointment struct {
 	// there are none. Shared between copies of the appointment: replaced,
 	// never changed in place.
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// CustomerReschedules counts the moves its customer made through the
+	// manage link (decisions §7: maxReschedules). Not shown by the API.
+	CustomerReschedules int `json:"customerReschedules,omitempty"`
 }
 
 // Touch records a change of a made at now: updatedAt moves and the

@@ -188,3 +188,55 @@ func startWorldWith(t *testing.T, changes map[string]any) *server {
 	require.NoError(t, os.WriteFile(path, out, 0o600))
 	return start(t, "", "--world", path)
 }
+
+// Rescheduling through the manage link: a PATCH of the start with the
+// booking rules enforced, judged first by the setting; counted against
+// maxReschedules across a restart.
+func TestManageLinkReschedule(t *testing.T) {
+	s := startWorldWith(t, map[string]any{"maxReschedules": 1, "rescheduleMinNoticeMinutes": 60})
+	r := s.post("/api/v1/appointments", keyFull, "r-1", booking(haircutID, tue+"10:00:00Z", annaID, "r@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	id := r.Body["appointment"].(map[string]any)["id"].(string)
+	l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
+	token := l[strings.LastIndex(l, "/")+1:]
+	require.Equal(t, 201, s.post("/api/v1/appointments", keyFull, "r-2", booking(haircutID, tue+"14:00:00Z", annaID, "other@example.com")).Status)
+	require.Equal(t, 201, s.post("/api/v1/appointments", keyFull, "r-3", booking(haircutID, tue+"14:00:00Z", bramID, "third@example.com")).Status)
+	move := func(body string) resp {
+		return s.request(pcall{method: "POST", path: "/api/v1/manage/" + token + "/reschedule", body: body})
+	}
+
+	requireField(t, move(`{}`), "startTime", "required")
+	requireField(t, move(`{"startTime":"tomorrow"}`), "startTime", "invalid_date")
+	requireField(t, move(`{"startTime":"`+tue+`11:00:00Z","staffMemberId":"`+annaID+`"}`), "staffMemberId", "unknown_field")
+	requireError(t, move(`{"startTime":"`+tue+`14:00:00Z"}`), 409, "NO_STAFF_AVAILABLE") // Anna and Bram both booked
+	requireError(t, move(`{"startTime":"`+tue+`11:40:00Z"}`), 422, "SLOT_NOT_OFFERED")
+
+	m := move(`{"startTime":"` + tue + `11:00:00Z"}`)
+	require.Equal(t, 200, m.Status, "%s", m.Raw)
+	a := m.Body["appointment"].(map[string]any)
+	require.Equal(t, tue+"11:00:00.000Z", a["startTime"])
+	require.Equal(t, annaID, a["staffMember"].(map[string]any)["id"], "the same staff member when free")
+	require.Equal(t, false, m.Body["canReschedule"], "one move allowed, one made")
+	require.Nil(t, m.Body["rescheduleBefore"])
+	require.Equal(t, true, m.Body["canCancel"])
+	require.Equal(t, tue+"11:00:00.000Z", s.get("/api/v1/appointments/"+id, keyFull).Body["startTime"])
+
+	s.stop()
+	s2 := start(t, s.data)
+	requireError(t, s2.request(pcall{method: "POST", path: "/api/v1/manage/" + token + "/reschedule",
+		body: `{"startTime":"` + tue + `12:00:00Z"}`}), 422, "OUTSIDE_CHANGE_WINDOW")
+	require.Equal(t, tue+"11:00:00.000Z", s2.get("/api/v1/appointments/"+id, keyFull).Body["startTime"], "nothing changed")
+}
+
+// The reschedule notice: within rescheduleMinNoticeMinutes of the start
+// the setting refuses.
+func TestManageLinkRescheduleNotice(t *testing.T) {
+	s := startWorldWith(t, map[string]any{"rescheduleMinNoticeMinutes": 60})
+	r := s.post("/api/v1/appointments", keyFull, "n-1", booking(haircutID, tue+"10:00:00Z", annaID, "n@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
+	token := l[strings.LastIndex(l, "/")+1:]
+	s.clock.Set(time.Date(2026, 12, 8, 9, 0, 0, 0, time.UTC))
+	requireError(t, s.request(pcall{method: "POST", path: "/api/v1/manage/" + token + "/reschedule",
+		body: `{"startTime":"` + tue + `15:00:00Z"}`}), 422, "OUTSIDE_CHANGE_WINDOW")
+}

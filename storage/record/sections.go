@@ -15,11 +15,12 @@ import (
 // unknown tag, a repeated one or one out of order. A booking that touches
 // none of them encodes to the same bytes as if they did not exist.
 const (
-	tagPayments   byte = 1 + iota // payments, checkouts reserved, checkouts closed
-	tagHolds                      // holds created or changed
-	tagEntries                    // waitlist entries created or changed
-	tagMetadata                   // the metadata of the record's appointments that have any
-	tagByCustomer                 // the record's events the customer's change caused
+	tagPayments    byte = 1 + iota // payments, checkouts reserved, checkouts closed
+	tagHolds                       // holds created or changed
+	tagEntries                     // waitlist entries created or changed
+	tagMetadata                    // the metadata of the record's appointments that have any
+	tagByCustomer                  // the record's events the customer's change caused
+	tagReschedules                 // the customers' reschedules of the record's appointments that have any
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -56,6 +57,53 @@ func (e *w) sections(p *parts) {
 	}
 	e.metadata(p.appts)
 	e.byCustomer(p.events)
+	e.reschedules(p.appts)
+}
+
+// reschedules writes the reschedules section: how many of the record's
+// appointments their customer has moved, then per appointment its index in
+// the record's list and the count.
+func (e *w) reschedules(appts []model.Appointment) {
+	n := 0
+	for i := range appts {
+		if appts[i].CustomerReschedules > 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	e.byte1(tagReschedules)
+	e.u(uint64(n))
+	for i := range appts {
+		if k := appts[i].CustomerReschedules; k > 0 {
+			e.u(uint64(i))
+			e.u(uint64(k))
+		}
+	}
+}
+
+// reschedules reads the reschedules section into appts, refusing an index
+// out of the list or out of order and a count of zero.
+func (d *r) reschedules(appts []model.Appointment) {
+	n := d.n(2)
+	if n == 0 {
+		d.fail() // written only when some appointment was moved
+		return
+	}
+	last := -1
+	for range n {
+		i, k := int(d.u()), d.u()
+		if d.err != nil {
+			return
+		}
+		if i <= last || i >= len(appts) || k == 0 || k > 1<<20 {
+			d.fail()
+			return
+		}
+		last = i
+		appts[i].CustomerReschedules = int(k)
+	}
 }
 
 // byCustomer writes the by-customer section: how many of the record's
@@ -183,6 +231,8 @@ func (d *r) sections(p *parts) {
 			d.metadata(p.appts)
 		case tagByCustomer:
 			d.byCustomer(p.events)
+		case tagReschedules:
+			d.reschedules(p.appts)
 		default:
 			d.fail()
 		}

@@ -128,6 +128,11 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Events[len(c.Events)-1].ByCustomer = true
 			return c
 		}(),
+		"reschedules": only(func(c *Change) {
+			c.Appointments = versioned()
+			c.Appointments[0].CustomerReschedules = 2
+			c.Appointments[1].CustomerReschedules = 1
+		}),
 		"metadata and everything": func() *Change {
 			c := sectionChange()
 			c.Appointments[0].Metadata = map[string]string{"k": "v"}
@@ -291,9 +296,9 @@ func TestTaggedSectionsRefuseDisorder(t *testing.T) {
 		"holds before payments":  cat(holds, pay),
 		"entries before pay":     cat(entries, pay),
 		"reversed":               cat(entries, holds, pay),
-		"unknown tag":            cat([]byte{tagByCustomer + 1, 0}),
-		"unknown tag after all":  cat(pay, holds, entries, []byte{tagByCustomer + 1, 0}),
-		"unknown tag, no body":   cat(holds, []byte{tagByCustomer + 1}),
+		"unknown tag":            cat([]byte{tagReschedules + 1, 0}),
+		"unknown tag after all":  cat(pay, holds, entries, []byte{tagReschedules + 1, 0}),
+		"unknown tag, no body":   cat(holds, []byte{tagReschedules + 1}),
 		"high tag":               cat([]byte{0xff}),
 		"tag zero":               cat([]byte{0, 0}),
 		"tag zero after holds":   cat(holds, []byte{0}),
@@ -321,7 +326,7 @@ func TestTaggedSectionsRefuseDisorder(t *testing.T) {
 	for name, b := range map[string][]byte{
 		"holds twice":          scat(hs, hs),
 		"entries before holds": scat(es, hs),
-		"unknown tag":          scat(hs, es, []byte{tagByCustomer + 1, 0}),
+		"unknown tag":          scat(hs, es, []byte{tagReschedules + 1, 0}),
 		"everything, repeated": append(bytes.Clone(full), hs...),
 	} {
 		var err error
@@ -784,6 +789,32 @@ func TestByCustomerSectionRefusesDamage(t *testing.T) {
 		"out of the list": section(1, len(c.Events)),
 		"out of order":    section(2, 0, 0),
 		"truncated":       section(2, 0),
+	} {
+		_, err := Decode(b)
+		require.ErrorIs(t, err, ErrCorrupt, name)
+	}
+}
+
+// The reschedules section names appointments of the record by index.
+func TestReschedulesSectionRefusesDamage(t *testing.T) {
+	c := &Change{At: payAt, Appointments: versioned()}
+	base := encodeChange1(t, c)
+	section := func(nums ...int) []byte {
+		e := w{b: append(slices.Clone(base), tagReschedules)}
+		for _, n := range nums {
+			e.u(uint64(n))
+		}
+		return e.b
+	}
+	got, err := Decode(section(1, 1, 3))
+	require.NoError(t, err)
+	require.Equal(t, 3, got.Change.Appointments[1].CustomerReschedules)
+	for name, b := range map[string][]byte{
+		"none":            section(0),
+		"out of the list": section(1, len(c.Appointments), 1),
+		"out of order":    section(2, 1, 1, 0, 1),
+		"zero":            section(1, 0, 0),
+		"truncated":       section(2, 0, 1),
 	} {
 		_, err := Decode(b)
 		require.ErrorIs(t, err, ErrCorrupt, name)

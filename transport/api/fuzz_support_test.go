@@ -29,6 +29,7 @@ import (
 	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/edge"
+	"github.com/slotd/slotd/transport/linktoken"
 	"github.com/slotd/slotd/transport/quota"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/deliver"
@@ -295,7 +296,8 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	}}
 	s := New(edge.New(edge.Config{Log: log}), Config{Dir: dir, Clock: clock.Real{}, Cursors: cursor.New(make([]byte, 32)),
 		FailedAuth: quota.Window{N: 1 << 30, Per: time.Minute},
-		Webhooks:   deliver.New(deliver.Config{Timeout: time.Nanosecond, Resolver: noNet})})
+		Webhooks:   deliver.New(deliver.Config{Timeout: time.Nanosecond, Resolver: noNet}),
+		Links:      linktoken.New(make([]byte, 32)), PublicURL: "http://slotd.test"})
 	fx := &fuzzFixture{s: s, h: s.Handler(), logs: logs}
 	if fx.secret, err = webhook.NewSecret(rand.Reader); err != nil {
 		f.Fatal(err)

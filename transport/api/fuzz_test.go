@@ -126,6 +126,38 @@ func FuzzDecodeEndpoint(f *testing.F) {
 // appointment (live) or the cancelled one.
 func FuzzPatchAppointment(f *testing.F) { fuzzAppointmentWrite(f, "PATCH", "") }
 
+// FuzzManageReschedule fuzzes the body of a reschedule through a manage
+// link (decisions §7), which needs no key: the answers are those of the
+// API (a 2xx is the booking as the link shows it), never a 5xx, and a
+// refusal names only body members.
+func FuzzManageReschedule(f *testing.F) {
+	for _, b := range seedBodies {
+		f.Add([]byte(b), true)
+	}
+	f.Add([]byte(`{"startTime":"2030-01-07T10:00:00Z"}`), true)
+	f.Add([]byte(`{"startTime":"2030-01-07T10:00:00Z"}`), false)
+	fx := newFuzzFixture(f)
+	f.Fuzz(func(t *testing.T, body []byte, live bool) {
+		id := fzDone
+		if live {
+			id = fzLive
+		}
+		ctx := fx.do("POST", "/api/v1/manage/"+fx.s.Links.Make(fzBiz, id)+"/reschedule", body)
+		code := checkResponse(t, ctx, fx.logs.String, body)
+		checkBodyOnly(t, ctx, body)
+		if code == "" {
+			var m struct {
+				Appointment struct {
+					ID string `json:"id"`
+				} `json:"appointment"`
+			}
+			if err := json.Unmarshal(ctx.Response.Body(), &m); err != nil || m.Appointment.ID != id.String() {
+				t.Fatalf("answer %d %s is not appointment %s", ctx.Response.StatusCode(), ctx.Response.Body(), id)
+			}
+		}
+	})
+}
+
 // FuzzSetStatus fuzzes the POST /appointments/{id}/status body through
 // the router, like FuzzPatchAppointment.
 func FuzzSetStatus(f *testing.F) { fuzzAppointmentWrite(f, "POST", "/status") }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/edge"
@@ -112,13 +114,48 @@ func (s *Server) manageCancel(ctx *fasthttp.RequestCtx) {
 	if !ok {
 		return
 	}
-	biz := l.st.Business().ID
-	rctx, cancel := edge.RequestContext()
-	defer cancel()
-	if _, err := s.Dir.CustomerCancel(rctx, biz, l.a.ID); err != nil {
+	s.changed(ctx, l, func(rctx context.Context) error {
+		_, err := s.Dir.CustomerCancel(rctx, l.st.Business().ID, l.a.ID)
+		return err
+	})
+}
+
+// manageReschedule serves POST /api/v1/manage/{token}/reschedule
+// {startTime}: a move judged by the business's customerChanges setting
+// inside its actor (422 INVALID_STATUS_TRANSITION, then
+// OUTSIDE_CHANGE_WINDOW), then exactly as the API's PATCH of startTime with
+// the booking rules enforced; answered like the GET, after the change.
+func (s *Server) manageReschedule(ctx *fasthttp.RequestCtx) {
+	l, ok := s.openLink(ctx)
+	if !ok {
+		return
+	}
+	var errs input.Errors
+	var start time.Time
+	if obj, ok := input.ParseObject(ctx.PostBody(), &errs); ok {
+		start, _ = obj.Time("startTime", input.Required)
+		obj.Done()
+	}
+	if err := errs.Err(); err != nil {
 		s.Fail(ctx, err)
 		return
 	}
+	s.changed(ctx, l, func(rctx context.Context) error {
+		_, err := s.Dir.CustomerReschedule(rctx, l.st.Business().ID, l.a.ID, start)
+		return err
+	})
+}
+
+// changed makes a change through a manage link and answers like the GET,
+// from the state after it.
+func (s *Server) changed(ctx *fasthttp.RequestCtx, l *link, change func(context.Context) error) {
+	rctx, cancel := edge.RequestContext()
+	defer cancel()
+	if err := change(rctx); err != nil {
+		s.Fail(ctx, err)
+		return
+	}
+	biz := l.st.Business().ID
 	st, found, err := s.Dir.ExistingView(rctx, biz)
 	if err != nil {
 		s.Fail(ctx, err)

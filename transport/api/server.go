@@ -132,6 +132,7 @@ func (s *Server) build() fasthttp.RequestHandler {
 	s.paymentRoutes(add)
 	add(fasthttp.MethodGet, "/api/v1/manage/{token}", s.manage)
 	add(fasthttp.MethodPost, "/api/v1/manage/{token}/cancel", s.manageCancel)
+	add(fasthttp.MethodPost, "/api/v1/manage/{token}/reschedule", s.manageReschedule)
 	add(fasthttp.MethodGet, "/api/v1/webhooks/{id}/deliveries", hook(s.listDeliveries))
 	add(fasthttp.MethodPost, "/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay", hook(s.replayDelivery))
 	return withPreflight(r.Handler())
