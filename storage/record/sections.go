@@ -60,155 +60,113 @@ func (e *w) sections(p *parts) {
 	e.reschedules(p.appts)
 }
 
-// reschedules writes the reschedules section: how many of the record's
-// appointments their customer has moved, then per appointment its index in
-// the record's list and the count.
-func (e *w) reschedules(appts []model.Appointment) {
+// The indexed sections name items of the record's lists (appointments,
+// events) by index: a section holds how many, then, ascending, each
+// one's index and what belongs to it. A decoder refuses a section of none
+// (only a list with some is written), an index out of the list or not
+// after the one before, and a damaged value.
+
+// putIndexed writes the section tag of the items of list that has picks,
+// each one's part written by put.
+func putIndexed[T any](e *w, tag byte, list []T, has func(*T) bool, put func(*w, *T)) {
 	n := 0
-	for i := range appts {
-		if appts[i].CustomerReschedules > 0 {
+	for i := range list {
+		if has(&list[i]) {
 			n++
 		}
 	}
 	if n == 0 {
 		return
 	}
-	e.byte1(tagReschedules)
+	e.byte1(tag)
 	e.u(uint64(n))
-	for i := range appts {
-		if k := appts[i].CustomerReschedules; k > 0 {
+	for i := range list {
+		if has(&list[i]) {
 			e.u(uint64(i))
-			e.u(uint64(k))
+			put(e, &list[i])
 		}
 	}
 }
 
-// reschedules reads the reschedules section into appts, refusing an index
-// out of the list or out of order and a count of zero.
-func (d *r) reschedules(appts []model.Appointment) {
-	n := d.n(2)
+// getIndexed reads an indexed section into list, each item's part read by
+// get (false: damaged); min bounds an item's bytes, index included.
+func getIndexed[T any](d *r, min int, list []T, get func(*r, *T) bool) {
+	n := d.n(min)
 	if n == 0 {
-		d.fail() // written only when some appointment was moved
-		return
-	}
-	last := -1
-	for range n {
-		i, k := int(d.u()), d.u()
-		if d.err != nil {
-			return
-		}
-		if i <= last || i >= len(appts) || k == 0 || k > 1<<20 {
-			d.fail()
-			return
-		}
-		last = i
-		appts[i].CustomerReschedules = int(k)
-	}
-}
-
-// byCustomer writes the by-customer section: how many of the record's
-// events the customer's change caused, then their indexes, ascending.
-func (e *w) byCustomer(events []Event) {
-	n := 0
-	for i := range events {
-		if events[i].ByCustomer {
-			n++
-		}
-	}
-	if n == 0 {
-		return
-	}
-	e.byte1(tagByCustomer)
-	e.u(uint64(n))
-	for i := range events {
-		if events[i].ByCustomer {
-			e.u(uint64(i))
-		}
-	}
-}
-
-// byCustomer reads the by-customer section into p.events, refusing an
-// index out of the list or out of order.
-func (d *r) byCustomer(events []Event) {
-	n := d.n(1)
-	if n == 0 {
-		d.fail() // written only when some event was the customer's
+		d.fail()
 		return
 	}
 	last := -1
 	for range n {
 		i := int(d.u())
-		if d.err != nil {
-			return
-		}
-		if i <= last || i >= len(events) {
+		if d.err != nil || i <= last || i >= len(list) {
 			d.fail()
 			return
 		}
 		last = i
-		events[i].ByCustomer = true
+		if !get(d, &list[i]) {
+			d.fail()
+			return
+		}
 	}
 }
 
-// metadata writes the metadata section: how many appointments have any,
-// then per appointment its index in the record's list and its pairs,
-// sorted by key (the same metadata encodes to the same bytes).
+// The metadata section: an appointment's pairs, sorted by key (the same
+// metadata encodes to the same bytes); at least one, no key twice.
 func (e *w) metadata(appts []model.Appointment) {
-	n := 0
-	for i := range appts {
-		if len(appts[i].Metadata) > 0 {
-			n++
-		}
-	}
-	if n == 0 {
-		return
-	}
-	e.byte1(tagMetadata)
-	e.u(uint64(n))
-	for i := range appts {
-		m := appts[i].Metadata
-		if len(m) == 0 {
-			continue
-		}
-		e.u(uint64(i))
-		e.u(uint64(len(m)))
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			e.str(k)
-			e.str(m[k])
-		}
-	}
+	putIndexed(e, tagMetadata, appts, func(a *model.Appointment) bool { return len(a.Metadata) > 0 },
+		func(e *w, a *model.Appointment) {
+			e.u(uint64(len(a.Metadata)))
+			for _, k := range slices.Sorted(maps.Keys(a.Metadata)) {
+				e.str(k)
+				e.str(a.Metadata[k])
+			}
+		})
 }
 
-// metadata reads the metadata section into p.appts, refusing an index out
-// of the list, one out of order and a key given twice.
 func (d *r) metadata(appts []model.Appointment) {
-	n := d.n(3)
-	if n == 0 {
-		d.fail() // written only when some appointment has metadata
-		return
-	}
-	last := -1
-	for range n {
-		i, pairs := int(d.u()), d.n(2)
-		if d.err != nil {
-			return
+	getIndexed(d, 4, appts, func(d *r, a *model.Appointment) bool {
+		pairs := d.n(2)
+		if d.err != nil || pairs == 0 {
+			return false
 		}
-		if i <= last || i >= len(appts) || pairs == 0 {
-			d.fail()
-			return
-		}
-		last = i
 		m := make(map[string]string, pairs)
 		for range pairs {
 			k, v := d.str(), d.str()
 			if _, dup := m[k]; dup {
-				d.fail()
-				return
+				return false
 			}
 			m[k] = v
 		}
-		appts[i].Metadata = m
-	}
+		a.Metadata = m
+		return d.err == nil
+	})
+}
+
+// The reschedules section: how often an appointment's customer moved it.
+func (e *w) reschedules(appts []model.Appointment) {
+	putIndexed(e, tagReschedules, appts, func(a *model.Appointment) bool { return a.CustomerReschedules > 0 },
+		func(e *w, a *model.Appointment) { e.u(uint64(a.CustomerReschedules)) })
+}
+
+func (d *r) reschedules(appts []model.Appointment) {
+	getIndexed(d, 2, appts, func(d *r, a *model.Appointment) bool {
+		k := d.u()
+		a.CustomerReschedules = int(k)
+		return d.err == nil && k > 0 && k <= 1<<20
+	})
+}
+
+// The by-customer section: the events the customer's change caused.
+func (e *w) byCustomer(events []Event) {
+	putIndexed(e, tagByCustomer, events, func(ev *Event) bool { return ev.ByCustomer }, func(*w, *Event) {})
+}
+
+func (d *r) byCustomer(events []Event) {
+	getIndexed(d, 1, events, func(_ *r, ev *Event) bool {
+		ev.ByCustomer = true
+		return true
+	})
 }
 
 func (d *r) sections(p *parts) {
