@@ -64,6 +64,12 @@ const (
 // KeyOf is the list position of appointment a.
 func KeyOf(a *model.Appointment) StartKey { return ledger.KeyOf(a) }
 
+// RescheduleRefusal is why a customer may not move appointment a now
+// (ledger.RescheduleRefusal), nil when they may.
+func RescheduleRefusal(a *model.Appointment, set model.CustomerChanges, now time.Time) error {
+	return ledger.RescheduleRefusal(a, set, now)
+}
+
 // CustomerChanges is what the business's setting lets a customer change
 // of appointment a at now (ledger.CustomerChanges).
 func CustomerChanges(a *model.Appointment, set model.CustomerChanges, now time.Time) Changes {

@@ -150,6 +150,9 @@ type SlotQuery struct {
 	Only     *uuid.UUID // one staff member's, when set
 	From, To time.Time  // both inclusive, on start times
 	Now      time.Time
+	// Without is a booking being moved (a customer's reschedule): its own
+	// time does not count against it, as a PATCH of its start judges it.
+	Without *model.Appointment
 }
 
 // SlotWork is the reusable working memory of Slots. Reused (from a pool),
@@ -166,6 +169,11 @@ type SlotWork struct {
 func (v View) Slots(q SlotQuery, w *SlotWork) []Slot {
 	query := calendar.Query{Business: &v.st.Business, Loc: v.st.Loc, Now: q.Now, Service: q.Service,
 		Staff: v.st.Staff, Only: q.Only, Index: v.st.Index(), From: q.From, To: q.To, Scratch: &w.scratch}
+	if q.Without != nil {
+		if staff, items := ledger.Items(q.Without); len(items) > 0 {
+			query.Index = query.Index.Delete(staff, items...)
+		}
+	}
 	w.slots = calendar.Slots(&query, w.slots[:0])
 	return w.slots
 }

@@ -53,11 +53,8 @@ func DecideCustomerReschedule(s *State, id uuid.UUID, start time.Time, now time.
 	if a == nil {
 		return nil, nil, errNotFound
 	}
-	if (a.Status != model.PendingPayment && a.Status != model.Confirmed) || !now.Before(a.StartTime) {
-		return nil, nil, errTransition
-	}
-	if !CustomerChanges(a, s.Business.CustomerChanges(), now).CanReschedule {
-		return nil, nil, errOutsideWindow
+	if err := RescheduleRefusal(a, s.Business.CustomerChanges(), now); err != nil {
+		return nil, nil, err
 	}
 	ch, next, err := DecidePatch(s, id, &PatchInput{Start: &start, Enforce: true}, now, ids)
 	if err != nil || ch == nil {
@@ -66,6 +63,19 @@ func DecideCustomerReschedule(s *State, id uuid.UUID, start time.Time, now time.
 	ch.Appointments[0].CustomerReschedules++
 	byCustomer(ch)
 	return ch, &ch.Appointments[0], nil
+}
+
+// RescheduleRefusal is why a customer may not move a now, nil when they
+// may: INVALID_STATUS_TRANSITION for a booking that can no longer change,
+// then OUTSIDE_CHANGE_WINDOW when the setting does not allow it now.
+func RescheduleRefusal(a *model.Appointment, set model.CustomerChanges, now time.Time) error {
+	if (a.Status != model.PendingPayment && a.Status != model.Confirmed) || !now.Before(a.StartTime) {
+		return errTransition
+	}
+	if !CustomerChanges(a, set, now).CanReschedule {
+		return errOutsideWindow
+	}
+	return nil
 }
 
 // byCustomer marks ch's events as caused by the customer.

@@ -240,3 +240,51 @@ func TestManageLinkRescheduleNotice(t *testing.T) {
 	requireError(t, s.request(pcall{method: "POST", path: "/api/v1/manage/" + token + "/reschedule",
 		body: `{"startTime":"` + tue + `15:00:00Z"}`}), 422, "OUTSIDE_CHANGE_WINDOW")
 }
+
+// The starts a booking may be moved to through its link: availability
+// for its own service with its own time not counted against it, its own
+// staff member only when locked to them; each one offered is accepted by
+// the reschedule. Refused as the move would be.
+func TestManageLinkSlots(t *testing.T) {
+	s := startWorldWith(t, map[string]any{"maxReschedules": 1})
+	book := func(key, start, staff, email string, locked bool) resp {
+		b := booking(haircutID, tue+start, staff, email)
+		if locked {
+			b = strings.TrimSuffix(b, "}") + `,"staffLocked":true}`
+		}
+		r := s.post("/api/v1/appointments", keyFull, key, b)
+		require.Equal(t, 201, r.Status, "%s", r.Raw)
+		return r
+	}
+	tokenOf := func(r resp) string {
+		l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
+		return l[strings.LastIndex(l, "/")+1:]
+	}
+	mine := tokenOf(book("s-1", "10:00:00Z", annaID, "mine@example.com", true))
+	book("s-2", "10:30:00Z", annaID, "anna2@example.com", false)
+	book("s-3", "11:00:00Z", bramID, "bram@example.com", false)
+
+	window := "?from=" + tue + "09:00:00Z&to=" + tue + "11:30:00Z"
+	r := s.get("/api/v1/manage/"+mine+"/slots"+window, "")
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	starts := map[string][]any{}
+	for _, x := range r.Body["data"].([]any) {
+		m := x.(map[string]any)
+		starts[m["startTime"].(string)] = m["staffMemberIds"].([]any)
+	}
+	require.Contains(t, starts, tue+"10:00:00.000Z", "its own time is free for it")
+	require.Contains(t, starts, tue+"09:30:00.000Z")
+	require.NotContains(t, starts, tue+"10:30:00.000Z", "Anna is booked then")
+	require.Contains(t, starts, tue+"11:00:00.000Z", "Anna is free then; Bram is not, and does not count: it is locked to Anna")
+	for _, ids := range starts {
+		require.Equal(t, []any{annaID}, ids, "locked to Anna")
+	}
+
+	requireField(t, s.get("/api/v1/manage/"+mine+"/slots?from="+tue+"09:00:00Z", ""), "to", "required")
+	requireField(t, s.get("/api/v1/manage/"+mine+"/slots"+window+"&serviceId="+haircutID, ""), "serviceId", "unknown_field")
+	requireError(t, s.get("/api/v1/manage/"+strings.Repeat("A", 64)+"/slots"+window, ""), 404, "NOT_FOUND")
+
+	m := s.request(pcall{method: "POST", path: "/api/v1/manage/" + mine + "/reschedule", body: `{"startTime":"` + tue + `09:30:00Z"}`})
+	require.Equal(t, 200, m.Status, "an offered start is accepted: %s", m.Raw)
+	requireError(t, s.get("/api/v1/manage/"+mine+"/slots"+window, ""), 422, "OUTSIDE_CHANGE_WINDOW")
+}

@@ -50,10 +50,10 @@ type link struct {
 	a   *model.Appointment
 }
 
-// openLink resolves the {token} of ctx, or writes the 404 (false); the
-// link's routes take no query parameters (400 after the token). In
-// cluster mode a token of a business on another node is handed there.
-func (s *Server) openLink(ctx *fasthttp.RequestCtx) (*link, bool) {
+// openLink resolves the {token} of ctx, or writes the 404 (false); with
+// plain, a query string is refused (400 after the token). In cluster mode
+// a token of a business on another node is handed there.
+func (s *Server) openLink(ctx *fasthttp.RequestCtx, plain bool) (*link, bool) {
 	if !s.admitIP(ctx) {
 		return nil, false
 	}
@@ -86,7 +86,7 @@ func (s *Server) openLink(ctx *fasthttp.RequestCtx) (*link, bool) {
 		return nil, false
 	}
 	rateHeaders(ctx, s.quota.Peek(string(ctx.RemoteIP()), s.authLimit))
-	if perr := noQuery(ctx); perr != nil {
+	if perr := noQuery(ctx); plain && perr != nil {
 		edge.WriteError(ctx, perr)
 		return nil, false
 	}
@@ -96,7 +96,7 @@ func (s *Server) openLink(ctx *fasthttp.RequestCtx) (*link, bool) {
 // manage serves GET /api/v1/manage/{token}: the booking and what its
 // customer may change of it now.
 func (s *Server) manage(ctx *fasthttp.RequestCtx) {
-	l, ok := s.openLink(ctx)
+	l, ok := s.openLink(ctx, true)
 	if !ok {
 		return
 	}
@@ -110,7 +110,7 @@ func (s *Server) manage(ctx *fasthttp.RequestCtx) {
 // then OUTSIDE_CHANGE_WINDOW), and answered like the GET, after the
 // change.
 func (s *Server) manageCancel(ctx *fasthttp.RequestCtx) {
-	l, ok := s.openLink(ctx)
+	l, ok := s.openLink(ctx, true)
 	if !ok {
 		return
 	}
@@ -126,7 +126,7 @@ func (s *Server) manageCancel(ctx *fasthttp.RequestCtx) {
 // OUTSIDE_CHANGE_WINDOW), then exactly as the API's PATCH of startTime with
 // the booking rules enforced; answered like the GET, after the change.
 func (s *Server) manageReschedule(ctx *fasthttp.RequestCtx) {
-	l, ok := s.openLink(ctx)
+	l, ok := s.openLink(ctx, true)
 	if !ok {
 		return
 	}
@@ -144,6 +144,54 @@ func (s *Server) manageReschedule(ctx *fasthttp.RequestCtx) {
 		_, err := s.Dir.CustomerReschedule(rctx, l.st.Business().ID, l.a.ID, start)
 		return err
 	})
+}
+
+// manageSlots serves GET /api/v1/manage/{token}/slots?from&to: the
+// starts the booking may be moved to, as availability answers them (the
+// same shape, windows and query rules) for its own service, its own staff
+// member when locked to them, with its own time not counted against it;
+// refused as the move would be when the customer may not move it now.
+func (s *Server) manageSlots(ctx *fasthttp.RequestCtx) {
+	l, ok := s.openLink(ctx, false)
+	if !ok {
+		return
+	}
+	q := parseQuery(ctx, "from", "to")
+	for _, name := range []string{"from", "to"} {
+		if !q.has(name) {
+			q.add(name, problem.Required, "This query parameter is required.")
+		}
+	}
+	from, okFrom := q.timeParam("from")
+	to, okTo := q.timeParam("to")
+	switch {
+	case !okFrom || !okTo:
+	case from.After(to):
+		q.add("to", problem.Invalid, "Must not be before from.")
+	case to.Sub(from) > maxSlotRange:
+		q.errs = append(q.errs, problem.Bound("to", problem.TooLarge, 31, "Must be at most 31 days after from."))
+	}
+	if perr := q.err(); perr != nil {
+		edge.WriteError(ctx, perr)
+		return
+	}
+	now := s.Clock.Now()
+	if err := directory.RescheduleRefusal(l.a, l.st.Business().CustomerChanges(), now); err != nil {
+		s.Fail(ctx, err)
+		return
+	}
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	w := slotPool.Get().(*slotWork)
+	ctx.SetUserValue(slotWorkKey{}, w) // back to the pool once the answer is written
+	w.body = append(w.body[:0], `{"data":[]}`...)
+	if svc := l.st.Service(l.a.Service.ID); svc != nil && !svc.Deleted {
+		query := directory.SlotQuery{Service: svc, From: from, To: to, Now: now, Without: l.a}
+		if l.a.StaffLocked && l.a.Staff != nil {
+			query.Only = &l.a.Staff.ID
+		}
+		w.body = appendSlots(w.body[:0], l.st.Slots(query, &w.engine), l.st)
+	}
+	edge.WriteRawJSON(ctx, 200, w.body)
 }
 
 // changed makes a change through a manage link and answers like the GET,

@@ -131,6 +131,7 @@ func (s *Server) build() fasthttp.RequestHandler {
 	add(fasthttp.MethodDelete, "/api/v1/webhooks/{id}", hook(s.deleteWebhook))
 	s.paymentRoutes(add)
 	add(fasthttp.MethodGet, "/api/v1/manage/{token}", s.manage)
+	add(fasthttp.MethodGet, "/api/v1/manage/{token}/slots", s.manageSlots)
 	add(fasthttp.MethodPost, "/api/v1/manage/{token}/cancel", s.manageCancel)
 	add(fasthttp.MethodPost, "/api/v1/manage/{token}/reschedule", s.manageReschedule)
 	add(fasthttp.MethodGet, "/api/v1/webhooks/{id}/deliveries", hook(s.listDeliveries))
