@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -234,20 +235,48 @@ func (j *Journal) deliver(biz uuid.UUID, pos Position, m *jetstream.RawStreamMsg
 }
 
 // last returns the stream sequence of business biz's last record, 0 when
-// it has none.
+// it has none. It asks the stream's leader (STREAM.MSG.GET), never a
+// direct get, which the client would make of GetLastMsgForSubject on a
+// stream that allows them: any replica answers a direct get, nats-server
+// lets a follower answer once it is 90 % caught up, and a follower that is
+// behind (a node back from a pause, its replica still catching up) names
+// an older last record. A take-over replayed only to that would serve a
+// state without acknowledged writes: a stale read, which the paused-owner
+// fault test caught once (a 404 for an acknowledged booking, on a loaded
+// machine). The records up to last can come from any replica (read): one
+// that lacks a record says so, and the read is tried again.
 func (j *Journal) last(ctx context.Context, biz uuid.UUID) (uint64, error) {
-	s, err := j.js.Stream(ctx, j.cfg.Stream)
+	req, err := json.Marshal(struct {
+		LastBySubject string `json:"last_by_subj"`
+	}{j.subject(biz)})
 	if err != nil {
 		return 0, err
 	}
-	m, err := s.GetLastMsgForSubject(ctx, j.subject(biz))
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
+	msg, err := j.js.Conn().RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+j.cfg.Stream, req)
+	if err != nil {
+		return 0, err
+	}
+	var resp struct {
+		Error *struct {
+			ErrCode     jetstream.ErrorCode `json:"err_code"`
+			Description string              `json:"description"`
+		} `json:"error"`
+		Message *struct {
+			Seq uint64 `json:"seq"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(msg.Data, &resp); err != nil {
+		return 0, fmt.Errorf("stream: last record of %s: %w", biz, err)
+	}
+	switch {
+	case resp.Error != nil && resp.Error.ErrCode == jetstream.JSErrCodeMessageNotFound:
 		return 0, nil
+	case resp.Error != nil:
+		return 0, fmt.Errorf("stream: last record of %s: %s (%d)", biz, resp.Error.Description, resp.Error.ErrCode)
+	case resp.Message == nil:
+		return 0, fmt.Errorf("stream: last record of %s: an answer without a message", biz)
 	}
-	if err != nil {
-		return 0, err
-	}
-	return m.Sequence, nil
+	return resp.Message.Seq, nil
 }
 
 // Ping reports whether the stream answers: its leader is reachable.
