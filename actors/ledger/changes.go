@@ -25,11 +25,8 @@ func DecideCustomerCancel(s *State, id uuid.UUID, now time.Time, ids IDs) (*reco
 	if a == nil {
 		return nil, nil, errNotFound
 	}
-	if (a.Status != model.PendingPayment && a.Status != model.Confirmed) || !now.Before(a.StartTime) {
-		return nil, nil, errTransition
-	}
-	if !CustomerChanges(a, s.Business.CustomerChanges(), now).CanCancel {
-		return nil, nil, errOutsideWindow
+	if err := refusal(a, now, CustomerChanges(a, s.Business.CustomerChanges(), now).CanCancel); err != nil {
+		return nil, nil, err
 	}
 	ch, next, err := DecideStatus(s, id, model.Cancelled, nil, now, ids)
 	if err != nil {
@@ -69,13 +66,26 @@ func DecideCustomerReschedule(s *State, id uuid.UUID, start time.Time, now time.
 // may: INVALID_STATUS_TRANSITION for a booking that can no longer change,
 // then OUTSIDE_CHANGE_WINDOW when the setting does not allow it now.
 func RescheduleRefusal(a *model.Appointment, set model.CustomerChanges, now time.Time) error {
-	if (a.Status != model.PendingPayment && a.Status != model.Confirmed) || !now.Before(a.StartTime) {
+	return refusal(a, now, CustomerChanges(a, set, now).CanReschedule)
+}
+
+// refusal is why a customer's change of a is refused at now: the booking
+// can change no more (INVALID_STATUS_TRANSITION, judged first), or the
+// setting does not allow this change now (allowed false).
+func refusal(a *model.Appointment, now time.Time, allowed bool) error {
+	switch {
+	case !changeable(a, now):
 		return errTransition
-	}
-	if !CustomerChanges(a, set, now).CanReschedule {
+	case !allowed:
 		return errOutsideWindow
 	}
 	return nil
+}
+
+// changeable reports whether a customer may still change a at all: it is
+// pending payment or confirmed, and has not started.
+func changeable(a *model.Appointment, now time.Time) bool {
+	return (a.Status == model.PendingPayment || a.Status == model.Confirmed) && now.Before(a.StartTime)
 }
 
 // byCustomer marks ch's events as caused by the customer.
@@ -99,8 +109,7 @@ type Changes struct {
 // setting's maximum.
 func CustomerChanges(a *model.Appointment, set model.CustomerChanges, now time.Time) Changes {
 	var c Changes
-	open := (a.Status == model.PendingPayment || a.Status == model.Confirmed) && now.Before(a.StartTime)
-	if !open {
+	if !changeable(a, now) {
 		return c
 	}
 	if set.AllowCancel {

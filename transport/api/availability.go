@@ -44,11 +44,7 @@ type slotWorkKey struct{}
 
 func (s *Server) availability(c *call) {
 	q := parseQuery(c.ctx, "serviceId", "from", "to", "staffMemberId")
-	for _, name := range []string{"serviceId", "from", "to"} {
-		if !q.has(name) {
-			q.add(name, problem.Required, "This query parameter is required.")
-		}
-	}
+	q.require("serviceId", "from", "to")
 	svcID, okSvc := q.uuidParam("serviceId")
 	from, okFrom := q.timeParam("from")
 	to, okTo := q.timeParam("to")
@@ -61,12 +57,7 @@ func (s *Server) availability(c *call) {
 		q.add("staffMemberId", problem.Invalid, "No such staff member.")
 	}
 	if okFrom && okTo {
-		switch {
-		case from.After(to):
-			q.add("to", problem.Invalid, "Must not be before from.")
-		case to.Sub(from) > maxSlotRange:
-			q.errs = append(q.errs, problem.Bound("to", problem.TooLarge, 31, "Must be at most 31 days after from."))
-		}
+		q.checkWindow(from, to)
 	}
 	if perr := q.err(); perr != nil {
 		edge.WriteError(c.ctx, perr)
@@ -94,6 +85,26 @@ func (s *Server) availability(c *call) {
 		s.slots.put(h, &key, bytes.Clone(w.body))
 	}
 	edge.WriteRawJSON(c.ctx, 200, w.body)
+}
+
+// require refuses every one of names the query lacks.
+func (q *query) require(names ...string) {
+	for _, name := range names {
+		if !q.has(name) {
+			q.add(name, problem.Required, "This query parameter is required.")
+		}
+	}
+}
+
+// checkWindow refuses a slot window whose to is before from or more than
+// maxSlotRange after it.
+func (q *query) checkWindow(from, to time.Time) {
+	switch {
+	case from.After(to):
+		q.add("to", problem.Invalid, "Must not be before from.")
+	case to.Sub(from) > maxSlotRange:
+		q.errs = append(q.errs, problem.Bound("to", problem.TooLarge, 31, "Must be at most 31 days after from."))
+	}
 }
 
 // Per-slot fixed text: {"startTime":"…","endTime":"…","staffMemberIds":[…]}

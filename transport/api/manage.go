@@ -45,9 +45,8 @@ func (c *call) appendAppointment(b []byte, a *model.Appointment, cu *model.Custo
 // link is a request on a manage link: the business's view and the
 // appointment the token names.
 type link struct {
-	ctx *fasthttp.RequestCtx
-	st  directory.View
-	a   *model.Appointment
+	st directory.View
+	a  *model.Appointment
 }
 
 // openLink resolves the {token} of ctx, or writes the 404 (false); with
@@ -90,7 +89,7 @@ func (s *Server) openLink(ctx *fasthttp.RequestCtx, plain bool) (*link, bool) {
 		edge.WriteError(ctx, perr)
 		return nil, false
 	}
-	return &link{ctx: ctx, st: st, a: a}, true
+	return &link{st: st, a: a}, true
 }
 
 // manage serves GET /api/v1/manage/{token}: the booking and what its
@@ -101,7 +100,7 @@ func (s *Server) manage(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")
-	edge.WriteJSON(ctx, 200, s.appendManaged(nil, l, s.Clock.Now()))
+	edge.WriteJSON(ctx, 200, s.appendManaged(nil, l.st.Business(), l.a, l.st.Customer(l.a.CustomerID), s.Clock.Now()))
 }
 
 // manageCancel serves POST /api/v1/manage/{token}/cancel: the transition
@@ -114,9 +113,8 @@ func (s *Server) manageCancel(ctx *fasthttp.RequestCtx) {
 	if !ok {
 		return
 	}
-	s.changed(ctx, l, func(rctx context.Context) error {
-		_, err := s.Dir.CustomerCancel(rctx, l.st.Business().ID, l.a.ID)
-		return err
+	s.changed(ctx, l, func(rctx context.Context) (directory.AppointmentView, error) {
+		return s.Dir.CustomerCancel(rctx, l.st.Business().ID, l.a.ID)
 	})
 }
 
@@ -140,9 +138,8 @@ func (s *Server) manageReschedule(ctx *fasthttp.RequestCtx) {
 		s.Fail(ctx, err)
 		return
 	}
-	s.changed(ctx, l, func(rctx context.Context) error {
-		_, err := s.Dir.CustomerReschedule(rctx, l.st.Business().ID, l.a.ID, start)
-		return err
+	s.changed(ctx, l, func(rctx context.Context) (directory.AppointmentView, error) {
+		return s.Dir.CustomerReschedule(rctx, l.st.Business().ID, l.a.ID, start)
 	})
 }
 
@@ -157,19 +154,11 @@ func (s *Server) manageSlots(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	q := parseQuery(ctx, "from", "to")
-	for _, name := range []string{"from", "to"} {
-		if !q.has(name) {
-			q.add(name, problem.Required, "This query parameter is required.")
-		}
-	}
+	q.require("from", "to")
 	from, okFrom := q.timeParam("from")
 	to, okTo := q.timeParam("to")
-	switch {
-	case !okFrom || !okTo:
-	case from.After(to):
-		q.add("to", problem.Invalid, "Must not be before from.")
-	case to.Sub(from) > maxSlotRange:
-		q.errs = append(q.errs, problem.Bound("to", problem.TooLarge, 31, "Must be at most 31 days after from."))
+	if okFrom && okTo {
+		q.checkWindow(from, to)
 	}
 	if perr := q.err(); perr != nil {
 		edge.WriteError(ctx, perr)
@@ -195,40 +184,27 @@ func (s *Server) manageSlots(ctx *fasthttp.RequestCtx) {
 }
 
 // changed makes a change through a manage link and answers like the GET,
-// from the state after it.
-func (s *Server) changed(ctx *fasthttp.RequestCtx, l *link, change func(context.Context) error) {
+// with the appointment as the change left it (the business's setting is
+// not something such a change touches).
+func (s *Server) changed(ctx *fasthttp.RequestCtx, l *link, change func(context.Context) (directory.AppointmentView, error)) {
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	if err := change(rctx); err != nil {
-		s.Fail(ctx, err)
-		return
-	}
-	biz := l.st.Business().ID
-	st, found, err := s.Dir.ExistingView(rctx, biz)
+	v, err := change(rctx)
 	if err != nil {
 		s.Fail(ctx, err)
 		return
 	}
-	var a *model.Appointment
-	if found {
-		a = st.Appointment(l.a.ID)
-	}
-	if a == nil { // gone in between: the business was removed
-		edge.WriteError(ctx, errNoLink)
-		return
-	}
-	l.st, l.a = st, a
 	ctx.Response.Header.Set("Cache-Control", "no-store")
-	edge.WriteJSON(ctx, 200, s.appendManaged(nil, l, s.Clock.Now()))
+	edge.WriteJSON(ctx, 200, s.appendManaged(nil, l.st.Business(), v.Appointment, v.Customer, s.Clock.Now()))
 }
 
 // appendManaged appends {appointment, canCancel, canReschedule,
-// cancelBefore, rescheduleBefore} for l at now.
-func (s *Server) appendManaged(b []byte, l *link, now time.Time) []byte {
-	biz := l.st.Business()
-	p := directory.CustomerChanges(l.a, biz.CustomerChanges(), now)
+// cancelBefore, rescheduleBefore} for appointment a (customer cu) of
+// business biz at now.
+func (s *Server) appendManaged(b []byte, biz *model.Business, a *model.Appointment, cu *model.Customer, now time.Time) []byte {
+	p := directory.CustomerChanges(a, biz.CustomerChanges(), now)
 	b = append(b, `{"appointment":`...)
-	b = wire.AppendAppointmentLinked(b, l.a, l.st.Customer(l.a.CustomerID), s.manageURL(biz.ID, l.a.ID))
+	b = wire.AppendAppointmentLinked(b, a, cu, s.manageURL(biz.ID, a.ID))
 	b = wire.AppendKey(b, "canCancel")
 	b = wire.AppendBool(b, p.CanCancel)
 	b = wire.AppendKey(b, "canReschedule")
