@@ -73,12 +73,16 @@ func (h *harness) smtpStormOn(ctx context.Context, st *SMTPStorm, s *slotd, l *l
 		return err
 	}
 	atEndTime := time.Now()
-	drainProfile := h.startProfile(ctx, s, "smtp-drain", 3*time.Second)
 	st.Acknowledged, st.UnexpectedAnswers = int64(len(got.list)), got.odd
+	st.MailsExpected = before.Unique + st.Acknowledged
+	behind := st.MailsExpected - atEnd.Unique
+	var drainProfile func() *Profile
+	if behind > 0 { // the drain's profile, when there is a drain
+		drainProfile = h.startProfile(ctx, s, "smtp-drain", 3*time.Second)
+	}
 	if ps, err := proc.Read(s.p.PID()); err == nil {
 		st.RSSAfter = ps.RSS
 	}
-	st.MailsExpected = before.Unique + st.Acknowledged
 	h.progress("smtp-storm: %d bookings acknowledged (%.0f/s); waiting for %d e-mails at the sink", st.Acknowledged, p.RPS, st.MailsExpected)
 	if len(got.odd) > 0 {
 		h.progress("smtp-storm: unexpected answers, e.g. %s", got.odd[0])
@@ -91,7 +95,6 @@ func (h *harness) smtpStormOn(ctx context.Context, st *SMTPStorm, s *slotd, l *l
 		st.DrainSeconds = time.Since(end).Seconds()
 		// The backlog and the rate it went at tell a slow sender (rate)
 		// from one that fell behind during the storm (backlog).
-		behind := st.MailsExpected - atEnd.Unique
 		h.progress("smtp-storm: %d e-mails were behind when the storm's profile was read, sent at %.0f/s after that", behind, float64(behind)/max(time.Since(atEndTime).Seconds(), 1e-3))
 	}
 	if drainProfile != nil {
