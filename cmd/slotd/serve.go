@@ -94,16 +94,18 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	if err != nil {
 		return err
 	}
+	links, public := linktoken.New(linkSecret), publicURL(c, pubLn)
 	mailMetrics, courierMetrics, outboxMetrics := mail.NewMetrics(), courier.NewMetrics(), outbox.NewMetrics(c.clock)
 	mailer := &mail.Drainer{Outbox: mail.StoreOutbox{S: store}, Sender: mail.NewSender(c.SMTP, c.SMTPUser, c.SMTPPassword, c.Data, c.clock),
-		From: c.SMTPFrom, Log: log, Clock: c.clock, Metrics: mailMetrics, Channel: outboxMetrics.Channel(outbox.Mail)}
+		From: c.SMTPFrom, Log: log, Clock: c.clock, Metrics: mailMetrics, Channel: outboxMetrics.Channel(outbox.Mail),
+		Manage: manageLink(public, links)}
 	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure, Clock: c.clock})
 	defer hooks.CloseIdleConnections()
 	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log, Metrics: courierMetrics,
 		Outbox: outboxMetrics.Channel(outbox.Webhook)}
 	metrics := business.NewMetrics()
 	dcfg := directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: queueMail(mailer), Couriers: couriers,
-		Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: publicURL(c, pubLn),
+		Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: public,
 		Metrics: metrics, PaymentOutbox: outboxMetrics.Channel(outbox.Payment)}
 	if cn != nil {
 		dcfg.Keys, dcfg.Admit = cn.registry, cn.Local
@@ -165,7 +167,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		WebhooksAllowInsecure: c.WebhooksAllowInsecure,
 		Metrics:               reg,
 		AccessLog:             access,
-		Links:                 linktoken.New(linkSecret),
+		Links:                 links,
 		PublicURL:             dcfg.PublicURL,
 	}
 	if cn != nil {
@@ -614,6 +616,18 @@ func publicURL(c *config, pub net.Listener) string {
 		port = strconv.Itoa(a.Port)
 	}
 	return "http://127.0.0.1:" + port
+}
+
+// manageLink makes the manage links the mailer puts in confirmations: the
+// same links the API shows (transport/api manageURL).
+func manageLink(public string, links *linktoken.Codec) func(biz [16]byte, appt string) string {
+	return func(biz [16]byte, appt string) string {
+		id, err := uuid.Parse(appt)
+		if err != nil {
+			return "" // not an appointment of ours: no link rather than a wrong one
+		}
+		return links.URL(public, biz, id)
+	}
 }
 
 // queueMail hands a business's durable mail rows to the mailer.

@@ -115,10 +115,15 @@ func TestSMTPSendsConfirmationAndStatusMail(t *testing.T) {
 	r := s.post("/api/v1/appointments", keyFull, "smtp-1", booking(haircutID, tue+"10:00:00Z", annaID, mailCustomer))
 	require.Equal(t, 201, r.Status, "%s", r.Raw)
 	id := r.Body["appointment"].(map[string]any)["id"].(string)
+	link := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
 
 	msgs := waitMail(t, srv, 1)
 	require.Len(t, msgs, 1)
 	confirm := requireSMTPMail(t, msgs[0], "Your appointment at Salon Example is confirmed")
+	for _, ctype := range []string{"text/plain", "text/html"} {
+		part, _ := confirm.Part(ctype)
+		require.Contains(t, part.Body, link, "the confirmation carries the API's manage link (decisions §7)")
+	}
 
 	require.Equal(t, 200, s.post("/api/v1/appointments/"+id+"/status", keyFull, "", `{"status":"cancelled"}`).Status)
 	msgs = waitMail(t, srv, 2)
@@ -126,6 +131,7 @@ func TestSMTPSendsConfirmationAndStatusMail(t *testing.T) {
 	status := requireSMTPMail(t, msgs[1], "Your appointment at Salon Example has been cancelled")
 	text, _ := status.Part("text/plain")
 	require.Contains(t, text.Body, "cancelled")
+	require.NotContains(t, text.Body, "/manage/", "a cancelled booking has nothing left to manage")
 	require.NotEqual(t, confirm.Header.Get("Message-ID"), status.Header.Get("Message-ID"))
 
 	requireNoOutboxFiles(t, s)

@@ -40,6 +40,11 @@ type MailRow struct {
 	// waitlist entry (decisions §6); Appointment then describes the held
 	// slot (its ID is the hold's, its status means nothing).
 	Offer *MailOffer `json:"offer,omitempty"`
+	// ManageURL is the customer's manage link (decisions §7), shown in a
+	// confirmation. The writer leaves it empty: the mailer fills it when it
+	// renders the row, so the link follows the server's --public-url and
+	// its secret, and no link is ever stored in the outbox.
+	ManageURL string `json:"manageUrl,omitempty"`
 }
 
 // MailOffer is what a waitlist offer is about: the hold slotd placed for

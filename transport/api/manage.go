@@ -34,7 +34,7 @@ func (s *Server) manageURL(biz, appt uuid.UUID) string {
 	if s.Links == nil {
 		return ""
 	}
-	return s.PublicURL + "/manage/" + s.Links.Make(biz, appt)
+	return s.Links.URL(s.PublicURL, biz, appt)
 }
 
 // appendAppointment appends a as the API shows it: with its manage link.

@@ -41,6 +41,12 @@ func (c *Codec) Make(biz, appt uuid.UUID) string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
+// URL is the manage link of appointment appt of business biz on a
+// server whose public address is public (no trailing slash).
+func (c *Codec) URL(public string, biz, appt uuid.UUID) string {
+	return public + "/manage/" + c.Make(biz, appt)
+}
+
 // Open returns the business and appointment tok names, false when tok was
 // not made by Make under this secret (any other length, alphabet or tag).
 func (c *Codec) Open(tok string) (biz, appt uuid.UUID, ok bool) {

@@ -204,6 +204,10 @@ type Drainer struct {
 	Metrics *Metrics
 	// Channel is the mail channel's outbox metrics; nil counts nothing.
 	Channel *outbox.Channel
+	// Manage makes the manage link of an appointment of business biz
+	// (decisions §7) for the messages that show one (ManageLinked); nil
+	// shows none.
+	Manage func(biz [16]byte, appointmentID string) string
 
 	// Backoff is the wait after a message's attempt-th consecutive failure;
 	// nil means retry.Mail.Wait. It also spaces retries of a failing List.
@@ -575,7 +579,7 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 		if st.settled {
 			continue
 		}
-		m, err := p.render(d.From)
+		m, err := d.render(&p)
 		switch {
 		case errors.Is(err, ErrBadRow):
 			// The row is not logged: it holds a customer's address and name.
@@ -617,12 +621,25 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 	return nil
 }
 
-// render renders the row, from what its writer built when it is at hand.
-func (p *pending) render(from string) (Message, error) {
-	if p.decoded != nil {
-		return RenderRow(p.decoded, from)
+// render renders p's row, from what its writer built when it is at hand,
+// with the manage link the message shows.
+func (d *Drainer) render(p *pending) (Message, error) {
+	r := p.decoded
+	if r == nil {
+		if err := CheckFrom(d.From); err != nil {
+			return Message{}, err
+		}
+		var err error
+		if r, err = record.DecodeMailRow(p.row); err != nil {
+			return Message{}, fmt.Errorf("%w: %v", ErrBadRow, err)
+		}
 	}
-	return Render(p.row, from)
+	if d.Manage != nil && ManageLinked(r) {
+		linked := *r // the writer's row is not modified
+		linked.ManageURL = d.Manage(p.key.Biz, r.Appointment.ID)
+		r = &linked
+	}
+	return RenderRow(r, d.From)
 }
 
 // send hands msgs to the Sender and returns an error per message.

@@ -21,6 +21,7 @@ const DefaultLocale = "en"
 //	                                  a new booking waiting for payment
 //	pay.amount, pay.link, pay.instructions
 //	                                  a payment request's amount and link
+//	manage.link                       the customer's manage link
 //	subject.waitlist_offer, intro.waitlist_offer(.anyone),
 //	howto.waitlist_offer, details.waitlist_offer, offer.service,
 //	label.held_until, label.offer_reference
@@ -50,6 +51,7 @@ var locales = map[string]map[string]string{
 		"pay.amount":            "Amount to pay: {amount}.",
 		"pay.link":              "Pay securely here: {url}",
 		"pay.instructions":      "Please complete the payment where you made the booking.",
+		"manage.link":           "To cancel or change your appointment, use this link: {url}",
 		"intro.cancelled":       "Your appointment at {business} has been cancelled. If this is unexpected, please contact {business}.",
 		"intro.completed":       "Your appointment at {business} has been completed. Thank you for your visit.",
 		"intro.no_show":         "Your appointment at {business} was marked as a no-show. If you think this is a mistake, please contact {business}.",

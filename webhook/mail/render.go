@@ -203,6 +203,23 @@ type parsedFrom struct {
 	addr mail.Address
 }
 
+// ManageLinked reports whether a message about r shows the customer's
+// manage link: a confirmation, and a status change to confirmed (a
+// payment arrived). A cancelled or completed booking has nothing left
+// to change, and a waitlist offer is not a booking yet.
+func ManageLinked(r *record.MailRow) bool {
+	if r.Appointment == nil {
+		return false
+	}
+	switch r.Kind {
+	case model.MailConfirmation:
+		return true
+	case model.MailStatus:
+		return r.Appointment.Status == string(model.Confirmed)
+	}
+	return false
+}
+
 func needsAppointment(kind string) bool {
 	return kind == model.MailConfirmation || kind == model.MailStatus || kind == model.MailWaitlistOffer
 }
@@ -279,6 +296,7 @@ const (
 	valReference        // its booking reference
 	valAmount           // a payment request's amount
 	valPayURL           // its checkout link; "" when it has none
+	valManageURL        // the customer's manage link; "" when there is none
 	numValues
 )
 
@@ -297,6 +315,9 @@ func valuesOf(r *record.MailRow, l locale, loc *time.Location) values {
 	if p := r.Payment; p != nil {
 		v[valAmount] = money(l, p.AmountCents, p.Currency)
 		v[valPayURL] = oneLine(p.CheckoutURL)
+	}
+	if ManageLinked(r) {
+		v[valManageURL] = oneLine(r.ManageURL)
 	}
 	return v
 }
@@ -379,6 +400,9 @@ func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *docume
 		d.paras = append(d.paras, l.get("intro.generic", "business", biz, "kind", kind))
 	}
 
+	if u := v[valManageURL]; u != "" {
+		d.paras = append(d.paras, l.get("manage.link", "url", u))
+	}
 	if a != nil && !a.StartTime.IsZero() {
 		d.title = l.get("details")
 		d.details = appointmentDetails(l, v, words)

@@ -222,6 +222,37 @@ func TestRenderOptionalParts(t *testing.T) {
 	requireNoPlaceholders(t, m)
 }
 
+// The manage link (decisions §7) is in a confirmation, pending payment
+// or not, and in the message that a payment confirmed the booking; not in
+// any message about a booking with nothing left to change.
+func TestRenderManageLink(t *testing.T) {
+	const link = "https://book.example/manage/0123456789abcdefghijABCDEFGHIJ_-0123456789abcdefghijABCDEFGHIJ"
+	for _, c := range []struct {
+		kind   string
+		status model.Status
+		shown  bool
+	}{
+		{model.MailConfirmation, model.Confirmed, true},
+		{model.MailConfirmation, model.PendingPayment, true},
+		{model.MailStatus, model.Confirmed, true},
+		{model.MailStatus, model.Cancelled, false},
+		{model.MailStatus, model.Completed, false},
+		{model.MailStatus, model.NoShow, false},
+	} {
+		r := testMailRow(testID, c.kind, salon, testAppointment(c.status))
+		r.ManageURL = link
+		m, err := RenderRow(r, "")
+		require.NoError(t, err)
+		if !c.shown {
+			assert.NotContains(t, m.Text(), "/manage/", "%s %s", c.kind, c.status)
+			continue
+		}
+		assert.Contains(t, m.Text(), "To cancel or change your appointment, use this link: "+link, "%s %s", c.kind, c.status)
+		assert.Contains(t, m.HTML(), link, "%s %s", c.kind, c.status)
+		requireNoPlaceholders(t, m)
+	}
+}
+
 func TestRenderBadRows(t *testing.T) {
 	// Rows in the JSON form (still read, for rows written before the
 	// binary form) are easy to damage in every way.

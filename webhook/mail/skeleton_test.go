@@ -55,6 +55,9 @@ func TestSkeletonIsTheComposedMessage(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			r.Payment = &record.MailPayment{AmountCents: rng.IntN(100000), Currency: "EUR", CheckoutURL: pick("", "https://pay.example/c/123?a=<b>&c=d", word())}
 		}
+		if rng.IntN(2) == 0 {
+			r.ManageURL = pick("https://book.example/manage/"+strings.Repeat("Ab9_-", 13), word())
+		}
 		if r.Kind == model.MailWaitlistOffer && rng.IntN(5) > 0 {
 			r.Offer = &record.MailOffer{HoldID: "hold-" + word(), ExpiresAt: start.Add(-time.Hour)}
 		}
