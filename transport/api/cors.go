@@ -1,6 +1,9 @@
 package api
 
 import (
+	"bytes"
+	"net/url"
+
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/problem"
@@ -28,9 +31,12 @@ const (
 // (false); one from a listed origin gets the CORS headers on its answer,
 // whatever the answer. A request without Origin (a server, curl) is
 // neither: only browsers send it, and only browsers enforce CORS.
+//
+// slotd's own pages (package page) are the one other origin: the booking
+// page calls the API from slotd's origin, the one it was served from.
 func publishableOrigin(c *call) bool {
 	origin := c.ctx.Request.Header.Peek(fasthttp.HeaderOrigin)
-	if len(origin) == 0 {
+	if len(origin) == 0 || c.s.ownOrigin(c.ctx, origin) {
 		return true
 	}
 	if !c.key.AllowsOrigin(origin) {
@@ -42,6 +48,30 @@ func publishableOrigin(c *call) bool {
 	h.Set(fasthttp.HeaderVary, fasthttp.HeaderOrigin)
 	h.Set(fasthttp.HeaderAccessControlExposeHeaders, corsExposed)
 	return true
+}
+
+// ownOrigin reports whether origin is slotd's own: that of --public-url,
+// or the one the request was sent to (scheme and Host), which only a page
+// slotd served can be on. A same-origin request needs no CORS headers.
+func (s *Server) ownOrigin(ctx *fasthttp.RequestCtx, origin []byte) bool {
+	if s.publicOrigin != "" && string(origin) == s.publicOrigin {
+		return true
+	}
+	host := ctx.Host()
+	rest, ok := bytes.CutPrefix(origin, []byte("http://"))
+	if !ok {
+		rest, ok = bytes.CutPrefix(origin, []byte("https://"))
+	}
+	return ok && len(host) > 0 && bytes.Equal(rest, host)
+}
+
+// originOf is the origin of an absolute URL, "" when it has none.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // withPreflight answers CORS preflights before h routes anything: an

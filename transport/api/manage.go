@@ -53,6 +53,16 @@ type link struct {
 // plain, a query string is refused (400 after the token). In cluster mode
 // a token of a business on another node is handed there.
 func (s *Server) openLink(ctx *fasthttp.RequestCtx, plain bool) (*link, bool) {
+	return s.resolveLink(ctx, plain, s.linkMiss)
+}
+
+// linkMiss answers a token that names nothing: one 404 for every kind
+// of miss, counted against the client IP's failed-authentication limit.
+func (s *Server) linkMiss(ctx *fasthttp.RequestCtx) { s.failedAuth(ctx, errNoLink) }
+
+// resolveLink is openLink with miss writing the answer to a token that
+// names no booking.
+func (s *Server) resolveLink(ctx *fasthttp.RequestCtx, plain bool, miss func(*fasthttp.RequestCtx)) (*link, bool) {
 	if !s.admitIP(ctx) {
 		return nil, false
 	}
@@ -63,7 +73,7 @@ func (s *Server) openLink(ctx *fasthttp.RequestCtx, plain bool) (*link, bool) {
 		biz, appt, ok = s.Links.Open(tok)
 	}
 	if !ok {
-		s.failedAuth(ctx, errNoLink)
+		miss(ctx)
 		return nil, false
 	}
 	if s.Cluster != nil && s.Elsewhere(ctx, biz, handover.Public) {
@@ -81,7 +91,7 @@ func (s *Server) openLink(ctx *fasthttp.RequestCtx, plain bool) (*link, bool) {
 		a = st.Appointment(appt)
 	}
 	if a == nil { // the business or the appointment is gone
-		s.failedAuth(ctx, errNoLink)
+		miss(ctx)
 		return nil, false
 	}
 	rateHeaders(ctx, s.quota.Peek(string(ctx.RemoteIP()), s.authLimit))

@@ -56,6 +56,8 @@ type Server struct {
 	quota      *quota.Limiter // per-key quotas and the failed-auth limit
 	// authLimit is the per-IP limit on failed authentication.
 	authLimit quota.Check
+	// publicOrigin is the origin of PublicURL: slotd's own pages' origin.
+	publicOrigin string
 }
 
 // New returns the public API's server over the shared edge e.
@@ -65,6 +67,7 @@ func New(e *edge.Edge, c Config) *Server {
 	}
 	s := &Server{Edge: e, Config: c, slots: newSlotCache(64 << 20), pings: newPingBucket(),
 		quota: quota.New(c.Clock), authLimit: quota.Check{Kind: limitFailedAuth, Window: c.FailedAuth}, metrics: newMetrics()}
+	s.publicOrigin = originOf(c.PublicURL)
 	s.listener = edge.Listener{Name: edge.Public, MaxBody: MaxBody, TooLarge: errBodyTooLarge, Unread: s.unreadHeaders}
 	return s
 }
@@ -130,6 +133,7 @@ func (s *Server) build() fasthttp.RequestHandler {
 	add(fasthttp.MethodPatch, "/api/v1/webhooks/{id}", hook(s.patchWebhook))
 	add(fasthttp.MethodDelete, "/api/v1/webhooks/{id}", hook(s.deleteWebhook))
 	s.paymentRoutes(add)
+	s.pageRoutes(add)
 	add(fasthttp.MethodGet, "/api/v1/manage/{token}", s.manage)
 	add(fasthttp.MethodGet, "/api/v1/manage/{token}/slots", s.manageSlots)
 	add(fasthttp.MethodPost, "/api/v1/manage/{token}/cancel", s.manageCancel)
