@@ -93,4 +93,3 @@ func (s *Server) pageMiss(ctx *fasthttp.RequestCtx, lang string) {
 	rateHeaders(ctx, v)
 	page.NotFound(ctx, lang)
 }
-
