@@ -81,7 +81,11 @@
         if (v) utm[k] = v;
       }
       if (Object.keys(utm).length) o.utm = utm;
-      attach(c, o);
+      try {
+        attach(c, o);
+      } catch (err) {
+        console.error(err.message); // one bad element leaves the others working
+      }
     }
   }
 
