@@ -331,11 +331,16 @@ func (b *browser) WaitText(t *testing.T, sel, want string, frame *chromedp.Node)
 	t.Helper()
 	deadline := time.Now().Add(browserActionTimeout)
 	for {
-		got := b.Text(t, sel, frame)
-		if strings.Contains(got, want) {
+		// A page that redraws may replace the element between the query
+		// and the read ("No node with given id"): that is a retry too.
+		ctx, cancel := context.WithTimeout(b.ctx, browserActionTimeout)
+		got, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), in(frame)...))
+		cancel()
+		if err == nil && strings.Contains(got, want) {
 			return
 		}
 		if time.Now().After(deadline) {
+			require.NoError(t, err, "text of %s", sel)
 			require.Contains(t, got, want, "text of %s", sel)
 		}
 		time.Sleep(50 * time.Millisecond)

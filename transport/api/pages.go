@@ -20,6 +20,7 @@ func (s *Server) pageRoutes(add func(method, path string, h fasthttp.RequestHand
 	add(fasthttp.MethodGet, "/manage/{token}", s.managePage)
 	add(fasthttp.MethodGet, "/embed.js", page.ServeEmbed)
 	add(fasthttp.MethodGet, "/assets/{name}", page.ServeAsset)
+	add(fasthttp.MethodGet, "/favicon.ico", page.ServeFavicon)
 }
 
 // bookPage serves GET /book/{businessId}?key=pk_live_…: the booking page

@@ -108,6 +108,13 @@ func ServeEmbed(ctx *fasthttp.RequestCtx) {
 	ctx.SetBody(a.body)
 }
 
+// ServeFavicon answers a browser's own request for /favicon.ico, which
+// every page view makes: nothing, for a day, rather than a 404 each time.
+func ServeFavicon(ctx *fasthttp.RequestCtx) {
+	ctx.Response.Header.Set(fasthttp.HeaderCacheControl, "public, max-age=86400")
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}
+
 // csp is the Content-Security-Policy of every page, but for its
 // frame-ancestors: scripts, styles, images and requests from slotd only,
 // no inline script or style, no plug-ins, forms posting nowhere else.

@@ -224,10 +224,10 @@
   function showStaff() {
     const ids = state.slot.staffMemberIds;
     const current = state.hold && state.pickedStaff ? state.hold.staffMemberId : null;
-    const ul = el('ul', { class: 'choices', role: 'radiogroup', 'aria-labelledby': 'step-title' });
+    const ul = el('ul', { class: 'choices' });
     const choice = (id, name, meta) => el('li', null, el('button', {
-      type: 'button', class: 'choice', role: 'radio', 'data-staff': id || 'any',
-      'aria-checked': String((id || null) === current), onclick: () => pickStaff(id),
+      type: 'button', class: 'choice', 'data-staff': id || 'any',
+      'aria-pressed': String((id || null) === current), onclick: () => pickStaff(id),
     }, el('span', { class: 'name', text: name }), meta ? el('span', { class: 'meta', text: meta }) : null));
     ul.append(choice(null, t('anyone'), t('anyone.meta')));
     for (const id of ids) if (staffName(id)) ul.append(choice(id, staffName(id)));

@@ -265,6 +265,7 @@
       if (kind === 'num') Object.assign(o, { day: 'numeric' });
       if (kind === 'mon') Object.assign(o, { month: 'short' });
       if (kind === 'wd') Object.assign(o, { weekday: 'short' });
+      if (kind === 'weekday') Object.assign(o, { weekday: 'long' });
       if (kind === 'ymd') Object.assign(o, { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
       formats[k] = new Intl.DateTimeFormat(kind === 'ymd' ? 'en-US' : intlLocale, o);
     }
@@ -379,7 +380,9 @@
   }
   let lastHeight = 0;
   function resized() {
-    const h = Math.ceil(document.documentElement.scrollHeight);
+    // The content's own height: the document's scrollHeight is never less
+    // than the iframe's, so a frame could grow but never shrink by it.
+    const h = Math.ceil(document.getElementById('app').getBoundingClientRect().bottom + window.scrollY);
     if (h !== lastHeight) {
       lastHeight = h;
       post('resize', { height: h });
@@ -402,14 +405,16 @@
     for (let i = 0; i < lead; i++) grid.append(el('div', { 'aria-hidden': 'true' }));
     for (const d of list) {
       const noon = new Date(d.key + 'T12:00:00Z');
-      const label = fmt('UTC', 'day').format(noon);
+      const num = fmt('UTC', 'num').format(noon);
+      const mon = fmt('UTC', 'mon').format(noon);
       const free = freeDays.has(d.key);
+      // The name starts with what the button shows, then says the rest.
       const b = el('button', {
         type: 'button', class: 'day' + (free ? ' free' : ''), 'data-day': d.key,
         disabled: !free, 'aria-pressed': picked === d.key ? 'true' : 'false',
-        'aria-label': t(free ? 'day.free' : 'day.none', { day: label }),
+        'aria-label': t(free ? 'day.free' : 'day.none', { day: num + ' ' + mon + ', ' + fmt('UTC', 'weekday').format(noon) }),
         onclick: () => onPick(d.key),
-      }, el('span', { class: 'num', text: fmt('UTC', 'num').format(noon) }), el('span', { class: 'mon', text: fmt('UTC', 'mon').format(noon) }));
+      }, el('span', { class: 'num', text: num }), ' ', el('span', { class: 'mon', text: mon }));
       grid.append(b);
     }
     return grid;
@@ -422,10 +427,8 @@
       const other = visitorTime(s.startTime);
       const time = fmt(bizZone, 'time').format(new Date(s.startTime));
       ul.append(el('li', null, el('button', {
-        type: 'button', class: 'time', 'data-start': s.startTime,
-        'aria-label': other ? time + ' (' + t('your.time', { time: other }) + ')' : time,
-        onclick: () => onPick(s),
-      }, time, other ? el('span', { class: 'other', 'aria-hidden': 'true', text: t('your.time', { time: other }) }) : null)));
+        type: 'button', class: 'time', 'data-start': s.startTime, onclick: () => onPick(s),
+      }, time, other ? ' ' : null, other ? el('span', { class: 'other', text: t('your.time', { time: other }) }) : null)));
     }
     return ul;
   }
