@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/webhook/mail/mailtest"
+	"github.com/slotd/slotd/webhook/payment/paymenttest"
 )
 
 // The booking flow of decisions §7 in a real browser, as a visitor goes
@@ -61,7 +64,9 @@ document.addEventListener('DOMContentLoaded', () => {
   });
 });`
 
-func startBookingSite(t *testing.T, changes map[string]any) *bookingSite {
+// startBookingSite starts the host site and slotd; edit, when not nil,
+// changes the salon in the world file first, args are slotd's own.
+func startBookingSite(t *testing.T, edit func(biz map[string]any), args ...string) *bookingSite {
 	t.Helper()
 	var base atomic.Pointer[string]
 	mux := http.NewServeMux()
@@ -87,8 +92,8 @@ func startBookingSite(t *testing.T, changes map[string]any) *bookingSite {
 	for _, b := range w["businesses"].([]any) {
 		if biz := b.(map[string]any); biz["id"] == salonID {
 			biz["apiKeys"] = append(biz["apiKeys"].([]any), map[string]any{"key": keyPublishable, "kind": "publishable", "allowedOrigins": []string{host.URL}})
-			if changes != nil {
-				biz["customerChanges"] = changes
+			if edit != nil {
+				edit(biz)
 			}
 		}
 	}
@@ -98,7 +103,8 @@ func startBookingSite(t *testing.T, changes map[string]any) *bookingSite {
 	require.NoError(t, os.WriteFile(path, out, 0o600))
 
 	smtp := mailtest.Start(t, mailtest.Options{User: smtpUser, Password: smtpPassword, Pipelining: true})
-	s := start(t, "", "--world", path, "--smtp", smtp.Addr, "--smtp-user", smtpUser, "--smtp-password", smtpPassword, "--smtp-from", smtpFrom)
+	s := start(t, "", append([]string{"--world", path, "--smtp", smtp.Addr, "--smtp-user", smtpUser, "--smtp-password", smtpPassword,
+		"--smtp-from", smtpFrom}, args...)...)
 	base.Store(&s.base)
 	mux.HandleFunc("GET /base", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, s.base) })
 	return &bookingSite{s: s, host: host.URL, smtp: smtp}
@@ -225,7 +231,7 @@ func requireRefusalsOnly(t *testing.T, b *browser, status int) {
 }
 
 func TestBrowserBookingWidget(t *testing.T) {
-	site := startBookingSite(t, map[string]any{"cancelMinNoticeMinutes": 60})
+	site := startBookingSite(t, func(biz map[string]any) { biz["customerChanges"] = map[string]any{"cancelMinNoticeMinutes": 60} })
 	s := site.s
 	b := newBrowser(t, browserOpts{Lang: "en-GB", TimeZone: "Europe/Amsterdam"})
 	start := time.Now()
@@ -429,5 +435,79 @@ func TestBrowserBookingDutchNarrowElsewhere(t *testing.T) {
 	press(t, b, nil, "[data-slotd-modal] button")
 	b.Run(t, chromedp.WaitNotPresent(chromedp.CSS("[data-slotd-modal]")))
 	assert.True(t, frameEval[bool](t, b, nil, "return this.activeElement.id === 'open';"))
+	b.RequireNoJSErrors(t)
+}
+
+// A service paid in advance: with a redirect provider the page offers its
+// checkout in the top window; with a client-secret provider it hands the
+// secret to the host page, whose own form takes the payment.
+func TestBrowserBookingPrepayment(t *testing.T) {
+	for _, provider := range []string{"redirect", "client_secret"} {
+		t.Run(provider, func(t *testing.T) {
+			var baseURL string
+			if provider == "redirect" {
+				d := paymenttest.NewMollie(payAPIKey)
+				t.Cleanup(d.Close)
+				baseURL = d.URL()
+			} else {
+				d := paymenttest.NewStripe(payAPIKey, paySecret)
+				t.Cleanup(d.Close)
+				baseURL = d.URL()
+			}
+			site := startBookingSite(t, func(biz map[string]any) {
+				biz["payments"] = map[string]any{"provider": provider, "requiresPayment": true, "holdMinutes": 15, "baseUrl": baseURL,
+					"apiKey": payAPIKey, "webhookSecret": paySecret, "returnUrl": "https://salon.example/thanks"}
+			}, "--webhooks-allow-insecure")
+			b := newBrowser(t, browserOpts{Lang: "en-GB", TimeZone: "Europe/Amsterdam"})
+			b.Navigate(t, site.host+"/")
+			f := b.Frame(t, "#booking iframe")
+			b.Click(t, `.choice[data-service="`+haircutID+`"]`, f)
+			b.Click(t, `.day[data-day="2026-12-08"]`, f)
+			b.Click(t, `.time[data-start^="2026-12-08T13:00"]`, f)
+			b.Click(t, `.choice[data-staff="any"]`, f)
+			b.SendKeys(t, "#f-firstName", "Sam", f)
+			b.SendKeys(t, "#f-email", "sam@example.com", f)
+			b.Click(t, "button[type=submit]", f)
+			b.Click(t, `[data-action="confirm"]`, f)
+			b.step(t, f, "reserved", "Your appointment is reserved")
+			booked := waitEvent(t, b, "slotd:booked")
+			assert.Equal(t, "pending_payment", booked.Detail["status"])
+			pay := waitEvent(t, b, "slotd:payment-required")
+			assert.Equal(t, booked.Detail["appointmentId"], pay.Detail["appointmentId"])
+			require.Equal(t, "pending", site.s.paymentOf(booked.Detail["appointmentId"].(string)).Body["status"])
+			if provider == "redirect" {
+				url := pay.Detail["checkoutUrl"].(string)
+				assert.True(t, strings.HasPrefix(url, baseURL+"/"), "the provider's checkout: %s", url)
+				assert.NotContains(t, pay.Detail, "clientSecret")
+				attrs := browserValue(t, b, chromedp.Attributes(chromedp.CSS(`[data-action="pay"]`), chromedp.FromNode(f)))
+				assert.Equal(t, url, attrs["href"])
+				assert.Equal(t, "_top", attrs["target"])
+			} else {
+				assert.NotEmpty(t, pay.Detail["clientSecret"])
+				assert.NotContains(t, pay.Detail, "checkoutUrl")
+				b.WaitText(t, "#step", "Please complete the payment on this page.", f)
+			}
+			b.RequireNoJSErrors(t)
+		})
+	}
+}
+
+// How long a visitor waits for the first free days: from navigation to the
+// day grid drawn from the availability answer, on loopback, for a page
+// opened with its service chosen (the loader's data-service). Logged, not
+// asserted: a timing on a shared machine is a measurement, not a test.
+func TestBrowserFirstSlots(t *testing.T) {
+	s := startPublishableWorld(t, nil)
+	b := newBrowser(t, browserOpts{})
+	var took []float64
+	for i := range 7 {
+		b.Navigate(t, s.base+bookPath+"&service="+haircutID+fmt.Sprintf("&n=%d", i))
+		b.WaitVisible(t, ".day.free", nil)
+		var ms float64
+		b.Eval(t, "performance.getEntriesByName('slotd:first-slots')[0].startTime", &ms)
+		took = append(took, ms)
+	}
+	slices.Sort(took)
+	t.Logf("first free days drawn after %.0f ms (median of %d loads; fastest %.0f, slowest %.0f)", took[len(took)/2], len(took), took[0], took[len(took)-1])
 	b.RequireNoJSErrors(t)
 }

@@ -108,6 +108,10 @@
 
   function showDays() {
     releaseHold();
+    if (!state.shown) {
+      state.shown = true;
+      performance.mark('slotd:first-slots'); // how long a visitor waits for free days: the tests measure it
+    }
     const content = [];
     if (state.freeDays.size === 0) content.push(el('p', { class: 'empty', text: t('no.days') }));
     content.push(S.dayGrid(state.days, state.freeDays, state.day, pickDay));
