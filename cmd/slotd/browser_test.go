@@ -191,9 +191,15 @@ func waitEvent(t *testing.T, b *browser, typ string) hostEvent {
 
 // step checks a step of a flow: its heading, Axe on its document, and
 // a screenshot on request.
+//
+// The wait for the heading is logged: each step is called right after the
+// action that leads to it, so it is how long the visitor waited (with
+// the polling's 50 ms grain).
 func (b *browser) step(t *testing.T, frame *chromedp.Node, name, heading string) {
 	t.Helper()
+	start := time.Now()
 	b.WaitText(t, "#step-title", heading, frame)
+	t.Logf("step %s shown after %v", name, time.Since(start).Round(time.Millisecond))
 	b.Axe(t, name, frame)
 	b.Shot(t, name)
 }
@@ -430,11 +436,19 @@ func TestBrowserBookingDutchNarrowElsewhere(t *testing.T) {
 	b.step(t, f, "booked", "Uw afspraak is geboekt")
 	booked := waitEvent(t, b, "slotd:booked")
 	assert.Equal(t, "2026-10-27T09:00:00.000Z", booked.Detail["startTime"])
+	link := manageLinkRe.FindString(site.mailTo(t, "noor@example.nl"))
+	require.NotEmpty(t, link)
 
 	// The close button closes the modal and gives the focus back.
 	press(t, b, nil, "[data-slotd-modal] button")
 	b.Run(t, chromedp.WaitNotPresent(chromedp.CSS("[data-slotd-modal]")))
 	assert.True(t, frameEval[bool](t, b, nil, "return this.activeElement.id === 'open';"))
+
+	// The manage page speaks the browser's language and shows both zones.
+	b.Navigate(t, link)
+	b.step(t, nil, "manage", "Uw afspraak")
+	assert.Equal(t, "dinsdag 27 oktober, 10:00–10:30 (Europe/Amsterdam) · 05:00 uw tijd", b.Text(t, `[data-summary="when"]`, nil))
+	assert.Equal(t, "Bevestigd", b.Text(t, `[data-summary="status"]`, nil))
 	b.RequireNoJSErrors(t)
 }
 
