@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -60,7 +61,8 @@ window.addEventListener('message', (e) => window.messages.push({origin: e.origin
 document.addEventListener('DOMContentLoaded', () => {
   const b = document.getElementById('open');
   if (b) b.addEventListener('click', () => {
-    window.dialog = Slotd.open({key: b.dataset.key, business: b.dataset.business, locale: b.dataset.locale, title: 'Book'});
+    window.dialog = Slotd.open({key: b.dataset.key, business: b.dataset.business, locale: b.dataset.locale, title: 'Book',
+      prefill: {lastName: 'Bakker', phone: '+31 6 1234 5678'}, utm: {utm_source: 'modal'}});
   });
 });`
 
@@ -425,6 +427,8 @@ func TestBrowserBookingDutchNarrowElsewhere(t *testing.T) {
 	b.step(t, f, "staff", "Kies bij wie")
 	press(t, b, f, `.choice[data-staff="any"]`)
 	b.step(t, f, "details", "Uw gegevens")
+	assert.Equal(t, "Bakker", browserValue(t, b, chromedp.Value(chromedp.CSS("#f-lastName"), chromedp.FromNode(f))), "prefilled")
+	assert.Equal(t, "+31 6 1234 5678", browserValue(t, b, chromedp.Value(chromedp.CSS("#f-phone"), chromedp.FromNode(f))))
 	tabTo(t, b, f, "#f-firstName")
 	b.Run(t, chromedp.KeyEvent("Noor"))
 	tabTo(t, b, f, "#f-email")
@@ -436,6 +440,10 @@ func TestBrowserBookingDutchNarrowElsewhere(t *testing.T) {
 	b.step(t, f, "booked", "Uw afspraak is geboekt")
 	booked := waitEvent(t, b, "slotd:booked")
 	assert.Equal(t, "2026-10-27T09:00:00.000Z", booked.Detail["startTime"])
+	a := s.get("/api/v1/appointments/"+booked.Detail["appointmentId"].(string), keyFull).Body
+	assert.Equal(t, map[string]any{"firstName": "Noor", "lastName": "Bakker", "email": "noor@example.nl", "phone": "+31 6 1234 5678"},
+		omit(a["customer"].(map[string]any), "id"))
+	assert.Equal(t, map[string]any{"utm_source": "modal"}, a["metadata"], "Slotd.open's utm")
 	link := manageLinkRe.FindString(site.mailTo(t, "noor@example.nl"))
 	require.NotEmpty(t, link)
 
@@ -524,4 +532,13 @@ func TestBrowserFirstSlots(t *testing.T) {
 	slices.Sort(took)
 	t.Logf("first free days drawn after %.0f ms (median of %d loads; fastest %.0f, slowest %.0f)", took[len(took)/2], len(took), took[0], took[len(took)-1])
 	b.RequireNoJSErrors(t)
+}
+
+// omit is m less the named keys.
+func omit(m map[string]any, keys ...string) map[string]any {
+	out := maps.Clone(m)
+	for _, k := range keys {
+		delete(out, k)
+	}
+	return out
 }
