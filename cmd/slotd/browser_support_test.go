@@ -457,23 +457,28 @@ func (b *browser) axeViolations(t *testing.T, frame *chromedp.Node) []axeViolati
 // that document runs in the frame's own JavaScript context, where a plain
 // evaluation would run in the top-level page's.
 func axeInFrame(frame *chromedp.Node, src string) chromedp.Action[[]axeViolation] {
-	return func(ctx context.Context, tg *chromedp.Target) ([]axeViolation, error) {
+	return onFrameDocument[[]axeViolation](frame, "function() {\n"+src+"\n;return "+axeRunJS+"(this);\n}")
+}
+
+// onFrameDocument calls the JavaScript function fn with this the iframe's
+// document, in the frame's own context, awaiting a promise it returns.
+func onFrameDocument[T any](frame *chromedp.Node, fn string) chromedp.Action[T] {
+	return func(ctx context.Context, tg *chromedp.Target) (T, error) {
+		var zero T
 		frame.RLock()
 		doc := frame.ContentDocument
 		frame.RUnlock()
 		if doc == nil {
-			return nil, errors.New("axe: the iframe has no document")
+			return zero, errors.New("the iframe has no document")
 		}
 		obj, err := cdp.Call(ctx, tg, dom.ResolveNode, dom.ResolveNodeParams{NodeID: doc.NodeID})
 		if err != nil {
-			return nil, fmt.Errorf("axe: resolve the iframe's document: %w", err)
+			return zero, fmt.Errorf("resolve the iframe's document: %w", err)
 		}
-		return chromedp.CallFunctionOn[[]axeViolation](
-			"function() {\n"+src+"\n;return "+axeRunJS+"(this);\n}",
-			func(p *runtime.CallFunctionOnParams) {
-				p.ObjectID = obj.Object.ObjectID
-				p.AwaitPromise = new(true)
-			})(ctx, tg)
+		return chromedp.CallFunctionOn[T](fn, func(p *runtime.CallFunctionOnParams) {
+			p.ObjectID = obj.Object.ObjectID
+			p.AwaitPromise = new(true)
+		})(ctx, tg)
 	}
 }
 

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,9 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
@@ -87,22 +80,12 @@ func startBookingSite(t *testing.T, edit func(biz map[string]any), args ...strin
 	})
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 
-	raw, err := os.ReadFile("testdata/world.json")
-	require.NoError(t, err)
-	var w map[string]any
-	require.NoError(t, json.Unmarshal(raw, &w))
-	for _, b := range w["businesses"].([]any) {
-		if biz := b.(map[string]any); biz["id"] == salonID {
-			biz["apiKeys"] = append(biz["apiKeys"].([]any), map[string]any{"key": keyPublishable, "kind": "publishable", "allowedOrigins": []string{host.URL}})
-			if edit != nil {
-				edit(biz)
-			}
+	path := salonWorld(t, func(biz map[string]any) {
+		biz["apiKeys"] = append(biz["apiKeys"].([]any), map[string]any{"key": keyPublishable, "kind": "publishable", "allowedOrigins": []string{host.URL}})
+		if edit != nil {
+			edit(biz)
 		}
-	}
-	out, err := json.Marshal(w)
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "world.json")
-	require.NoError(t, os.WriteFile(path, out, 0o600))
+	})
 
 	smtp := mailtest.Start(t, mailtest.Options{User: smtpUser, Password: smtpPassword, Pipelining: true})
 	s := start(t, "", append([]string{"--world", path, "--smtp", smtp.Addr, "--smtp-user", smtpUser, "--smtp-password", smtpPassword,
@@ -121,23 +104,7 @@ func frameEval[T any](t *testing.T, b *browser, frame *chromedp.Node, body strin
 	if frame == nil {
 		return browserValue(t, b, chromedp.Evaluate[T]("("+fn+").call(document)", chromedp.EvalAwaitPromise))
 	}
-	return browserValue(t, b, chromedp.Action[T](func(ctx context.Context, tg *chromedp.Target) (T, error) {
-		var zero T
-		frame.RLock()
-		doc := frame.ContentDocument
-		frame.RUnlock()
-		if doc == nil {
-			return zero, errors.New("the iframe has no document")
-		}
-		obj, err := cdp.Call(ctx, tg, dom.ResolveNode, dom.ResolveNodeParams{NodeID: doc.NodeID})
-		if err != nil {
-			return zero, err
-		}
-		return chromedp.CallFunctionOn[T](fn, func(p *runtime.CallFunctionOnParams) {
-			p.ObjectID = obj.Object.ObjectID
-			p.AwaitPromise = new(true)
-		})(ctx, tg)
-	}))
+	return browserValue(t, b, onFrameDocument[T](frame, fn))
 }
 
 // tabTo presses Tab until the element sel matches has the focus, as a

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -204,3 +206,21 @@ func startConfig(t *testing.T, c *config) *server {
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// salonWorld writes testdata/world.json with the salon changed by edit
+// and returns the file's path.
+func salonWorld(t *testing.T, edit func(biz map[string]any)) string {
+	t.Helper()
+	var w map[string]any
+	require.NoError(t, json.Unmarshal(mustRead(t, "testdata/world.json"), &w))
+	for _, b := range w["businesses"].([]any) {
+		if biz := b.(map[string]any); biz["id"] == salonID {
+			edit(biz)
+		}
+	}
+	out, err := json.Marshal(w)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "world.json")
+	require.NoError(t, os.WriteFile(path, out, 0o600))
+	return path
+}

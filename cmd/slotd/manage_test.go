@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -173,20 +171,7 @@ func TestManageLinkCancelOutsideTheWindow(t *testing.T) {
 // customerChanges set to changes.
 func startWorldWith(t *testing.T, changes map[string]any) *server {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/world.json")
-	require.NoError(t, err)
-	var w map[string]any
-	require.NoError(t, json.Unmarshal(raw, &w))
-	for _, b := range w["businesses"].([]any) {
-		if biz := b.(map[string]any); biz["id"] == salonID {
-			biz["customerChanges"] = changes
-		}
-	}
-	out, err := json.Marshal(w)
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "world.json")
-	require.NoError(t, os.WriteFile(path, out, 0o600))
-	return start(t, "", "--world", path)
+	return start(t, "", "--world", salonWorld(t, func(biz map[string]any) { biz["customerChanges"] = changes }))
 }
 
 // Rescheduling through the manage link: a PATCH of the start with the

@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,23 +27,11 @@ const (
 // of the salon's added, with the members of extra on top.
 func startPublishableWorld(t *testing.T, extra map[string]any, args ...string) *server {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/world.json")
-	require.NoError(t, err)
-	var w map[string]any
-	require.NoError(t, json.Unmarshal(raw, &w))
 	key := map[string]any{"key": keyPublishable, "kind": "publishable", "allowedOrigins": []string{pageOrigin, "http://localhost:5173"}}
 	for k, v := range extra {
 		key[k] = v
 	}
-	for _, b := range w["businesses"].([]any) {
-		if biz := b.(map[string]any); biz["id"] == salonID {
-			biz["apiKeys"] = append(biz["apiKeys"].([]any), key)
-		}
-	}
-	out, err := json.Marshal(w)
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "world.json")
-	require.NoError(t, os.WriteFile(path, out, 0o600))
+	path := salonWorld(t, func(biz map[string]any) { biz["apiKeys"] = append(biz["apiKeys"].([]any), key) })
 	return start(t, "", append([]string{"--world", path}, args...)...)
 }
 

@@ -46,13 +46,22 @@ func (s *Server) admitIP(ctx *fasthttp.RequestCtx) bool {
 // failedAuth counts a failed authentication from the client IP and writes
 // its answer with the IP limit's headers.
 func (s *Server) failedAuth(ctx *fasthttp.RequestCtx, perr *problem.Error) {
+	if s.spendFailedAuth(ctx) {
+		edge.WriteError(ctx, perr)
+	}
+}
+
+// spendFailedAuth counts a failed authentication from the client IP: past
+// the limit it writes the 429 (false); else it sets the limit's headers
+// and leaves the answer to the caller.
+func (s *Server) spendFailedAuth(ctx *fasthttp.RequestCtx) bool {
 	v := s.quota.Take(string(ctx.RemoteIP()), s.authLimit)
 	if !v.Allowed {
 		s.refuse(ctx, v)
-		return
+		return false
 	}
 	rateHeaders(ctx, v)
-	edge.WriteError(ctx, perr)
+	return true
 }
 
 // admitKey spends from the limits of the call's key, or writes the 429.

@@ -86,11 +86,7 @@ func (s *Server) managePage(ctx *fasthttp.RequestCtx) {
 // pageMiss writes the 404 page, spending from the client IP's
 // failed-authentication limit (429 once it is spent).
 func (s *Server) pageMiss(ctx *fasthttp.RequestCtx, lang string) {
-	v := s.quota.Take(string(ctx.RemoteIP()), s.authLimit)
-	if !v.Allowed {
-		s.refuse(ctx, v)
-		return
+	if s.spendFailedAuth(ctx) {
+		page.NotFound(ctx, lang)
 	}
-	rateHeaders(ctx, v)
-	page.NotFound(ctx, lang)
 }

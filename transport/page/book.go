@@ -26,6 +26,9 @@ type Book struct {
 	Now time.Time
 }
 
+// Title is the key of the page's title in texts.
+func (Book) Title() string { return "book.title" }
+
 // WriteBook writes the booking page.
 func WriteBook(ctx *fasthttp.RequestCtx, b Book) {
 	Headers(ctx, b.Origins)
@@ -40,6 +43,9 @@ type Manage struct {
 	Timezone     string
 	Now          time.Time
 }
+
+// Title is the key of the page's title in texts.
+func (Manage) Title() string { return "manage.title" }
 
 // WriteManage writes the manage page of a link. Nobody may frame it: it
 // acts on one customer's booking, so a click on it must be theirs.
