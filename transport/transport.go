@@ -56,6 +56,8 @@ type Config struct {
 	// under PublicURL (decisions §7); nil: appointments carry none.
 	Links     *linktoken.Codec
 	PublicURL string
+	// Feeds makes and opens the tokens of calendar feeds (decisions §8).
+	Feeds *linktoken.Codec
 }
 
 // Server is the front end: the public API and the admin listener on one
@@ -72,7 +74,7 @@ func New(c Config) *Server {
 	e := edge.New(edge.Config{Log: c.Log, AccessLog: c.AccessLog, Cluster: c.Cluster, NodeName: c.NodeName, HandOver: c.HandOver})
 	s := &Server{edge: e, api: api.New(e, api.Config{Dir: c.Dir, Clock: c.Clock, Cursors: c.Cursors, FailedAuth: c.FailedAuth,
 		Disabled: c.Disabled, Webhooks: c.Webhooks, WebhooksAllowInsecure: c.WebhooksAllowInsecure,
-		Links: c.Links, PublicURL: c.PublicURL})}
+		Links: c.Links, PublicURL: c.PublicURL, Feeds: c.Feeds})}
 	g := c.Metrics
 	if g == nil {
 		reg := prometheus.NewRegistry()

@@ -96,6 +96,12 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *DeleteEndpoint:
 		ch, err := ledger.DecideEndpointDelete(a.state, m.ID, a.now())
 		apply(a, ctx, ch, Done{}, err)
+	case *CreateFeed:
+		ch, f, err := ledger.DecideFeedCreate(a.state, &m.In, a.now(), a.ids)
+		apply(a, ctx, ch, deref(f), err)
+	case *DeleteFeed:
+		ch, err := ledger.DecideFeedDelete(a.state, m.ID, a.now())
+		apply(a, ctx, ch, Done{}, err)
 	case *CreateHold:
 		a.idempotent(ctx, model.OpCreateHold, m.Idem, func() (*record.Change, *Answer, error) { return a.hold(&m.In) })
 	case *ExtendHold:

@@ -34,6 +34,8 @@ import (
 //	ReleaseHold{ID}              -> Done               DELETE /holds/{id}
 //	AddEntry{In, Idem}           -> *Answer            POST /waitlist-entries
 //	DeleteEntry{ID}              -> Done               DELETE /waitlist-entries/{id}
+//	CreateFeed{In}               -> model.Feed         POST /calendar-feeds
+//	DeleteFeed{ID}               -> Done               DELETE /calendar-feeds/{id}
 //
 // A refusal is a *problem.Error in Reply.Err; an unexpected failure is an
 // INTERNAL_ERROR problem that keeps its cause. The actor never speaks HTTP:
@@ -174,6 +176,18 @@ type PatchEndpoint struct {
 
 // DeleteEndpoint removes a webhook endpoint.
 type DeleteEndpoint struct {
+	request[Done]
+	ID uuid.UUID
+}
+
+// CreateFeed makes a calendar feed (decisions §8).
+type CreateFeed struct {
+	request[model.Feed]
+	In ledger.FeedInput
+}
+
+// DeleteFeed revokes a calendar feed.
+type DeleteFeed struct {
 	request[Done]
 	ID uuid.UUID
 }

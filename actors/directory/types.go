@@ -24,6 +24,8 @@ type (
 	HoldInput = ledger.HoldInput
 	// EntryInput is a waitlist request (POST /waitlist-entries).
 	EntryInput = ledger.EntryInput
+	// FeedInput makes a calendar feed.
+	FeedInput = ledger.FeedInput
 	// EndpointInput registers a webhook endpoint.
 	EndpointInput = ledger.EndpointInput
 	// EndpointPatch edits a webhook endpoint.

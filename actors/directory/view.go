@@ -10,6 +10,7 @@ import (
 	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/ical"
 )
 
 // View is one business as its actor last published it: only state the
@@ -176,4 +177,15 @@ func (v View) Slots(q SlotQuery, w *SlotWork) []Slot {
 	}
 	w.slots = calendar.Slots(&query, w.slots[:0])
 	return w.slots
+}
+
+// Feeds are the business's calendar feeds, in creation order.
+func (v View) Feeds() []model.Feed { return v.st.Feeds() }
+
+// Feed returns calendar feed id, or nil.
+func (v View) Feed(id uuid.UUID) *model.Feed { return v.st.Feed(id) }
+
+// FeedCalendar is feed f as of now (decisions §8).
+func (v View) FeedCalendar(f *model.Feed, now time.Time) *ical.Calendar {
+	return ledger.FeedCalendar(v.st, f, now)
 }

@@ -198,6 +198,17 @@ func (d *Directory) DeleteEndpoint(ctx context.Context, biz, id uuid.UUID) error
 	return err
 }
 
+// CreateFeed makes a calendar feed of business biz.
+func (d *Directory) CreateFeed(ctx context.Context, biz uuid.UUID, in ledger.FeedInput) (model.Feed, error) {
+	return call[model.Feed](ctx, d, biz, &business.CreateFeed{In: in})
+}
+
+// DeleteFeed revokes calendar feed id of business biz.
+func (d *Directory) DeleteFeed(ctx context.Context, biz, id uuid.UUID) error {
+	_, err := call[business.Done](ctx, d, biz, &business.DeleteFeed{ID: id})
+	return err
+}
+
 // Replay asks business biz to replay delivery id of endpoint ep; the answer
 // comes from the endpoint's courier.
 func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*model.Delivery, error) {

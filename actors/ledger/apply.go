@@ -98,6 +98,7 @@ func Snapshot(s *State) *record.Snapshot {
 		return true
 	})
 	snap.Endpoints = s.endpoints
+	snap.Feeds = s.feeds
 	s.payments.Ascend(nil, func(_ uuid.UUID, p *model.Payment) bool {
 		snap.Payments = append(snap.Payments, *p)
 		return true
@@ -135,6 +136,7 @@ func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
 		st.lastAssigned = *snap.LastAssigned
 	}
 	st.endpoints = snap.Endpoints
+	st.feeds = snap.Feeds
 	for i := range snap.Payments {
 		st.book = st.book.putPayment(snap.Payments[i])
 	}

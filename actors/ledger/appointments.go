@@ -29,6 +29,7 @@ type book struct {
 	idem         sorted.Map[string, idem]
 	lastAssigned uuid.UUID
 	endpoints    []model.Endpoint // at most five: copied on write
+	feeds        []model.Feed     // calendar feeds (feeds.go), in creation order: copied on write
 
 	// The prepayments (payments.go): each payment by appointment id, the
 	// provider's ids of them, the appointments whose payment still waits
@@ -292,6 +293,9 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 	}
 	if len(c.Endpoints) > 0 || len(c.Removed) > 0 {
 		b.endpoints = putEndpoints(b.endpoints, c.Endpoints, c.Removed)
+	}
+	if len(c.Feeds) > 0 || len(c.Revoked) > 0 {
+		b.feeds = putFeeds(b.feeds, c.Feeds, c.Revoked)
 	}
 	for i := range c.Payments {
 		b = b.putPayment(c.Payments[i])

@@ -33,7 +33,7 @@ func RequiredPlan(scope string) Plan {
 	switch {
 	case strings.HasSuffix(scope, ":read"):
 		return Groei
-	case scope == "appointments:write", scope == "customers:write", scope == "webhooks:manage":
+	case scope == "appointments:write", scope == "customers:write", scope == "webhooks:manage", scope == "calendars:manage":
 		return Pro
 	}
 	return Zakelijk

@@ -168,6 +168,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		Metrics:               reg,
 		AccessLog:             access,
 		Links:                 links,
+		Feeds:                 linktoken.NewFeeds(linkSecret),
 		PublicURL:             dcfg.PublicURL,
 	}
 	if cn != nil {

@@ -107,7 +107,8 @@ func encodeChange(e *w, c *Change) {
 	for _, id := range c.Removed {
 		e.id(id)
 	}
-	e.sections(&parts{payments: c.Payments, checkouts: c.Checkouts, closed: c.Closed, holds: c.Holds, entries: c.Entries, appts: c.Appointments, events: c.Events})
+	e.sections(&parts{payments: c.Payments, checkouts: c.Checkouts, closed: c.Closed, holds: c.Holds, entries: c.Entries, appts: c.Appointments,
+		events: c.Events, feeds: c.Feeds, revoked: c.Revoked})
 }
 
 func decodeChange(d *r) *Change {
@@ -150,6 +151,7 @@ func decodeChange(d *r) *Change {
 		decodePaymentPart(d, &p)
 	}
 	c.Payments, c.Checkouts, c.Closed, c.Holds, c.Entries = p.payments, p.checkouts, p.closed, p.holds, p.entries
+	c.Feeds, c.Revoked = p.feeds, p.revoked
 	return c
 }
 

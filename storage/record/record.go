@@ -249,6 +249,10 @@ type Change struct {
 	// entry the write created or changed (decisions §6).
 	Holds   []model.Hold          `json:"holds,omitempty"`
 	Entries []model.WaitlistEntry `json:"entries,omitempty"`
+	// Feeds are the calendar feeds the write made; Revoked lists those it
+	// deleted (decisions §8).
+	Feeds   []model.Feed `json:"feeds,omitempty"`
+	Revoked []uuid.UUID  `json:"revokedFeeds,omitempty"`
 }
 
 // Idem is a stored answer to an idempotent request (api-v1 §4.1): the key
@@ -336,6 +340,7 @@ type Snapshot struct {
 	Checkouts    []Checkout            `json:"checkouts,omitempty"`
 	Holds        []model.Hold          `json:"holds,omitempty"`
 	Entries      []model.WaitlistEntry `json:"entries,omitempty"`
+	Feeds        []model.Feed          `json:"feeds,omitempty"`
 }
 
 // EncodeSnapshot returns the encoding of s, in the binary form: the
@@ -363,7 +368,7 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 	for i := range s.Endpoints {
 		e.endpoint(&s.Endpoints[i])
 	}
-	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries, appts: s.Appointments})
+	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries, appts: s.Appointments, feeds: s.Feeds})
 	return e.b, nil
 }
 
@@ -420,7 +425,10 @@ func decodeSnapshot(d *r) *Snapshot {
 	} else if len(d.b) > 0 && d.err == nil { // version 2: payments, untagged
 		p.payments, p.checkouts = d.payments(), d.checkouts()
 	}
-	s.Payments, s.Checkouts, s.Holds, s.Entries = p.payments, p.checkouts, p.holds, p.entries
+	s.Payments, s.Checkouts, s.Holds, s.Entries, s.Feeds = p.payments, p.checkouts, p.holds, p.entries, p.feeds
+	if len(p.revoked) > 0 { // a snapshot holds the feeds there are
+		d.fail()
+	}
 	return s
 }
 

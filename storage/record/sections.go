@@ -21,6 +21,7 @@ const (
 	tagMetadata                    // the metadata of the record's appointments that have any
 	tagByCustomer                  // the record's events the customer's change caused
 	tagReschedules                 // the customers' reschedules of the record's appointments that have any
+	tagFeeds                       // calendar feeds made, and revoked
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -38,6 +39,10 @@ type parts struct {
 	// the metadata section carries what those that have any hold, by
 	// their index in the list, and decoding puts it back into them.
 	appts []model.Appointment
+	// feeds are calendar feeds made (a change) or there (a snapshot);
+	// revoked, feeds a change deleted.
+	feeds   []model.Feed
+	revoked []uuid.UUID
 }
 
 func (e *w) sections(p *parts) {
@@ -58,6 +63,22 @@ func (e *w) sections(p *parts) {
 	e.metadata(p.appts)
 	e.byCustomer(p.events)
 	e.reschedules(p.appts)
+	if len(p.feeds) > 0 || len(p.revoked) > 0 {
+		e.byte1(tagFeeds)
+		putList(e, p.feeds, (*w).feed)
+		e.ids(p.revoked)
+	}
+}
+
+func (e *w) feed(f *model.Feed) {
+	e.id(f.ID)
+	e.optID(f.StaffID)
+	e.bool(f.IncludeCustomerNames)
+	e.time(f.CreatedAt)
+}
+
+func (d *r) feed(f *model.Feed) {
+	*f = model.Feed{ID: d.id(), StaffID: d.optID(), IncludeCustomerNames: d.bool(), CreatedAt: d.time()}
 }
 
 // The indexed sections name items of the record's lists (appointments,
@@ -191,6 +212,11 @@ func (d *r) sections(p *parts) {
 			d.byCustomer(p.events)
 		case tagReschedules:
 			d.reschedules(p.appts)
+		case tagFeeds:
+			p.feeds, p.revoked = getList(d, 19, (*r).feed), d.ids()
+			if len(p.feeds) == 0 && len(p.revoked) == 0 {
+				d.fail() // only a section with something is written
+			}
 		default:
 			d.fail()
 		}

@@ -69,6 +69,37 @@ func versioned() []model.Appointment {
 
 // sectionChange is a booking's record with versioned appointments, holds
 // and waitlist entries (and no payments).
+// sampleFeeds are a business feed with customer names and a staff
+// member's without.
+func sampleFeeds(staff uuid.UUID) []model.Feed {
+	return []model.Feed{
+		{ID: uuid.New(), IncludeCustomerNames: true, CreatedAt: payAt},
+		{ID: uuid.New(), StaffID: &staff, CreatedAt: payAt.Add(3)},
+	}
+}
+
+func staff0(s *Snapshot) uuid.UUID { return s.Appointments[0].Staff.ID }
+
+// A snapshot holds the feeds there are: one naming a revoked feed is
+// damaged.
+func TestSnapshotRefusesRevokedFeeds(t *testing.T) {
+	s := sampleSnapshot()
+	b := encodeSnapshot1(t, s)
+	e := w{b: b}
+	e.byte1(tagFeeds)
+	e.u(0)
+	e.ids([]uuid.UUID{uuid.New()})
+	_, err := DecodeSnapshot(e.b)
+	require.ErrorIs(t, err, ErrCorrupt)
+
+	e = w{b: b}
+	e.byte1(tagFeeds)
+	e.u(0)
+	e.u(0)
+	_, err = DecodeSnapshot(e.b)
+	require.ErrorIs(t, err, ErrCorrupt, "an empty section is never written")
+}
+
 func sectionChange() *Change {
 	c := sampleChange(payAt)
 	c.Appointments = versioned()
@@ -138,6 +169,13 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Appointments[0].Metadata = map[string]string{"k": "v"}
 			return c
 		}(),
+		"feeds made": only(func(c *Change) { c.Feeds = sampleFeeds(staff) }),
+		"feeds revoked": only(func(c *Change) { c.Revoked = []uuid.UUID{uuid.New(), uuid.New()} }),
+		"feeds and everything": func() *Change {
+			c := sectionChange()
+			c.Feeds, c.Revoked = sampleFeeds(staff)[:1], []uuid.UUID{uuid.New()}
+			return c
+		}(),
 		"holds only":   only(func(c *Change) { c.Holds = sampleHolds(staff, appt, entry) }),
 		"entries only": only(func(c *Change) { c.Entries = sampleEntries(staff, appt, uuid.New()) }),
 		"unknown texts": only(func(c *Change) {
@@ -182,7 +220,10 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	onlyEntries.Entries = full.Entries
 	withMeta := sectionSnapshot()
 	withMeta.Appointments[1].Metadata = map[string]string{"utm_campaign": "spring", "x": "y"}
-	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta} {
+	withFeeds := sectionSnapshot()
+	withFeeds.Feeds = sampleFeeds(staff0(withFeeds))
+	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta,
+		"feeds": withFeeds} {
 		t.Run(name, func(t *testing.T) {
 			b := encodeSnapshot1(t, s)
 			require.Equal(t, byte(VersionTagged), b[0])

@@ -67,7 +67,11 @@ func (s *Server) api(rt route) fasthttp.RequestHandler {
 			return
 		}
 		if edge.TooLarge(ctx) { // the first of the request's own checks
-			edge.WriteError(ctx, errBodyTooLarge)
+			if rt.large {
+				edge.WriteError(ctx, errLargeBodyTooLarge)
+			} else {
+				edge.WriteError(ctx, errBodyTooLarge)
+			}
 			return
 		}
 		rt.fn(c)

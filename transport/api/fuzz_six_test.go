@@ -745,3 +745,27 @@ func TestIfMatchCases(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFeedBody fuzzes the POST /calendar-feeds body decoder (decisions
+// §8): a refusal names the members, and an accepted body says what it
+// read.
+func FuzzFeedBody(f *testing.F) {
+	for _, b := range []string{`{}`, `{"staffMemberId":null}`, `{"staffMemberId":"5da640e0-c0df-50e8-88a4-59e25439bd74","includeCustomerNames":true}`,
+		`{"includeCustomerNames":"yes"}`, `{"staffMemberId":7}`, `[]`, `{"x":1}`, `{"staffMemberId":"5da640e0-c0df-50e8-88a4-59e25439bd74","staffMemberId":null}`} {
+		f.Add([]byte(b))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		in, err := decodeFeed(body)
+		sixCheckRefusal(t, err, body, "staffMemberId", "includeCustomerNames")
+		if err != nil {
+			return
+		}
+		m := sixMembers(t, body)
+		if !sixSameUUID(in.StaffID, sixNullUUID(t, m, "staffMemberId")) {
+			t.Fatalf("staffMemberId %s read as %v", m["staffMemberId"], in.StaffID)
+		}
+		if want := string(m["includeCustomerNames"]) == "true"; in.IncludeCustomerNames != want {
+			t.Fatalf("includeCustomerNames %s read as %v", m["includeCustomerNames"], in.IncludeCustomerNames)
+		}
+	})
+}

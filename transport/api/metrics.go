@@ -15,6 +15,8 @@ type metrics struct {
 	refusals *prometheus.CounterVec // limiter
 	pings    *prometheus.CounterVec // outcome
 	checked  prometheus.Counter     // start times judged by POST /availability/check
+	feeds    *prometheus.CounterVec // outcome
+	feedBy   [numFeedOutcomes]prometheus.Counter
 
 	refusedBy [256]prometheus.Counter
 	pingOK    prometheus.Counter
@@ -45,6 +47,13 @@ func newMetrics() *metrics {
 			Name: "slotd_availability_checks_total",
 			Help: "Start times judged by POST /api/v1/availability/check (a call judges 1 to 100).",
 		}),
+		feeds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_calendar_feed_requests_total",
+			Help: "Requests for calendar feeds (GET /feeds/{token}.ics) by outcome: served (200), not_modified (304 to If-None-Match), unknown (404: a token that names no feed, revoked ones included).",
+		}, []string{"outcome"}),
+	}
+	for o, name := range feedOutcomes {
+		m.feedBy[o] = m.feeds.WithLabelValues(name)
 	}
 	for k, name := range limiterNames {
 		m.refusedBy[k] = m.refusals.WithLabelValues(name)
@@ -58,6 +67,7 @@ func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.refusals.Describe(ch)
 	m.pings.Describe(ch)
 	m.checked.Describe(ch)
+	m.feeds.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -65,7 +75,21 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	m.refusals.Collect(ch)
 	m.pings.Collect(ch)
 	m.checked.Collect(ch)
+	m.feeds.Collect(ch)
 }
+
+// The outcomes of a calendar feed request.
+const (
+	feedServed = iota
+	feedNotModified
+	feedUnknown
+	numFeedOutcomes
+)
+
+var feedOutcomes = [numFeedOutcomes]string{feedServed: "served", feedNotModified: "not_modified", feedUnknown: "unknown"}
+
+// feed counts a calendar feed request by outcome.
+func (m *metrics) feed(outcome int) { m.feedBy[outcome].Inc() }
 
 // refused counts a 429 of the limit kind.
 func (m *metrics) refused(kind byte) {

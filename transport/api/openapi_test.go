@@ -287,7 +287,7 @@ func addEntitledBusiness(t *testing.T, s *Server) {
 			Plan: model.Pro, Modules: model.AllModules, Rules: model.DefaultRules()},
 		Keys: []model.Key{{ID: uuid.New(), Hash: model.HashKey("sk_pro"), Scopes: []string{
 			"appointments:read", "appointments:write", "services:read", "staff:read", "customers:read",
-			"customers:write", "webhooks:manage"}, Limits: unlimited}},
+			"customers:write", "webhooks:manage", "calendars:manage"}, Limits: unlimited}},
 	}
 	_, err := s.Dir.Put(context.Background(), []model.Spec{spec})
 	require.NoError(t, err)

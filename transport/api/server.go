@@ -21,6 +21,10 @@ const MaxBody = 64 << 10
 
 const maxBody = MaxBody
 
+// MaxLargeBody is the largest body of the calendar endpoints (decisions
+// §8): a year of busy time is more than a booking.
+const MaxLargeBody = 1 << 20
+
 // Config is what the public API needs.
 type Config struct {
 	Dir     *directory.Directory
@@ -40,6 +44,8 @@ type Config struct {
 	// under PublicURL (decisions §7); nil: appointments carry none.
 	Links     *linktoken.Codec
 	PublicURL string
+	// Feeds makes and opens the tokens of calendar feeds (decisions §8).
+	Feeds *linktoken.Codec
 }
 
 // Server serves the public API.
@@ -68,7 +74,8 @@ func New(e *edge.Edge, c Config) *Server {
 	s := &Server{Edge: e, Config: c, slots: newSlotCache(64 << 20), pings: newPingBucket(),
 		quota: quota.New(c.Clock), authLimit: quota.Check{Kind: limitFailedAuth, Window: c.FailedAuth}, metrics: newMetrics()}
 	s.publicOrigin = originOf(c.PublicURL)
-	s.listener = edge.Listener{Name: edge.Public, MaxBody: MaxBody, TooLarge: errBodyTooLarge, Unread: s.unreadHeaders}
+	s.listener = edge.Listener{Name: edge.Public, MaxBody: MaxBody, TooLarge: errBodyTooLarge, Unread: s.unreadHeaders,
+		Large: largeBody, LargeBody: MaxLargeBody}
 	return s
 }
 
@@ -102,6 +109,7 @@ type route struct {
 	scope       string       // "" means any valid key
 	module      model.Module // "" means no module is needed
 	publishable bool         // part of the booking flow (decisions §7)
+	large       bool         // takes a body of up to 1 MiB (decisions §8; largeBody)
 	fn          func(*call)
 }
 
@@ -134,6 +142,7 @@ func (s *Server) build() fasthttp.RequestHandler {
 	add(fasthttp.MethodDelete, "/api/v1/webhooks/{id}", hook(s.deleteWebhook))
 	s.paymentRoutes(add)
 	s.pageRoutes(add)
+	s.feedRoutes(add)
 	add(fasthttp.MethodGet, "/api/v1/manage/{token}", s.manage)
 	add(fasthttp.MethodGet, "/api/v1/manage/{token}/slots", s.manageSlots)
 	add(fasthttp.MethodPost, "/api/v1/manage/{token}/cancel", s.manageCancel)

@@ -51,7 +51,7 @@ func newServer(tb testing.TB, plan model.Plan, n int) *Server {
 		Business: model.Business{ID: bizID, Name: "Studio", Timezone: "Europe/Amsterdam", Currency: "EUR", Plan: plan,
 			Modules: []model.Module{model.ModAppointments}, Rules: model.DefaultRules()},
 		Keys: []model.Key{{ID: uuid.New(), Hash: model.HashKey("sk_all"), Scopes: []string{
-			"appointments:read", "appointments:write", "services:read", "staff:read", "customers:read", "webhooks:manage"}, Limits: unlimited}},
+			"appointments:read", "appointments:write", "services:read", "staff:read", "customers:read", "webhooks:manage", "calendars:manage"}, Limits: unlimited}},
 		Categories: []model.Category{{ID: catID, Name: "Treatments"}},
 	}
 	desc := "A long description of a treatment that an integrator shows on a menu."

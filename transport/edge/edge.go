@@ -56,6 +56,19 @@ type Listener struct {
 	MaxBody  int
 	TooLarge *problem.Error
 	Unread   func(*fasthttp.RequestCtx)
+	// Large, when set, names the paths whose bodies may be up to
+	// LargeBody instead (decisions §8: a week of busy time is bigger than
+	// any booking).
+	Large     func(path []byte) bool
+	LargeBody int
+}
+
+// limit is the largest body the request's route takes.
+func (l *Listener) limit(ctx *fasthttp.RequestCtx) int {
+	if l.Large != nil && l.Large(ctx.Path()) {
+		return max(l.LargeBody, l.MaxBody)
+	}
+	return l.MaxBody
 }
 
 // Listener names: the listener label values of the metrics and the
@@ -86,7 +99,7 @@ func (e *Edge) Observe(next fasthttp.RequestHandler, l Listener) fasthttp.Reques
 			e.finish(ctx, l.Name, start)
 			return
 		}
-		switch readBody(ctx, l.MaxBody) {
+		switch readBody(ctx, l.limit(ctx)) {
 		case bodyTimedOut:
 			e.refuseUnread(ctx, l, errReadTimeout)
 		case bodyBroken:

@@ -56,7 +56,7 @@ func (e *Edge) NewHTTPServer(h fasthttp.RequestHandler, name string, l Listener,
 		// the handler and leaves the rest to readBody; MaxRequestBodySize
 		// then only caps that first read.
 		StreamRequestBody:  true,
-		MaxRequestBodySize: l.MaxBody,
+		MaxRequestBodySize: max(l.MaxBody, l.LargeBody),
 		// fasthttp would otherwise read a multipart body whole, to
 		// temporary files, before the handler: no route takes one.
 		DisablePreParseMultipartForm: true,

@@ -23,14 +23,29 @@ import (
 // Len is the length of every token.
 const Len = 64
 
-// domain separates these tags from anything else the secret might sign.
-const domain = "slotd manage link v1\x00"
+// The domains separate the tags of one kind of link from another's, and
+// from anything else the secret might sign: a manage link's token never
+// opens a calendar feed.
+const (
+	manageDomain = "slotd manage link v1\x00"
+	feedDomain   = "slotd calendar feed v1\x00"
+)
 
-// Codec makes and opens tokens under one secret.
-type Codec struct{ key []byte }
+// Codec makes and opens tokens of one kind under one secret.
+type Codec struct {
+	key    []byte
+	domain string
+}
 
-// New returns a Codec under secret (at least 32 random bytes).
-func New(secret []byte) *Codec { return &Codec{key: append([]byte(nil), secret...)} }
+// New returns the Codec of manage links under secret (at least 32 random
+// bytes).
+func New(secret []byte) *Codec { return &Codec{key: append([]byte(nil), secret...), domain: manageDomain} }
+
+// NewFeeds returns the Codec of calendar feeds (decisions §8) under
+// secret: a token names a business and one of its feeds.
+func NewFeeds(secret []byte) *Codec {
+	return &Codec{key: append([]byte(nil), secret...), domain: feedDomain}
+}
 
 // Make returns the token of appointment appt of business biz.
 func (c *Codec) Make(biz, appt uuid.UUID) string {
@@ -70,7 +85,7 @@ func (c *Codec) Open(tok string) (biz, appt uuid.UUID, ok bool) {
 // tag writes the first len(dst) bytes of the HMAC of ids into dst.
 func (c *Codec) tag(dst, ids []byte) {
 	m := hmac.New(sha256.New, c.key)
-	m.Write([]byte(domain))
+	m.Write([]byte(c.domain))
 	m.Write(ids)
 	copy(dst, m.Sum(nil))
 }

@@ -46,3 +46,19 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// A manage link's token never opens as a calendar feed's, nor the
+// reverse, under the same secret.
+func TestKindsDoNotMix(t *testing.T) {
+	secret := make([]byte, 32)
+	manage, feeds := New(secret), NewFeeds(secret)
+	biz, id := uuid.New(), uuid.New()
+	_, _, ok := feeds.Open(manage.Make(biz, id))
+	require.False(t, ok)
+	_, _, ok = manage.Open(feeds.Make(biz, id))
+	require.False(t, ok)
+	b, f, ok := feeds.Open(feeds.Make(biz, id))
+	require.True(t, ok)
+	require.Equal(t, biz, b)
+	require.Equal(t, id, f)
+}

@@ -1,0 +1,25 @@
+package wire
+
+import "github.com/slotd/slotd/actors/model"
+
+// AppendFeed appends calendar feed f (decisions §8); url and webcalUrl
+// are written only when url is not "": the create answer is the one place
+// the secret address is shown.
+func AppendFeed(b []byte, f *model.Feed, url, webcal string) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, f.ID)
+	b = AppendKey(b, "staffMemberId")
+	b = AppendNullUUID(b, f.StaffID)
+	b = AppendKey(b, "includeCustomerNames")
+	b = AppendBool(b, f.IncludeCustomerNames)
+	if url != "" {
+		b = AppendKey(b, "url")
+		b = AppendString(b, url)
+		b = AppendKey(b, "webcalUrl")
+		b = AppendString(b, webcal)
+	}
+	b = AppendKey(b, "createdAt")
+	b = AppendTime(b, f.CreatedAt)
+	return append(b, '}')
+}
