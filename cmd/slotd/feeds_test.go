@@ -167,10 +167,10 @@ func TestCalendarFeed(t *testing.T) {
 	s2 := start(t, s.data)
 	require.Equal(t, 200, getFeed(t, strings.Replace(url, s.base, s2.base, 1), "").status)
 	id := anna["id"].(string)
-	del := s2.request(pcall{method: "DELETE", path: "/api/v1/calendar-feeds/"+id, key: keyCalendars})
+	del := s2.request(pcall{method: "DELETE", path: "/api/v1/calendar-feeds/" + id, key: keyCalendars})
 	require.Equal(t, 204, del.Status, "%s", del.Raw)
 	requireError(t, respOf(t, getFeed(t, strings.Replace(url, s.base, s2.base, 1), "")), 404, "NOT_FOUND")
-	requireError(t, s2.request(pcall{method: "DELETE", path: "/api/v1/calendar-feeds/"+id, key: keyCalendars}), 404, "NOT_FOUND")
+	requireError(t, s2.request(pcall{method: "DELETE", path: "/api/v1/calendar-feeds/" + id, key: keyCalendars}), 404, "NOT_FOUND")
 	for _, bad := range []string{"/feeds/nothing.ics", "/feeds/" + strings.Repeat("A", 64) + ".ics", strings.TrimSuffix(strings.TrimPrefix(all, s.base), ".ics")} {
 		requireError(t, s2.get(bad, ""), 404, "NOT_FOUND")
 	}

@@ -169,7 +169,7 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Appointments[0].Metadata = map[string]string{"k": "v"}
 			return c
 		}(),
-		"feeds made": only(func(c *Change) { c.Feeds = sampleFeeds(staff) }),
+		"feeds made":    only(func(c *Change) { c.Feeds = sampleFeeds(staff) }),
 		"feeds revoked": only(func(c *Change) { c.Revoked = []uuid.UUID{uuid.New(), uuid.New()} }),
 		"feeds and everything": func() *Change {
 			c := sectionChange()

@@ -39,7 +39,9 @@ type Codec struct {
 
 // New returns the Codec of manage links under secret (at least 32 random
 // bytes).
-func New(secret []byte) *Codec { return &Codec{key: append([]byte(nil), secret...), domain: manageDomain} }
+func New(secret []byte) *Codec {
+	return &Codec{key: append([]byte(nil), secret...), domain: manageDomain}
+}
 
 // NewFeeds returns the Codec of calendar feeds (decisions §8) under
 // secret: a token names a business and one of its feeds.
