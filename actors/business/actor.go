@@ -102,6 +102,13 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *DeleteFeed:
 		ch, err := ledger.DecideFeedDelete(a.state, m.ID, a.now())
 		apply(a, ctx, ch, Done{}, err)
+	case *PutBusy:
+		now := a.now()
+		ch, err := ledger.DecideBusyPut(a.state, &m.In, now)
+		apply(a, ctx, ch, now, err)
+	case *ClearBusy:
+		ch, err := ledger.DecideBusyClear(a.state, m.Staff, m.Source, a.now())
+		apply(a, ctx, ch, Done{}, err)
 	case *CreateHold:
 		a.idempotent(ctx, model.OpCreateHold, m.Idem, func() (*record.Change, *Answer, error) { return a.hold(&m.In) })
 	case *ExtendHold:

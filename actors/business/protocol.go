@@ -36,6 +36,8 @@ import (
 //	DeleteEntry{ID}              -> Done               DELETE /waitlist-entries/{id}
 //	CreateFeed{In}               -> model.Feed         POST /calendar-feeds
 //	DeleteFeed{ID}               -> Done               DELETE /calendar-feeds/{id}
+//	PutBusy{In}                  -> time.Time          PUT /staff/{id}/busy-times/{source}
+//	ClearBusy{Staff, Source}     -> Done               DELETE /staff/{id}/busy-times/{source}
 //
 // A refusal is a *problem.Error in Reply.Err; an unexpected failure is an
 // INTERNAL_ERROR problem that keeps its cause. The actor never speaks HTTP:
@@ -190,6 +192,20 @@ type CreateFeed struct {
 type DeleteFeed struct {
 	request[Done]
 	ID uuid.UUID
+}
+
+// PutBusy replaces a staff member's busy time of one source within a
+// window (decisions §8); the answer is the write's time.
+type PutBusy struct {
+	request[time.Time]
+	In ledger.BusyPut
+}
+
+// ClearBusy drops a staff member's busy time of one source.
+type ClearBusy struct {
+	request[Done]
+	Staff  uuid.UUID
+	Source string
 }
 
 // PaymentEvent is a client_secret provider's event, its signature already

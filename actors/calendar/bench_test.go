@@ -131,3 +131,45 @@ func TestSlotsAllocations(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSlotsExternal is BenchmarkSlots7Days with one staff member's
+// external busy time (decisions §8): none, or 10,000 intervals of 10 to 60
+// minutes over 400 days around the query. "read" asks again of the same
+// index, as availability does between writes; "after a write" first adds a
+// booking for that staff member, so the flat copy of their time is built
+// again, external time included. Issue 25's target: within 2× of none.
+func BenchmarkSlotsExternal(b *testing.B) {
+	for _, n := range []int{0, 10000} {
+		s := newSalon(b, 20, 2000)
+		staff := s.staff[0].ID
+		rng := rand.New(rand.NewPCG(5, 6))
+		spans := make([]interval.Span, n)
+		first := s.now.AddDate(0, 0, -200).UnixMilli()
+		for i := range spans {
+			start := first + rng.Int64N(400*24*60)*msMinute
+			spans[i] = interval.Span{Start: start, End: start + int64(10+rng.IntN(51))*msMinute}
+		}
+		s.index = s.index.WithExternal(staff, spans)
+		q := s.query(7)
+		q.Scratch = new(Scratch)
+		out := Slots(q, nil)
+		b.Run(fmt.Sprintf("read/external=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				out = Slots(q, out[:0])
+			}
+			b.ReportMetric(float64(len(out)), "slots")
+		})
+		base := s.index
+		late := s.now.AddDate(0, 0, 300).UnixMilli()
+		b.Run(fmt.Sprintf("after-a-write/external=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				q.Index = base.Add(staff, interval.Item{Span: interval.Span{Start: late, End: late + 30*msMinute}, Owner: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, i))})
+				out = Slots(q, out[:0])
+			}
+		})
+	}
+}

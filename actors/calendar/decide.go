@@ -102,7 +102,7 @@ func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
 	first, last := dayRange(n, n, sh.long, pad)
 	ds := loadDays(dbuf[:0], r.Business, r.Loc, first, last)
 	w := ds.window(n, sh.long, pad)
-	var wbuf [32]interval.Span
+	var wbuf, abuf [32]interval.Span
 	var fbuf [64]interval.Span
 	var cbuf [64]int
 	work, free, fit := wbuf[:0], fbuf[:0], cbuf[:0]
@@ -117,7 +117,13 @@ func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
 			continue
 		}
 		working = true
-		free = appendFree(free[:0], without(r.Index.Tree(st.ID), r.Except, w), work)
+		// Working, but their external busy time (decisions §8) is not
+		// free: it takes the time as a booking would, so over it the
+		// answer is SLOT_TAKEN, not SLOT_NOT_OFFERED. (Its own buffer:
+		// without external time it is work itself, which the next staff
+		// member's working time overwrites.)
+		avail := withoutExternal(abuf[:0], work, r.Index.External(st.ID))
+		free = appendFree(free[:0], without(r.Index.Tree(st.ID), r.Except, w), avail)
 		switch judge(free, w, sh.acts, start, minGap, 0) {
 		case fits:
 			unbooked, fit = true, append(fit, i)

@@ -30,6 +30,22 @@ func appendFree(dst []interval.Span, t interval.Tree, work []interval.Span) []in
 	return c.dst
 }
 
+// withoutExternal appends to dst the parts of work that ext (a staff
+// member's external busy time) leaves free; work itself when there is
+// none.
+func withoutExternal(dst, work []interval.Span, ext interval.Tree) []interval.Span {
+	if ext.Len() == 0 {
+		return work
+	}
+	for _, w := range work {
+		ext.Free(w, func(s interval.Span) bool {
+			dst = append(dst, s)
+			return true
+		})
+	}
+	return dst
+}
+
 // appendFreeBusy is appendFree over a staff member's flat copy of their
 // items (availability, which reads many staff members whole); decisions,
 // which may set an appointment's own items aside, walk the tree.

@@ -115,6 +115,19 @@ func randomWorld(rng *rand.Rand) *world {
 			w.bookings = append(w.bookings, b)
 		}
 	}
+	// External busy time (decisions §8) over some staff members: any
+	// spans, over bookings or not; it takes time as a booking does.
+	for _, st := range w.staff {
+		if rng.IntN(3) != 0 {
+			continue
+		}
+		var spans []interval.Span
+		for range rng.IntN(5) {
+			start := base.Add(time.Duration(rng.IntN(96*60)-36*60) * time.Minute).Truncate(5 * time.Minute).UnixMilli()
+			spans = append(spans, interval.Span{Start: start, End: start + int64(5+rng.IntN(120))*msMinute})
+		}
+		w.index = w.index.WithExternal(st.ID, spans)
+	}
 	w.now = base.Add(-time.Duration(rng.IntN(36*60)) * time.Minute)
 	if rng.IntN(4) == 0 {
 		w.now = w.now.Add(time.Duration(rng.IntN(60_000)) * time.Millisecond)
@@ -438,7 +451,7 @@ func (w *world) gapOK(st *model.Staff, start time.Time, except uuid.UUID) bool {
 	}
 	own := actives(w.svc, start)
 	ws := Working(st, &w.biz, w.loc, interval.Span{Start: start.UnixMilli() - msDay, End: start.UnixMilli() + 2*msDay})
-	tree := w.index.Tree(st.ID)
+	tree, ext := w.index.Tree(st.ID), w.index.External(st.ID)
 	// what is the minute starting at m: 0 free, 1 the booking's own, 2 anything else
 	what := func(m int64) int {
 		q := interval.Span{Start: m, End: m + msMinute}
@@ -447,7 +460,7 @@ func (w *world) gapOK(st *model.Staff, start time.Time, except uuid.UUID) bool {
 			return 1
 		case !slices.ContainsFunc(ws, func(s interval.Span) bool { return s.Start <= m && m+msMinute <= s.End }):
 			return 2
-		case tree.OverlapsExcept(q, except):
+		case tree.OverlapsExcept(q, except) || ext.Overlaps(q):
 			return 2
 		}
 		return 0

@@ -111,7 +111,7 @@ func Slots(q *Query, out []Slot) []Slot {
 	sh := shapeOf(q.Service, acts[:0])
 	sw.prepare(q, sh.long, len(cands))
 	for c, i := range cands {
-		sw.staff(c, sh.acts, &q.Staff[i], q.Index.Busy(q.Staff[i].ID, sw.rng.lo))
+		sw.staff(c, sh.acts, &q.Staff[i], q.Index.Busy(q.Staff[i].ID, sw.rng.lo, sw.rng.hi))
 	}
 	out = sw.emit(q, cands, out)
 	sc.ticks, sc.days, sc.mask = sw.ticks, sw.ds.list, sw.mask

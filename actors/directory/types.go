@@ -26,6 +26,8 @@ type (
 	EntryInput = ledger.EntryInput
 	// FeedInput makes a calendar feed.
 	FeedInput = ledger.FeedInput
+	// BusyPut replaces busy time of a staff member.
+	BusyPut = ledger.BusyPut
 	// EndpointInput registers a webhook endpoint.
 	EndpointInput = ledger.EndpointInput
 	// EndpointPatch edits a webhook endpoint.

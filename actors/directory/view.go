@@ -189,3 +189,9 @@ func (v View) Feed(id uuid.UUID) *model.Feed { return v.st.Feed(id) }
 func (v View) FeedCalendar(f *model.Feed, now time.Time) *ical.Calendar {
 	return ledger.FeedCalendar(v.st, f, now)
 }
+
+// BusyTimes is staff member staff's busy time intersecting [from, to), of
+// source only when it is not "", by start.
+func (v View) BusyTimes(staff uuid.UUID, from, to time.Time, source string) []model.BusyTime {
+	return v.st.BusyTimes(staff, from, to, source)
+}

@@ -209,6 +209,18 @@ func (d *Directory) DeleteFeed(ctx context.Context, biz, id uuid.UUID) error {
 	return err
 }
 
+// PutBusy replaces busy time of a staff member of business biz and
+// returns the write's time.
+func (d *Directory) PutBusy(ctx context.Context, biz uuid.UUID, in ledger.BusyPut) (time.Time, error) {
+	return call[time.Time](ctx, d, biz, &business.PutBusy{In: in})
+}
+
+// ClearBusy drops a source of a staff member's busy time.
+func (d *Directory) ClearBusy(ctx context.Context, biz, staff uuid.UUID, source string) error {
+	_, err := call[business.Done](ctx, d, biz, &business.ClearBusy{Staff: staff, Source: source})
+	return err
+}
+
 // Replay asks business biz to replay delivery id of endpoint ep; the answer
 // comes from the endpoint's courier.
 func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*model.Delivery, error) {

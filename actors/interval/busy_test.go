@@ -13,7 +13,7 @@ import (
 // would.
 func busyFree(x Index, staff int, w Span) []Span {
 	var out []Span
-	x.Busy(id(staff), w.Start).Free(w, func(s Span) bool {
+	x.Busy(id(staff), w.Start, w.End).Free(w, func(s Span) bool {
 		out = append(out, s)
 		return true
 	})
@@ -58,7 +58,7 @@ func TestBusyIsTheTreesFreeTime(t *testing.T) {
 func TestBusyFreeStops(t *testing.T) {
 	x := Index{}.Add(id(1), item(10, 20, 1, 0), item(30, 40, 2, 0), item(50, 60, 3, 0))
 	var got []Span
-	x.Busy(id(1), 0).Free(span(0, 100), func(s Span) bool {
+	x.Busy(id(1), 0, 100).Free(span(0, 100), func(s Span) bool {
 		got = append(got, s)
 		return len(got) < 2
 	})
@@ -69,10 +69,10 @@ func TestBusyFreeStops(t *testing.T) {
 // others'.
 func TestBusyFollowsWrites(t *testing.T) {
 	x := Index{}.Add(id(1), item(10, 20, 1, 0)).Add(id(2), item(10, 20, 2, 0))
-	b1, b2 := x.Busy(id(1), 0), x.Busy(id(2), 0)
+	b1, b2 := x.Busy(id(1), 0, 100), x.Busy(id(2), 0, 100)
 	y := x.Add(id(1), item(30, 40, 3, 0))
-	require.Same(t, b2, y.Busy(id(2), 0), "untouched: the same copy")
-	require.NotSame(t, b1, y.Busy(id(1), 0))
+	require.Same(t, b2, y.Busy(id(2), 0, 100), "untouched: the same copy")
+	require.NotSame(t, b1, y.Busy(id(1), 0, 100))
 	require.Equal(t, []Span{span(0, 10), span(20, 30), span(40, 100)}, busyFree(y, 1, span(0, 100)))
 	require.Equal(t, []Span{span(0, 10), span(20, 100)}, busyFree(x, 1, span(0, 100)), "the old version keeps its own")
 }

@@ -24,13 +24,19 @@ import (
 // its items overlap or its tree is malformed, so an Add that skipped Fits
 // fails loudly in tests instead of double-booking silently in production.
 type Index struct {
-	staff []entry // sorted by id; no entry holds an empty tree
+	staff []entry // sorted by id; no entry holds two empty trees
 }
 
 type entry struct {
 	id   uuid.UUID
 	tree Tree
-	busy *busyCell // tree's flat copy, once a reader built it (Busy)
+	// ext is the staff member's external busy time (decisions §8): the
+	// union of what their other calendars hold, merged, so its items are
+	// disjoint however those overlap. It is kept apart from tree because
+	// it may overlap bookings made before it arrived, which tree never
+	// holds; a new booking must fit both (Fits, Busy).
+	ext  Tree
+	busy *busyCell // the flat copy of tree and ext, once a reader built it (Busy)
 }
 
 // find returns the position of staff in x.staff and whether it is there.
@@ -72,27 +78,92 @@ func (x Index) Delete(staff uuid.UUID, items ...Item) Index {
 	return y
 }
 
-// with returns x with staff's tree replaced by t, copying the entry slice
-// only if the tree actually changed, and dropping staff when t is empty.
+// with returns x with staff's tree replaced by t.
 func (x Index) with(staff uuid.UUID, t Tree) Index {
+	return x.set(staff, t, x.External(staff))
+}
+
+// set returns x with staff's trees replaced by t and ext, copying the entry
+// slice only if a tree actually changed, and dropping staff when both are
+// empty.
+func (x Index) set(staff uuid.UUID, t, ext Tree) Index {
 	i, ok := x.find(staff)
+	empty := t.Len() == 0 && ext.Len() == 0
 	switch {
-	case ok && x.staff[i].tree.root == t.root:
+	case ok && x.staff[i].tree.root == t.root && x.staff[i].ext.root == ext.root:
 		return x
-	case ok && t.Len() == 0:
+	case ok && empty:
 		return Index{staff: slices.Delete(slices.Clone(x.staff), i, i+1)}
 	case ok:
 		y := Index{staff: slices.Clone(x.staff)}
-		y.staff[i].tree, y.staff[i].busy = t, new(busyCell)
+		y.staff[i].tree, y.staff[i].ext, y.staff[i].busy = t, ext, new(busyCell)
 		return y
-	case t.Len() == 0:
+	case empty:
 		return x
 	default:
 		s := make([]entry, 0, len(x.staff)+1)
 		s = append(s, x.staff[:i]...)
-		s = append(s, entry{id: staff, tree: t, busy: new(busyCell)})
+		s = append(s, entry{id: staff, tree: t, ext: ext, busy: new(busyCell)})
 		return Index{staff: append(s, x.staff[i:]...)}
 	}
+}
+
+// External returns staff's external busy time: disjoint items, of owner
+// uuid.Nil; empty for unknown staff.
+func (x Index) External(staff uuid.UUID) Tree {
+	if i, ok := x.find(staff); ok {
+		return x.staff[i].ext
+	}
+	return Tree{}
+}
+
+// WithExternal returns x with staff's external busy time replaced by the
+// union of spans (in any order, overlapping or not).
+func (x Index) WithExternal(staff uuid.UUID, spans []Span) Index {
+	return x.set(staff, x.Tree(staff), Build(Union(spans)))
+}
+
+// Bookings returns x without any external busy time: the index of the
+// bookings alone.
+func (x Index) Bookings() Index {
+	y := x
+	for _, e := range x.staff {
+		if e.ext.Len() > 0 {
+			y = y.set(e.id, e.tree, Tree{})
+		}
+	}
+	return y
+}
+
+// Union returns the items covering exactly the time spans cover: sorted,
+// disjoint and not touching, empty spans dropped. spans is not modified.
+func Union(spans []Span) []Item {
+	sorted := make([]Span, 0, len(spans))
+	for _, s := range spans {
+		if !s.Empty() {
+			sorted = append(sorted, s)
+		}
+	}
+	slices.SortFunc(sorted, func(a, b Span) int { return cmpInt(a.Start, b.Start) })
+	var out []Item
+	for _, s := range sorted {
+		if n := len(out); n > 0 && s.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, s.End)
+			continue
+		}
+		out = append(out, Item{Span: s})
+	}
+	return out
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // Fits reports whether spans can be added to staff's items without creating
@@ -101,10 +172,13 @@ func (x Index) with(staff uuid.UUID, t Tree) Index {
 // that adding all of them keeps staff's items disjoint. It allocates nothing
 // and costs O(m log n + m²) for m spans, m being an appointment's few
 // segments.
+//
+// External busy time counts like an item no one is excepted from: a
+// booking never goes over it (decisions §8).
 func (x Index) Fits(staff uuid.UUID, spans []Span, except uuid.UUID) bool {
-	t := x.Tree(staff)
+	t, ext := x.Tree(staff), x.External(staff)
 	for i, s := range spans {
-		if taken(t, s, except) {
+		if taken(t, s, except) || ext.Overlaps(s) {
 			return false
 		}
 		for _, o := range spans[:i] {
@@ -125,8 +199,8 @@ func taken(t Tree, s Span, except uuid.UUID) bool {
 	return t.OverlapsExcept(s, except)
 }
 
-// Staff calls fn for every staff member holding at least one item, in
-// ascending id order, until fn returns false.
+// Staff calls fn for every staff member holding at least one item or some
+// external busy time, in ascending id order, until fn returns false.
 func (x Index) Staff(fn func(uuid.UUID, Tree) bool) {
 	for _, e := range x.staff {
 		if !fn(e.id, e.tree) {

@@ -30,6 +30,7 @@ type book struct {
 	lastAssigned uuid.UUID
 	endpoints    []model.Endpoint // at most five: copied on write
 	feeds        []model.Feed     // calendar feeds (feeds.go), in creation order: copied on write
+	busy         busyBook         // external busy time (busy.go); its union is in index
 
 	// The prepayments (payments.go): each payment by appointment id, the
 	// provider's ids of them, the appointments whose payment still waits
@@ -297,6 +298,7 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 	if len(c.Feeds) > 0 || len(c.Revoked) > 0 {
 		b.feeds = putFeeds(b.feeds, c.Feeds, c.Revoked)
 	}
+	b = b.applyBusy(c.Busy)
 	for i := range c.Payments {
 		b = b.putPayment(c.Payments[i])
 	}

@@ -6,6 +6,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/interval"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
 )
 
@@ -30,10 +32,14 @@ type Verdict struct {
 	Staff []StaffVerdict
 }
 
-// StaffVerdict is one staff member's answer for a start.
+// StaffVerdict is one staff member's answer for a start. A SLOT_TAKEN
+// caused (also) by their external busy time names it (decisions §8).
 type StaffVerdict struct {
 	ID   uuid.UUID
 	Code problem.Code
+	// BusySource and ExternalID name the earliest busy interval under
+	// the booking; "" when none is.
+	BusySource, ExternalID string
 }
 
 // Check answers a check against s at now. An unknown service or staff
@@ -60,11 +66,16 @@ func Check(s *State, in *CheckInput, now time.Time) ([]Verdict, error) {
 	for i, t := range in.Starts {
 		v := Verdict{Start: t, Code: codeOf(s, in.ServiceID, t, in.StaffID, now), Staff: make([]StaffVerdict, len(staff))}
 		for j, id := range staff {
-			if in.StaffID != nil {
-				v.Staff[j] = StaffVerdict{ID: id, Code: v.Code}
-				continue
+			sv := StaffVerdict{ID: id, Code: v.Code}
+			if in.StaffID == nil {
+				sv.Code = codeOf(s, in.ServiceID, t, &id, now)
 			}
-			v.Staff[j] = StaffVerdict{ID: id, Code: codeOf(s, in.ServiceID, t, &id, now)}
+			if sv.Code == problem.SlotTaken {
+				if b, ok := s.BusyBlocking(id, activeSpans(svc, t)); ok {
+					sv.BusySource, sv.ExternalID = b.Source, b.ExternalID
+				}
+			}
+			v.Staff[j] = sv
 		}
 		out[i] = v
 	}
@@ -79,4 +90,15 @@ func codeOf(s *State, svc uuid.UUID, t time.Time, staff *uuid.UUID, now time.Tim
 		return problem.As(err).Code
 	}
 	return ""
+}
+
+// activeSpans are the active pieces of a booking of svc at start.
+func activeSpans(svc *model.Service, start time.Time) []interval.Span {
+	var out []interval.Span
+	for _, p := range calendar.Footprint(svc, start) {
+		if p.Kind == model.Active {
+			out = append(out, p.Span)
+		}
+	}
+	return out
 }

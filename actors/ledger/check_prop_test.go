@@ -212,6 +212,28 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 		b.taken = append(b.taken, span{h.Start, h.End})
 		b.made = append(b.made, fmt.Sprintf("hold %s %s-%s staff=%s expires=%s", svc.Name, b.local(h.Start), b.local(h.End), s.StaffMember(h.StaffID).Name, b.local(h.ExpiresAt)))
 	}
+	// External busy time (decisions §8) over some staff members, laid
+	// over bookings and holds as it comes: anything, overlapping or not.
+	for _, st := range sp.Staff {
+		if rng.IntN(3) != 0 {
+			continue
+		}
+		from := b.now.Add(-24 * time.Hour)
+		in := &BusyPut{Staff: st.ID, Source: fmt.Sprint("src", rng.IntN(2)), From: from, To: from.Add(30 * 24 * time.Hour)}
+		for range 1 + rng.IntN(6) {
+			start := b.wallStart(rng, s).Add(time.Duration(rng.IntN(7)-3) * 15 * time.Minute)
+			if start.Before(in.From) {
+				continue
+			}
+			end := start.Add(time.Duration(5+rng.IntN(120)) * time.Minute)
+			in.Busy = append(in.Busy, model.BusyTime{Start: start, End: end, ExternalID: fmt.Sprint("e", rng.IntN(9))})
+			b.taken = append(b.taken, span{start, end})
+			b.made = append(b.made, fmt.Sprintf("busy %s %s-%s staff=%s", in.Source, b.local(start), b.local(end), st.Name))
+		}
+		ch, err := DecideBusyPut(s, in, b.now)
+		require.NoError(t, err)
+		s = step(t, s, ch)
+	}
 	if ch := DecideExpiries(s, b.now, b.ids); ch != nil {
 		s = step(t, s, ch)
 	}

@@ -56,7 +56,9 @@ func worldAppointments(s *State, spec *model.Spec, c *record.Catalog, now time.T
 	}
 	m := materializer{spec: spec, c: c, loc: loc, now: now}
 	if s != nil {
-		m.known, m.index = s.Appointment, s.index
+		// A world file's appointments are the business's own: external
+		// busy time does not refuse them, as it leaves booked ones alone.
+		m.known, m.index = s.Appointment, s.index.Bookings()
 	} else {
 		// A new business: its appointments are all new, each one piece or
 		// more. Growing the slices one append at a time was a fifth of

@@ -108,7 +108,7 @@ func encodeChange(e *w, c *Change) {
 		e.id(id)
 	}
 	e.sections(&parts{payments: c.Payments, checkouts: c.Checkouts, closed: c.Closed, holds: c.Holds, entries: c.Entries, appts: c.Appointments,
-		events: c.Events, feeds: c.Feeds, revoked: c.Revoked})
+		events: c.Events, feeds: c.Feeds, revoked: c.Revoked, busy: c.Busy})
 }
 
 func decodeChange(d *r) *Change {
@@ -151,7 +151,7 @@ func decodeChange(d *r) *Change {
 		decodePaymentPart(d, &p)
 	}
 	c.Payments, c.Checkouts, c.Closed, c.Holds, c.Entries = p.payments, p.checkouts, p.closed, p.holds, p.entries
-	c.Feeds, c.Revoked = p.feeds, p.revoked
+	c.Feeds, c.Revoked, c.Busy = p.feeds, p.revoked, p.busy
 	return c
 }
 

@@ -253,6 +253,21 @@ type Change struct {
 	// deleted (decisions §8).
 	Feeds   []model.Feed `json:"feeds,omitempty"`
 	Revoked []uuid.UUID  `json:"revokedFeeds,omitempty"`
+	// Busy holds the external busy time the write replaced (decisions §8).
+	Busy []BusyChange `json:"busy,omitempty"`
+}
+
+// BusyChange replaces a staff member's busy time of one source: within
+// [From, To) by Intervals, or, when From and To are zero, all of it (a
+// snapshot's form); Clear drops the source whole. The intervals' Source
+// is the change's.
+type BusyChange struct {
+	Staff     uuid.UUID        `json:"staff"`
+	Source    string           `json:"source"`
+	From      time.Time        `json:"from,omitzero"`
+	To        time.Time        `json:"to,omitzero"`
+	Clear     bool             `json:"clear,omitempty"`
+	Intervals []model.BusyTime `json:"intervals,omitempty"`
 }
 
 // Idem is a stored answer to an idempotent request (api-v1 §4.1): the key
@@ -341,6 +356,7 @@ type Snapshot struct {
 	Holds        []model.Hold          `json:"holds,omitempty"`
 	Entries      []model.WaitlistEntry `json:"entries,omitempty"`
 	Feeds        []model.Feed          `json:"feeds,omitempty"`
+	Busy         []BusyChange          `json:"busy,omitempty"`
 }
 
 // EncodeSnapshot returns the encoding of s, in the binary form: the
@@ -368,7 +384,7 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 	for i := range s.Endpoints {
 		e.endpoint(&s.Endpoints[i])
 	}
-	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries, appts: s.Appointments, feeds: s.Feeds})
+	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries, appts: s.Appointments, feeds: s.Feeds, busy: s.Busy})
 	return e.b, nil
 }
 
@@ -425,7 +441,7 @@ func decodeSnapshot(d *r) *Snapshot {
 	} else if len(d.b) > 0 && d.err == nil { // version 2: payments, untagged
 		p.payments, p.checkouts = d.payments(), d.checkouts()
 	}
-	s.Payments, s.Checkouts, s.Holds, s.Entries, s.Feeds = p.payments, p.checkouts, p.holds, p.entries, p.feeds
+	s.Payments, s.Checkouts, s.Holds, s.Entries, s.Feeds, s.Busy = p.payments, p.checkouts, p.holds, p.entries, p.feeds, p.busy
 	if len(p.revoked) > 0 { // a snapshot holds the feeds there are
 		d.fail()
 	}

@@ -3,6 +3,7 @@ package record
 import (
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -22,6 +23,7 @@ const (
 	tagByCustomer                  // the record's events the customer's change caused
 	tagReschedules                 // the customers' reschedules of the record's appointments that have any
 	tagFeeds                       // calendar feeds made, and revoked
+	tagBusy                        // external busy time replaced
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -43,6 +45,7 @@ type parts struct {
 	// revoked, feeds a change deleted.
 	feeds   []model.Feed
 	revoked []uuid.UUID
+	busy    []BusyChange
 }
 
 func (e *w) sections(p *parts) {
@@ -68,6 +71,42 @@ func (e *w) sections(p *parts) {
 		putList(e, p.feeds, (*w).feed)
 		e.ids(p.revoked)
 	}
+	if len(p.busy) > 0 {
+		e.byte1(tagBusy)
+		putList(e, p.busy, (*w).busyChange)
+	}
+}
+
+func (e *w) busyChange(c *BusyChange) {
+	e.id(c.Staff)
+	e.str(c.Source)
+	e.time(c.From)
+	e.time(c.To)
+	e.bool(c.Clear)
+	putList(e, c.Intervals, (*w).busyTime)
+}
+
+func (d *r) busyChange(c *BusyChange) {
+	*c = BusyChange{Staff: d.id(), Source: d.str(), From: d.time(), To: d.time(), Clear: d.bool()}
+	c.Intervals = getList(d, 4, (*r).busyTime)
+	for i := range c.Intervals {
+		c.Intervals[i].Source = c.Source
+	}
+}
+
+// An interval's start, then its length in milliseconds (an end is never
+// before its start), then the integrator's id and title.
+func (e *w) busyTime(b *model.BusyTime) {
+	e.time(b.Start)
+	e.u(uint64(b.End.Sub(b.Start).Milliseconds()))
+	e.str(b.ExternalID)
+	e.str(b.Title)
+}
+
+func (d *r) busyTime(b *model.BusyTime) {
+	b.Start = d.time()
+	b.End = b.Start.Add(time.Duration(d.u()) * time.Millisecond)
+	b.ExternalID, b.Title = d.str(), d.str()
 }
 
 func (e *w) feed(f *model.Feed) {
@@ -212,6 +251,11 @@ func (d *r) sections(p *parts) {
 			d.byCustomer(p.events)
 		case tagReschedules:
 			d.reschedules(p.appts)
+		case tagBusy:
+			p.busy = getList(d, 20, (*r).busyChange)
+			if len(p.busy) == 0 {
+				d.fail()
+			}
 		case tagFeeds:
 			p.feeds, p.revoked = getList(d, 19, (*r).feed), d.ids()
 			if len(p.feeds) == 0 && len(p.revoked) == 0 {

@@ -78,6 +78,20 @@ func sampleFeeds(staff uuid.UUID) []model.Feed {
 	}
 }
 
+// sampleBusy replaces a window of one source, clears another and holds a
+// whole third (a snapshot's form).
+func sampleBusy(staff uuid.UUID) []BusyChange {
+	at := payAt.Truncate(time.Millisecond)
+	return []BusyChange{
+		{Staff: staff, Source: "google:primary", From: at, To: at.Add(48 * time.Hour), Intervals: []model.BusyTime{
+			{Source: "google:primary", Start: at.Add(time.Hour), End: at.Add(2 * time.Hour), ExternalID: "evt-1", Title: "Dentist"},
+			{Source: "google:primary", Start: at.Add(3 * time.Hour), End: at.Add(3*time.Hour + 1500*time.Millisecond)},
+		}},
+		{Staff: staff, Source: "crm", Clear: true},
+		{Staff: uuid.New(), Source: "ics:1", Intervals: []model.BusyTime{{Source: "ics:1", Start: at, End: at.Add(24 * time.Hour), Title: "Holiday ✈"}}},
+	}
+}
+
 func staff0(s *Snapshot) uuid.UUID { return s.Appointments[0].Staff.ID }
 
 // A snapshot holds the feeds there are: one naming a revoked feed is
@@ -222,6 +236,7 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	withMeta.Appointments[1].Metadata = map[string]string{"utm_campaign": "spring", "x": "y"}
 	withFeeds := sectionSnapshot()
 	withFeeds.Feeds = sampleFeeds(staff0(withFeeds))
+	withFeeds.Busy = sampleBusy(staff0(withFeeds))
 	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta,
 		"feeds": withFeeds} {
 		t.Run(name, func(t *testing.T) {

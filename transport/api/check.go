@@ -93,6 +93,16 @@ func appendVerdicts(b []byte, vs []directory.Verdict) []byte {
 			b = wire.AppendBool(b, sv.Code == "")
 			b = append(b, `,"code":`...)
 			b = appendCode(b, sv.Code)
+			if sv.BusySource != "" {
+				b = append(b, `,"busySource":`...)
+				b = wire.AppendString(b, sv.BusySource)
+				b = append(b, `,"externalId":`...)
+				if sv.ExternalID == "" {
+					b = append(b, "null"...)
+				} else {
+					b = wire.AppendString(b, sv.ExternalID)
+				}
+			}
 			b = append(b, '}')
 		}
 		b = append(b, "]}"...)

@@ -769,3 +769,39 @@ func FuzzFeedBody(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBusyBody fuzzes the busy-time PUT body decoder (decisions §8): a
+// refusal names the members; an accepted body has a window of at most
+// 400 days and every interval, in order, inside it and not empty.
+func FuzzBusyBody(f *testing.F) {
+	for _, b := range []string{
+		`{"from":"2026-12-08T08:00:00Z","to":"2026-12-08T18:00:00Z","busy":[]}`,
+		`{"from":"2026-12-08T08:00:00Z","to":"2026-12-08T18:00:00Z","busy":[{"start":"2026-12-08T09:00:00Z","end":"2026-12-08T10:00:00.5Z","externalId":"e1","title":null}]}`,
+		`{"from":"2026-12-08T08:00:00Z","to":"2026-12-08T07:00:00Z","busy":[]}`,
+		`{"from":"2026-12-08T08:00:00Z","to":"2026-12-08T18:00:00Z","busy":[{"start":"2026-12-08T19:00:00Z","end":"2026-12-08T20:00:00Z"}]}`,
+		`{"from":"2026-12-08T08:00:00Z","to":"2026-12-08T18:00:00Z","busy":[{"start":"2026-12-08T09:00:00Z"}],"x":1}`,
+		`{"busy":{}}`, `[]`, `{"from":1}`,
+	} {
+		f.Add([]byte(b))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		in, err := decodeBusy(body)
+		sixCheckRefusal(t, err, body, "from", "to", "busy")
+		if err != nil {
+			return
+		}
+		if !in.To.After(in.From) || in.To.Sub(in.From) > maxBusyWindow {
+			t.Fatalf("window [%v, %v) accepted", in.From, in.To)
+		}
+		m := sixMembers(t, body)
+		var raw []json.RawMessage
+		if err := json.Unmarshal(m["busy"], &raw); err != nil || len(raw) != len(in.Busy) {
+			t.Fatalf("busy %s read as %d intervals", m["busy"], len(in.Busy))
+		}
+		for i, b := range in.Busy {
+			if !b.End.After(b.Start) || b.Start.Before(in.From) || b.End.After(in.To) {
+				t.Fatalf("interval %d [%v, %v) accepted in [%v, %v)", i, b.Start, b.End, in.From, in.To)
+			}
+		}
+	})
+}

@@ -143,6 +143,7 @@ func (s *Server) build() fasthttp.RequestHandler {
 	s.paymentRoutes(add)
 	s.pageRoutes(add)
 	s.feedRoutes(add)
+	s.busyRoutes(add)
 	add(fasthttp.MethodGet, "/api/v1/manage/{token}", s.manage)
 	add(fasthttp.MethodGet, "/api/v1/manage/{token}/slots", s.manageSlots)
 	add(fasthttp.MethodPost, "/api/v1/manage/{token}/cancel", s.manageCancel)

@@ -1,0 +1,258 @@
+package api
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
+)
+
+// External busy time pushed by integrators (decisions §8): a staff
+// member's other calendars, per source, occupying them exactly as a
+// booking does. The business actor replaces a source's intervals within a
+// window in one journalled write, so a PUT that lands while bookings race
+// for the same time is ordered with them: either the booking came first
+// (and is left alone) or the busy time did (and the booking is refused).
+
+const (
+	maxBusyWindow = model.MaxBusyWindowDays * 24 * time.Hour
+	maxBusyText   = 500 // externalId and title, in characters
+)
+
+func (s *Server) busyRoutes(add func(method, path string, h fasthttp.RequestHandler)) {
+	cal := func(fn func(*call)) fasthttp.RequestHandler {
+		return s.api(route{scope: scopeCalendars, module: model.ModAppointments, large: true, fn: fn})
+	}
+	add(fasthttp.MethodPut, "/api/v1/staff/{id}/busy-times/{source}", cal(s.putBusy))
+	add(fasthttp.MethodDelete, "/api/v1/staff/{id}/busy-times/{source}", cal(s.clearBusy))
+	add(fasthttp.MethodGet, "/api/v1/staff/{id}/busy-times", cal(s.listBusy))
+}
+
+// busyStaff is the {id} of a busy-time route, having answered 404 for an
+// id that names no staff member of the business.
+func (c *call) busyStaff() (uuid.UUID, bool) {
+	id, ok := c.pathID("id")
+	if !ok || c.st.StaffMember(id) == nil {
+		edge.WriteError(c.ctx, errNotFound)
+		return uuid.Nil, false
+	}
+	return id, true
+}
+
+// busySource is the {source} of a busy-time route, having answered 400
+// for one that is not a source name.
+func (c *call) busySource() (string, bool) {
+	src, _ := c.ctx.UserValue("source").(string)
+	if !model.ValidBusySource(src) {
+		edge.WriteError(c.ctx, problem.FieldError("source", problem.InvalidFormat,
+			"A source is 1 to 64 of a-z, 0-9, '.', '_', ':' and '-'."))
+		return "", false
+	}
+	return src, true
+}
+
+// putBusy serves PUT /api/v1/staff/{id}/busy-times/{source} {from, to,
+// busy}: the source's intervals that intersect [from, to) become busy.
+func (s *Server) putBusy(c *call) {
+	staff, ok := c.busyStaff()
+	if !ok {
+		return
+	}
+	src, ok := c.busySource()
+	if !ok {
+		return
+	}
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	in, err := decodeBusy(c.ctx.PostBody())
+	if err != nil {
+		s.Fail(c.ctx, err)
+		return
+	}
+	in.Staff, in.Source = staff, src
+	rctx, cancel := edge.RequestContext()
+	defer cancel()
+	at, err := s.Dir.PutBusy(rctx, c.st.Business().ID, *in)
+	if err != nil {
+		s.Fail(c.ctx, err)
+		return
+	}
+	b := append([]byte(nil), `{"staffMemberId":`...)
+	b = wire.AppendUUID(b, staff)
+	b = append(b, `,"source":`...)
+	b = wire.AppendString(b, src)
+	b = append(b, `,"from":`...)
+	b = wire.AppendTime(b, in.From)
+	b = append(b, `,"to":`...)
+	b = wire.AppendTime(b, in.To)
+	b = append(b, `,"count":`...)
+	b = wire.AppendInt(b, len(in.Busy))
+	b = append(b, `,"updatedAt":`...)
+	b = wire.AppendTime(b, at)
+	edge.WriteJSON(c.ctx, 200, append(b, '}'))
+}
+
+// decodeBusy validates a busy-time PUT body: a window of at most 400
+// days, and at most 10,000 intervals inside it, each ending after it
+// starts. Times are kept to the millisecond, the index's grain.
+func decodeBusy(body []byte) (*directory.BusyPut, error) {
+	var errs input.Errors
+	in := &directory.BusyPut{}
+	obj, ok := input.ParseObject(body, &errs)
+	if !ok {
+		return nil, errs.Err()
+	}
+	from, okFrom := obj.Time("from", input.Required)
+	to, okTo := obj.Time("to", input.Required)
+	window := okFrom && okTo
+	switch {
+	case !window:
+	case !to.After(from):
+		errs.Add(obj.PathOf("to"), problem.Invalid, "Must be after from.")
+		window = false
+	case to.Sub(from) > maxBusyWindow:
+		errs.AddBound(obj.PathOf("to"), problem.TooLarge, model.MaxBusyWindowDays, "Must be at most 400 days after from.")
+		window = false
+	}
+	in.From, in.To = from.Truncate(time.Millisecond), to.Truncate(time.Millisecond)
+	if arr, ok := obj.Array("busy", input.Required); ok {
+		if arr.Len() > model.MaxBusyPerPut {
+			errs.AddBound(arr.Path(), problem.TooLarge, model.MaxBusyPerPut, "Must list at most 10000 intervals.")
+		} else {
+			in.Busy = make([]model.BusyTime, 0, arr.Len())
+			for i := range arr.Len() {
+				if b, ok := busyInterval(arr, i, in.From, in.To, window, &errs); ok {
+					in.Busy = append(in.Busy, b)
+				}
+			}
+		}
+	}
+	obj.Done()
+	return in, errs.Err()
+}
+
+// busyInterval reads busy[i]; inside says whether the window is known, to
+// judge it against.
+func busyInterval(arr input.Array, i int, from, to time.Time, inside bool, errs *input.Errors) (model.BusyTime, bool) {
+	o, ok := arr.Object(i)
+	if !ok {
+		return model.BusyTime{}, false
+	}
+	var b model.BusyTime
+	start, okS := o.Time("start", input.Required)
+	end, okE := o.Time("end", input.Required)
+	b.Start, b.End = start.Truncate(time.Millisecond), end.Truncate(time.Millisecond)
+	if id, ok := o.NullableString("externalId", maxBusyText); ok && id != nil {
+		b.ExternalID = *id
+	}
+	if t, ok := o.NullableString("title", maxBusyText); ok && t != nil {
+		b.Title = *t
+	}
+	o.Done()
+	switch {
+	case !okS || !okE:
+		return b, false
+	case !b.End.After(b.Start):
+		errs.Add(o.PathOf("end"), problem.Invalid, "Must be after start.")
+		return b, false
+	case inside && (b.Start.Before(from) || b.End.After(to)):
+		errs.Add(o.PathOf("start"), problem.Invalid, "Every interval must lie inside [from, to).")
+		return b, false
+	}
+	return b, true
+}
+
+// clearBusy serves DELETE /api/v1/staff/{id}/busy-times/{source}: 204,
+// whether or not the source had any.
+func (s *Server) clearBusy(c *call) {
+	staff, ok := c.busyStaff()
+	if !ok {
+		return
+	}
+	src, ok := c.busySource()
+	if !ok {
+		return
+	}
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	rctx, cancel := edge.RequestContext()
+	defer cancel()
+	if err := s.Dir.ClearBusy(rctx, c.st.Business().ID, staff, src); err != nil {
+		s.Fail(c.ctx, err)
+		return
+	}
+	edge.WriteJSON(c.ctx, 204, nil)
+}
+
+// listBusy serves GET /api/v1/staff/{id}/busy-times?from&to[&source]: the
+// staff member's busy time that intersects the window (at most 400 days),
+// by start.
+func (s *Server) listBusy(c *call) {
+	staff, ok := c.busyStaff()
+	if !ok {
+		return
+	}
+	q := parseQuery(c.ctx, "from", "to", "source")
+	q.require("from", "to")
+	from, okFrom := q.timeParam("from")
+	to, okTo := q.timeParam("to")
+	src, bySource := q.get("source")
+	if bySource && !model.ValidBusySource(src) {
+		q.add("source", problem.InvalidFormat, "A source is 1 to 64 of a-z, 0-9, '.', '_', ':' and '-'.")
+	}
+	if okFrom && okTo {
+		switch {
+		case from.After(to):
+			q.add("to", problem.Invalid, "Must not be before from.")
+		case to.Sub(from) > maxBusyWindow:
+			q.errs = append(q.errs, problem.Bound("to", problem.TooLarge, model.MaxBusyWindowDays, "Must be at most 400 days after from."))
+		}
+	}
+	if perr := q.err(); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	list := c.st.BusyTimes(staff, from, to, src)
+	b := make([]byte, 0, 64+len(list)*160)
+	b = append(b, `{"data":[`...)
+	for i := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendBusy(b, &list[i])
+	}
+	edge.WriteJSON(c.ctx, 200, append(b, `],"hasMore":false,"nextCursor":null}`...))
+}
+
+func appendBusy(b []byte, x *model.BusyTime) []byte {
+	b = append(b, `{"source":`...)
+	b = wire.AppendString(b, x.Source)
+	b = append(b, `,"start":`...)
+	b = wire.AppendTime(b, x.Start)
+	b = append(b, `,"end":`...)
+	b = wire.AppendTime(b, x.End)
+	b = append(b, `,"externalId":`...)
+	b = appendNullable(b, x.ExternalID)
+	b = append(b, `,"title":`...)
+	b = appendNullable(b, x.Title)
+	return append(b, '}')
+}
+
+// appendNullable is s as a JSON string, null when empty.
+func appendNullable(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, "null"...)
+	}
+	return wire.AppendString(b, s)
+}
