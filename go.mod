@@ -8,6 +8,7 @@ require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/cockroachdb/pebble/v2 v2.1.7
+	github.com/emersion/go-ical v0.0.0-20250329121855-f41e73efc392
 	github.com/fasthttp/router v1.5.4
 	github.com/google/uuid v1.6.0
 	github.com/labstack/echo v3.3.10+incompatible
@@ -18,6 +19,7 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
 	github.com/stretchr/testify v1.12.1
+	github.com/teambition/rrule-go v1.8.2
 	github.com/throttled/throttled/v2 v2.15.0
 	github.com/valyala/fasthttp v1.74.0
 	golang.org/x/sys v0.49.0
