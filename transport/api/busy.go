@@ -58,19 +58,29 @@ func (c *call) busySource() (string, bool) {
 	return src, true
 }
 
-// putBusy serves PUT /api/v1/staff/{id}/busy-times/{source} {from, to,
-// busy}: the source's intervals that intersect [from, to) become busy.
-func (s *Server) putBusy(c *call) {
+// busyTarget is the staff member and source of a write on one source,
+// having answered 404, 400 on the source, or 400 for a query string.
+func (c *call) busyTarget() (uuid.UUID, string, bool) {
 	staff, ok := c.busyStaff()
 	if !ok {
-		return
+		return uuid.Nil, "", false
 	}
 	src, ok := c.busySource()
 	if !ok {
-		return
+		return uuid.Nil, "", false
 	}
 	if perr := noQuery(c.ctx); perr != nil {
 		edge.WriteError(c.ctx, perr)
+		return uuid.Nil, "", false
+	}
+	return staff, src, true
+}
+
+// putBusy serves PUT /api/v1/staff/{id}/busy-times/{source} {from, to,
+// busy}: the source's intervals that intersect [from, to) become busy.
+func (s *Server) putBusy(c *call) {
+	staff, src, ok := c.busyTarget()
+	if !ok {
 		return
 	}
 	in, err := decodeBusy(c.ctx.PostBody())
@@ -174,16 +184,8 @@ func busyInterval(arr input.Array, i int, from, to time.Time, inside bool, errs 
 // clearBusy serves DELETE /api/v1/staff/{id}/busy-times/{source}: 204,
 // whether or not the source had any.
 func (s *Server) clearBusy(c *call) {
-	staff, ok := c.busyStaff()
+	staff, src, ok := c.busyTarget()
 	if !ok {
-		return
-	}
-	src, ok := c.busySource()
-	if !ok {
-		return
-	}
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
 		return
 	}
 	rctx, cancel := edge.RequestContext()

@@ -152,15 +152,10 @@ func (im *importer) event(c *goical.Component, overrides []*goical.Component) er
 	if skipped(c) {
 		return nil
 	}
-	startProp := c.Props.Get(goical.PropDateTimeStart)
-	if startProp == nil {
+	if c.Props.Get(goical.PropDateTimeStart) == nil {
 		return nil
 	}
-	start, err := im.value(startProp)
-	if err != nil {
-		return err
-	}
-	length, days, err := im.length(c, start)
+	start, length, days, err := im.span(c)
 	if err != nil {
 		return err
 	}
@@ -212,7 +207,7 @@ func (im *importer) override(c *goical.Component) error {
 	if skipped(c) || c.Props.Get(goical.PropDateTimeStart) == nil {
 		return nil
 	}
-	start, err := im.value(c.Props.Get(goical.PropDateTimeStart))
+	start, length, days, err := im.span(c)
 	if err != nil {
 		return err
 	}
@@ -220,13 +215,19 @@ func (im *importer) override(c *goical.Component) error {
 	if err != nil {
 		return err
 	}
-	length, days, err := im.length(c, start)
-	if err != nil {
-		return err
-	}
 	uid := text(c.Props.Get(goical.PropUID))
 	im.add(start, length, days, uid+"/"+orig.id(), text(c.Props.Get(goical.PropSummary)))
 	return nil
+}
+
+// span is c's start and how long it lasts (length).
+func (im *importer) span(c *goical.Component) (when, time.Duration, int, error) {
+	start, err := im.value(c.Props.Get(goical.PropDateTimeStart))
+	if err != nil {
+		return when{}, 0, 0, err
+	}
+	length, days, err := im.length(c, start)
+	return start, length, days, err
 }
 
 // key identifies an occurrence: its instant, or its date. In UTC: a map
