@@ -2,6 +2,7 @@ package ical
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,4 +113,38 @@ func FuzzBusy(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkImport imports a year of a busy person's calendar: 2,000 single
+// events and 50 weekly series in Europe/Berlin (about 4,600 intervals),
+// and reports intervals imported per second.
+func BenchmarkImport(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//bench//EN\r\n")
+	start := time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
+	for i := range 2000 {
+		s := start.Add(time.Duration(i) * 4 * time.Hour)
+		fmt.Fprintf(&sb, "BEGIN:VEVENT\r\nUID:single-%d@bench\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:%s\r\nDTEND:%s\r\nSUMMARY:Meeting %d\r\nEND:VEVENT\r\n",
+			i, s.Format("20060102T150405Z"), s.Add(45*time.Minute).Format("20060102T150405Z"), i)
+	}
+	for i := range 50 {
+		fmt.Fprintf(&sb, "BEGIN:VEVENT\r\nUID:weekly-%d@bench\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;TZID=Europe/Berlin:202601%02dT%02d0000\r\nDTEND;TZID=Europe/Berlin:202601%02dT%02d3000\r\nRRULE:FREQ=WEEKLY;COUNT=52\r\nEXDATE;TZID=Europe/Berlin:202604%02dT%02d0000\r\nSUMMARY:Weekly %d\r\nEND:VEVENT\r\n",
+			i, 5+i%5, 8+i%9, 5+i%5, 8+i%9, 6+i%5, 8+i%9, i)
+	}
+	sb.WriteString("END:VCALENDAR\r\n")
+	data := []byte(sb.String())
+	loc, _ := time.LoadLocation("Europe/Amsterdam")
+	from, to := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := Busy(data, loc, from, to)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(got)
+	}
+	b.ReportMetric(float64(n), "intervals")
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "intervals/s")
+	b.SetBytes(int64(len(data)))
 }
