@@ -1,6 +1,7 @@
 package interval
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/google/uuid"
@@ -144,7 +145,7 @@ func Union(spans []Span) []Item {
 			sorted = append(sorted, s)
 		}
 	}
-	slices.SortFunc(sorted, func(a, b Span) int { return cmpInt(a.Start, b.Start) })
+	slices.SortFunc(sorted, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
 	var out []Item
 	for _, s := range sorted {
 		if n := len(out); n > 0 && s.Start <= out[n-1].End {
@@ -154,16 +155,6 @@ func Union(spans []Span) []Item {
 		out = append(out, Item{Span: s})
 	}
 	return out
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Fits reports whether spans can be added to staff's items without creating

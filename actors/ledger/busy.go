@@ -184,12 +184,10 @@ func (s *State) BusyBlocking(staff uuid.UUID, spans []interval.Span) (model.Busy
 	var best model.BusyTime
 	found := false
 	for _, sp := range spans {
-		from, to := time.UnixMilli(sp.Start), time.UnixMilli(sp.End)
-		for _, x := range s.BusyTimes(staff, from, to, "") {
-			if !found || x.Start.Before(best.Start) {
-				best, found = x, true
-			}
-			break
+		// BusyTimes is by start: its first is the earliest under sp.
+		under := s.BusyTimes(staff, time.UnixMilli(sp.Start), time.UnixMilli(sp.End), "")
+		if len(under) > 0 && (!found || under[0].Start.Before(best.Start)) {
+			best, found = under[0], true
 		}
 	}
 	return best, found

@@ -101,14 +101,8 @@ func TestManageLinkCancel(t *testing.T) {
 	reg := `{"url":%q,"eventTypes":["appointment.created","appointment.cancelled"]}`
 	require.Equal(t, 201, s.hook("POST", "/api/v1/webhooks", fmt.Sprintf(reg, rcv.URL+"/hook")).Status)
 
-	tokenOf := func(r resp) string {
-		t.Helper()
-		require.Equal(t, 201, r.Status, "%s", r.Raw)
-		l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
-		return l[strings.LastIndex(l, "/")+1:]
-	}
-	byBusiness := tokenOf(s.post("/api/v1/appointments", keyFull, "c-1", booking(haircutID, tue+"10:00:00Z", annaID, "one@example.com")))
-	byCustomer := tokenOf(s.request(pcall{method: "POST", path: "/api/v1/appointments", key: keyPublishable,
+	byBusiness := linkToken(t, s.post("/api/v1/appointments", keyFull, "c-1", booking(haircutID, tue+"10:00:00Z", annaID, "one@example.com")))
+	byCustomer := linkToken(t, s.request(pcall{method: "POST", path: "/api/v1/appointments", key: keyPublishable,
 		body: booking(haircutID, tue+"11:00:00Z", annaID, "two@example.com"), header: map[string]string{"Idempotency-Key": "c-2"}}))
 
 	r := s.request(pcall{method: "POST", path: "/api/v1/manage/" + byBusiness + "/cancel"})
@@ -157,14 +151,20 @@ func TestManageLinkCancel(t *testing.T) {
 func TestManageLinkCancelOutsideTheWindow(t *testing.T) {
 	s := startWorldWith(t, map[string]any{"cancelMinNoticeMinutes": 1440})
 	r := s.post("/api/v1/appointments", keyFull, "w-1", booking(haircutID, tue+"10:00:00Z", annaID, "w@example.com"))
-	require.Equal(t, 201, r.Status, "%s", r.Raw)
-	l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
-	token := l[strings.LastIndex(l, "/")+1:]
+	token := linkToken(t, r)
 	s.clock.Set(time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC))
 	requireError(t, s.request(pcall{method: "POST", path: "/api/v1/manage/" + token + "/cancel"}), 422, "OUTSIDE_CHANGE_WINDOW")
 	require.Equal(t, "confirmed", s.get("/api/v1/appointments/"+r.Body["appointment"].(map[string]any)["id"].(string), keyFull).Body["status"])
 	s.clock.Set(time.Date(2026, 12, 7, 9, 59, 0, 0, time.UTC))
 	require.Equal(t, 200, s.request(pcall{method: "POST", path: "/api/v1/manage/" + token + "/cancel"}).Status)
+}
+
+// linkToken is the manage link's token of a booking's 201.
+func linkToken(t *testing.T, r resp) string {
+	t.Helper()
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
+	return l[strings.LastIndex(l, "/")+1:]
 }
 
 // startWorldWith starts testdata/world.json with the salon's
@@ -180,10 +180,8 @@ func startWorldWith(t *testing.T, changes map[string]any) *server {
 func TestManageLinkReschedule(t *testing.T) {
 	s := startWorldWith(t, map[string]any{"maxReschedules": 1, "rescheduleMinNoticeMinutes": 60})
 	r := s.post("/api/v1/appointments", keyFull, "r-1", booking(haircutID, tue+"10:00:00Z", annaID, "r@example.com"))
-	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	token := linkToken(t, r)
 	id := r.Body["appointment"].(map[string]any)["id"].(string)
-	l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
-	token := l[strings.LastIndex(l, "/")+1:]
 	require.Equal(t, 201, s.post("/api/v1/appointments", keyFull, "r-2", booking(haircutID, tue+"14:00:00Z", annaID, "other@example.com")).Status)
 	require.Equal(t, 201, s.post("/api/v1/appointments", keyFull, "r-3", booking(haircutID, tue+"14:00:00Z", bramID, "third@example.com")).Status)
 	move := func(body string) resp {
@@ -218,9 +216,7 @@ func TestManageLinkReschedule(t *testing.T) {
 func TestManageLinkRescheduleNotice(t *testing.T) {
 	s := startWorldWith(t, map[string]any{"rescheduleMinNoticeMinutes": 60})
 	r := s.post("/api/v1/appointments", keyFull, "n-1", booking(haircutID, tue+"10:00:00Z", annaID, "n@example.com"))
-	require.Equal(t, 201, r.Status, "%s", r.Raw)
-	l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
-	token := l[strings.LastIndex(l, "/")+1:]
+	token := linkToken(t, r)
 	s.clock.Set(time.Date(2026, 12, 8, 9, 0, 0, 0, time.UTC))
 	requireError(t, s.request(pcall{method: "POST", path: "/api/v1/manage/" + token + "/reschedule",
 		body: `{"startTime":"` + tue + `15:00:00Z"}`}), 422, "OUTSIDE_CHANGE_WINDOW")
@@ -241,11 +237,7 @@ func TestManageLinkSlots(t *testing.T) {
 		require.Equal(t, 201, r.Status, "%s", r.Raw)
 		return r
 	}
-	tokenOf := func(r resp) string {
-		l := r.Body["appointment"].(map[string]any)["manageUrl"].(string)
-		return l[strings.LastIndex(l, "/")+1:]
-	}
-	mine := tokenOf(book("s-1", "10:00:00Z", annaID, "mine@example.com", true))
+	mine := linkToken(t, book("s-1", "10:00:00Z", annaID, "mine@example.com", true))
 	book("s-2", "10:30:00Z", annaID, "anna2@example.com", false)
 	book("s-3", "11:00:00Z", bramID, "bram@example.com", false)
 

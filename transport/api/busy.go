@@ -27,9 +27,7 @@ const (
 )
 
 func (s *Server) busyRoutes(add func(method, path string, h fasthttp.RequestHandler)) {
-	cal := func(fn func(*call)) fasthttp.RequestHandler {
-		return s.api(route{scope: scopeCalendars, module: model.ModAppointments, large: true, fn: fn})
-	}
+	cal := s.calendar
 	add(fasthttp.MethodPut, "/api/v1/staff/{id}/busy-times/{source}", cal(s.putBusy))
 	add(fasthttp.MethodDelete, "/api/v1/staff/{id}/busy-times/{source}", cal(s.clearBusy))
 	add(fasthttp.MethodGet, "/api/v1/staff/{id}/busy-times", cal(s.listBusy))

@@ -97,11 +97,7 @@ func appendVerdicts(b []byte, vs []directory.Verdict) []byte {
 				b = append(b, `,"busySource":`...)
 				b = wire.AppendString(b, sv.BusySource)
 				b = append(b, `,"externalId":`...)
-				if sv.ExternalID == "" {
-					b = append(b, "null"...)
-				} else {
-					b = wire.AppendString(b, sv.ExternalID)
-				}
+				b = appendNullable(b, sv.ExternalID)
 			}
 			b = append(b, '}')
 		}

@@ -29,10 +29,14 @@ import (
 // scopeCalendars is the scope of every endpoint of decisions §8.
 const scopeCalendars = "calendars:manage"
 
+// calendar is the handler of an endpoint of decisions §8: its scope, plan
+// and module, and bodies up to 1 MiB.
+func (s *Server) calendar(fn func(*call)) fasthttp.RequestHandler {
+	return s.api(route{scope: scopeCalendars, module: model.ModAppointments, large: true, fn: fn})
+}
+
 func (s *Server) feedRoutes(add func(method, path string, h fasthttp.RequestHandler)) {
-	cal := func(fn func(*call)) fasthttp.RequestHandler {
-		return s.api(route{scope: scopeCalendars, module: model.ModAppointments, large: true, fn: fn})
-	}
+	cal := s.calendar
 	add(fasthttp.MethodPost, "/api/v1/calendar-feeds", cal(s.createFeed))
 	add(fasthttp.MethodGet, "/api/v1/calendar-feeds", cal(s.listFeeds))
 	add(fasthttp.MethodDelete, "/api/v1/calendar-feeds/{id}", cal(s.deleteFeed))

@@ -89,8 +89,9 @@
     }
   }
 
-  // open shows the booking page in a modal dialog; Escape, the close
-  // button or a click outside closes it and gives the focus back.
+  // open shows the booking page in a modal dialog; the close button, a
+  // click outside or Escape on the host page (the frame's keys are its
+  // own) closes it and gives the focus back.
   function open(o) {
     const before = document.activeElement;
     const overlay = document.createElement('div');
