@@ -2,6 +2,7 @@ package ical
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -50,15 +51,23 @@ const MaxIntervals = 10000
 // intervals in the window.
 var ErrTooMany = fmt.Errorf("ical: more than %d busy intervals in the window", MaxIntervals)
 
+// ErrTooSlow is returned when expanding a calendar outlasts its context.
+// rrule-go looks for an impossible rule's occurrences (FREQ=HOURLY;
+// BYMONTH=2;BYMONTHDAY=30) until year 9999, about half a second each, and
+// a calendar is fetched from anywhere: a deadline, checked between events
+// and between occurrences, bounds what one file can cost.
+var ErrTooSlow = errors.New("ical: the calendar takes too long to expand")
+
 // Busy returns the busy intervals of the iCalendar object data that
 // intersect [from, to), clipped to it, sorted by start, end and id. loc is
-// the business's zone: floating times and all-day dates are in it.
-func Busy(data []byte, loc *time.Location, from, to time.Time) ([]Interval, error) {
+// the business's zone: floating times and all-day dates are in it. It
+// gives up with ErrTooSlow once ctx is done.
+func Busy(ctx context.Context, data []byte, loc *time.Location, from, to time.Time) ([]Interval, error) {
 	cal, err := decode(data)
 	if err != nil {
 		return nil, err
 	}
-	im := importer{loc: loc, from: from, to: to, zones: map[string]zone{}}
+	im := importer{ctx: ctx, loc: loc, from: from, to: to, zones: map[string]zone{}}
 	for _, c := range cal.Children {
 		if c.Name == goical.CompTimezone {
 			if id := text(c.Props.Get(goical.PropTimezoneID)); id != "" {
@@ -80,12 +89,18 @@ func Busy(data []byte, loc *time.Location, from, to time.Time) ([]Interval, erro
 		masters = append(masters, c)
 	}
 	for _, c := range masters {
+		if ctx.Err() != nil {
+			return nil, ErrTooSlow
+		}
 		if err := im.event(c, overrides[text(c.Props.Get(goical.PropUID))]); err != nil {
 			return nil, err
 		}
 	}
 	for _, list := range overrides {
 		for _, c := range list {
+			if ctx.Err() != nil {
+				return nil, ErrTooSlow
+			}
 			if err := im.override(c); err != nil {
 				return nil, err
 			}
@@ -124,6 +139,7 @@ func decode(data []byte) (cal *goical.Calendar, err error) {
 }
 
 type importer struct {
+	ctx      context.Context
 	loc      *time.Location
 	from, to time.Time
 	vtz      []vtimezone
@@ -337,6 +353,9 @@ func (im *importer) occurrences(prop *goical.Prop, start when, length time.Durat
 		}
 		if n >= maxExpand {
 			return nil, errRunaway
+		}
+		if n&1023 == 1023 && im.ctx.Err() != nil {
+			return nil, ErrTooSlow
 		}
 		if start.date || !t.Before(first) {
 			out = append(out, when{wall: t, z: start.z, date: start.date})

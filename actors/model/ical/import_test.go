@@ -2,6 +2,7 @@ package ical
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestImportDiaries(t *testing.T) {
 			d := readDiary(t, strings.TrimSuffix(f, ".ics")+".diary")
 			data, err := os.ReadFile(f)
 			require.NoError(t, err)
-			got, err := Busy(data, d.loc, d.from, d.to)
+			got, err := Busy(context.Background(), data, d.loc, d.from, d.to)
 			require.NoError(t, err)
 			var lines []string
 			for _, iv := range got {
@@ -83,6 +84,28 @@ func readDiary(t *testing.T, path string) diary {
 	return d
 }
 
+// TestImportHasADeadline: a calendar of impossible rules, each of which
+// rrule-go searches until year 9999, is given up on once its context is
+// done, between rules, instead of costing half a second per rule.
+func TestImportHasADeadline(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n")
+	for i := range 40 {
+		fmt.Fprintf(&sb, "BEGIN:VEVENT\r\nUID:never-%d\r\nDTSTART:20261201T100000Z\r\nDURATION:PT1H\r\nRRULE:FREQ=HOURLY;BYMONTH=2;BYMONTHDAY=30\r\nEND:VEVENT\r\n", i)
+	}
+	sb.WriteString("END:VCALENDAR\r\n")
+	from := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := Busy(ctx, []byte(sb.String()), time.UTC, from, from.AddDate(0, 3, 0))
+	require.ErrorIs(t, err, ErrTooSlow)
+
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	_, err = Busy(done, []byte(sb.String()), time.UTC, from, from.AddDate(0, 3, 0))
+	require.ErrorIs(t, err, ErrTooSlow)
+}
+
 // FuzzBusy imports anything: no panic, no run-away, and what comes out is
 // inside the window, sorted, each interval ending after it starts.
 func FuzzBusy(f *testing.F) {
@@ -97,7 +120,7 @@ func FuzzBusy(f *testing.F) {
 	from := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	to := from.AddDate(0, 3, 0)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := Busy(data, loc, from, to)
+		got, err := Busy(context.Background(), data, loc, from, to)
 		if err != nil {
 			return
 		}
@@ -138,7 +161,7 @@ func BenchmarkImport(b *testing.B) {
 	n := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		got, err := Busy(data, loc, from, to)
+		got, err := Busy(context.Background(), data, loc, from, to)
 		if err != nil {
 			b.Fatal(err)
 		}
