@@ -100,6 +100,7 @@ func Snapshot(s *State) *record.Snapshot {
 	snap.Endpoints = s.endpoints
 	snap.Feeds = s.feeds
 	snap.Busy = s.busySnapshot()
+	snap.Sources = s.sources
 	s.payments.Ascend(nil, func(_ uuid.UUID, p *model.Payment) bool {
 		snap.Payments = append(snap.Payments, *p)
 		return true
@@ -139,6 +140,7 @@ func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
 	st.endpoints = snap.Endpoints
 	st.feeds = snap.Feeds
 	st.book = st.book.applyBusy(snap.Busy)
+	st.sources = snap.Sources
 	for i := range snap.Payments {
 		st.book = st.book.putPayment(snap.Payments[i])
 	}

@@ -28,9 +28,10 @@ type book struct {
 	index        interval.Index
 	idem         sorted.Map[string, idem]
 	lastAssigned uuid.UUID
-	endpoints    []model.Endpoint // at most five: copied on write
-	feeds        []model.Feed     // calendar feeds (feeds.go), in creation order: copied on write
-	busy         busyBook         // external busy time (busy.go); its union is in index
+	endpoints    []model.Endpoint       // at most five: copied on write
+	feeds        []model.Feed           // calendar feeds (feeds.go), in creation order: copied on write
+	busy         busyBook               // external busy time (busy.go); its union is in index
+	sources      []model.CalendarSource // calendar sources (sources.go), in creation order: copied on write
 
 	// The prepayments (payments.go): each payment by appointment id, the
 	// provider's ids of them, the appointments whose payment still waits
@@ -299,6 +300,9 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 		b.feeds = putFeeds(b.feeds, c.Feeds, c.Revoked)
 	}
 	b = b.applyBusy(c.Busy)
+	if len(c.Sources) > 0 || len(c.Dropped) > 0 {
+		b.sources = putSources(b.sources, c.Sources, c.Dropped)
+	}
 	for i := range c.Payments {
 		b = b.putPayment(c.Payments[i])
 	}

@@ -42,7 +42,7 @@ type State struct {
 // grows with.
 func (s *State) Size() int {
 	return len(s.Keys) + len(s.Categories) + len(s.Services) + len(s.Staff) +
-		s.customers.Len() + s.appts.Len() + s.idem.Len() + len(s.endpoints) + len(s.feeds) + s.payments.Len() + s.checkouts.Len() +
+		s.customers.Len() + s.appts.Len() + s.idem.Len() + len(s.endpoints) + len(s.feeds) + len(s.sources) + s.payments.Len() + s.checkouts.Len() +
 		s.holds.Len() + s.entries.Len()
 }
 

@@ -108,7 +108,7 @@ func encodeChange(e *w, c *Change) {
 		e.id(id)
 	}
 	e.sections(&parts{payments: c.Payments, checkouts: c.Checkouts, closed: c.Closed, holds: c.Holds, entries: c.Entries, appts: c.Appointments,
-		events: c.Events, feeds: c.Feeds, revoked: c.Revoked, busy: c.Busy})
+		events: c.Events, feeds: c.Feeds, revoked: c.Revoked, busy: c.Busy, sources: c.Sources, dropped: c.Dropped})
 }
 
 func decodeChange(d *r) *Change {
@@ -152,6 +152,7 @@ func decodeChange(d *r) *Change {
 	}
 	c.Payments, c.Checkouts, c.Closed, c.Holds, c.Entries = p.payments, p.checkouts, p.closed, p.holds, p.entries
 	c.Feeds, c.Revoked, c.Busy = p.feeds, p.revoked, p.busy
+	c.Sources, c.Dropped = p.sources, p.dropped
 	return c
 }
 

@@ -255,6 +255,10 @@ type Change struct {
 	Revoked []uuid.UUID  `json:"revokedFeeds,omitempty"`
 	// Busy holds the external busy time the write replaced (decisions §8).
 	Busy []BusyChange `json:"busy,omitempty"`
+	// Sources holds the new whole state of each calendar source the write
+	// made or changed (a fetch's outcome); Dropped lists those it deleted.
+	Sources []model.CalendarSource `json:"sources,omitempty"`
+	Dropped []uuid.UUID            `json:"droppedSources,omitempty"`
 }
 
 // BusyChange replaces a staff member's busy time of one source: within
@@ -345,18 +349,19 @@ type Mail struct {
 // Snapshot is the whole state of a business at a journal position; it lets
 // start-up skip the records it covers.
 type Snapshot struct {
-	Catalog      Catalog               `json:"catalog"`
-	Customers    []model.Customer      `json:"customers"`
-	Appointments []model.Appointment   `json:"appointments,omitempty"`
-	Idempotency  []Idem                `json:"idempotency,omitempty"`
-	LastAssigned *uuid.UUID            `json:"lastAssigned,omitempty"`
-	Endpoints    []model.Endpoint      `json:"endpoints,omitempty"`
-	Payments     []model.Payment       `json:"payments,omitempty"`
-	Checkouts    []Checkout            `json:"checkouts,omitempty"`
-	Holds        []model.Hold          `json:"holds,omitempty"`
-	Entries      []model.WaitlistEntry `json:"entries,omitempty"`
-	Feeds        []model.Feed          `json:"feeds,omitempty"`
-	Busy         []BusyChange          `json:"busy,omitempty"`
+	Catalog      Catalog                `json:"catalog"`
+	Customers    []model.Customer       `json:"customers"`
+	Appointments []model.Appointment    `json:"appointments,omitempty"`
+	Idempotency  []Idem                 `json:"idempotency,omitempty"`
+	LastAssigned *uuid.UUID             `json:"lastAssigned,omitempty"`
+	Endpoints    []model.Endpoint       `json:"endpoints,omitempty"`
+	Payments     []model.Payment        `json:"payments,omitempty"`
+	Checkouts    []Checkout             `json:"checkouts,omitempty"`
+	Holds        []model.Hold           `json:"holds,omitempty"`
+	Entries      []model.WaitlistEntry  `json:"entries,omitempty"`
+	Feeds        []model.Feed           `json:"feeds,omitempty"`
+	Busy         []BusyChange           `json:"busy,omitempty"`
+	Sources      []model.CalendarSource `json:"sources,omitempty"`
 }
 
 // EncodeSnapshot returns the encoding of s, in the binary form: the
@@ -384,7 +389,8 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 	for i := range s.Endpoints {
 		e.endpoint(&s.Endpoints[i])
 	}
-	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries, appts: s.Appointments, feeds: s.Feeds, busy: s.Busy})
+	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries, appts: s.Appointments, feeds: s.Feeds, busy: s.Busy,
+		sources: s.Sources})
 	return e.b, nil
 }
 
@@ -442,7 +448,8 @@ func decodeSnapshot(d *r) *Snapshot {
 		p.payments, p.checkouts = d.payments(), d.checkouts()
 	}
 	s.Payments, s.Checkouts, s.Holds, s.Entries, s.Feeds, s.Busy = p.payments, p.checkouts, p.holds, p.entries, p.feeds, p.busy
-	if len(p.revoked) > 0 { // a snapshot holds the feeds there are
+	s.Sources = p.sources
+	if len(p.revoked) > 0 || len(p.dropped) > 0 { // a snapshot holds the feeds and sources there are
 		d.fail()
 	}
 	return s

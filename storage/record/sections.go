@@ -24,6 +24,7 @@ const (
 	tagReschedules                 // the customers' reschedules of the record's appointments that have any
 	tagFeeds                       // calendar feeds made, and revoked
 	tagBusy                        // external busy time replaced
+	tagSources                     // calendar sources made or changed, and deleted
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -46,6 +47,10 @@ type parts struct {
 	feeds   []model.Feed
 	revoked []uuid.UUID
 	busy    []BusyChange
+	// sources are calendar sources made or changed (a change) or there
+	// (a snapshot); dropped, sources a change deleted.
+	sources []model.CalendarSource
+	dropped []uuid.UUID
 }
 
 func (e *w) sections(p *parts) {
@@ -75,6 +80,44 @@ func (e *w) sections(p *parts) {
 		e.byte1(tagBusy)
 		putList(e, p.busy, (*w).busyChange)
 	}
+	if len(p.sources) > 0 || len(p.dropped) > 0 {
+		e.byte1(tagSources)
+		putList(e, p.sources, (*w).source)
+		e.ids(p.dropped)
+	}
+}
+
+func (e *w) source(c *model.CalendarSource) {
+	e.id(c.ID)
+	e.id(c.StaffID)
+	e.str(c.URL)
+	e.i(int64(c.RefreshMinutes))
+	e.time(c.CreatedAt)
+	e.optTime(c.LastSyncAt)
+	e.str(c.LastError)
+	e.optTime(c.TriedAt)
+	e.str(c.ETag)
+	e.optTime(c.Horizon)
+}
+
+func (d *r) source(c *model.CalendarSource) {
+	*c = model.CalendarSource{ID: d.id(), StaffID: d.id(), URL: d.str(), RefreshMinutes: d.int(), CreatedAt: d.time(),
+		LastSyncAt: d.optTime(), LastError: d.str(), TriedAt: d.optTime(), ETag: d.str(), Horizon: d.optTime()}
+}
+
+// optTime is a time that may be zero (never).
+func (e *w) optTime(t time.Time) {
+	e.bool(!t.IsZero())
+	if !t.IsZero() {
+		e.time(t)
+	}
+}
+
+func (d *r) optTime() time.Time {
+	if !d.bool() {
+		return time.Time{}
+	}
+	return d.time()
 }
 
 func (e *w) busyChange(c *BusyChange) {
@@ -260,6 +303,11 @@ func (d *r) sections(p *parts) {
 			p.feeds, p.revoked = getList(d, 19, (*r).feed), d.ids()
 			if len(p.feeds) == 0 && len(p.revoked) == 0 {
 				d.fail() // only a section with something is written
+			}
+		case tagSources:
+			p.sources, p.dropped = getList(d, 41, (*r).source), d.ids()
+			if len(p.sources) == 0 && len(p.dropped) == 0 {
+				d.fail()
 			}
 		default:
 			d.fail()

@@ -92,6 +92,17 @@ func sampleBusy(staff uuid.UUID) []BusyChange {
 	}
 }
 
+// sampleSources are a calendar source fetched once (with an error since)
+// and one never fetched.
+func sampleSources(staff uuid.UUID) []model.CalendarSource {
+	return []model.CalendarSource{
+		{ID: uuid.New(), StaffID: staff, URL: "https://calendar.example.com/anna.ics", RefreshMinutes: 15, CreatedAt: payAt,
+			LastSyncAt: payAt.Add(time.Minute), LastError: "the calendar server answered 503 Service Unavailable",
+			TriedAt: payAt.Add(16 * time.Minute), ETag: `W/"abc"`, Horizon: payAt.AddDate(0, 3, 0)},
+		{ID: uuid.New(), StaffID: staff, URL: "webcal://example.org/x.ics", RefreshMinutes: 1440, CreatedAt: payAt.Add(5)},
+	}
+}
+
 func staff0(s *Snapshot) uuid.UUID { return s.Appointments[0].Staff.ID }
 
 // A snapshot holds the feeds there are: one naming a revoked feed is
@@ -112,6 +123,13 @@ func TestSnapshotRefusesRevokedFeeds(t *testing.T) {
 	e.u(0)
 	_, err = DecodeSnapshot(e.b)
 	require.ErrorIs(t, err, ErrCorrupt, "an empty section is never written")
+
+	e = w{b: b}
+	e.byte1(tagSources)
+	e.u(0)
+	e.ids([]uuid.UUID{uuid.New()})
+	_, err = DecodeSnapshot(e.b)
+	require.ErrorIs(t, err, ErrCorrupt, "a snapshot holds the sources there are")
 }
 
 func sectionChange() *Change {
@@ -190,8 +208,10 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Feeds, c.Revoked = sampleFeeds(staff)[:1], []uuid.UUID{uuid.New()}
 			return c
 		}(),
-		"holds only":   only(func(c *Change) { c.Holds = sampleHolds(staff, appt, entry) }),
-		"entries only": only(func(c *Change) { c.Entries = sampleEntries(staff, appt, uuid.New()) }),
+		"sources":         only(func(c *Change) { c.Sources = sampleSources(staff) }),
+		"sources dropped": only(func(c *Change) { c.Dropped = []uuid.UUID{uuid.New()}; c.Busy = sampleBusy(staff)[1:2] }),
+		"holds only":      only(func(c *Change) { c.Holds = sampleHolds(staff, appt, entry) }),
+		"entries only":    only(func(c *Change) { c.Entries = sampleEntries(staff, appt, uuid.New()) }),
 		"unknown texts": only(func(c *Change) {
 			c.Holds = sampleHolds(staff, appt, entry)[1:]
 			c.Holds[0].Status, c.Holds[0].Segments[0].Kind = "frozen", "buffer"
@@ -237,6 +257,7 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	withFeeds := sectionSnapshot()
 	withFeeds.Feeds = sampleFeeds(staff0(withFeeds))
 	withFeeds.Busy = sampleBusy(staff0(withFeeds))
+	withFeeds.Sources = sampleSources(staff0(withFeeds))
 	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta,
 		"feeds": withFeeds} {
 		t.Run(name, func(t *testing.T) {
