@@ -31,7 +31,8 @@ type businessActor struct {
 	ids      *ids
 	couriers map[uuid.UUID]*actor.PID // by endpoint
 	pay      payState
-	timer    deadline // expiry of holds and waitlist entries (timers.go)
+	timer    deadline   // expiry of holds and waitlist entries (timers.go)
+	puller   *actor.PID // the calendar sources' worker (pull.go), once there are any
 	// release lets the business go in cluster mode (storage.Store.Own).
 	release func()
 }
@@ -47,8 +48,10 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		a.startCouriers(ctx)
 		a.startPayments(ctx)
 		a.schedule(ctx)
+		a.planPulls(ctx)
 	case *actor.Stopping, *actor.Restarting:
 		a.stopPayments()
+		a.puller = nil // a child: it stops with the actor
 		a.stopTimer()
 		if a.release != nil {
 			a.release()
@@ -109,6 +112,17 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *ClearBusy:
 		ch, err := ledger.DecideBusyClear(a.state, m.Staff, m.Source, a.now())
 		apply(a, ctx, ch, Done{}, err)
+	case *CreateSource:
+		ch, src, err := ledger.DecideSourceCreate(a.state, &m.In, a.now(), a.ids)
+		apply(a, ctx, ch, deref(src), err)
+		a.planPulls(ctx)
+	case *DeleteSource:
+		ch, err := ledger.DecideSourceDelete(a.state, m.Staff, m.ID, a.now())
+		apply(a, ctx, ch, Done{}, err)
+		a.planPulls(ctx)
+	case *sourceFetched:
+		defer a.guard(ctx, nil)
+		a.fetched(ctx, m)
 	case *CreateHold:
 		a.idempotent(ctx, model.OpCreateHold, m.Idem, func() (*record.Change, *Answer, error) { return a.hold(&m.In) })
 	case *ExtendHold:

@@ -81,6 +81,9 @@ type Env struct {
 	// PaymentOutbox is the payment channel's outbox metrics (the payer's
 	// owed cancels and refunds); nil counts nothing.
 	PaymentOutbox *outbox.Channel
+	// Calendars fetches the businesses' calendar sources; nil keeps the
+	// sources but fetches none.
+	Calendars *Calendars
 	// Dispatcher runs the business actors' and their payers' mailboxes;
 	// nil means protoactor's default, a new goroutine per run.
 	Dispatcher actor.Dispatcher

@@ -15,6 +15,7 @@ type Metrics struct {
 	payments  *prometheus.CounterVec
 	holds     *prometheus.CounterVec
 	offers    *prometheus.CounterVec
+	sources   *prometheus.CounterVec
 }
 
 // NewMetrics returns the business metrics; register them once.
@@ -36,6 +37,10 @@ func NewMetrics() *Metrics {
 			Name: "slotd_waitlist_offers_total",
 			Help: "Waitlist offers by what happened to them: offered, booked, lapsed (expired or released unused).",
 		}, []string{"outcome"}),
+		sources: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_calendar_source_fetches_total",
+			Help: "Fetches of calendar sources by outcome: updated (busy time replaced), unchanged (304), unreachable (no answer, refused address, an error status, over 5 MB), invalid (not a calendar slotd can expand).",
+		}, []string{"outcome"}),
 	}
 }
 
@@ -45,6 +50,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.payments.Describe(ch)
 	m.holds.Describe(ch)
 	m.offers.Describe(ch)
+	m.sources.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -53,6 +59,14 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.payments.Collect(ch)
 	m.holds.Collect(ch)
 	m.offers.Collect(ch)
+	m.sources.Collect(ch)
+}
+
+// fetched counts a calendar source's fetch.
+func (m *Metrics) fetched(outcome string) {
+	if m != nil {
+		m.sources.WithLabelValues(outcome).Inc()
+	}
 }
 
 func (m *Metrics) checkout(provider, outcome string) {

@@ -38,6 +38,8 @@ import (
 //	DeleteFeed{ID}               -> Done               DELETE /calendar-feeds/{id}
 //	PutBusy{In}                  -> time.Time          PUT /staff/{id}/busy-times/{source}
 //	ClearBusy{Staff, Source}     -> Done               DELETE /staff/{id}/busy-times/{source}
+//	CreateSource{In}             -> model.CalendarSource POST /staff/{id}/calendar-sources
+//	DeleteSource{Staff, ID}      -> Done               DELETE /staff/{id}/calendar-sources/{sourceId}
 //
 // A refusal is a *problem.Error in Reply.Err; an unexpected failure is an
 // INTERNAL_ERROR problem that keeps its cause. The actor never speaks HTTP:
@@ -206,6 +208,20 @@ type ClearBusy struct {
 	request[Done]
 	Staff  uuid.UUID
 	Source string
+}
+
+// CreateSource adds a calendar source to a staff member (decisions §8);
+// its first fetch follows within 5 seconds.
+type CreateSource struct {
+	request[model.CalendarSource]
+	In ledger.SourceInput
+}
+
+// DeleteSource deletes a staff member's calendar source and the busy time
+// it gave.
+type DeleteSource struct {
+	request[Done]
+	Staff, ID uuid.UUID
 }
 
 // PaymentEvent is a client_secret provider's event, its signature already

@@ -73,6 +73,8 @@ type Config struct {
 	// PaymentOutbox is the payment channel's outbox metrics; nil counts
 	// nothing.
 	PaymentOutbox *outbox.Channel
+	// Calendars fetches calendar sources; nil fetches none.
+	Calendars *business.Calendars
 	// Keys is the key index in cluster mode (the cluster-wide registry,
 	// stream.Registry); nil keeps it in memory, loaded from the store.
 	Keys business.KeyIndex
@@ -97,6 +99,7 @@ func Open(c Config) (*Directory, error) {
 	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued,
 		Couriers: c.Couriers, SnapshotEvery: c.SnapshotEvery,
 		Payments: c.Payments, PublicURL: c.PublicURL, Metrics: c.Metrics, PaymentOutbox: c.PaymentOutbox,
+		Calendars: c.Calendars,
 		// Mailbox runs on warm goroutines: see package dispatch. Its
 		// workers' idle time is not behaviour anyone observes, so it is
 		// measured on the real clock, not c.Clock (a test's fake clock

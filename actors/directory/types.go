@@ -28,6 +28,8 @@ type (
 	FeedInput = ledger.FeedInput
 	// BusyPut replaces busy time of a staff member.
 	BusyPut = ledger.BusyPut
+	// SourceInput adds a calendar source to a staff member.
+	SourceInput = ledger.SourceInput
 	// EndpointInput registers a webhook endpoint.
 	EndpointInput = ledger.EndpointInput
 	// EndpointPatch edits a webhook endpoint.

@@ -190,6 +190,10 @@ func (v View) FeedCalendar(f *model.Feed, now time.Time) *ical.Calendar {
 	return ledger.FeedCalendar(v.st, f, now)
 }
 
+// StaffSources are staff member staff's calendar sources, in creation
+// order.
+func (v View) StaffSources(staff uuid.UUID) []model.CalendarSource { return v.st.StaffSources(staff) }
+
 // BusyTimes is staff member staff's busy time intersecting [from, to), of
 // source only when it is not "", by start.
 func (v View) BusyTimes(staff uuid.UUID, from, to time.Time, source string) []model.BusyTime {

@@ -221,6 +221,18 @@ func (d *Directory) ClearBusy(ctx context.Context, biz, staff uuid.UUID, source 
 	return err
 }
 
+// CreateSource adds a calendar source to a staff member of business biz.
+func (d *Directory) CreateSource(ctx context.Context, biz uuid.UUID, in ledger.SourceInput) (model.CalendarSource, error) {
+	return call[model.CalendarSource](ctx, d, biz, &business.CreateSource{In: in})
+}
+
+// DeleteSource deletes calendar source id of staff member staff, and the
+// busy time it gave.
+func (d *Directory) DeleteSource(ctx context.Context, biz, staff, id uuid.UUID) error {
+	_, err := call[business.Done](ctx, d, biz, &business.DeleteSource{Staff: staff, ID: id})
+	return err
+}
+
 // Replay asks business biz to replay delivery id of endpoint ep; the answer
 // comes from the endpoint's courier.
 func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*model.Delivery, error) {

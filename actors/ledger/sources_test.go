@@ -44,6 +44,8 @@ func TestSourceThroughJournalAndSnapshot(t *testing.T) {
 	got := s.BusyTimes(anna, from, to, "")
 	require.Len(t, got, 1)
 	require.Equal(t, "ics:"+id.String(), got[0].Source)
+	ch = DecideSourceFetched(s, &SourceFetch{ID: id, Started: now, ETag: `"v1"`, From: from, To: to, Busy: busy}, at)
+	require.Equal(t, "ics:"+id.String(), ch.Busy[0].Intervals[0].Source, "as the actor applies it, before any replay")
 	require.Equal(t, at, s.Source(id).LastSyncAt)
 	require.Equal(t, `"v1"`, s.Source(id).ETag)
 	require.True(t, Conditional(s.Source(id), to))

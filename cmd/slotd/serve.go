@@ -38,6 +38,7 @@ import (
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/linktoken"
 	"github.com/slotd/slotd/webhook/deliver"
+	"github.com/slotd/slotd/webhook/icsfetch"
 	"github.com/slotd/slotd/webhook/mail"
 	"github.com/slotd/slotd/webhook/outbox"
 	"github.com/slotd/slotd/webhook/payment"
@@ -106,7 +107,8 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	metrics := business.NewMetrics()
 	dcfg := directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: queueMail(mailer), Couriers: couriers,
 		Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: public,
-		Metrics: metrics, PaymentOutbox: outboxMetrics.Channel(outbox.Payment)}
+		Metrics: metrics, PaymentOutbox: outboxMetrics.Channel(outbox.Payment),
+		Calendars: &business.Calendars{Fetcher: icsfetch.New(c.WebhooksAllowInsecure), Slots: make(chan struct{}, calendarFetches)}}
 	if cn != nil {
 		dcfg.Keys, dcfg.Admit = cn.registry, cn.Local
 	}
@@ -353,6 +355,12 @@ func checkWorld(path string) (outline, specs []model.Spec, err error) {
 // 1 GiB), under the soft heap limit below.
 // A larger file is read twice and held a few businesses at a time.
 const keepWorld = 448 << 20
+
+// calendarFetches bounds the calendar sources fetched and expanded at
+// once on this node (business.Calendars.Slots): the rest wait their turn,
+// so resuming thousands after a restart neither opens thousands of
+// connections nor parses thousands of files at once on two cores.
+const calendarFetches = 4
 
 // loadHeapLimit is the soft limit of the Go heap during a world load.
 const loadHeapLimit = 768 << 20

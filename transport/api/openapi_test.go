@@ -252,6 +252,10 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 		{"GET", "/api/v1/webhooks/{id}/deliveries"}, {"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/replay"},
 		{"GET", "/api/v1/appointments/{id}/payment"}, {"POST", "/hooks/payments/{businessId}"},
 		{"GET", "/api/v1/service-categories/{id}"}, {"POST", "/api/v1/services"}, {"GET", "/api/v1/payments"},
+		{"POST", "/api/v1/calendar-feeds"}, {"GET", "/api/v1/calendar-feeds"}, {"DELETE", "/api/v1/calendar-feeds/{id}"},
+		{"PUT", "/api/v1/staff/{id}/busy-times/{source}"}, {"GET", "/api/v1/staff/{id}/busy-times"},
+		{"POST", "/api/v1/staff/{id}/calendar-sources"}, {"GET", "/api/v1/staff/{id}/calendar-sources"},
+		{"GET", "/api/v1/staff/{id}/calendar-sources/{sourceId}"}, {"DELETE", "/api/v1/staff/{id}/calendar-sources/{sourceId}"},
 		{"GET", "/"}, {"GET", "/api/v1"}, {"GET", "/api/v1/"}, {"GET", "/api/v1/me/"}, {"GET", "/api/v1/services/"},
 		{"GET", "/API/v1/me"}, {"GET", "/api/v2/me"}, {"GET", "/healthz"}, {"GET", "/metrics"},
 	} {

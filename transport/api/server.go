@@ -144,6 +144,7 @@ func (s *Server) build() fasthttp.RequestHandler {
 	s.pageRoutes(add)
 	s.feedRoutes(add)
 	s.busyRoutes(add)
+	s.sourceRoutes(add)
 	add(fasthttp.MethodGet, "/api/v1/manage/{token}", s.manage)
 	add(fasthttp.MethodGet, "/api/v1/manage/{token}/slots", s.manageSlots)
 	add(fasthttp.MethodPost, "/api/v1/manage/{token}/cancel", s.manageCancel)

@@ -1,0 +1,159 @@
+package api
+
+import (
+	"github.com/google/uuid"
+	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
+	"github.com/slotd/slotd/webhook/deliver"
+	"github.com/slotd/slotd/webhook/icsfetch"
+)
+
+// Calendar sources (decisions §8): a staff member's ICS calendars, which
+// the business actor's worker fetches every refreshMinutes and turns into
+// the busy-time source ics:<id>. The URL is checked here as a webhook
+// endpoint's is (https on port 443 unless --webhooks-allow-insecure; the
+// address itself at every dial), so a source that can never be fetched is
+// refused now rather than failing for ever in lastError.
+
+func (s *Server) sourceRoutes(add func(method, path string, h fasthttp.RequestHandler)) {
+	cal := s.calendar
+	add(fasthttp.MethodPost, "/api/v1/staff/{id}/calendar-sources", cal(s.createSource))
+	add(fasthttp.MethodGet, "/api/v1/staff/{id}/calendar-sources", cal(s.listSources))
+	add(fasthttp.MethodGet, "/api/v1/staff/{id}/calendar-sources/{sourceId}", cal(s.getSource))
+	add(fasthttp.MethodDelete, "/api/v1/staff/{id}/calendar-sources/{sourceId}", cal(s.deleteSource))
+}
+
+// createSource serves POST /api/v1/staff/{id}/calendar-sources {url,
+// refreshMinutes}: 201 with the source, whose first fetch follows within
+// 5 seconds. An Idempotency-Key is accepted and not used (decisions §8);
+// the same URL twice for one staff member is 409 CONFLICT.
+func (s *Server) createSource(c *call) {
+	staff, ok := c.busyStaff()
+	if !ok {
+		return
+	}
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	in, err := s.decodeSource(c.ctx.PostBody())
+	if err != nil {
+		s.Fail(c.ctx, err)
+		return
+	}
+	in.Staff = staff
+	rctx, cancel := edge.RequestContext()
+	defer cancel()
+	src, err := s.Dir.CreateSource(rctx, c.st.Business().ID, in)
+	if err != nil {
+		s.Fail(c.ctx, err)
+		return
+	}
+	edge.WriteJSON(c.ctx, 201, wire.AppendSource(nil, &src))
+}
+
+// decodeSource validates a POST /calendar-sources body: url (https://
+// or webcal://) and refreshMinutes (5 to 1440, 15 when absent).
+func (s *Server) decodeSource(body []byte) (directory.SourceInput, error) {
+	var errs input.Errors
+	in := directory.SourceInput{RefreshMinutes: model.DefaultRefreshMinutes}
+	if obj, ok := input.ParseObject(body, &errs); ok {
+		if u, ok := obj.String("url", input.Required, model.MaxSourceURLLen); ok {
+			if err := deliver.CheckURL(icsfetch.URL(u), s.WebhooksAllowInsecure); err != nil {
+				errs.Add("url", problem.InvalidURL, "Must be an https:// or webcal:// URL on port 443."+insecureHint)
+			} else {
+				in.URL = u
+			}
+		}
+		if n, ok := obj.Int("refreshMinutes", input.Optional, model.MinRefreshMinutes, model.MaxRefreshMinutes); ok {
+			in.RefreshMinutes = n
+		}
+		obj.Done()
+	}
+	return in, errs.Err()
+}
+
+// listSources serves GET /api/v1/staff/{id}/calendar-sources: the staff
+// member's sources in creation order (at most 50: one page).
+func (s *Server) listSources(c *call) {
+	staff, ok := c.busyStaff()
+	if !ok {
+		return
+	}
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	c.writeWith(func(b []byte) []byte {
+		b = append(b, `{"data":[`...)
+		for i, src := range c.st.StaffSources(staff) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = wire.AppendSource(b, &src)
+		}
+		return append(b, `],"hasMore":false,"nextCursor":null}`...)
+	})
+}
+
+// source is the {sourceId} of a calendar-source route: a source of staff
+// member staff, having answered 404 otherwise.
+func (c *call) source(staff uuid.UUID) (*model.CalendarSource, bool) {
+	id, ok := c.pathID("sourceId")
+	if ok {
+		for _, src := range c.st.StaffSources(staff) {
+			if src.ID == id {
+				return &src, true
+			}
+		}
+	}
+	edge.WriteError(c.ctx, errNotFound)
+	return nil, false
+}
+
+// getSource serves GET /api/v1/staff/{id}/calendar-sources/{sourceId}.
+func (s *Server) getSource(c *call) {
+	staff, ok := c.busyStaff()
+	if !ok {
+		return
+	}
+	src, ok := c.source(staff)
+	if !ok {
+		return
+	}
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	c.writeWith(func(b []byte) []byte { return wire.AppendSource(b, src) })
+}
+
+// deleteSource serves DELETE /api/v1/staff/{id}/calendar-sources/
+// {sourceId}: 204, the source's busy time gone with it.
+func (s *Server) deleteSource(c *call) {
+	staff, ok := c.busyStaff()
+	if !ok {
+		return
+	}
+	src, ok := c.source(staff)
+	if !ok {
+		return
+	}
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	rctx, cancel := edge.RequestContext()
+	defer cancel()
+	if err := s.Dir.DeleteSource(rctx, c.st.Business().ID, staff, src.ID); err != nil {
+		s.Fail(c.ctx, err)
+		return
+	}
+	edge.WriteJSON(c.ctx, 204, nil)
+}
