@@ -27,12 +27,17 @@ const keyCalendars = "sk_example_salon_calendars"
 // has calendars:manage.
 func startCalendarWorld(t *testing.T, args ...string) *server {
 	t.Helper()
-	path := salonWorld(t, func(biz map[string]any) {
+	return start(t, "", append([]string{"--world", calendarWorld(t)}, args...)...)
+}
+
+// calendarWorld writes the test world with the salon's calendars key.
+func calendarWorld(t *testing.T) string {
+	t.Helper()
+	return salonWorld(t, func(biz map[string]any) {
 		biz["apiKeys"] = append(biz["apiKeys"].([]any), map[string]any{"key": keyCalendars,
 			"scopes": []string{"calendars:manage", "appointments:read"},
 			"limits": map[string]any{"perMinute": 1000000, "perHour": 100000000, "mutationsPerMinute": 1000000}})
 	})
-	return start(t, "", append([]string{"--world", path}, args...)...)
 }
 
 // feed is one GET of a feed's URL.

@@ -244,3 +244,69 @@ func TestCalendarSourceInput(t *testing.T) {
 	assert.Contains(t, got["lastError"], "the calendar's address is not allowed")
 	assert.Nil(t, got["lastSyncAt"])
 }
+
+// TestClusterCalendarSourceTakeOver: a calendar source's fetches move with
+// its business. The owner's first fetch never ends (the calendar server
+// holds it) and the owner is killed; the node that takes the salon over
+// resumes the source from the journal, fetches it within seconds, and its
+// busy time refuses a booking there.
+func TestClusterCalendarSourceTakeOver(t *testing.T) {
+	clusterFaultTest(t)
+	bin := buildBinary(t)
+	var (
+		mu     sync.Mutex
+		served int
+	)
+	first, release := make(chan struct{}), make(chan struct{})
+	ics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		served++
+		n := served
+		mu.Unlock()
+		if n == 1 {
+			close(first)
+			select { // the owner's fetch: held until the owner is gone
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		_, _ = w.Write([]byte(dentist("11:00")))
+	}))
+	defer ics.Close()
+	defer close(release)
+
+	procs := startNodes(t, bin, 3, false, "--world", calendarWorld(t), "--webhooks-allow-insecure")
+	victim := ownerOf(t, procs, keyCalendars)
+	status, body, _, err := clusterCallKey(keyCalendars, "POST", victim.pub, "/api/v1/staff/"+annaID+"/calendar-sources",
+		`{"url":"`+ics.URL+`/anna.ics"}`)
+	require.NoError(t, err)
+	require.Equal(t, 201, status, "%v", body)
+	id := body["id"].(string)
+	select {
+	case <-first:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the owner did not fetch the calendar within 10 s of its creation")
+	}
+	require.NoError(t, victim.cmd.Process.Kill())
+
+	var survivor *clusterProc
+	for _, p := range procs {
+		if p != victim {
+			survivor = p
+		}
+	}
+	var src map[string]any
+	require.Eventually(t, func() bool {
+		status, b, _, err := clusterCallKey(keyCalendars, "GET", survivor.pub, "/api/v1/staff/"+annaID+"/calendar-sources/"+id, "")
+		src = b
+		return err == nil && status == 200 && b["lastSyncAt"] != nil
+	}, 60*time.Second, 50*time.Millisecond, "the survivor never fetched the source")
+	require.Nil(t, src["lastError"])
+
+	status, body, _, err = clusterCall("POST", survivor.pub, "/api/v1/appointments",
+		booking(haircutID, tue+"10:00:00Z", annaID, "taken@example.com"), "Idempotency-Key", "over-the-dentist")
+	require.NoError(t, err)
+	require.Equal(t, 409, status, "%v", body)
+	require.Equal(t, "SLOT_TAKEN", body["code"])
+}
