@@ -110,11 +110,26 @@ func DecideSourceFetched(s *State, f *SourceFetch, now time.Time) *record.Change
 				b.Source = src.BusySource()
 				busy[i] = b
 			}
-			ch.Busy = []record.BusyChange{{Staff: src.StaffID, Source: src.BusySource(), From: f.From, To: f.To, Intervals: busy}}
+			ch.Busy = append(s.pruneSource(&src, f.From),
+				record.BusyChange{Staff: src.StaffID, Source: src.BusySource(), From: f.From, To: f.To, Intervals: busy})
 		}
 	}
 	ch.Sources = []model.CalendarSource{src}
 	return ch
+}
+
+// pruneSource is the change that drops what source src gave that starts
+// more than 30 days (FeedBack) before from, or nothing. A fetch replaces
+// only its window, as a PUT would, and its window moves on every day: left
+// alone, a calendar's past would pile up in memory and in snapshots for
+// as long as the source lives, though no booking decision reads it.
+func (s *State) pruneSource(src *model.CalendarSource, from time.Time) []record.BusyChange {
+	cut := from.Add(-FeedBack)
+	list := s.busy[src.StaffID][src.BusySource()]
+	if len(list) == 0 || !list[0].Start.Before(cut) {
+		return nil
+	}
+	return []record.BusyChange{{Staff: src.StaffID, Source: src.BusySource(), From: time.UnixMilli(0).UTC(), To: cut}}
 }
 
 // SourceWindow is the window a fetch at now expands a calendar over: from

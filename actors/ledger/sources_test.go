@@ -76,6 +76,37 @@ func TestSourceThroughJournalAndSnapshot(t *testing.T) {
 	require.Nil(t, DecideSourceFetched(s, &SourceFetch{ID: id, Started: later}, later), "a fetch that ends after the delete changes nothing")
 }
 
+// A calendar's past is dropped once it is more than 30 days behind the
+// fetch window; what is less is kept, as a PUT of the window keeps it.
+func TestSourceForgetsItsPast(t *testing.T) {
+	now := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	s, _, _ := feedState(t, 10, now)
+	anna := s.Staff[0].ID
+	ch, src, err := DecideSourceCreate(s, &SourceInput{Staff: anna, URL: "https://cal.example/a.ics", RefreshMinutes: 15}, now, &fixedIDs{})
+	require.NoError(t, err)
+	s = replayed(t, s, s.Seq+1, &record.Record{Kind: record.KindChange, Change: ch})
+	id := src.ID
+	fetch := func(at time.Time, busy ...time.Time) {
+		from, to := SourceWindow(s, at)
+		var list []model.BusyTime
+		for _, b := range busy {
+			list = append(list, model.BusyTime{Start: b, End: b.Add(time.Hour)})
+		}
+		ch := DecideSourceFetched(s, &SourceFetch{ID: id, Started: at, From: from, To: to, Busy: list}, at)
+		s = replayed(t, s, s.Seq+1, &record.Record{Kind: record.KindChange, Change: ch})
+	}
+	day := func(n int) time.Time { return now.AddDate(0, 0, n) }
+	fetch(now, day(1), day(20), day(40))
+	fetch(day(25), day(40))
+	all := s.BusyTimes(anna, day(-100), day(100), "")
+	require.Len(t, all, 3, "the past within 30 days stays: days 1 and 20, and 40")
+	fetch(day(55), day(60))
+	all = s.BusyTimes(anna, day(-100), day(100), "")
+	require.Len(t, all, 2, "days 1 and 20 are more than 30 days behind day 55's window; day 40 is not")
+	require.Equal(t, day(40), all[0].Start)
+	require.Equal(t, day(60), all[1].Start)
+}
+
 func TestSourceDue(t *testing.T) {
 	now := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
 	seen := map[time.Duration]bool{}
