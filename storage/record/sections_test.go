@@ -683,6 +683,7 @@ func FuzzDecodeSections(f *testing.F) {
 		{At: payAt, Appointments: versioned()},
 		{At: payAt, Holds: sampleHolds(staff, appt, entry)},
 		{At: payAt, Entries: sampleEntries(staff, appt, uuid.New())},
+		{At: payAt, Feeds: sampleFeeds(staff), Busy: sampleBusy(staff), Sources: sampleSources(staff), Dropped: []uuid.UUID{entry}},
 	} {
 		f.Add(encodeChange1(f, c))
 	}

@@ -770,6 +770,37 @@ func FuzzFeedBody(f *testing.F) {
 	})
 }
 
+// FuzzSourceBody fuzzes the calendar-source POST body decoder (decisions
+// §8): a refusal names the members; an accepted body has an https:// or
+// webcal:// URL, as sent, and a refresh of 5 to 1440 minutes, 15 when
+// absent.
+func FuzzSourceBody(f *testing.F) {
+	for _, b := range []string{`{"url":"https://calendar.example.com/a.ics"}`, `{"url":"webcal://x.example/b.ics","refreshMinutes":60}`,
+		`{"url":"http://x.example/a.ics"}`, `{"url":"https://x.example:8443/a.ics"}`, `{"refreshMinutes":4}`, `{"url":7}`,
+		`{"url":"https://x.example/a.ics","refreshMinutes":1440.5}`, `[]`, `{"url":"https://x.example/a.ics","x":1}`} {
+		f.Add([]byte(b))
+	}
+	s := &Server{}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		in, err := s.decodeSource(body)
+		sixCheckRefusal(t, err, body, "url", "refreshMinutes")
+		if err != nil {
+			return
+		}
+		m := sixMembers(t, body)
+		var url string
+		if json.Unmarshal(m["url"], &url) != nil || url != in.URL {
+			t.Fatalf("url %s read as %q", m["url"], in.URL)
+		}
+		if !strings.HasPrefix(in.URL, "https://") && !strings.HasPrefix(in.URL, "webcal://") {
+			t.Fatalf("url %q accepted", in.URL)
+		}
+		if in.RefreshMinutes < 5 || in.RefreshMinutes > 1440 || m["refreshMinutes"] == nil && in.RefreshMinutes != 15 {
+			t.Fatalf("refreshMinutes %s read as %d", m["refreshMinutes"], in.RefreshMinutes)
+		}
+	})
+}
+
 // FuzzBusyBody fuzzes the busy-time PUT body decoder (decisions §8): a
 // refusal names the members; an accepted body has a window of at most
 // 400 days and every interval, in order, inside it and not empty.
