@@ -1,7 +1,6 @@
 package api
 
 import (
-	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
@@ -102,56 +101,49 @@ func (s *Server) listSources(c *call) {
 	})
 }
 
-// source is the {sourceId} of a calendar-source route: a source of staff
-// member staff, having answered 404 otherwise.
-func (c *call) source(staff uuid.UUID) (*model.CalendarSource, bool) {
-	id, ok := c.pathID("sourceId")
-	if ok {
-		for _, src := range c.st.StaffSources(staff) {
-			if src.ID == id {
-				return &src, true
+// sourceTarget is the staff member and calendar source of a route on one
+// source, having answered 404 for either, or 400 for a query string.
+func (c *call) sourceTarget() (*model.CalendarSource, bool) {
+	staff, ok := c.busyStaff()
+	if !ok {
+		return nil, false
+	}
+	var src *model.CalendarSource
+	if id, ok := c.pathID("sourceId"); ok {
+		for _, x := range c.st.StaffSources(staff) {
+			if x.ID == id {
+				src = &x
 			}
 		}
 	}
-	edge.WriteError(c.ctx, errNotFound)
-	return nil, false
+	if src == nil {
+		edge.WriteError(c.ctx, errNotFound)
+		return nil, false
+	}
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return nil, false
+	}
+	return src, true
 }
 
 // getSource serves GET /api/v1/staff/{id}/calendar-sources/{sourceId}.
 func (s *Server) getSource(c *call) {
-	staff, ok := c.busyStaff()
-	if !ok {
-		return
+	if src, ok := c.sourceTarget(); ok {
+		c.writeWith(func(b []byte) []byte { return wire.AppendSource(b, src) })
 	}
-	src, ok := c.source(staff)
-	if !ok {
-		return
-	}
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
-		return
-	}
-	c.writeWith(func(b []byte) []byte { return wire.AppendSource(b, src) })
 }
 
 // deleteSource serves DELETE /api/v1/staff/{id}/calendar-sources/
 // {sourceId}: 204, the source's busy time gone with it.
 func (s *Server) deleteSource(c *call) {
-	staff, ok := c.busyStaff()
+	src, ok := c.sourceTarget()
 	if !ok {
-		return
-	}
-	src, ok := c.source(staff)
-	if !ok {
-		return
-	}
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
 		return
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	if err := s.Dir.DeleteSource(rctx, c.st.Business().ID, staff, src.ID); err != nil {
+	if err := s.Dir.DeleteSource(rctx, c.st.Business().ID, src.StaffID, src.ID); err != nil {
 		s.Fail(c.ctx, err)
 		return
 	}
