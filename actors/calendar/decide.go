@@ -27,6 +27,10 @@ type Request struct {
 	Index          interval.Index
 	Except         uuid.UUID // the appointment being moved or reinstated (uuid.Nil on create)
 	LastAssigned   uuid.UUID // staff member of the business's last auto-assigned booking, for round_robin
+	// Buffers, when set, are the booking's own (an appointment moved
+	// with its service unchanged keeps the buffers it was booked with);
+	// nil: the service's.
+	Buffers *model.Buffers
 }
 
 // Decision is an accepted booking: who does it, and its footprint.
@@ -57,6 +61,9 @@ func Decide(r *Request) (*Decision, *problem.Error) {
 	}
 	var buf [8]rel
 	sh := shapeOf(r.Service, buf[:0])
+	if r.Buffers != nil {
+		sh = sh.withBuffers(*r.Buffers)
+	}
 	var i int
 	var err *problem.Error
 	if r.Enforce {
@@ -97,15 +104,16 @@ func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
 		return 0, refuse(problem.SlotNotOffered)
 	}
 	minGap := gapOf(&r.Business.Rules)
-	pad := padOf(minGap)
+	pad := padOf(minGap) + sh.pre + sh.post
 	var dbuf [16]day
 	first, last := dayRange(n, n, sh.long, pad)
 	ds := loadDays(dbuf[:0], r.Business, r.Loc, first, last)
 	w := ds.window(n, sh.long, pad)
-	var wbuf, abuf [32]interval.Span
+	var wbuf, abuf, obuf [32]interval.Span
 	var fbuf [64]interval.Span
 	var cbuf [64]int
-	work, free, fit := wbuf[:0], fbuf[:0], cbuf[:0]
+	work, free, open, fit := wbuf[:0], fbuf[:0], obuf[:0], cbuf[:0]
+	hull := interval.Span{Start: start - sh.pre, End: start + sh.long + sh.post}
 	working, unbooked := false, false
 	for i := range r.Staff {
 		st := &r.Staff[i]
@@ -122,9 +130,13 @@ func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
 		// answer is SLOT_TAKEN, not SLOT_NOT_OFFERED. (Its own buffer:
 		// without external time it is work itself, which the next staff
 		// member's working time overwrites.)
-		avail := withoutExternal(abuf[:0], work, r.Index.External(st.ID))
-		free = appendFree(free[:0], without(r.Index.Tree(st.ID), r.Except, w), avail)
-		switch judge(free, w, sh.acts, start, minGap, 0) {
+		ext, items := r.Index.External(st.ID), without(r.Index.Tree(st.ID), r.Except, w)
+		avail := withoutExternal(abuf[:0], work, ext)
+		free = appendFree(free[:0], items, avail)
+		if sh.buffered() {
+			open = appendOpen(open[:0], items, ext, hull)
+		}
+		switch judge(free, open, w, &sh, start, minGap, 0) {
 		case fits:
 			unbooked, fit = true, append(fit, i)
 		case gapped:
@@ -153,8 +165,9 @@ func loose(r *Request, sh shape, pinned int) (int, *problem.Error) {
 	var cbuf [64]int
 	spans, free := sbuf[:0], cbuf[:0]
 	start := r.Start.UnixMilli()
-	for _, a := range sh.acts {
-		spans = append(spans, interval.Span{Start: start + a.off, End: start + a.end})
+	for i := range sh.acts {
+		s, e := sh.occupied(i, start)
+		spans = append(spans, interval.Span{Start: s, End: e})
 	}
 	for i := range r.Staff {
 		st := &r.Staff[i]
@@ -314,11 +327,13 @@ func OnGrid(biz *model.Business, loc *time.Location, t time.Time) bool {
 }
 
 // Reach is how far from a freed stretch of time a start may lie and still
-// become bookable by it: the service's footprint before it (the booking
-// may end in it) and the gap rule's minimum on both sides (a start next
-// to it may no longer leave a gap too short to book).
+// become bookable by it: the service's footprint and buffer after before
+// it (the booking may end in it), its buffer before after it, and the gap
+// rule's minimum on both sides (a start next to it may no longer leave a
+// gap too short to book).
 func Reach(biz *model.Business, svc *model.Service) (before, after time.Duration) {
 	sh := shapeOf(svc, nil)
 	gap := time.Duration(gapOf(&biz.Rules)) * time.Millisecond
-	return time.Duration(sh.long)*time.Millisecond + gap, gap
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	return ms(sh.long+sh.post) + gap, ms(sh.pre) + gap
 }

@@ -32,6 +32,20 @@ func Footprint(svc *model.Service, start time.Time) []Piece {
 	return out
 }
 
+// Occupied returns the stretches a booking of svc at start occupies: its
+// active pieces, the first reaching back by the service's buffer before
+// and the last on by its buffer after (decisions §9).
+func Occupied(svc *model.Service, start time.Time) []interval.Span {
+	var buf [8]rel
+	sh := shapeOf(svc, buf[:0])
+	out := make([]interval.Span, len(sh.acts))
+	for i := range sh.acts {
+		s, e := sh.occupied(i, start.UnixMilli())
+		out[i] = interval.Span{Start: s, End: e}
+	}
+	return out
+}
+
 func copyString(s *string) *string {
 	if s == nil {
 		return nil
@@ -45,15 +59,46 @@ type rel struct{ off, end int64 }
 
 // shape is what judging a start needs to know about a service: its active
 // pieces relative to the start (empty ones left out, since they occupy
-// nothing) and the length of the whole footprint.
+// nothing), the length of the whole footprint, and its buffers (decisions
+// §9): the staff member is also occupied pre before the first active piece
+// and post after the last, time that need not be working time.
 type shape struct {
-	acts []rel
-	long int64 // footprint length, ms
+	acts      []rel
+	long      int64 // footprint length, ms
+	pre, post int64 // buffers, ms
 }
 
-// shapeOf returns svc's shape, using buf for the pieces when it is big
-// enough.
+// buffered reports whether the shape has buffers.
+func (sh *shape) buffered() bool { return sh.pre > 0 || sh.post > 0 }
+
+// withBuffers returns sh with buffers b (minutes).
+func (sh shape) withBuffers(b model.Buffers) shape {
+	if len(sh.acts) > 0 {
+		sh.pre, sh.post = int64(b.Before)*msMinute, int64(b.After)*msMinute
+	}
+	return sh
+}
+
+// occupied returns the stretch the buffered piece i of start occupies:
+// the first piece reaches back by pre, the last on by post.
+func (sh *shape) occupied(i int, start int64) (int64, int64) {
+	s, e := start+sh.acts[i].off, start+sh.acts[i].end
+	if i == 0 {
+		s -= sh.pre
+	}
+	if i == len(sh.acts)-1 {
+		e += sh.post
+	}
+	return s, e
+}
+
+// shapeOf returns svc's shape with its buffers, using buf for the pieces
+// when it is big enough.
 func shapeOf(svc *model.Service, buf []rel) shape {
+	return bareShape(svc, buf).withBuffers(svc.Buffers())
+}
+
+func bareShape(svc *model.Service, buf []rel) shape {
 	buf = buf[:0]
 	if len(svc.Segments) == 0 {
 		d := int64(svc.DurationMinutes) * msMinute

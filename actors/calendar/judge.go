@@ -97,24 +97,28 @@ func without(t interval.Tree, owner uuid.UUID, w clip) interval.Tree {
 	return t
 }
 
-// judge decides a booking whose active pieces acts start at start, for a
-// staff member whose free stretches (cut to w, the window of start's local
-// day) are free. It is the single judgement behind both Decide and Slots.
+// judge decides a booking of shape sh starting at start, for a staff
+// member whose free stretches (cut to w, the window of start's local day)
+// are free. It is the single judgement behind both Decide and Slots.
 //
-// Every active piece must lie inside one free stretch, else busy. With the
-// gap rule on (minGap > 0), the free time left next to the booking is then
-// inspected: in each stretch the booking uses, the part before its first
-// piece there and the part after its last piece there are bounded on one side
-// by the booking and on the other by a busy item or a working-time edge; each
-// must be empty or at least minGap long, else gapped. Free time between two
-// of the booking's own pieces in one stretch (the service's processing gap)
-// is not judged.
+// Every active piece must lie inside one free stretch, else busy; with
+// buffers (decisions §9), the first piece stretched back by its buffer and
+// the last stretched on by its own must also lie inside one open stretch
+// (time no item occupies, working or not), else busy. With the gap rule on
+// (minGap > 0), the free time left next to the booking is then inspected:
+// in each stretch the booking uses, the part before its first piece there
+// and the part after its last piece there (buffers included) are bounded on
+// one side by the booking and on the other by a busy item or a
+// working-time edge; each must be empty or at least minGap long, else
+// gapped. Free time between two of the booking's own pieces in one stretch
+// (the service's processing gap) is not judged.
 //
 // k is a hint: the index of a stretch at or before the one holding the first
 // piece. It only saves work; any valid hint gives the same verdict.
-func judge(free []interval.Span, w clip, acts []rel, start, minGap int64, k int) verdict {
+func judge(free, open []interval.Span, w clip, sh *shape, start, minGap int64, k int) verdict {
 	cur, prevEnd, bad := -1, int64(0), false
-	for _, a := range acts {
+	last := len(sh.acts) - 1
+	for i, a := range sh.acts {
 		s, e := start+a.off, start+a.end
 		for k < len(free) && free[k].End <= s {
 			k++
@@ -122,14 +126,29 @@ func judge(free []interval.Span, w clip, acts []rel, start, minGap int64, k int)
 		if k == len(free) || free[k].Start > s || free[k].End < e {
 			return busy
 		}
+		if sh.buffered() {
+			if bs, be := sh.occupied(i, start); !within(open, bs, be) {
+				return busy
+			}
+		}
 		if k != cur {
 			if cur >= 0 {
 				bad = bad || short(min(free[cur].End, w.hi)-prevEnd, minGap)
 			}
-			bad = bad || short(s-max(free[k].Start, w.lo), minGap)
+			if i == 0 && sh.pre > 0 {
+				// The free time before the preparation, wherever it
+				// lies: the buffer may reach out of this stretch.
+				bad = bad || short(runBefore(free, w, s-sh.pre), minGap)
+			} else {
+				bad = bad || short(s-max(free[k].Start, w.lo), minGap)
+			}
 			cur = k
 		}
 		prevEnd = e
+		if i == last && sh.post > 0 {
+			bad = bad || short(runAfter(free, w, e+sh.post), minGap)
+			cur = -1 // judged
+		}
 	}
 	if cur >= 0 {
 		bad = bad || short(min(free[cur].End, w.hi)-prevEnd, minGap)
@@ -138,6 +157,64 @@ func judge(free []interval.Span, w clip, acts []rel, start, minGap int64, k int)
 		return gapped
 	}
 	return fits
+}
+
+// runBefore is the free time that ends at t: the part before t of the free
+// stretch holding the minute before it, cut to w; 0 when there is none.
+func runBefore(free []interval.Span, w clip, t int64) int64 {
+	i := firstEndingAfter(free, t-1)
+	if i == len(free) || free[i].Start >= t {
+		return 0
+	}
+	return t - max(free[i].Start, w.lo)
+}
+
+// runAfter is the free time that starts at t: the part after t of the
+// free stretch holding t, cut to w; 0 when there is none.
+func runAfter(free []interval.Span, w clip, t int64) int64 {
+	i := firstEndingAfter(free, t)
+	if i == len(free) || free[i].Start > t {
+		return 0
+	}
+	return min(free[i].End, w.hi) - t
+}
+
+// firstEndingAfter is the index of the first of the sorted, disjoint
+// stretches spans that ends after t.
+func firstEndingAfter(spans []interval.Span, t int64) int {
+	i, j := 0, len(spans)
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if spans[m].End <= t {
+			i = m + 1
+		} else {
+			j = m
+		}
+	}
+	return i
+}
+
+// within reports whether [s, e) lies inside one of the sorted, disjoint
+// stretches open.
+func within(open []interval.Span, s, e int64) bool {
+	i := firstEndingAfter(open, s)
+	return i < len(open) && open[i].Start <= s && e <= open[i].End
+}
+
+// appendOpen appends to dst the stretches of hull that neither an item
+// of t nor the external busy time ext occupies: where a buffer may lie.
+func appendOpen(dst []interval.Span, t, ext interval.Tree, hull interval.Span) []interval.Span {
+	from := len(dst)
+	t.Free(hull, func(f interval.Span) bool {
+		dst = append(dst, f)
+		return true
+	})
+	if ext.Len() == 0 {
+		return dst
+	}
+	var buf [16]interval.Span
+	spans := append(buf[:0], dst[from:]...)
+	return withoutExternal(dst[:from], spans, ext)
 }
 
 // short reports whether the gap rule refuses a free stretch of length n.

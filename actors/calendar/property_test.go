@@ -103,12 +103,10 @@ func randomWorld(rng *rand.Rand) *world {
 			start = start.Truncate(5 * time.Minute)
 		}
 		b := booking{staff: st.ID, owner: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "booking", i))}
-		var spans []interval.Span
-		for _, p := range Footprint(others[rng.IntN(len(others))], start) {
-			if p.Kind == model.Active && p.Span.End > p.Span.Start {
-				b.items = append(b.items, interval.Item{Span: p.Span, Owner: b.owner, Seg: p.Position})
-				spans = append(spans, p.Span)
-			}
+		// Its occupied stretches: active pieces with buffers.
+		spans := Occupied(others[rng.IntN(len(others))], start)
+		for k, sp := range spans {
+			b.items = append(b.items, interval.Item{Span: sp, Owner: b.owner, Seg: k})
 		}
 		if len(b.items) > 0 && w.index.Fits(st.ID, spans, uuid.Nil) {
 			w.index = w.index.Add(st.ID, b.items...)
@@ -144,6 +142,9 @@ func randomWorld(rng *rand.Rand) *world {
 
 func randomService(rng *rand.Rand, name string) *model.Service {
 	svc := &model.Service{ID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(name)), IsActive: true, PriceCents: 1000}
+	if rng.IntN(2) == 0 { // buffers (decisions §9)
+		svc.BufferBeforeMinutes, svc.BufferAfterMinutes = randomBuffer(rng), randomBuffer(rng)
+	}
 	if rng.IntN(2) == 0 {
 		svc.DurationMinutes = 5 * (1 + rng.IntN(24))
 		return svc
@@ -159,6 +160,8 @@ func randomService(rng *rand.Rand, name string) *model.Service {
 	}
 	return svc
 }
+
+func randomBuffer(rng *rand.Rand) int { return []int{0, 5, 10, 15, 30, 60, 240}[rng.IntN(7)] }
 
 func randomStaff(rng *rand.Rand, i int, base time.Time, svc uuid.UUID) model.Staff {
 	st := model.Staff{ID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "staff", i)), Name: fmt.Sprint("staff", i),
@@ -322,7 +325,7 @@ func (w *world) oracle(r *Request) problem.Code {
 			return problem.SlotNotOffered
 		}
 	}
-	if !w.index.Fits(st.ID, actives(w.svc, r.Start), r.Except) {
+	if !w.index.Fits(st.ID, Occupied(w.svc, r.Start), r.Except) {
 		return problem.SlotTaken
 	}
 	if r.Enforce && !w.gapOK(st, r.Start, r.Except) {
@@ -349,7 +352,7 @@ func (w *world) oracleAuto(r *Request) (problem.Code, uuid.UUID) {
 			continue
 		}
 		working = append(working, i)
-		if !w.index.Fits(st.ID, actives(w.svc, r.Start), r.Except) {
+		if !w.index.Fits(st.ID, Occupied(w.svc, r.Start), r.Except) {
 			continue
 		}
 		free = append(free, i)
@@ -449,7 +452,7 @@ func (w *world) gapOK(st *model.Staff, start time.Time, except uuid.UUID) bool {
 	if !w.biz.Rules.PreventGaps || minGap <= 0 {
 		return true
 	}
-	own := actives(w.svc, start)
+	own := Occupied(w.svc, start) // buffers included (decisions §9)
 	ws := Working(st, &w.biz, w.loc, interval.Span{Start: start.UnixMilli() - msDay, End: start.UnixMilli() + 2*msDay})
 	tree, ext := w.index.Tree(st.ID), w.index.External(st.ID)
 	// what is the minute starting at m: 0 free, 1 the booking's own, 2 anything else

@@ -192,6 +192,14 @@ func (sc *scenario) service(a args) error {
 		d, err2 := strconv.Atoi(v)
 		svc.DepositCents, err = &d, firstErr(err, err2)
 	}
+	if v, ok := a.opts["before"]; ok {
+		b, err2 := strconv.Atoi(v)
+		svc.BufferBeforeMinutes, err = b, firstErr(err, err2)
+	}
+	if v, ok := a.opts["after"]; ok {
+		b, err2 := strconv.Atoi(v)
+		svc.BufferAfterMinutes, err = b, firstErr(err, err2)
+	}
 	sc.services[a.pos[0]] = svc
 	return err
 }
@@ -258,19 +266,16 @@ func (sc *scenario) book(a args) error {
 	if id == "" {
 		id = fmt.Sprintf("booking-%d", sc.booked)
 	}
-	return sc.put(sc.member(a.pos[0]).ID, nameID("appointment", id), Footprint(svc, start))
+	return sc.put(sc.member(a.pos[0]).ID, nameID("appointment", id), Occupied(svc, start))
 }
 
-// put adds a booking's active pieces to the index, refusing overlaps so that
-// a mistake in a scenario does not go unnoticed.
-func (sc *scenario) put(staff, owner uuid.UUID, pieces []Piece) error {
+// put adds a booking's occupied stretches (its active pieces with its
+// buffers) to the index, refusing overlaps so that a mistake in a scenario
+// does not go unnoticed.
+func (sc *scenario) put(staff, owner uuid.UUID, spans []interval.Span) error {
 	var items []interval.Item
-	var spans []interval.Span
-	for _, p := range pieces {
-		if p.Kind == model.Active {
-			items = append(items, interval.Item{Span: p.Span, Owner: owner, Seg: p.Position})
-			spans = append(spans, p.Span)
-		}
+	for i, sp := range spans {
+		items = append(items, interval.Item{Span: sp, Owner: owner, Seg: i})
 	}
 	if !sc.index.Fits(staff, spans, uuid.Nil) {
 		return fmt.Errorf("the booking overlaps another one")
@@ -306,7 +311,7 @@ func (sc *scenario) decide(a args, reserve bool) (string, error) {
 	}
 	if reserve {
 		sc.booked++
-		if err := sc.put(d.Staff.ID, nameID("appointment", fmt.Sprintf("booking-%d", sc.booked)), d.Pieces); err != nil {
+		if err := sc.put(d.Staff.ID, nameID("appointment", fmt.Sprintf("booking-%d", sc.booked)), Occupied(svc, start)); err != nil {
 			return "", err
 		}
 		if r.Pinned == nil {

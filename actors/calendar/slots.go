@@ -34,6 +34,7 @@ type Scratch struct {
 	ticks []tick
 	days  []day
 	spans []interval.Span
+	open  []interval.Span
 	mask  []uint64
 	staff []int32
 }
@@ -104,17 +105,17 @@ func Slots(q *Query, out []Slot) []Slot {
 	if sc == nil {
 		sc = new(Scratch)
 	}
-	sw := sweep{sc: sc}
+	sw := sweep{sc: sc, open: sc.open[:0]}
 	if len(cands) == 0 || !sw.grid(q) {
 		return out
 	}
 	sh := shapeOf(q.Service, acts[:0])
-	sw.prepare(q, sh.long, len(cands))
+	sw.prepare(q, &sh, len(cands))
 	for c, i := range cands {
-		sw.staff(c, sh.acts, &q.Staff[i], q.Index.Busy(q.Staff[i].ID, sw.rng.lo, sw.rng.hi))
+		sw.staff(c, &sh, &q.Staff[i], q.Index.Busy(q.Staff[i].ID, sw.rng.lo, sw.rng.hi))
 	}
 	out = sw.emit(q, cands, out)
-	sc.ticks, sc.days, sc.mask = sw.ticks, sw.ds.list, sw.mask
+	sc.ticks, sc.days, sc.mask, sc.open = sw.ticks, sw.ds.list, sw.mask, sw.open
 	return out
 }
 
@@ -131,6 +132,7 @@ type sweep struct {
 	rng    clip            // union of the windows of every day with a start
 	work   []interval.Span // scratch: one candidate's working time
 	free   []interval.Span // scratch: one candidate's free stretches
+	open   []interval.Span // scratch: one candidate's unoccupied stretches, with buffers
 	words  int             // mask words per start
 	mask   []uint64        // bit c of row g: candidate c can take start g
 }
@@ -196,10 +198,11 @@ func restrictedMs(br *model.BookingRules, s int64) bool {
 
 // prepare loads the calendar of every day with a start, with each day's
 // window, and sizes the scratch buffers.
-func (sw *sweep) prepare(q *Query, footprint int64, cands int) {
+func (sw *sweep) prepare(q *Query, sh *shape, cands int) {
+	footprint := sh.long
 	sw.loc = q.Loc
 	sw.minGap = gapOf(&q.Business.Rules)
-	sw.pad = padOf(sw.minGap)
+	sw.pad = padOf(sw.minGap) + sh.pre + sh.post
 	a, b := sw.ticks[0].day, sw.ticks[len(sw.ticks)-1].day
 	first, last := dayRange(a, b, footprint, sw.pad)
 	sw.ds = loadDays(grow(sw.sc.days, int(last-first+1)), q.Business, q.Loc, first, last)
@@ -216,18 +219,26 @@ func (sw *sweep) prepare(q *Query, footprint int64, cands int) {
 }
 
 // staff marks the starts candidate c (staff member st, the time its items
-// cover t) can take a booking with active pieces acts at.
+// cover t) can take a booking of shape sh at.
 // Only starts whose first active piece falls inside a free stretch can fit,
 // so each stretch visits just the starts that put the first piece in it; the
 // grid pointer g only moves forward, as the stretches do, and jumps the
 // starts between stretches.
-func (sw *sweep) staff(c int, acts []rel, st *model.Staff, t *interval.Busy) {
+func (sw *sweep) staff(c int, sh *shape, st *model.Staff, t *interval.Busy) {
+	acts := sh.acts
 	sw.work = appendWorking(sw.work[:0], st, &sw.ds, sw.loc, sw.rng)
 	sw.free = appendFreeBusy(sw.free[:0], t, sw.work)
+	if sh.buffered() {
+		sw.open = sw.open[:0]
+		t.Free(interval.Span{Start: sw.rng.lo, End: sw.rng.hi}, func(f interval.Span) bool {
+			sw.open = append(sw.open, f)
+			return true
+		})
+	}
 	word, bit := c/64, uint64(1)<<(c%64)
 	mark := func(g, k int) {
 		tk := &sw.ticks[g]
-		if judge(sw.free, sw.ds.get(tk.day).win, acts, tk.at, sw.minGap, k) == fits {
+		if judge(sw.free, sw.open, sw.ds.get(tk.day).win, sh, tk.at, sw.minGap, k) == fits {
 			sw.mask[g*sw.words+word] |= bit
 		}
 	}
@@ -238,7 +249,7 @@ func (sw *sweep) staff(c int, acts []rel, st *model.Staff, t *interval.Busy) {
 		return
 	}
 	first, g := acts[0], 0
-	if len(acts) == 1 && sw.minGap == 0 && first.end > first.off {
+	if len(acts) == 1 && sw.minGap == 0 && first.end > first.off && !sh.buffered() {
 		// One active piece and no gap rule: judge accepts every start
 		// that puts the piece inside a free stretch, so a stretch's
 		// starts are marked without judging each (a week of 20 staff

@@ -137,8 +137,9 @@ func KeyOf(a *model.Appointment) StartKey {
 	return StartKey{Start: a.StartTime.UnixMilli(), ID: a.ID}
 }
 
-// Items returns the index items of a: its active segments, when it has a
-// staff member and a status that occupies time.
+// Items returns the index items of a: its active segments, the first
+// and last stretched by its buffers (decisions §9), when it has a staff
+// member and a status that occupies time.
 func Items(a *model.Appointment) (uuid.UUID, []interval.Item) {
 	if a.Staff == nil || !a.Status.Occupies() {
 		return uuid.Nil, nil
@@ -153,7 +154,17 @@ func Items(a *model.Appointment) (uuid.UUID, []interval.Item) {
 			Owner: a.ID, Seg: sg.Position,
 		})
 	}
-	return a.Staff.ID, items
+	return a.Staff.ID, buffered(items, a.Buffers)
+}
+
+// buffered stretches the first of items back by b.Before and the last on
+// by b.After: the staff member is busy then, as in the segments.
+func buffered(items []interval.Item, b model.Buffers) []interval.Item {
+	if len(items) > 0 {
+		items[0].Start -= int64(b.Before) * int64(time.Minute/time.Millisecond)
+		items[len(items)-1].End += int64(b.After) * int64(time.Minute/time.Millisecond)
+	}
+	return items
 }
 
 // putAppointment returns b with a stored, replacing any older version.

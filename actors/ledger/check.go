@@ -6,8 +6,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/calendar"
-	"github.com/slotd/slotd/actors/interval"
-	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
 )
 
@@ -71,7 +69,7 @@ func Check(s *State, in *CheckInput, now time.Time) ([]Verdict, error) {
 				sv.Code = codeOf(s, in.ServiceID, t, &id, now)
 			}
 			if sv.Code == problem.SlotTaken {
-				if b, ok := s.BusyBlocking(id, activeSpans(svc, t)); ok {
+				if b, ok := s.BusyBlocking(id, calendar.Occupied(svc, t)); ok {
 					sv.BusySource, sv.ExternalID = b.Source, b.ExternalID
 				}
 			}
@@ -90,15 +88,4 @@ func codeOf(s *State, svc uuid.UUID, t time.Time, staff *uuid.UUID, now time.Tim
 		return problem.As(err).Code
 	}
 	return ""
-}
-
-// activeSpans are the active pieces of a booking of svc at start.
-func activeSpans(svc *model.Service, start time.Time) []interval.Span {
-	var out []interval.Span
-	for _, p := range calendar.Footprint(svc, start) {
-		if p.Kind == model.Active {
-			out = append(out, p.Span)
-		}
-	}
-	return out
 }

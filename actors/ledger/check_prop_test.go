@@ -251,6 +251,10 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 
 func randCheckService(rng *rand.Rand, i int, cat uuid.UUID) model.Service {
 	svc := model.Service{ID: rngUUID(rng), Name: fmt.Sprint("svc", i), IsActive: true, CategoryID: cat, PriceCents: 1000 + 500*rng.IntN(10)}
+	if rng.IntN(2) == 0 { // buffers (decisions §9)
+		pick := func() int { return []int{0, 5, 10, 15, 30, 60}[rng.IntN(6)] }
+		svc.BufferBeforeMinutes, svc.BufferAfterMinutes = pick(), pick()
+	}
 	if rng.IntN(2) == 0 {
 		svc.DurationMinutes = 5 * (1 + rng.IntN(18))
 		return svc

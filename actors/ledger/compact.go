@@ -74,10 +74,12 @@ type price struct {
 	currency             string
 }
 
-// shape is an appointment's footprint relative to its start.
+// shape is an appointment's footprint relative to its start, with its
+// buffers.
 type shape struct {
-	end  int64 // EndTime - StartTime, ms
-	segs []segShape
+	end     int64 // EndTime - StartTime, ms
+	segs    []segShape
+	buffers model.Buffers
 }
 
 type segShape struct {
@@ -94,7 +96,7 @@ func (a segShape) equal(b segShape) bool {
 }
 
 func (a *shape) equal(b *shape) bool {
-	return a.end == b.end && slices.EqualFunc(a.segs, b.segs, segShape.equal)
+	return a.end == b.end && a.buffers == b.buffers && slices.EqualFunc(a.segs, b.segs, segShape.equal)
 }
 
 // intern returns the index of v in table (appending it to a copy when it
@@ -195,7 +197,7 @@ func priceOf(a *model.Appointment) price {
 // a segment staffed by someone else, times finer than a millisecond.
 func shapeOf(a *model.Appointment) (shape, bool) {
 	start := a.StartTime.UnixMilli()
-	sh := shape{end: a.EndTime.UnixMilli() - start, segs: make([]segShape, len(a.Segments))}
+	sh := shape{end: a.EndTime.UnixMilli() - start, segs: make([]segShape, len(a.Segments)), buffers: a.Buffers}
 	if !time.UnixMilli(start + sh.end).Equal(a.EndTime) {
 		return sh, false
 	}
@@ -249,7 +251,7 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *model.Appointment {
 	start := time.UnixMilli(c.start).UTC()
 	sh := &r.shapes[c.shape]
 	v.a = model.Appointment{ID: id, Status: statusOf(c.status), StartTime: start,
-		EndTime: time.UnixMilli(c.start + sh.end).UTC(), CustomerID: c.customer, Service: r.services[c.svc],
+		EndTime: time.UnixMilli(c.start + sh.end).UTC(), CustomerID: c.customer, Service: r.services[c.svc], Buffers: sh.buffers,
 		StaffLocked: c.flags&flagStaffLocked != 0, IsRecurringOccurrence: c.flags&flagRecurring != 0,
 		CreatedAt: time.Unix(0, c.created).UTC(), UpdatedAt: time.Unix(0, c.updated).UTC(), Version: int(c.version)}
 	var staffID *uuid.UUID

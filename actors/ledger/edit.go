@@ -114,6 +114,10 @@ func move(s *State, a *model.Appointment, in *PatchInput, now time.Time) (*model
 	}
 	req := calendar.Request{Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: start, Staff: s.Staff,
 		Enforce: in.Enforce, CustomerOnFile: true, Index: s.index, Except: a.ID, LastAssigned: s.lastAssigned}
+	if svc.ID == a.Service.ID {
+		// Its own buffers, as it keeps its own price (decisions §9).
+		req.Buffers = &a.Buffers
+	}
 	switch {
 	case in.StaffID != nil:
 		req.Pinned = in.StaffID
@@ -135,6 +139,7 @@ func move(s *State, a *model.Appointment, in *PatchInput, now time.Time) (*model
 	m.RecurringSeriesID, m.IsRecurringOccurrence = a.RecurringSeriesID, a.IsRecurringOccurrence
 	if svc.ID == a.Service.ID {
 		m.BasePriceCents, m.TotalPriceCents, m.DepositCents = a.BasePriceCents, a.TotalPriceCents, a.DepositCents
+		m.Buffers = a.Buffers
 	}
 	return &m, nil
 }

@@ -67,7 +67,8 @@ func DecideHold(s *State, in *HoldInput, now time.Time, ids IDs) (*record.Change
 	id := ids.UUID()
 	a := Appointment(id, &s.Business, s.Loc, svc, d.Staff, in.Start, now)
 	h := model.Hold{ID: id, ServiceID: svc.ID, StaffID: d.Staff.ID, Start: a.StartTime, End: a.EndTime,
-		Segments: a.Segments, ExpiresAt: now.Add(in.TTL), CreatedAt: now, UpdatedAt: now, Status: model.HoldActive}
+		Segments: a.Segments, ExpiresAt: now.Add(in.TTL), CreatedAt: now, UpdatedAt: now, Status: model.HoldActive,
+		Buffers: a.Buffers}
 	ch := &record.Change{At: now, Holds: []model.Hold{h}}
 	if in.StaffID == nil {
 		ch.LastAssigned = &h.StaffID
@@ -161,7 +162,7 @@ func decideHeld(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Chan
 		staff = &model.Staff{ID: h.StaffID}
 	}
 	a := Appointment(ids.UUID(), &s.Business, s.Loc, svc, staff, h.Start, now)
-	a.EndTime, a.Segments = h.End, make([]model.Segment, len(h.Segments))
+	a.EndTime, a.Segments, a.Buffers = h.End, make([]model.Segment, len(h.Segments)), h.Buffers
 	for i, sg := range h.Segments {
 		sg.ID = segmentID(a.ID, i)
 		a.Segments[i] = sg
@@ -176,8 +177,8 @@ func decideHeld(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Chan
 	return booked(s, ch, a, svc, existing, in, now, ids)
 }
 
-// HoldItems returns the index items of hold h: its active segments, while
-// it is active.
+// HoldItems returns the index items of hold h: its active segments with
+// its buffers, while it is active.
 func HoldItems(h *model.Hold) []interval.Item {
 	if h.Status != model.HoldActive {
 		return nil
@@ -191,7 +192,7 @@ func HoldItems(h *model.Hold) []interval.Item {
 			})
 		}
 	}
-	return items
+	return buffered(items, h.Buffers)
 }
 
 // putHold returns b with h stored, replacing any older version, its time

@@ -27,7 +27,7 @@ func Appointment(id uuid.UUID, biz *model.Business, loc *time.Location, svc *mod
 		EndTime:  start.UTC().Add(time.Duration(svc.DurationMinutes) * time.Minute),
 		Service:  model.ServiceRef{ID: svc.ID, Name: svc.Name, DurationMinutes: svc.DurationMinutes, PriceCents: svc.PriceCents},
 		Currency: biz.Currency, BasePriceCents: &base, TotalPriceCents: &total, DepositCents: deposit,
-		CreatedAt: now, UpdatedAt: now, Version: 1,
+		CreatedAt: now, UpdatedAt: now, Version: 1, Buffers: svc.Buffers(),
 	}
 	var staffID *uuid.UUID
 	if staff != nil {

@@ -84,6 +84,11 @@ type Appointment struct {
 	// CustomerReschedules counts the moves its customer made through the
 	// manage link (decisions §7: maxReschedules). Not shown by the API.
 	CustomerReschedules int `json:"customerReschedules,omitempty"`
+	// Buffers are the service's buffers as they were when it was booked
+	// (or its service changed): the staff member is occupied from the
+	// first active segment's start less Before to the last one's end
+	// plus After (decisions §9).
+	Buffers Buffers `json:"buffers,omitzero"`
 }
 
 // Touch records a change of a made at now: updatedAt moves and the

@@ -39,6 +39,8 @@ type Hold struct {
 	// Entry is the waitlist entry the hold was placed for, when it is an
 	// offer (decisions §6, "Waitlist").
 	Entry *uuid.UUID
+	// Buffers are the service's, as the booking it keeps would have them.
+	Buffers Buffers
 }
 
 // Live reports whether h still holds its time at now.

@@ -137,9 +137,26 @@ type Service struct {
 	Deleted         bool              `json:"deleted"`
 	Segments        []SegmentTemplate `json:"segments"`
 	PricingRules    []PricingRule     `json:"pricingRules"`
-	CreatedAt       time.Time         `json:"createdAt"`
-	UpdatedAt       time.Time         `json:"updatedAt"`
+	// BufferBeforeMinutes and BufferAfterMinutes are time the staff
+	// member needs before and after the service (decisions §9): to
+	// prepare, to clean up. A booking snapshots them.
+	BufferBeforeMinutes int       `json:"bufferBeforeMinutes,omitempty"`
+	BufferAfterMinutes  int       `json:"bufferAfterMinutes,omitempty"`
+	CreatedAt           time.Time `json:"createdAt"`
+	UpdatedAt           time.Time `json:"updatedAt"`
 }
+
+// Buffers is the service's buffers, as a booking of it snapshots them.
+func (s *Service) Buffers() Buffers {
+	return Buffers{Before: s.BufferBeforeMinutes, After: s.BufferAfterMinutes}
+}
+
+// Buffers are the minutes a booking occupies its staff member before its
+// first active segment and after its last (decisions §9).
+type Buffers struct{ Before, After int }
+
+// MaxBufferMinutes bounds a buffer.
+const MaxBufferMinutes = 240
 
 // SegmentKind says whether a segment occupies the staff member.
 type SegmentKind string

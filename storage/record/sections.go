@@ -25,6 +25,8 @@ const (
 	tagFeeds                       // calendar feeds made, and revoked
 	tagBusy                        // external busy time replaced
 	tagSources                     // calendar sources made or changed, and deleted
+	tagBuffers                     // the buffers of the record's appointments that have any
+	tagHoldBuffers                 // the buffers of the record's holds that have any
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -85,6 +87,23 @@ func (e *w) sections(p *parts) {
 		putList(e, p.sources, (*w).source)
 		e.ids(p.dropped)
 	}
+	putIndexed(e, tagBuffers, p.appts, func(a *model.Appointment) bool { return a.Buffers != (model.Buffers{}) },
+		func(e *w, a *model.Appointment) { e.buffers(a.Buffers) })
+	putIndexed(e, tagHoldBuffers, p.holds, func(h *model.Hold) bool { return h.Buffers != (model.Buffers{}) },
+		func(e *w, h *model.Hold) { e.buffers(h.Buffers) })
+}
+
+// The buffers sections (decisions §9): before and after, in minutes, of
+// each appointment or hold that has any; never both zero.
+func (e *w) buffers(b model.Buffers) {
+	e.u(uint64(b.Before))
+	e.u(uint64(b.After))
+}
+
+func (d *r) buffers(b *model.Buffers) bool {
+	before, after := d.u(), d.u()
+	*b = model.Buffers{Before: int(before), After: int(after)}
+	return d.err == nil && before <= model.MaxBufferMinutes && after <= model.MaxBufferMinutes && before+after > 0
 }
 
 func (e *w) source(c *model.CalendarSource) {
@@ -304,6 +323,10 @@ func (d *r) sections(p *parts) {
 			if len(p.feeds) == 0 && len(p.revoked) == 0 {
 				d.fail() // only a section with something is written
 			}
+		case tagBuffers:
+			getIndexed(d, 3, p.appts, func(d *r, a *model.Appointment) bool { return d.buffers(&a.Buffers) })
+		case tagHoldBuffers:
+			getIndexed(d, 3, p.holds, func(d *r, h *model.Hold) bool { return d.buffers(&h.Buffers) })
 		case tagSources:
 			p.sources, p.dropped = getList(d, 41, (*r).source), d.ids()
 			if len(p.sources) == 0 && len(p.dropped) == 0 {

@@ -208,6 +208,12 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Feeds, c.Revoked = sampleFeeds(staff)[:1], []uuid.UUID{uuid.New()}
 			return c
 		}(),
+		"buffers": only(func(c *Change) {
+			c.Appointments = versioned()
+			c.Appointments[1].Buffers = model.Buffers{Before: 10, After: 240}
+			c.Holds = sampleHolds(staff, appt, entry)
+			c.Holds[0].Buffers = model.Buffers{After: 5}
+		}),
 		"sources":         only(func(c *Change) { c.Sources = sampleSources(staff) }),
 		"sources dropped": only(func(c *Change) { c.Dropped = []uuid.UUID{uuid.New()}; c.Busy = sampleBusy(staff)[1:2] }),
 		"holds only":      only(func(c *Change) { c.Holds = sampleHolds(staff, appt, entry) }),
@@ -258,6 +264,8 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	withFeeds.Feeds = sampleFeeds(staff0(withFeeds))
 	withFeeds.Busy = sampleBusy(staff0(withFeeds))
 	withFeeds.Sources = sampleSources(staff0(withFeeds))
+	withFeeds.Appointments[0].Buffers = model.Buffers{Before: 15}
+	withFeeds.Holds[1].Buffers = model.Buffers{Before: 1, After: 2}
 	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta,
 		"feeds": withFeeds} {
 		t.Run(name, func(t *testing.T) {
