@@ -55,6 +55,10 @@ func AppendService(b []byte, s *model.Service, detail bool) []byte {
 	b = AppendNullString(b, s.ImageURL)
 	b = AppendKey(b, "segments")
 	b = appendSegmentTemplates(b, s.Segments)
+	b = AppendKey(b, "bufferBeforeMinutes")
+	b = AppendInt(b, s.BufferBeforeMinutes)
+	b = AppendKey(b, "bufferAfterMinutes")
+	b = AppendInt(b, s.BufferAfterMinutes)
 	if detail {
 		b = AppendKey(b, "pricingRules")
 		b = appendPricingRules(b, s.PricingRules)
@@ -236,6 +240,10 @@ func AppendAppointmentLinked(b []byte, a *model.Appointment, cu *model.Customer,
 	b = AppendBool(b, a.IsRecurringOccurrence)
 	b = AppendKey(b, "segments")
 	b = appendSegments(b, a.Segments)
+	b = AppendKey(b, "bufferBeforeMinutes")
+	b = AppendInt(b, a.Buffers.Before)
+	b = AppendKey(b, "bufferAfterMinutes")
+	b = AppendInt(b, a.Buffers.After)
 	b = AppendKey(b, "metadata")
 	b = AppendStringMap(b, a.Metadata)
 	if manageURL != "" {

@@ -88,6 +88,8 @@ func (b *business) service(o input.Object) model.Service {
 	s.Deleted, _ = o.Bool("deleted", input.Optional)
 	s.Segments = b.segments(o, duration, durationOK)
 	s.PricingRules = b.pricingRules(o)
+	s.BufferBeforeMinutes, _ = o.Int("bufferBeforeMinutes", input.Optional, 0, model.MaxBufferMinutes)
+	s.BufferAfterMinutes, _ = o.Int("bufferAfterMinutes", input.Optional, 0, model.MaxBufferMinutes)
 	if idOK && !s.Deleted {
 		b.liveServices[id] = true
 	}
