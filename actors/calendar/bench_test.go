@@ -173,3 +173,27 @@ func BenchmarkSlotsExternal(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSlotsPolicies is BenchmarkSlots7Days with the service's
+// policies (decisions §9) on and off, to compare in one run: buffers of
+// 15 and 10 minutes (the salon's bookings keep theirs: none).
+func BenchmarkSlotsPolicies(b *testing.B) {
+	for _, buffers := range []bool{false, true} {
+		s := newSalon(b, 20, 2000)
+		q := s.query(7)
+		svc := *q.Service
+		if buffers {
+			svc.BufferBeforeMinutes, svc.BufferAfterMinutes = 15, 10
+		}
+		q.Service = &svc
+		q.Scratch = new(Scratch)
+		out := Slots(q, nil)
+		b.Run(fmt.Sprintf("buffers=%v", buffers), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				out = Slots(q, out[:0])
+			}
+			b.ReportMetric(float64(len(out)), "slots")
+		})
+	}
+}
