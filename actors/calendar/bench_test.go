@@ -1,6 +1,8 @@
 package calendar
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/slotd/slotd/actors/interval"
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/sorted"
 )
 
 // salon is the benchmark business: staff members working Monday to Saturday
@@ -22,6 +25,29 @@ type salon struct {
 	svc   model.Service
 	staff []model.Staff
 	index interval.Index
+	tally benchTally
+}
+
+// benchTally is a Tally kept as the ledger keeps its own: a persistent
+// sorted map from a staff member's run of 32 local days to its counts.
+type benchTally struct{ m sorted.Map[benchDay, *[32]int] }
+
+type benchDay struct {
+	staff uuid.UUID
+	block int64
+}
+
+func (t benchTally) Days(staff, _ uuid.UUID, from int64, all, ofSvc []int) {
+	for i := 0; i < len(all); {
+		d := from + int64(i)
+		bn := floorDiv(d, 32)
+		blk, ok := t.m.Get(benchDay{staff, bn})
+		for j := int(d - bn*32); i < len(all) && j < 32; i, j = i+1, j+1 {
+			if ok {
+				all[i], ofSvc[i] = all[i]+blk[j], ofSvc[i]+blk[j] // one service
+			}
+		}
+	}
 }
 
 func newSalon(tb testing.TB, staff, appointments int) *salon {
@@ -45,6 +71,12 @@ func newSalon(tb testing.TB, staff, appointments int) *salon {
 		s.staff = append(s.staff, st)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	s.tally.m = sorted.New[benchDay, *[32]int](func(a, b benchDay) int {
+		if c := bytes.Compare(a.staff[:], b.staff[:]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.block, b.block)
+	})
 	placed := 0
 	for tries := 0; placed < appointments && tries < 100*appointments; tries++ {
 		st := &s.staff[rng.IntN(staff)]
@@ -59,6 +91,14 @@ func newSalon(tb testing.TB, staff, appointments int) *salon {
 		}
 		owner := uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "appointment", placed))
 		s.index = s.index.Add(st.ID, interval.Item{Span: span, Owner: owner})
+		day := LocalDay(time.UnixMilli(start), loc)
+		k := benchDay{st.ID, floorDiv(day, 32)}
+		var blk [32]int
+		if old, ok := s.tally.m.Get(k); ok {
+			blk = *old
+		}
+		blk[day-k.block*32]++
+		s.tally.m = s.tally.m.Set(k, &blk)
 		placed++
 	}
 	if placed < appointments {
@@ -175,20 +215,32 @@ func BenchmarkSlotsExternal(b *testing.B) {
 }
 
 // BenchmarkSlotsPolicies is BenchmarkSlots7Days with the service's
-// policies (decisions §9) on and off, to compare in one run: buffers of
-// 15 and 10 minutes (the salon's bookings keep theirs: none).
+// policies (decisions §9) off and on, to compare in one run: buffers of 15
+// and 10 minutes (the salon's bookings keep theirs: none), and booking
+// limits of 14 cuts a day and 60 a week per staff member of the service
+// and of 16 bookings a day per staff member (the salon's busiest days
+// reach the daily ones).
 func BenchmarkSlotsPolicies(b *testing.B) {
-	for _, buffers := range []bool{false, true} {
+	for _, c := range []struct {
+		name             string
+		buffers, limited bool
+	}{{"none", false, false}, {"buffers", true, false}, {"limits", false, true}, {"buffers+limits", true, true}} {
 		s := newSalon(b, 20, 2000)
 		q := s.query(7)
-		svc := *q.Service
-		if buffers {
+		svc, biz := *q.Service, *q.Business
+		if c.buffers {
 			svc.BufferBeforeMinutes, svc.BufferAfterMinutes = 15, 10
 		}
-		q.Service = &svc
+		if c.limited {
+			day, week, staffDay := 14, 60, 16
+			svc.Limits = &model.BookingLimits{PerDay: &day, PerWeek: &week}
+			biz.Limits = &model.StaffLimits{PerStaffPerDay: &staffDay}
+			q.Tally = s.tally
+		}
+		q.Service, q.Business = &svc, &biz
 		q.Scratch = new(Scratch)
 		out := Slots(q, nil)
-		b.Run(fmt.Sprintf("buffers=%v", buffers), func(b *testing.B) {
+		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				out = Slots(q, out[:0])

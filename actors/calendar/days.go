@@ -112,3 +112,13 @@ func floorDiv(a, b int64) int64 {
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
 func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
+
+// LocalDay is the day number (days since 1970-01-01) of t's local date in
+// loc: the day a booking limit counts it on (decisions §9).
+func LocalDay(t time.Time, loc *time.Location) int64 {
+	n, _ := dayNumber(t.UnixMilli(), loc)
+	return n
+}
+
+// weekOf is the day number of the Monday of day n's week.
+func weekOf(n int64) int64 { return n - floorMod(n+3, 7) }

@@ -27,6 +27,10 @@ type Request struct {
 	Index          interval.Index
 	Except         uuid.UUID // the appointment being moved or reinstated (uuid.Nil on create)
 	LastAssigned   uuid.UUID // staff member of the business's last auto-assigned booking, for round_robin
+	// Tally counts the staff members' bookings for the booking limits
+	// (decisions §9), without the appointment being moved or reinstated;
+	// nil counts nothing, and no limit applies.
+	Tally Tally
 	// Buffers, when set, are the booking's own (an appointment moved
 	// with its service unchanged keeps the buffers it was booked with);
 	// nil: the service's.
@@ -40,11 +44,13 @@ type Decision struct {
 }
 
 // Decide accepts or refuses a booking, refusing with the first that applies
-// of (decisions §4): SERVICE_NOT_BOOKABLE, STAFF_NOT_BOOKABLE, then, when
+// of (decisions §4, §9): SERVICE_NOT_BOOKABLE, STAFF_NOT_BOOKABLE, then, when
 // Enforce, BOOKING_TOO_SOON, BOOKING_TOO_FAR_AHEAD, BOOKING_PERIOD_RESTRICTED,
-// BOOKING_REQUIRES_EXISTING_CUSTOMER and SLOT_NOT_OFFERED, then always
-// SLOT_TAKEN (pinned) or NO_STAFF_AVAILABLE (auto-assigned), and last, when
-// Enforce, BOOKING_SLOT_NOT_CONNECTED. Without Enforce working hours, the
+// BOOKING_REQUIRES_EXISTING_CUSTOMER, SLOT_NOT_OFFERED and
+// BOOKING_LIMIT_REACHED (the pinned staff member, or every eligible one who
+// works then, at a limit), then always SLOT_TAKEN (pinned) or
+// NO_STAFF_AVAILABLE (auto-assigned), and last, when Enforce,
+// BOOKING_SLOT_NOT_CONNECTED. Without Enforce working hours, the
 // grid and the gap rule are not looked at: any free eligible staff member
 // will do. An auto-assigned booking goes to the candidate the business's
 // assignment strategy picks.
@@ -114,7 +120,8 @@ func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
 	var cbuf [64]int
 	work, free, open, fit := wbuf[:0], fbuf[:0], obuf[:0], cbuf[:0]
 	hull := interval.Span{Start: start - sh.pre, End: start + sh.long + sh.post}
-	working, unbooked := false, false
+	lim, limited := limitsOf(r.Business, r.Service, r.Tally)
+	working, unbooked, below := false, false, false
 	for i := range r.Staff {
 		st := &r.Staff[i]
 		if pinned >= 0 && i != pinned || pinned < 0 && !Eligible(st, r.Service) {
@@ -125,6 +132,10 @@ func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
 			continue
 		}
 		working = true
+		if limited && lim.reached(st.ID, n) {
+			continue // at a limit: passed over
+		}
+		below = true
 		// Working, but their external busy time (decisions §8) is not
 		// free: it takes the time as a booking would, so over it the
 		// answer is SLOT_TAKEN, not SLOT_NOT_OFFERED. (Its own buffer:
@@ -146,6 +157,8 @@ func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
 	switch {
 	case !working:
 		return 0, refuse(problem.SlotNotOffered)
+	case !below:
+		return 0, refuse(problem.BookingLimitReached)
 	case !unbooked && pinned >= 0:
 		return 0, refuse(problem.SlotTaken)
 	case !unbooked:
@@ -317,6 +330,7 @@ var sentences = map[problem.Code]string{
 	problem.SlotTaken:               "The requested time is already taken.",
 	problem.NoStaffAvailable:        "No staff member is available at the requested time.",
 	problem.BookingSlotNotConnected: "The start time would leave a gap in the day that cannot be booked.",
+	problem.BookingLimitReached:     "The staff member already has as many bookings that day or week as the business allows.",
 }
 
 // OnGrid reports whether t is on the business's grid of start times in

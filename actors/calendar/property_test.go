@@ -52,6 +52,8 @@ type booking struct {
 	staff uuid.UUID
 	owner uuid.UUID
 	items []interval.Item
+	svc   uuid.UUID
+	start time.Time
 }
 
 func (w *world) String() string {
@@ -92,6 +94,12 @@ func randomWorld(rng *rand.Rand) *world {
 	}
 	w.svc = randomService(rng, "s")
 	w.svc.IsActive = rng.IntN(20) != 0
+	if rng.IntN(3) == 0 { // booking limits (decisions §9), small enough to be met
+		w.svc.Limits = &model.BookingLimits{PerDay: randomLimit(rng), PerWeek: randomLimit(rng)}
+	}
+	if rng.IntN(3) == 0 {
+		w.biz.Limits = &model.StaffLimits{PerStaffPerDay: randomLimit(rng), PerStaffPerWeek: randomLimit(rng)}
+	}
 	others := []*model.Service{w.svc, randomService(rng, "o1"), randomService(rng, "o2")}
 	for i := range 1 + rng.IntN(5) {
 		w.staff = append(w.staff, randomStaff(rng, i, base, w.svc.ID))
@@ -102,9 +110,10 @@ func randomWorld(rng *rand.Rand) *world {
 		if rng.IntN(3) > 0 {
 			start = start.Truncate(5 * time.Minute)
 		}
-		b := booking{staff: st.ID, owner: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "booking", i))}
+		svc := others[rng.IntN(len(others))]
+		b := booking{staff: st.ID, owner: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "booking", i)), svc: svc.ID, start: start}
 		// Its occupied stretches: active pieces with buffers.
-		spans := Occupied(others[rng.IntN(len(others))], start)
+		spans := Occupied(svc, start)
 		for k, sp := range spans {
 			b.items = append(b.items, interval.Item{Span: sp, Owner: b.owner, Seg: k})
 		}
@@ -161,6 +170,69 @@ func randomService(rng *rand.Rand, name string) *model.Service {
 	return svc
 }
 
+func randomLimit(rng *rand.Rand) *int {
+	if rng.IntN(3) == 0 {
+		return nil
+	}
+	n := 1 + rng.IntN(3)
+	return &n
+}
+
+// worldTally counts the world's bookings as a Tally, without the booking
+// except.
+type worldTally struct {
+	w      *world
+	except uuid.UUID
+}
+
+func (t worldTally) Days(staff, svc uuid.UUID, from int64, all, ofSvc []int) {
+	for _, b := range t.w.bookings {
+		if i := LocalDay(b.start, t.w.loc) - from; b.owner != t.except && b.staff == staff && i >= 0 && i < int64(len(all)) {
+			all[i]++
+			if b.svc == svc {
+				ofSvc[i]++
+			}
+		}
+	}
+}
+
+// overLimit is the oracle of the limits, from the definitions: the
+// bookings of st that start on the start's local date, and in its Monday
+// to Sunday week, compared with date arithmetic of package time.
+func (w *world) overLimit(st *model.Staff, start time.Time, except uuid.UUID) bool {
+	date := func(t time.Time) time.Time {
+		l := t.In(w.loc)
+		return time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC)
+	}
+	monday := func(d time.Time) time.Time { return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7)) }
+	day, week := date(start), monday(date(start))
+	var dAll, dSvc, wAll, wSvc int
+	for _, b := range w.bookings {
+		if b.owner == except || b.staff != st.ID {
+			continue
+		}
+		bd := date(b.start)
+		if bd.Equal(day) {
+			dAll++
+			if b.svc == w.svc.ID {
+				dSvc++
+			}
+		}
+		if monday(bd).Equal(week) {
+			wAll++
+			if b.svc == w.svc.ID {
+				wSvc++
+			}
+		}
+	}
+	over := func(n int, lim *int) bool { return lim != nil && n >= *lim }
+	if l := w.svc.Limits; l != nil && (over(dSvc, l.PerDay) || over(wSvc, l.PerWeek)) {
+		return true
+	}
+	l := w.biz.Limits
+	return l != nil && (over(dAll, l.PerStaffPerDay) || over(wAll, l.PerStaffPerWeek))
+}
+
 func randomBuffer(rng *rand.Rand) int { return []int{0, 5, 10, 15, 30, 60, 240}[rng.IntN(7)] }
 
 func randomStaff(rng *rand.Rand, i int, base time.Time, svc uuid.UUID) model.Staff {
@@ -201,7 +273,8 @@ func randomHours(rng *rand.Rand) []model.Span {
 // start in the window (found independently of the package, minute by minute
 // from the wall clock), and at a few starts off the grid.
 func (w *world) check(t *testing.T, rng *rand.Rand) {
-	q := &Query{Business: &w.biz, Loc: w.loc, Now: w.now, Service: w.svc, Staff: w.staff, Index: w.index, From: w.from, To: w.to}
+	q := &Query{Business: &w.biz, Loc: w.loc, Now: w.now, Service: w.svc, Staff: w.staff, Index: w.index, From: w.from, To: w.to,
+		Tally: worldTally{w: w}}
 	slots := Slots(q, nil)
 	offered := map[int64][]uuid.UUID{}
 	for i, s := range slots {
@@ -276,6 +349,7 @@ func (w *world) checkLoose(t *testing.T, start time.Time, rng *rand.Rand) {
 	if len(w.bookings) > 0 && rng.IntN(2) == 0 {
 		b := w.bookings[rng.IntN(len(w.bookings))]
 		r.Except = b.owner
+		r.Tally = worldTally{w: w, except: b.owner}
 	}
 	_, err := Decide(r)
 	var want problem.Code
@@ -291,7 +365,7 @@ func (w *world) checkLoose(t *testing.T, start time.Time, rng *rand.Rand) {
 
 func (w *world) request(start time.Time, pinned *uuid.UUID, last uuid.UUID) *Request {
 	return &Request{Business: &w.biz, Loc: w.loc, Now: w.now, Service: w.svc, Start: start, Staff: w.staff,
-		Pinned: pinned, Enforce: true, CustomerOnFile: true, Index: w.index, LastAssigned: last}
+		Pinned: pinned, Enforce: true, CustomerOnFile: true, Index: w.index, LastAssigned: last, Tally: worldTally{w: w}}
 }
 
 func codeOf(err *problem.Error) problem.Code {
@@ -324,6 +398,9 @@ func (w *world) oracle(r *Request) problem.Code {
 		if !w.works(st, r.Start) {
 			return problem.SlotNotOffered
 		}
+		if w.overLimit(st, r.Start, r.Except) {
+			return problem.BookingLimitReached
+		}
 	}
 	if !w.index.Fits(st.ID, Occupied(w.svc, r.Start), r.Except) {
 		return problem.SlotTaken
@@ -345,13 +422,17 @@ func (w *world) oracleAuto(r *Request) (problem.Code, uuid.UUID) {
 			return code, uuid.Nil
 		}
 	}
-	var working, free, fine []int
+	var working, below, free, fine []int
 	for i := range w.staff {
 		st := &w.staff[i]
 		if !Eligible(st, w.svc) || r.Enforce && !w.works(st, r.Start) {
 			continue
 		}
 		working = append(working, i)
+		if r.Enforce && w.overLimit(st, r.Start, r.Except) {
+			continue
+		}
+		below = append(below, i)
 		if !w.index.Fits(st.ID, Occupied(w.svc, r.Start), r.Except) {
 			continue
 		}
@@ -363,6 +444,8 @@ func (w *world) oracleAuto(r *Request) (problem.Code, uuid.UUID) {
 	switch {
 	case len(working) == 0 && r.Enforce:
 		return problem.SlotNotOffered, uuid.Nil
+	case len(below) == 0 && r.Enforce:
+		return problem.BookingLimitReached, uuid.Nil
 	case len(free) == 0:
 		return problem.NoStaffAvailable, uuid.Nil
 	case len(fine) == 0:

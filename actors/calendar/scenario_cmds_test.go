@@ -44,6 +44,31 @@ type scenario struct {
 	index    interval.Index
 	last     uuid.UUID // the last auto-assigned staff member, kept by reserve
 	booked   int
+	// counts is the scenario's tally (Tally): bookings by staff member,
+	// local day and service.
+	counts map[dayCount]int
+}
+
+type dayCount struct {
+	staff, svc uuid.UUID
+	day        int64
+}
+
+// Days implements Tally.
+func (sc *scenario) Days(staff, svc uuid.UUID, from int64, all, ofSvc []int) {
+	for k, c := range sc.counts {
+		if i := k.day - from; k.staff == staff && i >= 0 && i < int64(len(all)) {
+			all[i] += c
+			if k.svc == svc {
+				ofSvc[i] += c
+			}
+		}
+	}
+}
+
+// count adds a booking of svc by staff at start to the tally.
+func (sc *scenario) count(staff uuid.UUID, svc *model.Service, start time.Time) {
+	sc.counts[dayCount{staff, svc.ID, LocalDay(start, sc.loc)}]++
 }
 
 func newScenario() *scenario {
@@ -52,6 +77,7 @@ func newScenario() *scenario {
 		biz:      model.Business{ID: nameID("business", "b"), Assignment: model.LeastBusy, Rules: model.DefaultRules(), Timezone: loc.String()},
 		loc:      loc,
 		services: map[string]*model.Service{},
+		counts:   map[dayCount]int{},
 	}
 }
 
@@ -151,6 +177,17 @@ func (sc *scenario) business(a args) error {
 			r.RequireExistingCustomer, err = strconv.ParseBool(v)
 		case "assignment":
 			sc.biz.Assignment = model.Assignment(v)
+		case "perStaffPerDay", "perStaffPerWeek":
+			if sc.biz.Limits == nil {
+				sc.biz.Limits = &model.StaffLimits{}
+			}
+			n, err2 := strconv.Atoi(v)
+			if k == "perStaffPerDay" {
+				sc.biz.Limits.PerStaffPerDay = &n
+			} else {
+				sc.biz.Limits.PerStaffPerWeek = &n
+			}
+			err = err2
 		default:
 			err = fmt.Errorf("unknown business setting %q", k)
 		}
@@ -199,6 +236,20 @@ func (sc *scenario) service(a args) error {
 	if v, ok := a.opts["after"]; ok {
 		b, err2 := strconv.Atoi(v)
 		svc.BufferAfterMinutes, err = b, firstErr(err, err2)
+	}
+	for _, k := range []string{"perDay", "perWeek"} {
+		if v, ok := a.opts[k]; ok {
+			if svc.Limits == nil {
+				svc.Limits = &model.BookingLimits{}
+			}
+			n, err2 := strconv.Atoi(v)
+			if k == "perDay" {
+				svc.Limits.PerDay = &n
+			} else {
+				svc.Limits.PerWeek = &n
+			}
+			err = firstErr(err, err2)
+		}
 	}
 	sc.services[a.pos[0]] = svc
 	return err
@@ -266,7 +317,9 @@ func (sc *scenario) book(a args) error {
 	if id == "" {
 		id = fmt.Sprintf("booking-%d", sc.booked)
 	}
-	return sc.put(sc.member(a.pos[0]).ID, nameID("appointment", id), Occupied(svc, start))
+	staff := sc.member(a.pos[0]).ID
+	sc.count(staff, svc, start)
+	return sc.put(staff, nameID("appointment", id), Occupied(svc, start))
 }
 
 // put adds a booking's occupied stretches (its active pieces with its
@@ -294,7 +347,8 @@ func (sc *scenario) decide(a args, reserve bool) (string, error) {
 		return "", err
 	}
 	r := &Request{Business: &sc.biz, Loc: sc.loc, Now: sc.now, Service: svc, Start: start, Staff: sc.staff,
-		Enforce: a.opts["enforce"] != "false", CustomerOnFile: a.opts["customer"] != "new", Index: sc.index, LastAssigned: sc.last}
+		Enforce: a.opts["enforce"] != "false", CustomerOnFile: a.opts["customer"] != "new", Index: sc.index, LastAssigned: sc.last,
+		Tally: sc}
 	if n, ok := a.opts["staff"]; ok {
 		id := sc.member(n).ID
 		r.Pinned, r.Staff = &id, sc.staff
@@ -314,6 +368,7 @@ func (sc *scenario) decide(a args, reserve bool) (string, error) {
 		if err := sc.put(d.Staff.ID, nameID("appointment", fmt.Sprintf("booking-%d", sc.booked)), Occupied(svc, start)); err != nil {
 			return "", err
 		}
+		sc.count(d.Staff.ID, svc, start)
 		if r.Pinned == nil {
 			sc.last = d.Staff.ID
 		}
@@ -350,7 +405,7 @@ func (sc *scenario) slots(a args) (string, error) {
 			return "", err
 		}
 	}
-	q := &Query{Business: &sc.biz, Loc: sc.loc, Now: sc.now, Service: svc, Staff: sc.staff, Index: sc.index, From: from, To: to}
+	q := &Query{Business: &sc.biz, Loc: sc.loc, Now: sc.now, Service: svc, Staff: sc.staff, Index: sc.index, From: from, To: to, Tally: sc}
 	if n, ok := a.opts["staff"]; ok {
 		id := sc.member(n).ID
 		q.Only = &id

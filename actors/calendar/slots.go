@@ -20,6 +20,12 @@ type Query struct {
 	Staff    []model.Staff // every staff member of the business, in list order
 	Only     *uuid.UUID    // staffMemberId: only this staff member
 	Index    interval.Index
+	// Tally counts the staff members' bookings for the booking limits
+	// (decisions §9); nil: no limit applies.
+	Tally Tally
+	// Buffers, when set, replace the service's (a booking being moved
+	// keeps its own).
+	Buffers  *model.Buffers
 	From, To time.Time // both inclusive, on start times
 	// Scratch, if set, lends Slots its working buffers and the staff lists
 	// of its answer; reusing one Scratch (from a pool) across calls makes
@@ -31,12 +37,14 @@ type Query struct {
 // Scratch holds the buffers of one Slots call for the next one to reuse.
 // It is not safe for concurrent use.
 type Scratch struct {
-	ticks []tick
-	days  []day
-	spans []interval.Span
-	open  []interval.Span
-	mask  []uint64
-	staff []int32
+	ticks  []tick
+	days   []day
+	spans  []interval.Span
+	open   []interval.Span
+	full   []bool
+	counts []int
+	mask   []uint64
+	staff  []int32
 }
 
 // Slot is one start time on offer, in Unix milliseconds (an encoder writes
@@ -105,17 +113,21 @@ func Slots(q *Query, out []Slot) []Slot {
 	if sc == nil {
 		sc = new(Scratch)
 	}
-	sw := sweep{sc: sc, open: sc.open[:0]}
+	sw := sweep{sc: sc, open: sc.open[:0], full: sc.full, counts: sc.counts}
 	if len(cands) == 0 || !sw.grid(q) {
 		return out
 	}
 	sh := shapeOf(q.Service, acts[:0])
+	if q.Buffers != nil {
+		sh = sh.withBuffers(*q.Buffers)
+	}
+	sw.lim, sw.limited = limitsOf(q.Business, q.Service, q.Tally)
 	sw.prepare(q, &sh, len(cands))
 	for c, i := range cands {
 		sw.staff(c, &sh, &q.Staff[i], q.Index.Busy(q.Staff[i].ID, sw.rng.lo, sw.rng.hi))
 	}
 	out = sw.emit(q, cands, out)
-	sc.ticks, sc.days, sc.mask, sc.open = sw.ticks, sw.ds.list, sw.mask, sw.open
+	sc.ticks, sc.days, sc.mask, sc.open, sc.full, sc.counts = sw.ticks, sw.ds.list, sw.mask, sw.open, sw.full, sw.counts
 	return out
 }
 
@@ -123,18 +135,22 @@ func Slots(q *Query, out []Slot) []Slot {
 // after the other, reusing the same buffers, and mark in mask which grid
 // starts they could take.
 type sweep struct {
-	sc     *Scratch
-	ticks  []tick // grid starts passing the start-only rules, ascending
-	minGap int64
-	pad    int64
-	ds     days
-	loc    *time.Location
-	rng    clip            // union of the windows of every day with a start
-	work   []interval.Span // scratch: one candidate's working time
-	free   []interval.Span // scratch: one candidate's free stretches
-	open   []interval.Span // scratch: one candidate's unoccupied stretches, with buffers
-	words  int             // mask words per start
-	mask   []uint64        // bit c of row g: candidate c can take start g
+	sc      *Scratch
+	ticks   []tick // grid starts passing the start-only rules, ascending
+	minGap  int64
+	pad     int64
+	ds      days
+	loc     *time.Location
+	rng     clip            // union of the windows of every day with a start
+	work    []interval.Span // scratch: one candidate's working time
+	free    []interval.Span // scratch: one candidate's free stretches
+	open    []interval.Span // scratch: one candidate's unoccupied stretches, with buffers
+	lim     limits          // the booking limits, when limited
+	limited bool
+	full    []bool   // one candidate's days at a limit, by day - ticks[0].day
+	counts  []int    // scratch: one candidate's counts, by day from the Monday of the first
+	words   int      // mask words per start
+	mask    []uint64 // bit c of row g: candidate c can take start g
 }
 
 // tick is a grid start, with its local day number.
@@ -236,8 +252,14 @@ func (sw *sweep) staff(c int, sh *shape, st *model.Staff, t *interval.Busy) {
 		})
 	}
 	word, bit := c/64, uint64(1)<<(c%64)
+	if sw.limited {
+		sw.atLimit(st.ID)
+	}
 	mark := func(g, k int) {
 		tk := &sw.ticks[g]
+		if sw.limited && sw.full[tk.day-sw.ticks[0].day] {
+			return // at a limit that day or week: passed over, as Decide does
+		}
 		if judge(sw.free, sw.open, sw.ds.get(tk.day).win, sh, tk.at, sw.minGap, k) == fits {
 			sw.mask[g*sw.words+word] |= bit
 		}
@@ -273,7 +295,9 @@ func (sw *sweep) staff(c int, sh *shape, st *model.Staff, t *interval.Busy) {
 			}
 			g = sw.seek(g, lo)
 			for ; g < len(sw.ticks) && sw.ticks[g].at <= hi; g++ {
-				sw.mask[g*sw.words+word] |= bit
+				if !sw.limited || !sw.full[sw.ticks[g].day-sw.ticks[0].day] {
+					sw.mask[g*sw.words+word] |= bit
+				}
 			}
 		}
 		return
@@ -284,6 +308,24 @@ func (sw *sweep) staff(c int, sh *shape, st *model.Staff, t *interval.Busy) {
 		for ; g < len(sw.ticks) && sw.ticks[g].at <= hi; g++ {
 			mark(g, k)
 		}
+	}
+}
+
+// atLimit sets full, for staff member staff, to the days with a start on
+// which one more booking would pass a limit: the weeks of those days are
+// counted in one call of the tally.
+func (sw *sweep) atLimit(staff uuid.UUID) {
+	first, last := sw.ticks[0].day, sw.ticks[len(sw.ticks)-1].day
+	w0 := weekOf(first)
+	n := int(weekOf(last) + 7 - w0)
+	sw.counts = grow(sw.counts, 2*n)[:2*n]
+	clear(sw.counts)
+	all, of := sw.counts[:n], sw.counts[n:]
+	sw.lim.t.Days(staff, sw.lim.svc, w0, all, of)
+	sw.full = grow(sw.full, int(last-first+1))[:last-first+1]
+	for d := first; d <= last; d++ {
+		w := int(weekOf(d) - w0)
+		sw.full[d-first] = sw.lim.full(all[w:w+7], of[w:w+7], int(d-weekOf(d)))
 	}
 }
 

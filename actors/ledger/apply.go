@@ -41,7 +41,11 @@ func applyCatalog(s *State, seq uint64, c *record.Catalog) (*State, error) {
 	if s != nil {
 		bk = s.book
 	}
-	bk = bk.addCustomers(c.Customers).putAppointments(c.Appointments)
+	loc, err := model.Zone(c.Business.Timezone)
+	if err != nil {
+		return nil, err
+	}
+	bk = bk.inZone(loc).addCustomers(c.Customers).putAppointments(c.Appointments)
 	return fromCatalog(seq, c, bk)
 }
 

@@ -32,6 +32,10 @@ type book struct {
 	feeds        []model.Feed           // calendar feeds (feeds.go), in creation order: copied on write
 	busy         busyBook               // external busy time (busy.go); its union is in index
 	sources      []model.CalendarSource // calendar sources (sources.go), in creation order: copied on write
+	// tally counts each staff member's bookings by local day in the
+	// zone loc (tally.go).
+	tally sorted.Map[blockKey, *block]
+	loc   *time.Location
 
 	// The prepayments (payments.go): each payment by appointment id, the
 	// provider's ids of them, the appointments whose payment still waits
@@ -78,6 +82,7 @@ func newBook() book {
 		byStart:   sorted.New[StartKey, struct{}](compareStart),
 		refs:      &refs{},
 		idem:      sorted.New[string, idem](strings.Compare),
+		tally:     sorted.New[blockKey, *block](compareBlockKey),
 
 		payments:    sorted.New[uuid.UUID, *model.Payment](compareID),
 		providerIDs: sorted.New[string, uuid.UUID](strings.Compare),
@@ -176,6 +181,9 @@ func (b book) putAppointment(a *model.Appointment) book {
 		if staff, items := Items(old); len(items) > 0 {
 			b.index = b.index.Delete(staff, items...)
 		}
+		if x, ok := apptCounted(old); ok {
+			b = b.tallied(x, -1)
+		}
 	}
 	var c appt
 	c, b.refs = compact(b.refs, a)
@@ -183,6 +191,9 @@ func (b book) putAppointment(a *model.Appointment) book {
 	b.byStart = b.byStart.Set(KeyOf(a), struct{}{})
 	if staff, items := Items(a); len(items) > 0 {
 		b.index = b.index.Add(staff, items...)
+	}
+	if x, ok := apptCounted(a); ok {
+		b = b.tallied(x, 1)
 	}
 	return b
 }
@@ -233,6 +244,11 @@ func (b book) putAppointments(as []model.Appointment) book {
 	b.byStart = b.byStart.SetAscending(len(fresh), func(k int) (StartKey, struct{}) {
 		return KeyOf(&as[fresh[k]]), struct{}{}
 	})
+	for _, i := range fresh {
+		if x, ok := apptCounted(&as[i]); ok {
+			b = b.tallied(x, 1)
+		}
+	}
 	return b
 }
 

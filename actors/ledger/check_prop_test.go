@@ -51,7 +51,7 @@ func TestCheckAgreesWithBooking(t *testing.T) {
 	require.GreaterOrEqual(t, tally[problem.SlotNotOffered], 20)
 	require.GreaterOrEqual(t, tally[problem.BookingTooSoon], 20)
 	require.GreaterOrEqual(t, tally[problem.BookingTooFarAhead], 5)
-	for _, c := range []problem.Code{problem.BookingSlotNotConnected, problem.BookingPeriodRestricted,
+	for _, c := range []problem.Code{problem.BookingSlotNotConnected, problem.BookingPeriodRestricted, problem.BookingLimitReached,
 		problem.StaffNotBookable, problem.ServiceNotBookable, problem.Validation} {
 		require.GreaterOrEqual(t, tally[c], 1, "%s never came up", c)
 	}
@@ -136,10 +136,16 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 	if rng.IntN(6) == 0 {
 		biz.ClosedDates = append(biz.ClosedDates, model.DateOf(day.AddDate(0, 0, rng.IntN(3))))
 	}
+	if rng.IntN(3) == 0 { // booking limits per staff member (decisions §9)
+		biz.Limits = &model.StaffLimits{PerStaffPerDay: randLimit(rng), PerStaffPerWeek: randLimit(rng)}
+	}
 	cat := rngUUID(rng)
 	sp := &model.Spec{Business: biz, Categories: []model.Category{{ID: cat, Name: "C"}}}
 	for i := range 1 + rng.IntN(4) {
 		sp.Services = append(sp.Services, randCheckService(rng, i, cat))
+		if rng.IntN(3) == 0 {
+			sp.Services[i].Limits = &model.BookingLimits{PerDay: randLimit(rng), PerWeek: randLimit(rng)}
+		}
 	}
 	if k := rng.IntN(len(sp.Services) * 4); k < len(sp.Services) {
 		sp.Services[k].IsActive = false // one sometimes inactive
@@ -247,6 +253,16 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 	}
 	b.s = s
 	return b
+}
+
+// randLimit is a small limit, often reached by the calendars made, or
+// none.
+func randLimit(rng *rand.Rand) *int {
+	if rng.IntN(3) == 0 {
+		return nil
+	}
+	n := 1 + rng.IntN(4)
+	return &n
 }
 
 func randCheckService(rng *rand.Rand, i int, cat uuid.UUID) model.Service {

@@ -37,6 +37,8 @@ type PatchInput struct {
 	IfMatch     []int // If-Match: the versions the edit was made against; nil: any
 }
 
+var errLimit = problem.New(problem.BookingLimitReached, "The staff member already has as many bookings that day or week as the business allows.")
+
 var errStale = problem.New(problem.PreconditionFailed, "The appointment has changed since the version named in If-Match.")
 
 // matches reports whether a's version is one of want (nil: any).
@@ -113,7 +115,8 @@ func move(s *State, a *model.Appointment, in *PatchInput, now time.Time) (*model
 		start = *in.Start
 	}
 	req := calendar.Request{Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: start, Staff: s.Staff,
-		Enforce: in.Enforce, CustomerOnFile: true, Index: s.index, Except: a.ID, LastAssigned: s.lastAssigned}
+		Enforce: in.Enforce, CustomerOnFile: true, Index: s.index, Except: a.ID, LastAssigned: s.lastAssigned,
+		Tally: TallyExcept(s, a)}
 	if svc.ID == a.Service.ID {
 		// Its own buffers, as it keeps its own price (decisions §9).
 		req.Buffers = &a.Buffers
@@ -196,6 +199,10 @@ func DecideStatus(s *State, id uuid.UUID, to model.Status, ifMatch []int, now ti
 	next.Status = to
 	next.Touch(now)
 	if !a.Status.Occupies() && to.Occupies() {
+		if svc := s.Service(a.Service.ID); svc != nil && a.Staff != nil &&
+			calendar.OverLimit(&s.Business, svc, s, s.Loc, a.Staff.ID, a.StartTime) {
+			return nil, nil, errLimit
+		}
 		if staff, items := Items(&next); len(items) > 0 {
 			spans := make([]interval.Span, len(items))
 			for i, it := range items {

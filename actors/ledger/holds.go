@@ -202,11 +202,17 @@ func (b book) putHold(h model.Hold) book {
 		if items := HoldItems(old); len(items) > 0 {
 			b.index = b.index.Delete(old.StaffID, items...)
 		}
+		if x, ok := holdCounted(old); ok {
+			b = b.tallied(x, -1)
+		}
 		b.liveHolds = b.liveHolds.Delete(expiryOf(old))
 	}
 	b.holds = b.holds.Set(h.ID, &h)
 	if items := HoldItems(&h); len(items) > 0 {
 		b.index = b.index.Add(h.StaffID, items...)
+	}
+	if x, ok := holdCounted(&h); ok {
+		b = b.tallied(x, 1)
 	}
 	if h.Status == model.HoldActive {
 		b.liveHolds = b.liveHolds.Set(expiryOf(&h), struct{}{})

@@ -22,10 +22,30 @@ type Business struct {
 	Payments    Payments     `json:"payments"`
 	// Changes is what customers may change through their manage links
 	// (decisions §7); nil means the defaults (Business.CustomerChanges).
-	Changes   *CustomerChanges `json:"customerChanges,omitempty"`
-	CreatedAt time.Time        `json:"createdAt"`
-	UpdatedAt time.Time        `json:"updatedAt"`
+	Changes *CustomerChanges `json:"customerChanges,omitempty"`
+	// Limits caps each staff member's bookings of any service per local
+	// day and week (decisions §9); nil: none.
+	Limits    *StaffLimits `json:"bookingLimits,omitempty"`
+	CreatedAt time.Time    `json:"createdAt"`
+	UpdatedAt time.Time    `json:"updatedAt"`
 }
+
+// StaffLimits is a business's booking limits per staff member, over all
+// services (decisions §9); a nil count is no limit.
+type StaffLimits struct {
+	PerStaffPerDay  *int `json:"perStaffPerDay"`
+	PerStaffPerWeek *int `json:"perStaffPerWeek"`
+}
+
+// BookingLimits is a service's booking limits per staff member, of that
+// service (decisions §9); a nil count is no limit.
+type BookingLimits struct {
+	PerDay  *int `json:"perDay"`
+	PerWeek *int `json:"perWeek"`
+}
+
+// MaxBookingLimit bounds a booking limit's count.
+const MaxBookingLimit = 1000
 
 // CustomerChanges is what a customer may change of their own booking
 // through its manage link (decisions §7). The notices are measured back
@@ -140,10 +160,13 @@ type Service struct {
 	// BufferBeforeMinutes and BufferAfterMinutes are time the staff
 	// member needs before and after the service (decisions §9): to
 	// prepare, to clean up. A booking snapshots them.
-	BufferBeforeMinutes int       `json:"bufferBeforeMinutes,omitempty"`
-	BufferAfterMinutes  int       `json:"bufferAfterMinutes,omitempty"`
-	CreatedAt           time.Time `json:"createdAt"`
-	UpdatedAt           time.Time `json:"updatedAt"`
+	BufferBeforeMinutes int `json:"bufferBeforeMinutes,omitempty"`
+	BufferAfterMinutes  int `json:"bufferAfterMinutes,omitempty"`
+	// Limits caps each staff member's bookings of this service per local
+	// day and week (decisions §9); nil: none.
+	Limits    *BookingLimits `json:"bookingLimits,omitempty"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
 }
 
 // Buffers is the service's buffers, as a booking of it snapshots them.

@@ -53,6 +53,9 @@ const (
 	BookingRequiresCustomer Code = "BOOKING_REQUIRES_EXISTING_CUSTOMER"
 	BookingPeriodRestricted Code = "BOOKING_PERIOD_RESTRICTED"
 	BookingSlotNotConnected Code = "BOOKING_SLOT_NOT_CONNECTED"
+	// BookingLimitReached (decisions §9): the staff member has as many
+	// bookings that day or week as the service or business allows.
+	BookingLimitReached Code = "BOOKING_LIMIT_REACHED"
 
 	// OriginNotAllowed (decisions §7): a publishable key used from a web
 	// origin its allowedOrigins do not list.
@@ -73,7 +76,7 @@ var Codes = []Code{
 	ServiceNotBookable, PaymentsUnavailable, PreconditionFailed, HoldExpired, PaymentError,
 	ModuleUnavailable, Internal, Unavailable, RequestTimeout, SlotNotOffered, BookingTooSoon,
 	BookingTooFarAhead, BookingRequiresCustomer, BookingPeriodRestricted, BookingSlotNotConnected,
-	OriginNotAllowed, OutsideChangeWindow,
+	OriginNotAllowed, OutsideChangeWindow, BookingLimitReached,
 }
 
 // Reason is why one field was rejected (api-v1 §7.1).

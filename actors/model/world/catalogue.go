@@ -90,6 +90,10 @@ func (b *business) service(o input.Object) model.Service {
 	s.PricingRules = b.pricingRules(o)
 	s.BufferBeforeMinutes, _ = o.Int("bufferBeforeMinutes", input.Optional, 0, model.MaxBufferMinutes)
 	s.BufferAfterMinutes, _ = o.Int("bufferAfterMinutes", input.Optional, 0, model.MaxBufferMinutes)
+	if lo, ok := o.Object("bookingLimits", input.Optional); ok {
+		s.Limits = &model.BookingLimits{PerDay: limit(lo, "perDay"), PerWeek: limit(lo, "perWeek")}
+		lo.Done()
+	}
 	if idOK && !s.Deleted {
 		b.liveServices[id] = true
 	}

@@ -29,7 +29,18 @@ func (b *business) profile(o input.Object) bool {
 	biz.Rules = b.rules(o)
 	biz.Payments = b.payments(o)
 	biz.Changes = b.customerChanges(o)
+	if lo, ok := o.Object("bookingLimits", input.Optional); ok {
+		biz.Limits = &model.StaffLimits{PerStaffPerDay: limit(lo, "perStaffPerDay"), PerStaffPerWeek: limit(lo, "perStaffPerWeek")}
+		lo.Done()
+	}
 	return idOK
+}
+
+// limit reads one count of a bookingLimits object (decisions §9): 1 to
+// 1000, or null or absent for none.
+func limit(o input.Object, key string) *int {
+	n, _ := o.NullableInt(key, 1, model.MaxBookingLimit)
+	return n
 }
 
 // customerChanges reads what customers may change through their manage
