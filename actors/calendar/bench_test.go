@@ -30,7 +30,9 @@ type salon struct {
 
 // benchTally is a Tally kept as the ledger keeps its own: a persistent
 // sorted map from a staff member's run of 32 local days to its counts.
-type benchTally struct{ m sorted.Map[benchDay, *[32]int] }
+type benchTally struct {
+	m sorted.Map[benchDay, *[32]int]
+}
 
 type benchDay struct {
 	staff uuid.UUID
