@@ -59,6 +59,17 @@ func AppendService(b []byte, s *model.Service, detail bool) []byte {
 	b = AppendInt(b, s.BufferBeforeMinutes)
 	b = AppendKey(b, "bufferAfterMinutes")
 	b = AppendInt(b, s.BufferAfterMinutes)
+	b = AppendKey(b, "bookingLimits")
+	var lim model.BookingLimits
+	if s.Limits != nil {
+		lim = *s.Limits
+	}
+	b = append(b, '{')
+	b = AppendKey(b, "perDay")
+	b = AppendNullInt(b, lim.PerDay)
+	b = AppendKey(b, "perWeek")
+	b = AppendNullInt(b, lim.PerWeek)
+	b = append(b, '}')
 	if detail {
 		b = AppendKey(b, "pricingRules")
 		b = appendPricingRules(b, s.PricingRules)

@@ -58,6 +58,10 @@ func runRuleCases(t *testing.T, cases []ruleCase) {
 func TestBusinessRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
 		{"id missing", remove("id"), []string{"id required"}},
+		{"staff limit zero", setTo("bookingLimits", obj{"perStaffPerDay": 0}), []string{"bookingLimits.perStaffPerDay too_small 1"}},
+		{"staff limit string", setTo("bookingLimits", obj{"perStaffPerWeek": "5"}), []string{"bookingLimits.perStaffPerWeek invalid"}},
+		{"staff limits not an object", setTo("bookingLimits", 5), []string{"bookingLimits invalid"}},
+		{"staff limits ok", setTo("bookingLimits", obj{"perStaffPerDay": 8, "perStaffPerWeek": 30}), nil},
 		{"id not a uuid", setTo("id", "biz-1"), []string{"id invalid_format"}},
 		{"name missing", remove("name"), []string{"name required"}},
 		{"name empty", setTo("name", ""), []string{"name required"}},
@@ -293,6 +297,10 @@ func TestServiceRules(t *testing.T) {
 		{"buffer before negative", svc("bufferBeforeMinutes", -5), []string{"services.0.bufferBeforeMinutes too_small 0"}},
 		{"buffer after too long", svc("bufferAfterMinutes", 241), []string{"services.0.bufferAfterMinutes too_large 240"}},
 		{"buffer fraction", svc("bufferAfterMinutes", 7.5), []string{"services.0.bufferAfterMinutes invalid"}},
+		{"limit zero", svc("bookingLimits", obj{"perDay": 0}), []string{"services.0.bookingLimits.perDay too_small 1"}},
+		{"limit huge", svc("bookingLimits", obj{"perWeek": 1001}), []string{"services.0.bookingLimits.perWeek too_large 1000"}},
+		{"limit unknown", svc("bookingLimits", obj{"perMonth": 3}), []string{"services.0.bookingLimits.perMonth unknown_field"}},
+		{"limits ok", svc("bookingLimits", obj{"perDay": 3, "perWeek": nil}), nil},
 		{"buffers ok", func(b obj) { set(b, "services.0.bufferBeforeMinutes", 240); set(b, "services.0.bufferAfterMinutes", 0) }, nil},
 		{"segments sum", svc("segments", arr{seg("active", 10), seg("gap", 10)}), []string{"services.0.segments invalid"}},
 		{"segments no active", svc("segments", arr{seg("gap", 30)}), []string{"services.0.segments invalid"}},
