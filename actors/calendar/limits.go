@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // Tally counts what occupies staff members by local day, for booking
@@ -76,10 +77,13 @@ func (l *limits) full(all, of []int, i int) bool {
 	return l.staffWk > 0 && wAll >= l.staffWk || l.svcWeek > 0 && wOf >= l.svcWeek
 }
 
-// OverLimit reports whether one more booking of svc by staff member staff
-// at start would pass a booking limit (decisions §9): for a reinstatement,
-// which is not otherwise a decision of this package.
-func OverLimit(biz *model.Business, svc *model.Service, t Tally, loc *time.Location, staff uuid.UUID, start time.Time) bool {
-	l, on := limitsOf(biz, svc, t)
-	return on && l.reached(staff, LocalDay(start, loc))
+// CheckLimit refuses with BOOKING_LIMIT_REACHED one more booking of svc
+// by staff member staff at start that would pass a booking limit
+// (decisions §9): for a reinstatement, which is not otherwise a decision
+// of this package. Nil when none would be passed.
+func CheckLimit(biz *model.Business, svc *model.Service, t Tally, loc *time.Location, staff uuid.UUID, start time.Time) *problem.Error {
+	if l, on := limitsOf(biz, svc, t); on && l.reached(staff, LocalDay(start, loc)) {
+		return refuse(problem.BookingLimitReached)
+	}
+	return nil
 }

@@ -37,8 +37,6 @@ type PatchInput struct {
 	IfMatch     []int // If-Match: the versions the edit was made against; nil: any
 }
 
-var errLimit = problem.New(problem.BookingLimitReached, "The staff member already has as many bookings that day or week as the business allows.")
-
 var errStale = problem.New(problem.PreconditionFailed, "The appointment has changed since the version named in If-Match.")
 
 // matches reports whether a's version is one of want (nil: any).
@@ -199,9 +197,10 @@ func DecideStatus(s *State, id uuid.UUID, to model.Status, ifMatch []int, now ti
 	next.Status = to
 	next.Touch(now)
 	if !a.Status.Occupies() && to.Occupies() {
-		if svc := s.Service(a.Service.ID); svc != nil && a.Staff != nil &&
-			calendar.OverLimit(&s.Business, svc, s, s.Loc, a.Staff.ID, a.StartTime) {
-			return nil, nil, errLimit
+		if svc := s.Service(a.Service.ID); svc != nil && a.Staff != nil {
+			if perr := calendar.CheckLimit(&s.Business, svc, s, s.Loc, a.Staff.ID, a.StartTime); perr != nil {
+				return nil, nil, perr
+			}
 		}
 		if staff, items := Items(&next); len(items) > 0 {
 			spans := make([]interval.Span, len(items))

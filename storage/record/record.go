@@ -159,6 +159,11 @@ func Decode(b []byte) (*Record, error) {
 	if err := json.Unmarshal(b[2:], target); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
+	if r.Change != nil && r.Change.Idempotency != nil && r.Change.Idempotency.Answer > AnswerEntry {
+		// The binary forms refuse it too: what one form accepts, the
+		// other must (FuzzDecodeSnapshot found a JSON snapshot that did not).
+		return nil, fmt.Errorf("%w: unknown answer kind", ErrCorrupt)
+	}
 	return r, nil
 }
 
@@ -414,6 +419,11 @@ func DecodeSnapshot(b []byte) (*Snapshot, error) {
 	s := new(Snapshot)
 	if err := json.Unmarshal(b[1:], s); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	for i := range s.Idempotency {
+		if s.Idempotency[i].Answer > AnswerEntry {
+			return nil, fmt.Errorf("%w: snapshot: unknown answer kind", ErrCorrupt)
+		}
 	}
 	return s, nil
 }
