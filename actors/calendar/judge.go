@@ -48,24 +48,36 @@ func withoutExternal(dst, work []interval.Span, ext interval.Tree) []interval.Sp
 
 // appendFreeBusy is appendFree over a staff member's flat copy of their
 // items (availability, which reads many staff members whole); decisions,
-// which may set an appointment's own items aside, walk the tree.
-func appendFreeBusy(dst []interval.Span, b *interval.Busy, work []interval.Span) []interval.Span {
+// which may set an appointment's own items aside, walk the tree. With
+// buffers (pre, post > 0) the same walk, widened by them, also appends to
+// open the stretches no item occupies, cut by nothing: where a buffer may
+// lie. (A second walk for those was a seventh of a buffered search.)
+func appendFreeBusy(dst, open []interval.Span, b *interval.Busy, work []interval.Span, pre, post int64) ([]interval.Span, []interval.Span) {
 	if len(work) == 0 {
-		return dst
+		return dst, open
 	}
 	c := cutter{dst: dst, work: work}
-	b.Free(interval.Span{Start: work[0].Start, End: work[len(work)-1].End}, c.cut)
-	return c.dst
+	if pre > 0 || post > 0 {
+		c.open, c.keep = open, true
+	}
+	b.Free(interval.Span{Start: work[0].Start - pre, End: work[len(work)-1].End + post}, c.cut)
+	return c.dst, c.open
 }
 
-// cutter cuts the free stretches of a walk by the working spans.
+// cutter cuts the free stretches of a walk by the working spans, and
+// keeps them whole in open when keep is set.
 type cutter struct {
 	dst  []interval.Span
 	work []interval.Span
 	i    int // the first working span that may meet the next stretch
+	open []interval.Span
+	keep bool
 }
 
 func (c *cutter) cut(f interval.Span) bool {
+	if c.keep {
+		c.open = append(c.open, f)
+	}
 	for c.i < len(c.work) && c.work[c.i].End <= f.Start {
 		c.i++
 	}

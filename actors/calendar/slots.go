@@ -243,14 +243,7 @@ func (sw *sweep) prepare(q *Query, sh *shape, cands int) {
 func (sw *sweep) staff(c int, sh *shape, st *model.Staff, t *interval.Busy) {
 	acts := sh.acts
 	sw.work = appendWorking(sw.work[:0], st, &sw.ds, sw.loc, sw.rng)
-	sw.free = appendFreeBusy(sw.free[:0], t, sw.work)
-	if sh.buffered() {
-		sw.open = sw.open[:0]
-		t.Free(interval.Span{Start: sw.rng.lo, End: sw.rng.hi}, func(f interval.Span) bool {
-			sw.open = append(sw.open, f)
-			return true
-		})
-	}
+	sw.free, sw.open = appendFreeBusy(sw.free[:0], sw.open[:0], t, sw.work, sh.pre, sh.post)
 	word, bit := c/64, uint64(1)<<(c%64)
 	if sw.limited {
 		sw.atLimit(st.ID)
