@@ -18,8 +18,32 @@ const colourID = "d2694ab1-3c85-5e54-bf1d-996f6e4cd775"
 // offered is refused. The calendar fills up as the test books, so later
 // rounds see gaps, neighbours and full days.
 func TestAvailabilityAgreesWithBooking(t *testing.T) {
-	s := startWorld(t)
-	r := rand.New(rand.NewPCG(7, 11))
+	availabilityAgrees(t, startWorld(t), 7)
+}
+
+// TestAvailabilityAgreesWithBookingPolicies is the same with the service
+// policies of decisions §9: a haircut with buffers of 15 and 10 minutes
+// and at most two a day per staff member, a colour with 10 minutes after,
+// and at most four bookings a day per staff member.
+func TestAvailabilityAgreesWithBookingPolicies(t *testing.T) {
+	world := salonWorld(t, func(biz map[string]any) {
+		bufferedHaircut(15, 10)(biz)
+		limitedHaircut(2)(biz)
+		for _, x := range biz["services"].([]any) {
+			if svc := x.(map[string]any); svc["id"] == colourID {
+				svc["bufferAfterMinutes"] = 10
+			}
+		}
+		biz["bookingLimits"] = map[string]any{"perStaffPerDay": 4}
+	})
+	availabilityAgrees(t, start(t, "", "--world", world), 8)
+}
+
+// availabilityAgrees runs the sampling of TestAvailabilityAgreesWithBooking
+// on s, seeded with seed.
+func availabilityAgrees(t *testing.T, s *server, seed uint64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 11))
 	services := []string{haircutID, colourID}
 	staff := []string{"", annaID, bramID}
 	booked, refused := 0, 0
