@@ -61,3 +61,32 @@ func TestWorldOverlapsNameTheFirstInFileOrder(t *testing.T) {
 		require.Equal(t, "appointments."+strconv.Itoa(first)+".startTime", pe.Fields[0].Path, "round %d", round)
 	}
 }
+
+// A world file's appointments take their service's buffers (decisions §9),
+// and two whose occupied stretches overlap only by a buffer are refused,
+// naming the second, on a new business and on one already held alike.
+func TestWorldBuffersOccupy(t *testing.T) {
+	sp := spec()
+	sp.Services[0].BufferAfterMinutes = 10
+	sid := sp.Staff[0].ID
+	start := t0.Add(48 * time.Hour).Truncate(24 * time.Hour).Add(9 * time.Hour)
+	end := start.Add(time.Duration(sp.Services[0].DurationMinutes) * time.Minute)
+	appt := func(at time.Time) model.WorldAppointment {
+		return model.WorldAppointment{ID: uuid.New(), CustomerID: sp.Customers[0].ID, ServiceID: sp.Services[0].ID,
+			StaffMemberID: &sid, StartTime: at, Status: string(model.Confirmed)}
+	}
+	sp.Appointments = []model.WorldAppointment{appt(start), appt(end)} // back to back: the second starts in the clean-up
+	_, err := DecidePut(nil, sp, t0)
+	var pe *problem.Error
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "appointments.1.startTime", pe.Fields[0].Path)
+
+	sp.Appointments[1] = appt(end.Add(10 * time.Minute))
+	s, _ := put(t, nil, sp, t0)
+	require.Equal(t, model.Buffers{After: 10}, s.Appointment(sp.Appointments[0].ID).Buffers)
+
+	sp.Appointments = append(sp.Appointments, appt(end.Add(10*time.Minute+time.Duration(sp.Services[0].DurationMinutes)*time.Minute)))
+	_, err = DecidePut(s, sp, t0)
+	require.ErrorAs(t, err, &pe, "held already: the one-by-one check")
+	require.Equal(t, "appointments.2.startTime", pe.Fields[0].Path)
+}
