@@ -61,7 +61,9 @@ func TestBookingLimits(t *testing.T) {
 
 	// 64 at once, pinned to Anna: three get through; the rest are refused
 	// for the limit, or (before it was reached) for a start already taken.
-	post := func(i int, body string) resp { return s.post("/api/v1/appointments", keyFull, fmt.Sprint("pin-", i), body) }
+	post := func(i int, body string) resp {
+		return s.post("/api/v1/appointments", keyFull, fmt.Sprint("pin-", i), body)
+	}
 	got := race(t, post, 64, annaID)
 	require.Equal(t, 3, got["201"], "%v", got)
 	require.Equal(t, 64, got["201"]+got["422 BOOKING_LIMIT_REACHED"]+got["409 SLOT_TAKEN"], "%v", got)
@@ -72,7 +74,9 @@ func TestBookingLimits(t *testing.T) {
 
 	// 64 at once, nobody pinned: three for Bram, who also cuts hair; Anna,
 	// at her limit, is passed over, and then everyone is at it.
-	post = func(i int, body string) resp { return s.post("/api/v1/appointments", keyFull, fmt.Sprint("auto-", i), body) }
+	post = func(i int, body string) resp {
+		return s.post("/api/v1/appointments", keyFull, fmt.Sprint("auto-", i), body)
+	}
 	got = race(t, post, 64, "")
 	require.Equal(t, 3, got["201"], "%v", got)
 	require.Equal(t, 64, got["201"]+got["422 BOOKING_LIMIT_REACHED"]+got["409 NO_STAFF_AVAILABLE"], "%v", got)
