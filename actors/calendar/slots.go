@@ -245,12 +245,12 @@ func (sw *sweep) staff(c int, sh *shape, st *model.Staff, t *interval.Busy) {
 	sw.work = appendWorking(sw.work[:0], st, &sw.ds, sw.loc, sw.rng)
 	sw.free, sw.open = appendFreeBusy(sw.free[:0], sw.open[:0], t, sw.work, sh.pre, sh.post)
 	word, bit := c/64, uint64(1)<<(c%64)
-	if sw.limited {
-		sw.atLimit(st.ID)
-	}
+	// full says whether this staff member is at a limit on some day of
+	// the query: only then is each start's day looked at.
+	full := sw.limited && sw.atLimit(st.ID)
 	mark := func(g, k int) {
 		tk := &sw.ticks[g]
-		if sw.limited && sw.full[tk.day-sw.ticks[0].day] {
+		if full && sw.full[tk.day-sw.ticks[0].day] {
 			return // at a limit that day or week: passed over, as Decide does
 		}
 		if judge(sw.free, sw.open, sw.ds.get(tk.day).win, sh, tk.at, sw.minGap, k) == fits {
@@ -288,7 +288,7 @@ func (sw *sweep) staff(c int, sh *shape, st *model.Staff, t *interval.Busy) {
 			}
 			g = sw.seek(g, lo)
 			for ; g < len(sw.ticks) && sw.ticks[g].at <= hi; g++ {
-				if !sw.limited || !sw.full[sw.ticks[g].day-sw.ticks[0].day] {
+				if !full || !sw.full[sw.ticks[g].day-sw.ticks[0].day] {
 					sw.mask[g*sw.words+word] |= bit
 				}
 			}
@@ -305,9 +305,9 @@ func (sw *sweep) staff(c int, sh *shape, st *model.Staff, t *interval.Busy) {
 }
 
 // atLimit sets full, for staff member staff, to the days with a start on
-// which one more booking would pass a limit: the weeks of those days are
-// counted in one call of the tally.
-func (sw *sweep) atLimit(staff uuid.UUID) {
+// which one more booking would pass a limit, and reports whether there is
+// one: the weeks of those days are counted in one call of the tally.
+func (sw *sweep) atLimit(staff uuid.UUID) bool {
 	first, last := sw.ticks[0].day, sw.ticks[len(sw.ticks)-1].day
 	w0 := weekOf(first)
 	n := int(weekOf(last) + 7 - w0)
@@ -316,10 +316,13 @@ func (sw *sweep) atLimit(staff uuid.UUID) {
 	all, of := sw.counts[:n], sw.counts[n:]
 	sw.lim.t.Days(staff, sw.lim.svc, w0, all, of)
 	sw.full = grow(sw.full, int(last-first+1))[:last-first+1]
+	some := false
 	for d := first; d <= last; d++ {
 		w := int(weekOf(d) - w0)
 		sw.full[d-first] = sw.lim.full(all[w:w+7], of[w:w+7], int(d-weekOf(d)))
+		some = some || sw.full[d-first]
 	}
+	return some
 }
 
 // seek returns the first grid index at or after g whose start is not before
