@@ -37,7 +37,7 @@ func TestBusyIsTheTreesFreeTime(t *testing.T) {
 				if all := listItems(x.Tree(staff)); len(all) > 0 {
 					x = x.Delete(staff, all[r.IntN(len(all))])
 				}
-			case seed%2 == 0: // items pile up on each other
+			case seed%2 == 0 && !invariants: // items pile up on each other (which the invariants build refuses)
 				x = x.Add(staff, o.item)
 			case x.Fits(staff, []Span{o.item.Span}, o.owner):
 				x = x.Delete(staff, ownedBy(x.Tree(staff), o.owner)...).Add(staff, o.item)
@@ -87,7 +87,7 @@ func TestBusyConcurrentReaders(t *testing.T) {
 		o := randomOp(r)
 		staff := id(r.IntN(2))
 		if x.Fits(staff, []Span{o.item.Span}, o.owner) {
-			x = x.Add(staff, o.item)
+			x = x.Delete(staff, ownedBy(x.Tree(staff), o.owner)...).Add(staff, o.item)
 		}
 		versions = append(versions, x)
 	}
@@ -140,8 +140,10 @@ func TestBuildIsInsertion(t *testing.T) {
 		require.NoError(t, built.Check(), "round %d", round)
 		require.Equal(t, inserted.Len(), built.Len())
 		require.True(t, sameShape(inserted.root, built.root), "round %d: another shape", round)
-		x := Index{}.AddSorted(id(1), items)
-		require.Equal(t, listItems(inserted), listItems(x.Tree(id(1))))
+		if !invariants { // the items overlap, which the invariants build refuses in an Index
+			x := Index{}.AddSorted(id(1), items)
+			require.Equal(t, listItems(inserted), listItems(x.Tree(id(1))))
+		}
 	}
 	require.Panics(t, func() { Build([]Item{item(5, 6, 1, 0), item(1, 2, 1, 0)}) })
 }

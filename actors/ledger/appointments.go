@@ -301,10 +301,16 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 	if len(c.Closed) > 0 {
 		b = b.closeCheckouts(c.Closed)
 	}
-	// A hold's time is freed before the appointment that consumes it
-	// takes the same time.
+	// Time is freed before it is taken, so that the index never holds
+	// two items over the same time even between two steps of one record
+	// (the invariants build checks every step): a hold that ends frees
+	// its time before the appointment that consumes it takes it, and an
+	// appointment that is cancelled frees its time before the waitlist
+	// offer's hold that the same record places there.
 	for i := range c.Holds {
-		b = b.putHold(c.Holds[i])
+		if c.Holds[i].Status != model.HoldActive {
+			b = b.putHold(c.Holds[i])
+		}
 	}
 	for i := range c.Entries {
 		b = b.putEntry(c.Entries[i])
@@ -313,6 +319,11 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 	for i := range c.Appointments {
 		a := c.Appointments[i]
 		b = b.putAppointment(&a)
+	}
+	for i := range c.Holds {
+		if c.Holds[i].Status == model.HoldActive {
+			b = b.putHold(c.Holds[i])
+		}
 	}
 	if c.Idempotency != nil {
 		b.idem = b.idem.Set(c.Idempotency.Key, compactIdem(c.Idempotency, seq))
