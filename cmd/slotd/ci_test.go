@@ -50,3 +50,29 @@ func TestEveryFuzzTargetRunsInCI(t *testing.T) {
 	require.NotEmpty(t, found)
 	require.Equal(t, found, listed, ".ci/run must fuzz exactly the module's fuzz targets (package, target)")
 }
+
+// TestEveryClusterFaultTestRunsInCI: a test gated by clusterFaultTest is
+// skipped by the README's test command, so .ci/run's cluster step must
+// name it, or it never runs at all.
+func TestEveryClusterFaultTestRunsInCI(t *testing.T) {
+	ci, err := os.ReadFile("../../.ci/run")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`SLOTD_CLUSTER_FAULTS=1 go test [^\n]*\\\n\s*-run '\^\(([^)]*)\)\$'`).FindSubmatch(ci)
+	require.NotNil(t, m, "the cluster step of .ci/run")
+	listed := strings.Split(string(m[1]), "|")
+	files, err := filepath.Glob("*_test.go")
+	require.NoError(t, err)
+	gated := regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\) \{\n\tclusterFaultTest\(t\)`)
+	var found []string
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, g := range gated.FindAllSubmatch(src, -1) {
+			found = append(found, string(g[1]))
+		}
+	}
+	require.NotEmpty(t, found)
+	for _, name := range found {
+		require.True(t, slices.Contains(listed, name), "%s is gated by clusterFaultTest but .ci/run does not run it", name)
+	}
+}
