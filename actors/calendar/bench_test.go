@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,9 +30,10 @@ type salon struct {
 }
 
 // benchTally is a Tally kept as the ledger keeps its own: a persistent
-// sorted map from a staff member's run of 32 local days to its counts.
+// sorted map from a staff member's run of 32 local days to a short list of
+// the days in it that have bookings.
 type benchTally struct {
-	m sorted.Map[benchDay, *[32]int]
+	m sorted.Map[benchDay, []benchEntry]
 }
 
 type benchDay struct {
@@ -39,16 +41,28 @@ type benchDay struct {
 	block int64
 }
 
-func (t benchTally) Days(staff, _ uuid.UUID, from int64, all, ofSvc []int) {
+type benchEntry struct {
+	svc uuid.UUID
+	day uint8
+	n   uint16
+}
+
+func (t benchTally) Days(staff, svc uuid.UUID, from int64, all, ofSvc []int) {
 	for i := 0; i < len(all); {
 		d := from + int64(i)
 		bn := floorDiv(d, 32)
-		blk, ok := t.m.Get(benchDay{staff, bn})
-		for j := int(d - bn*32); i < len(all) && j < 32; i, j = i+1, j+1 {
-			if ok {
-				all[i], ofSvc[i] = all[i]+blk[j], ofSvc[i]+blk[j] // one service
+		j := int(d - bn*32)
+		span := min(32-j, len(all)-i)
+		blk, _ := t.m.Get(benchDay{staff, bn})
+		for _, e := range blk {
+			if k := int(e.day) - j; k >= 0 && k < span {
+				all[i+k] += int(e.n)
+				if e.svc == svc {
+					ofSvc[i+k] += int(e.n)
+				}
 			}
 		}
+		i += span
 	}
 }
 
@@ -73,7 +87,7 @@ func newSalon(tb testing.TB, staff, appointments int) *salon {
 		s.staff = append(s.staff, st)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	s.tally.m = sorted.New[benchDay, *[32]int](func(a, b benchDay) int {
+	s.tally.m = sorted.New[benchDay, []benchEntry](func(a, b benchDay) int {
 		if c := bytes.Compare(a.staff[:], b.staff[:]); c != 0 {
 			return c
 		}
@@ -95,12 +109,14 @@ func newSalon(tb testing.TB, staff, appointments int) *salon {
 		s.index = s.index.Add(st.ID, interval.Item{Span: span, Owner: owner})
 		day := LocalDay(time.UnixMilli(start), loc)
 		k := benchDay{st.ID, floorDiv(day, 32)}
-		var blk [32]int
-		if old, ok := s.tally.m.Get(k); ok {
-			blk = *old
+		old, _ := s.tally.m.Get(k)
+		blk := slices.Clone(old)
+		if i := slices.IndexFunc(blk, func(e benchEntry) bool { return int64(e.day) == day-k.block*32 }); i >= 0 {
+			blk[i].n++
+		} else {
+			blk = append(blk, benchEntry{svc: s.svc.ID, day: uint8(day - k.block*32), n: 1})
 		}
-		blk[day-k.block*32]++
-		s.tally.m = s.tally.m.Set(k, &blk)
+		s.tally.m = s.tally.m.Set(k, blk)
 		placed++
 	}
 	if placed < appointments {

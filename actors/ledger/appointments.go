@@ -34,7 +34,7 @@ type book struct {
 	sources      []model.CalendarSource // calendar sources (sources.go), in creation order: copied on write
 	// tally counts each staff member's bookings by local day in the
 	// zone loc (tally.go).
-	tally sorted.Map[blockKey, *block]
+	tally sorted.Map[blockKey, block]
 	loc   *time.Location
 
 	// The prepayments (payments.go): each payment by appointment id, the
@@ -82,7 +82,7 @@ func newBook() book {
 		byStart:   sorted.New[StartKey, struct{}](compareStart),
 		refs:      &refs{},
 		idem:      sorted.New[string, idem](strings.Compare),
-		tally:     sorted.New[blockKey, *block](compareBlockKey),
+		tally:     sorted.New[blockKey, block](compareBlockKey),
 
 		payments:    sorted.New[uuid.UUID, *model.Payment](compareID),
 		providerIDs: sorted.New[string, uuid.UUID](strings.Compare),
@@ -244,12 +244,13 @@ func (b book) putAppointments(as []model.Appointment) book {
 	b.byStart = b.byStart.SetAscending(len(fresh), func(k int) (StartKey, struct{}) {
 		return KeyOf(&as[fresh[k]]), struct{}{}
 	})
+	tally := make([]counted, 0, len(fresh))
 	for _, i := range fresh {
 		if x, ok := apptCounted(&as[i]); ok {
-			b = b.tallied(x, 1)
+			tally = append(tally, x)
 		}
 	}
-	return b
+	return b.talliedAll(tally)
 }
 
 // staffItem is an active segment and the staff member it occupies.

@@ -25,7 +25,8 @@ import (
 
 // blockKey is a staff member's run of 32 local days: the tally keeps
 // each run's counts together, so the week or weeks availability asks
-// about are one or two lookups, and a booking copies one run.
+// about are one or two lookups, and a booking copies one run's short
+// list.
 type blockKey struct {
 	staff uuid.UUID
 	block int64 // floor(day / blockDays)
@@ -33,7 +34,18 @@ type blockKey struct {
 
 const blockDays = 32
 
-type block [blockDays]dayTally
+// block is a run's counts: one entry per day and service that has any,
+// in no order. It is sparse because most runs of most staff members
+// hold a few bookings: a dense run of 32 days cost a business of the
+// load harness's shape 127 bytes more per appointment (BenchmarkLiveHeap),
+// where an entry is 20.
+type block []tallyEntry
+
+type tallyEntry struct {
+	svc uuid.UUID
+	day uint8  // place in the run
+	n   uint16 // bookings on that day of that service: they never overlap, so at most 1,440
+}
 
 func compareBlockKey(a, b blockKey) int {
 	if c := compareID(a.staff, b.staff); c != 0 {
@@ -51,16 +63,28 @@ func blockOf(day int64) (int64, int) {
 	return b, int(day - b*blockDays)
 }
 
-// dayTally is one staff member's day: bookings of every service, and of
-// each (a day has few services: a short list, copied on write).
-type dayTally struct {
-	all  int32
-	svcs []svcCount
-}
-
-type svcCount struct {
-	svc uuid.UUID
-	n   int32
+// add returns blk with delta more bookings of svc on day i, as a new list
+// when own is false (blk is another state's).
+func (blk block) add(i int, svc uuid.UUID, delta int, own bool) block {
+	out := blk
+	if !own {
+		out = make(block, len(blk), len(blk)+1)
+		copy(out, blk)
+	}
+	for j := range out {
+		if e := &out[j]; int(e.day) == i && e.svc == svc {
+			if n := int(e.n) + delta; n > 0 {
+				e.n = uint16(n)
+			} else {
+				out = append(out[:j], out[j+1:]...)
+			}
+			return out
+		}
+	}
+	if delta > 0 {
+		out = append(out, tallyEntry{svc: svc, day: uint8(i), n: uint16(delta)})
+	}
+	return out
 }
 
 // counted is what a booking or hold adds to the tally: its staff member,
@@ -85,33 +109,41 @@ func holdCounted(h *model.Hold) (counted, bool) {
 }
 
 // tallied returns b with c counted delta (+1 or -1) times.
-func (b book) tallied(c counted, delta int32) book {
+func (b book) tallied(c counted, delta int) book {
 	if b.loc == nil {
 		return b // no zone yet: inZone counts everything once it is known
 	}
 	bn, i := blockOf(calendar.LocalDay(c.start, b.loc))
 	k := blockKey{c.staff, bn}
-	var blk block
-	if old, ok := b.tally.Get(k); ok {
-		blk = *old
+	old, _ := b.tally.Get(k)
+	if blk := old.add(i, c.svc, delta, false); len(blk) > 0 {
+		b.tally = b.tally.Set(k, blk)
+	} else {
+		b.tally = b.tally.Delete(k)
 	}
-	old := blk[i]
-	n := dayTally{all: old.all + delta, svcs: make([]svcCount, 0, len(old.svcs)+1)}
-	found := false
-	for _, x := range old.svcs {
-		if x.svc == c.svc {
-			x.n += delta
-			found = true
+	return b
+}
+
+// talliedAll returns b with each of cs counted once: a world's
+// appointments, or everything again in a new zone. Each run is copied
+// and set once, not once per booking.
+func (b book) talliedAll(cs []counted) book {
+	if b.loc == nil || len(cs) == 0 {
+		return b
+	}
+	fresh := map[blockKey]block{}
+	for _, c := range cs {
+		bn, i := blockOf(calendar.LocalDay(c.start, b.loc))
+		k := blockKey{c.staff, bn}
+		blk, own := fresh[k]
+		if !own {
+			blk, _ = b.tally.Get(k)
 		}
-		if x.n > 0 {
-			n.svcs = append(n.svcs, x)
-		}
+		fresh[k] = blk.add(i, c.svc, 1, own)
 	}
-	if !found && delta > 0 {
-		n.svcs = append(n.svcs, svcCount{c.svc, delta})
+	for k, blk := range fresh {
+		b.tally = b.tally.Set(k, blk)
 	}
-	blk[i] = n
-	b.tally = b.tally.Set(k, &blk)
 	return b
 }
 
@@ -121,21 +153,22 @@ func (b book) inZone(loc *time.Location) book {
 	if b.loc != nil && b.loc.String() == loc.String() {
 		return b
 	}
-	b.loc, b.tally = loc, sorted.New[blockKey, *block](compareBlockKey)
+	b.loc, b.tally = loc, sorted.New[blockKey, block](compareBlockKey)
+	var cs []counted
 	var v view
 	b.appts.Ascend(nil, func(id uuid.UUID, c appt) bool {
 		if x, ok := apptCounted(b.refs.materialize(id, &c, &v)); ok {
-			b = b.tallied(x, 1)
+			cs = append(cs, x)
 		}
 		return true
 	})
 	b.holds.Ascend(nil, func(_ uuid.UUID, h *model.Hold) bool {
 		if x, ok := holdCounted(h); ok {
-			b = b.tallied(x, 1)
+			cs = append(cs, x)
 		}
 		return true
 	})
-	return b
+	return b.talliedAll(cs)
 }
 
 // Days implements calendar.Tally: the bookings and active holds of staff
@@ -144,19 +177,17 @@ func (b book) inZone(loc *time.Location) book {
 func (s *State) Days(staff, svc uuid.UUID, from int64, all, ofSvc []int) {
 	for i := 0; i < len(all); {
 		bn, j := blockOf(from + int64(i))
-		blk, ok := s.tally.Get(blockKey{staff, bn})
-		for ; i < len(all) && j < blockDays; i, j = i+1, j+1 {
-			if !ok {
-				continue
-			}
-			t := &blk[j]
-			all[i] += int(t.all)
-			for _, x := range t.svcs {
-				if x.svc == svc {
-					ofSvc[i] += int(x.n)
+		span := min(blockDays-j, len(all)-i) // days i.. of the answer are j.. of the run
+		blk, _ := s.tally.Get(blockKey{staff, bn})
+		for _, e := range blk {
+			if d := int(e.day) - j; d >= 0 && d < span {
+				all[i+d] += int(e.n)
+				if e.svc == svc {
+					ofSvc[i+d] += int(e.n)
 				}
 			}
 		}
+		i += span
 	}
 }
 
