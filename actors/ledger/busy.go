@@ -41,12 +41,18 @@ func DecideBusyPut(s *State, in *BusyPut, now time.Time) (*record.Change, error)
 	if s.StaffMember(in.Staff) == nil {
 		return nil, errNoStaffHere
 	}
-	busy := make([]model.BusyTime, len(in.Busy))
-	for i, b := range in.Busy {
-		b.Source = in.Source
-		busy[i] = b
+	return &record.Change{At: now, Busy: []record.BusyChange{{Staff: in.Staff, Source: in.Source, From: in.From, To: in.To,
+		Intervals: sourced(in.Busy, in.Source)}}}, nil
+}
+
+// sourced is a copy of busy with each interval's Source set to source.
+func sourced(busy []model.BusyTime, source string) []model.BusyTime {
+	out := make([]model.BusyTime, len(busy))
+	for i, b := range busy {
+		b.Source = source
+		out[i] = b
 	}
-	return &record.Change{At: now, Busy: []record.BusyChange{{Staff: in.Staff, Source: in.Source, From: in.From, To: in.To, Intervals: busy}}}, nil
+	return out
 }
 
 // DecideBusyClear drops a source of a staff member whole; nil when it has

@@ -105,13 +105,8 @@ func DecideSourceFetched(s *State, f *SourceFetch, now time.Time) *record.Change
 	default:
 		src.LastSyncAt, src.LastError, src.ETag, src.Horizon = now, "", f.ETag, f.To
 		if s.StaffMember(src.StaffID) != nil {
-			busy := make([]model.BusyTime, len(f.Busy))
-			for i, b := range f.Busy {
-				b.Source = src.BusySource()
-				busy[i] = b
-			}
-			ch.Busy = append(s.pruneSource(&src, f.From),
-				record.BusyChange{Staff: src.StaffID, Source: src.BusySource(), From: f.From, To: f.To, Intervals: busy})
+			ch.Busy = append(s.pruneSource(&src, f.From), record.BusyChange{Staff: src.StaffID, Source: src.BusySource(),
+				From: f.From, To: f.To, Intervals: sourced(f.Busy, src.BusySource())})
 		}
 	}
 	ch.Sources = []model.CalendarSource{src}

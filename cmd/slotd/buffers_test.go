@@ -69,6 +69,24 @@ func TestBuffers(t *testing.T) {
 			require.Equal(t, 200, put.Status, "%s", put.Raw)
 		}
 	}
+	// Bad policies through the admin API: refused with their paths, and
+	// nothing changes.
+	for _, bad := range []struct{ edit func(map[string]any); path string }{
+		{bufferedHaircut(241, 0), "services.0.bufferBeforeMinutes"},
+		{limitedHaircut(0), "services.0.bookingLimits.perDay"},
+		{func(biz map[string]any) { biz["bookingLimits"] = map[string]any{"perStaffPerWeek": "five"} }, "bookingLimits.perStaffPerWeek"},
+	} {
+		raw, err := os.ReadFile(salonWorld(t, bad.edit))
+		require.NoError(t, err)
+		var w map[string]any
+		require.NoError(t, json.Unmarshal(raw, &w))
+		body, err := json.Marshal(w["businesses"].([]any)[0])
+		require.NoError(t, err)
+		r := s.adminDo("PUT", "/admin/v1/businesses/"+salonID, body)
+		requireError(t, r, 400, "VALIDATION_ERROR")
+		assert.Contains(t, string(r.Raw), `"path":"`+bad.path+`"`)
+	}
+
 	got := s.get("/api/v1/appointments/"+id, keyFull)
 	assert.Equal(t, float64(15), got.Body["bufferBeforeMinutes"])
 	slots = annaSlots(t, s)

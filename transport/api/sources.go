@@ -9,7 +9,6 @@ import (
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/edge"
-	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/icsfetch"
 )
 
@@ -64,7 +63,7 @@ func (s *Server) decodeSource(body []byte) (directory.SourceInput, error) {
 	in := directory.SourceInput{RefreshMinutes: model.DefaultRefreshMinutes}
 	if obj, ok := input.ParseObject(body, &errs); ok {
 		if u, ok := obj.String("url", input.Required, model.MaxSourceURLLen); ok {
-			if err := deliver.CheckURL(icsfetch.URL(u), s.WebhooksAllowInsecure); err != nil {
+			if err := icsfetch.CheckURL(u, s.WebhooksAllowInsecure); err != nil {
 				errs.Add("url", problem.InvalidURL, "Must be an https:// or webcal:// URL on port 443."+insecureHint)
 			} else {
 				in.URL = u

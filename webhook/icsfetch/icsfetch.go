@@ -78,7 +78,11 @@ func URL(raw string) string {
 
 // Check refuses a URL that can never be fetched, as registering a webhook
 // endpoint does (the address itself is judged at each dial).
-func (f *Fetcher) Check(raw string) error { return deliver.CheckURL(URL(raw), f.allowInsecure) }
+func (f *Fetcher) Check(raw string) error { return CheckURL(raw, f.allowInsecure) }
+
+// CheckURL is Check for a server started with allowInsecure
+// (--webhooks-allow-insecure): what the API asks of a new source.
+func CheckURL(raw string, allowInsecure bool) error { return deliver.CheckURL(URL(raw), allowInsecure) }
 
 // Fetch gets the calendar at raw, conditionally on etag when it is not "".
 func (f *Fetcher) Fetch(ctx context.Context, raw, etag string) (Result, error) {
