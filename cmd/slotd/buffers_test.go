@@ -71,7 +71,10 @@ func TestBuffers(t *testing.T) {
 	}
 	// Bad policies through the admin API: refused with their paths, and
 	// nothing changes.
-	for _, bad := range []struct{ edit func(map[string]any); path string }{
+	for _, bad := range []struct {
+		edit func(map[string]any)
+		path string
+	}{
 		{bufferedHaircut(241, 0), "services.0.bufferBeforeMinutes"},
 		{limitedHaircut(0), "services.0.bookingLimits.perDay"},
 		{func(biz map[string]any) { biz["bookingLimits"] = map[string]any{"perStaffPerWeek": "five"} }, "bookingLimits.perStaffPerWeek"},
