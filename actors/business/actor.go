@@ -3,6 +3,7 @@ package business
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
@@ -31,8 +32,11 @@ type businessActor struct {
 	ids      *ids
 	couriers map[uuid.UUID]*actor.PID // by endpoint
 	pay      payState
-	timer    deadline   // expiry of holds and waitlist entries (timers.go)
-	puller   *actor.PID // the calendar sources' worker (pull.go), once there are any
+	timer    deadline // expiry of holds and waitlist entries, reminders (timers.go)
+	// remindScan is how far the actor has looked for reminders due; the
+	// journal's Reminded may be behind it (timers.go).
+	remindScan time.Time
+	puller     *actor.PID // the calendar sources' worker (pull.go), once there are any
 	// release lets the business go in cluster mode (storage.Store.Own).
 	release func()
 }
@@ -60,6 +64,7 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *Put:
 		r, err := a.put(m)
 		respondNow(ctx, r, err)
+		a.schedule(ctx) // the reminders may have changed
 	case *Issue:
 		k, err := a.issue(m)
 		respondNow(ctx, k, err)
@@ -274,8 +279,9 @@ func (a *businessActor) put(m *Put) (PutResult, error) {
 			return PutResult{}, problem.FieldError("apiKeys", problem.Invalid, "An API key is already in use by another business.")
 		}
 	}
-	err = a.commitSync(rec, func(b *storage.Batch, _ *ledger.State) error {
+	err = a.commitSync(rec, func(b *storage.Batch, next *ledger.State) error {
 		b.PutBusiness(a.h.ID, []byte(rec.Catalog.Business.Name))
+		markTimed(b, next) // the reminders may have changed
 		for _, h := range added {
 			b.PutKey(h, a.h.ID[:])
 		}

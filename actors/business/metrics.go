@@ -3,6 +3,7 @@ package business
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 )
@@ -16,6 +17,7 @@ type Metrics struct {
 	holds     *prometheus.CounterVec
 	offers    *prometheus.CounterVec
 	sources   *prometheus.CounterVec
+	reminders *prometheus.CounterVec
 }
 
 // NewMetrics returns the business metrics; register them once.
@@ -41,6 +43,10 @@ func NewMetrics() *Metrics {
 			Name: "slotd_calendar_source_fetches_total",
 			Help: "Fetches of calendar sources by outcome: updated (busy time replaced), unchanged (304), unreachable (no answer, refused address, an error status, over 5 MB), invalid (not a calendar slotd can expand).",
 		}, []string{"outcome"}),
+		reminders: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_reminders_total",
+			Help: "Reminders that came due, by channel (email, webhook) and outcome: sent (in the outbox within a minute of its time), late (in the outbox later: the business was down or moving), skipped (the appointment was not confirmed), missed (it had started before the reminder could go).",
+		}, []string{"channel", "outcome"}),
 	}
 }
 
@@ -51,6 +57,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.holds.Describe(ch)
 	m.offers.Describe(ch)
 	m.sources.Describe(ch)
+	m.reminders.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -60,6 +67,21 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.holds.Collect(ch)
 	m.offers.Collect(ch)
 	m.sources.Collect(ch)
+	m.reminders.Collect(ch)
+}
+
+// reminders counts what became of reminders that came due: those that
+// went into the outbox once their write is durable (journalled true), the
+// others when they are passed over.
+func (m *Metrics) reminded(outcomes []ledger.ReminderOutcome, journalled bool) {
+	if m == nil {
+		return
+	}
+	for _, o := range outcomes {
+		if sent := o.Outcome == ledger.ReminderSent || o.Outcome == ledger.ReminderLate; sent == journalled {
+			m.reminders.WithLabelValues(o.Channel, o.Outcome).Inc()
+		}
+	}
 }
 
 // fetched counts a calendar source's fetch.

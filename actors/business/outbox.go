@@ -66,14 +66,21 @@ func (a *businessActor) addOutbox(b *storage.Batch, st *ledger.State, ch *record
 	for _, id := range ch.Removed {
 		b.DeleteDeliveries(st.Business.ID, id)
 	}
-	if len(ch.Payments) > 0 || len(ch.Checkouts) > 0 || len(ch.Closed) > 0 || len(ch.Holds) > 0 || len(ch.Entries) > 0 {
-		if st.HasTimedWork() {
-			b.PutOutbox(st.Business.ID, storage.OutboxTimed, "", nil)
-		} else {
-			b.DeleteOutbox(st.Business.ID, storage.OutboxTimed, "")
-		}
+	if len(ch.Payments) > 0 || len(ch.Checkouts) > 0 || len(ch.Closed) > 0 || len(ch.Holds) > 0 || len(ch.Entries) > 0 ||
+		len(st.Business.Reminders) > 0 && (len(ch.Appointments) > 0 || !ch.Reminded.IsZero()) {
+		markTimed(b, st)
 	}
 	return fresh, mails, nil
+}
+
+// markTimed keeps the business's storage.OutboxTimed row as st says:
+// start-up wakes its actor when it has timed work.
+func markTimed(b *storage.Batch, st *ledger.State) {
+	if st.HasTimedWork() {
+		b.PutOutbox(st.Business.ID, storage.OutboxTimed, "", nil)
+	} else {
+		b.DeleteOutbox(st.Business.ID, storage.OutboxTimed, "")
+	}
 }
 
 // envelope renders event ev; its subject is an appointment (with its
@@ -90,6 +97,10 @@ func (a *businessActor) envelope(st *ledger.State, ch *record.Change, ev *record
 		return wire.AppendPaymentEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, p)
 	}
 	appt := appointmentOf(st, ch, ev.Subject)
+	if ev.Reminder != 0 && appt != nil {
+		cu := ledger.CustomerIn(st, ch, appt.CustomerID)
+		return wire.AppendReminderEvent(make([]byte, 0, 1600), ev.ID, ev.CreatedAt, appt, cu, ev.Reminder)
+	}
 	var cu *model.Customer
 	if appt != nil {
 		cu = ledger.CustomerIn(st, ch, appt.CustomerID)

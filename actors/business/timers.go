@@ -9,12 +9,15 @@ import (
 	"github.com/slotd/slotd/storage/clock"
 )
 
-// Expiry of holds and waitlist entries (decisions §6). The deadlines are
-// state (a hold's expiresAt, an entry's to), so one timer per business,
-// set on the injected clock to the earliest of them, serves a fresh hold
-// and a restart alike: schedule re-arms it whenever a write touches holds
-// or entries, and when it fires the actor journals every expiry that is
-// due (freeing the time, which AddOffers then offers to the waitlist).
+// Expiry of holds and waitlist entries (decisions §6) and reminders
+// (decisions §9). The deadlines are state (a hold's expiresAt, an entry's
+// to, an appointment's start less a reminder's offset), so one timer per
+// business, set on the injected clock to the earliest of them, serves a
+// fresh hold and a restart or cluster take-over alike: schedule re-arms
+// it whenever a write touches holds, entries or appointments, and when it
+// fires the actor journals every expiry that is due (freeing the time,
+// which AddOffers then offers to the waitlist) and the reminders due, in
+// one write.
 
 // tick: the earliest deadline has come.
 type tick struct{}
@@ -36,6 +39,9 @@ func (a *businessActor) schedule(ctx actor.Context) {
 		// An entry expires once its window has passed: just after to.
 		next, ok = e.Add(time.Millisecond), true
 	}
+	if r, rok := a.state.NextReminder(a.remindAfter()); rok && (!ok || r.Before(next)) {
+		next, ok = r, true
+	}
 	if !ok {
 		a.stopTimer()
 		return
@@ -55,21 +61,41 @@ func (a *businessActor) stopTimer() {
 	a.timer = deadline{}
 }
 
-// expire journals the expiries that are due and re-arms the timer.
+// expire journals the expiries and reminders that are due and re-arms
+// the timer.
 func (a *businessActor) expire(ctx actor.Context) {
 	a.timer = deadline{}
 	if a.state == nil {
 		return
 	}
-	ch := ledger.DecideExpiries(a.state, a.now(), a.ids)
-	if ch == nil {
+	now := a.now()
+	ch := ledger.DecideExpiries(a.state, now, a.ids)
+	reminded, outcomes := ledger.DecideReminders(a.state, a.remindAfter(), now, a.ids)
+	// A scan that sends nothing writes nothing: the actor remembers how
+	// far it looked, and after a restart looks again from what the
+	// journal says (finding the same nothing).
+	a.remindScan = now
+	metrics := a.env.Metrics
+	metrics.reminded(outcomes, false)
+	switch {
+	case reminded == nil && ch == nil:
 		a.schedule(ctx)
 		return
+	case ch == nil:
+		ch = reminded
+	case reminded != nil:
+		ch.Events, ch.Mails, ch.Reminded = append(ch.Events, reminded.Events...), append(ch.Mails, reminded.Mails...), reminded.Reminded
 	}
 	log := a.env.Log
 	a.commitThen(ctx, ch, func(err error) {
 		if err != nil {
-			log.Error("journalling expiries failed", "err", err)
+			log.Error("journalling expiries and reminders failed", "err", err)
+			return
 		}
+		metrics.reminded(outcomes, true)
 	})
 }
+
+// remindAfter is how far the actor has looked for reminders due; the
+// ledger looks from the journal's Reminded when that is later.
+func (a *businessActor) remindAfter() time.Time { return a.remindScan }

@@ -268,7 +268,7 @@ func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then fu
 		return
 	}
 	handOver := a.handOver(ctx, ch, fresh, mails)
-	if len(ch.Holds) > 0 || len(ch.Entries) > 0 {
+	if len(ch.Holds) > 0 || len(ch.Entries) > 0 || len(ch.Appointments) > 0 || !ch.Reminded.IsZero() {
 		a.schedule(ctx)
 	}
 	root, self, metrics := ctx.ActorSystem().Root, ctx.Self(), a.env.Metrics

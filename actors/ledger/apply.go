@@ -46,7 +46,13 @@ func applyCatalog(s *State, seq uint64, c *record.Catalog) (*State, error) {
 		return nil, err
 	}
 	bk = bk.inZone(loc).addCustomers(c.Customers).putAppointments(c.Appointments)
-	return fromCatalog(seq, c, bk)
+	armed := *c
+	var prev []model.Reminder
+	if s != nil {
+		prev = s.Business.Reminders
+	}
+	armed.Business.Reminders = armReminders(prev, c.Business.Reminders, c.At)
+	return fromCatalog(seq, &armed, bk)
 }
 
 func applyChange(s *State, seq uint64, c *record.Change) *State {
@@ -105,6 +111,7 @@ func Snapshot(s *State) *record.Snapshot {
 	snap.Feeds = s.feeds
 	snap.Busy = s.busySnapshot()
 	snap.Sources = s.sources
+	snap.Reminded = s.reminded
 	s.payments.Ascend(nil, func(_ uuid.UUID, p *model.Payment) bool {
 		snap.Payments = append(snap.Payments, *p)
 		return true
@@ -145,6 +152,7 @@ func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
 	st.feeds = snap.Feeds
 	st.book = st.book.applyBusy(snap.Busy)
 	st.sources = snap.Sources
+	st.reminded = snap.Reminded
 	for i := range snap.Payments {
 		st.book = st.book.putPayment(snap.Payments[i])
 	}

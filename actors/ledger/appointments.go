@@ -36,6 +36,9 @@ type book struct {
 	// zone loc (tally.go).
 	tally sorted.Map[blockKey, block]
 	loc   *time.Location
+	// reminded is when the last write that sent reminders ran
+	// (reminders.go).
+	reminded time.Time
 
 	// The prepayments (payments.go): each payment by appointment id, the
 	// provider's ids of them, the appointments whose payment still waits
@@ -339,6 +342,9 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 		b.feeds = putFeeds(b.feeds, c.Feeds, c.Revoked)
 	}
 	b = b.applyBusy(c.Busy)
+	if !c.Reminded.IsZero() {
+		b.reminded = c.Reminded
+	}
 	if len(c.Sources) > 0 || len(c.Dropped) > 0 {
 		b.sources = putSources(b.sources, c.Sources, c.Dropped)
 	}

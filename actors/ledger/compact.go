@@ -51,6 +51,7 @@ type apptExtra struct {
 	series     *uuid.UUID
 	meta       map[string]string  // never changed in place (model.Appointment.Metadata)
 	moves      int                // model.Appointment.CustomerReschedules
+	remindFrom time.Time          // model.Appointment.RemindFrom
 	whole      *model.Appointment // when set, the only thing that counts
 }
 
@@ -167,9 +168,10 @@ func tryCompact(r *refs, a *model.Appointment) (appt, *refs, bool) {
 	if a.IsRecurringOccurrence {
 		c.flags |= flagRecurring
 	}
-	if a.Notes != nil || a.BookingReference != nil || a.RecurringSeriesID != nil || len(a.Metadata) > 0 || a.CustomerReschedules != 0 {
+	if a.Notes != nil || a.BookingReference != nil || a.RecurringSeriesID != nil || len(a.Metadata) > 0 || a.CustomerReschedules != 0 ||
+		!a.RemindFrom.IsZero() {
 		c.extra = &apptExtra{notes: a.Notes, ref: a.BookingReference, series: a.RecurringSeriesID, meta: a.Metadata,
-			moves: a.CustomerReschedules}
+			moves: a.CustomerReschedules, remindFrom: a.RemindFrom}
 	}
 	if len(n.services) == len(r.services) && len(n.staff) == len(r.staff) &&
 		len(n.prices) == len(r.prices) && len(n.shapes) == len(r.shapes) {
@@ -273,7 +275,7 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *model.Appointment {
 	}
 	if x := c.extra; x != nil {
 		v.a.Notes, v.a.BookingReference, v.a.RecurringSeriesID, v.a.Metadata = x.notes, x.ref, x.series, x.meta
-		v.a.CustomerReschedules = x.moves
+		v.a.CustomerReschedules, v.a.RemindFrom = x.moves, x.remindFrom
 	}
 	v.a.Segments = v.segs[:0]
 	for i, s := range sh.segs {

@@ -28,8 +28,11 @@ func DecidePut(s *State, spec *model.Spec, now time.Time) (*record.Record, error
 	biz := spec.Business
 	biz.CreatedAt, biz.UpdatedAt = now, now
 	if s != nil {
+		// A reminder the business keeps keeps its Since, so an unchanged
+		// put is no change.
+		biz.Reminders = armReminders(s.Business.Reminders, biz.Reminders, now)
 		biz.CreatedAt, biz.UpdatedAt = s.Business.CreatedAt, s.Business.UpdatedAt
-		if !sameContent(s.Business, spec.Business, businessTimes) {
+		if !sameContent(s.Business, biz, businessTimes) {
 			biz.UpdatedAt, changed = now, true
 		}
 	}

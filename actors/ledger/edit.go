@@ -83,6 +83,7 @@ func DecidePatch(s *State, id uuid.UUID, in *PatchInput, now time.Time, ids IDs)
 		return nil, a, nil
 	}
 	next.Touch(now)
+	next.Rearm(a, now)
 	ch := &record.Change{At: now, Appointments: []model.Appointment{next}}
 	if moves(a, in) {
 		ch.Events = []record.Event{{ID: ids.Event(now), Type: model.EventAppointmentUpdated, CreatedAt: now, Subject: a.ID}}
@@ -196,6 +197,7 @@ func DecideStatus(s *State, id uuid.UUID, to model.Status, ifMatch []int, now ti
 	next := *a
 	next.Status = to
 	next.Touch(now)
+	next.Rearm(a, now)
 	if !a.Status.Occupies() && to.Occupies() {
 		if svc := s.Service(a.Service.ID); svc != nil && a.Staff != nil {
 			if perr := calendar.CheckLimit(&s.Business, svc, s, s.Loc, a.Staff.ID, a.StartTime); perr != nil {

@@ -116,9 +116,14 @@ func (s *State) HasPaymentWork() bool { return s.openPay.Len() > 0 || s.checkout
 
 // HasTimedWork reports whether something of the business waits for a
 // deadline or a provider with no request to wake it: payment work, an
-// active hold, a waiting entry. Its actor is started at boot.
+// active hold, a waiting entry, a reminder to send. Its actor is started
+// at boot.
 func (s *State) HasTimedWork() bool {
-	return s.HasPaymentWork() || s.liveHolds.Len() > 0 || s.waiting.Len() > 0
+	if s.HasPaymentWork() || s.liveHolds.Len() > 0 || s.waiting.Len() > 0 {
+		return true
+	}
+	_, owed := s.NextReminder(time.Time{})
+	return owed
 }
 
 // CheckoutCreated is what the provider answered for a reservation's
@@ -192,7 +197,7 @@ func DecidePaid(s *State, id uuid.UUID, event string, now time.Time, ids IDs) *r
 		np.Status = model.PaymentSucceeded
 		ch.Events = []record.Event{{ID: ids.Event(now), Type: model.EventPaymentSucceeded, CreatedAt: now, Subject: id}}
 		if a := s.Appointment(id); a != nil && a.Status == model.PendingPayment {
-			a.Status = model.Confirmed
+			a.Status, a.RemindFrom = model.Confirmed, now // reminders due while it waited are not sent late
 			a.Touch(now)
 			ch.Appointments = []model.Appointment{*a}
 			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventAppointmentConfirmed, CreatedAt: now, Subject: id})

@@ -89,6 +89,32 @@ type Appointment struct {
 	// first active segment's start less Before to the last one's end
 	// plus After (decisions §9).
 	Buffers Buffers `json:"buffers,omitzero"`
+	// RemindFrom is when its reminders were last armed (decisions §9):
+	// the last move, or the last time it became confirmed; zero means
+	// CreatedAt. A reminder is due only if its time is after it, so a
+	// booking or move made inside an offset gets none for it, and one
+	// whose time passed while the appointment was not confirmed is not
+	// sent late. Not shown by the API.
+	RemindFrom time.Time `json:"remindFrom,omitzero"`
+}
+
+// ArmedAt is when the appointment's reminders were last armed.
+func (a *Appointment) ArmedAt() time.Time {
+	if a.RemindFrom.IsZero() {
+		return a.CreatedAt
+	}
+	return a.RemindFrom
+}
+
+// Rearm arms a's reminders again at now when its start or status changed
+// since before (the appointment as it was): a move, or becoming confirmed.
+func (a *Appointment) Rearm(before *Appointment, now time.Time) {
+	if a.Status != Confirmed {
+		return
+	}
+	if before.Status != Confirmed || !before.StartTime.Equal(a.StartTime) {
+		a.RemindFrom = now
+	}
 }
 
 // Touch records a change of a made at now: updatedAt moves and the

@@ -117,6 +117,7 @@ const (
 	EventPaymentSucceeded     EventType = "payment.succeeded"
 	EventPaymentRefunded      EventType = "payment.refunded"
 	EventWaitlistOffered      EventType = "waitlist.offered"
+	EventAppointmentReminder  EventType = "appointment.reminder"
 )
 
 // EventTypes is the event catalogue: every type is journalled with its
@@ -134,6 +135,7 @@ var EventTypes = newEnum("event type",
 	EnumEntry[EventType]{EventPaymentSucceeded, 8},
 	EnumEntry[EventType]{EventPaymentRefunded, 9},
 	EnumEntry[EventType]{EventWaitlistOffered, 10},
+	EnumEntry[EventType]{EventAppointmentReminder, 11},
 )
 
 // MailKind says which e-mail an outbox row asks for.
@@ -151,6 +153,9 @@ const (
 	// MailWaitlistOffer offers the customer of a waitlist entry the time
 	// held for them (decisions §6).
 	MailWaitlistOffer MailKind = "waitlist_offer"
+	// MailReminder reminds the customer of a confirmed appointment
+	// (decisions §9).
+	MailReminder MailKind = "appointment_reminder"
 )
 
 // MailKinds are the kinds of e-mail.
@@ -159,6 +164,7 @@ var MailKinds = newEnum("mail kind",
 	EnumEntry[MailKind]{MailStatus, 2},
 	EnumEntry[MailKind]{MailEndpointDisabled, 3},
 	EnumEntry[MailKind]{MailWaitlistOffer, 4},
+	EnumEntry[MailKind]{MailReminder, 5},
 )
 
 // Operation is a write that takes an Idempotency-Key (api-v1 §4.1). A

@@ -25,10 +25,45 @@ type Business struct {
 	Changes *CustomerChanges `json:"customerChanges,omitempty"`
 	// Limits caps each staff member's bookings of any service per local
 	// day and week (decisions §9); nil: none.
-	Limits    *StaffLimits `json:"bookingLimits,omitempty"`
-	CreatedAt time.Time    `json:"createdAt"`
-	UpdatedAt time.Time    `json:"updatedAt"`
+	Limits *StaffLimits `json:"bookingLimits,omitempty"`
+	// Reminders are sent before each confirmed appointment (decisions
+	// §9); at most MaxReminders, no offset and channel twice.
+	Reminders []Reminder `json:"reminders,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
 }
+
+// Reminder is one of a business's reminders: OffsetMinutes before each
+// confirmed appointment's start, an e-mail to its customer or an
+// appointment.reminder event (decisions §9).
+type Reminder struct {
+	OffsetMinutes int             `json:"offsetMinutes"`
+	Channel       ReminderChannel `json:"channel"`
+	// Since is when the business gained this reminder (the ledger sets it
+	// from the catalogue that added it, and keeps it while the reminder
+	// stays): one whose time had passed by then is not sent, as for an
+	// appointment booked inside the offset.
+	Since time.Time `json:"since,omitzero"`
+}
+
+// ReminderChannel is how a reminder reaches its recipient.
+type ReminderChannel = string
+
+// The reminder channels.
+const (
+	ReminderEmail   ReminderChannel = "email"
+	ReminderWebhook ReminderChannel = "webhook"
+)
+
+// The bounds of a business's reminders (decisions §9).
+const (
+	MaxReminders      = 3
+	MinReminderOffset = 10
+	MaxReminderOffset = 7 * 24 * 60
+)
+
+// Offset is the reminder's offset as a duration.
+func (r Reminder) Offset() time.Duration { return time.Duration(r.OffsetMinutes) * time.Minute }
 
 // StaffLimits is a business's booking limits per staff member, over all
 // services (decisions §9); a nil count is no limit.

@@ -108,7 +108,8 @@ func encodeChange(e *w, c *Change) {
 		e.id(id)
 	}
 	e.sections(&parts{payments: c.Payments, checkouts: c.Checkouts, closed: c.Closed, holds: c.Holds, entries: c.Entries, appts: c.Appointments,
-		events: c.Events, feeds: c.Feeds, revoked: c.Revoked, busy: c.Busy, sources: c.Sources, dropped: c.Dropped})
+		events: c.Events, feeds: c.Feeds, revoked: c.Revoked, busy: c.Busy, sources: c.Sources, dropped: c.Dropped,
+		reminded: c.Reminded})
 }
 
 func decodeChange(d *r) *Change {
@@ -152,7 +153,7 @@ func decodeChange(d *r) *Change {
 	}
 	c.Payments, c.Checkouts, c.Closed, c.Holds, c.Entries = p.payments, p.checkouts, p.closed, p.holds, p.entries
 	c.Feeds, c.Revoked, c.Busy = p.feeds, p.revoked, p.busy
-	c.Sources, c.Dropped = p.sources, p.dropped
+	c.Sources, c.Dropped, c.Reminded = p.sources, p.dropped, p.reminded
 	return c
 }
 

@@ -264,6 +264,10 @@ type Change struct {
 	// made or changed (a fetch's outcome); Dropped lists those it deleted.
 	Sources []model.CalendarSource `json:"sources,omitempty"`
 	Dropped []uuid.UUID            `json:"droppedSources,omitempty"`
+	// Reminded is when the write sent the reminders that were due
+	// (decisions §9): every reminder due by then has been sent or passed
+	// over, so none is sent twice. Zero: the write sent none.
+	Reminded time.Time `json:"reminded,omitzero"`
 }
 
 // BusyChange replaces a staff member's busy time of one source: within
@@ -337,6 +341,9 @@ type Event struct {
 	// publishable key, a change through a manage link; decisions §7),
 	// else the business's. Its envelope's changedBy says which.
 	ByCustomer bool `json:"byCustomer,omitempty"`
+	// Reminder is the offset in minutes of an appointment.reminder
+	// event's reminder (decisions §9); 0 for every other event.
+	Reminder int `json:"reminder,omitempty"`
 }
 
 // Mail is an e-mail queued in the outbox: what happened to which
@@ -367,6 +374,7 @@ type Snapshot struct {
 	Feeds        []model.Feed           `json:"feeds,omitempty"`
 	Busy         []BusyChange           `json:"busy,omitempty"`
 	Sources      []model.CalendarSource `json:"sources,omitempty"`
+	Reminded     time.Time              `json:"reminded,omitzero"`
 }
 
 // EncodeSnapshot returns the encoding of s, in the binary form: the
@@ -395,7 +403,7 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 		e.endpoint(&s.Endpoints[i])
 	}
 	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries, appts: s.Appointments, feeds: s.Feeds, busy: s.Busy,
-		sources: s.Sources})
+		sources: s.Sources, reminded: s.Reminded})
 	return e.b, nil
 }
 
@@ -458,7 +466,7 @@ func decodeSnapshot(d *r) *Snapshot {
 		p.payments, p.checkouts = d.payments(), d.checkouts()
 	}
 	s.Payments, s.Checkouts, s.Holds, s.Entries, s.Feeds, s.Busy = p.payments, p.checkouts, p.holds, p.entries, p.feeds, p.busy
-	s.Sources = p.sources
+	s.Sources, s.Reminded = p.sources, p.reminded
 	if len(p.revoked) > 0 || len(p.dropped) > 0 { // a snapshot holds the feeds and sources there are
 		d.fail()
 	}

@@ -27,6 +27,9 @@ const (
 	tagSources                     // calendar sources made or changed, and deleted
 	tagBuffers                     // the buffers of the record's appointments that have any
 	tagHoldBuffers                 // the buffers of the record's holds that have any
+	tagRemindFrom                  // when the reminders of the record's appointments that have it were armed
+	tagReminders                   // the offsets of the record's reminder events
+	tagReminded                    // when the record's write sent the reminders due
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -53,6 +56,9 @@ type parts struct {
 	// (a snapshot); dropped, sources a change deleted.
 	sources []model.CalendarSource
 	dropped []uuid.UUID
+	// reminded is Change.Reminded, or a snapshot's: when the reminders
+	// due were last sent.
+	reminded time.Time
 }
 
 func (e *w) sections(p *parts) {
@@ -91,6 +97,21 @@ func (e *w) sections(p *parts) {
 		func(e *w, a *model.Appointment) { e.buffers(a.Buffers) })
 	putIndexed(e, tagHoldBuffers, p.holds, func(h *model.Hold) bool { return h.Buffers != (model.Buffers{}) },
 		func(e *w, h *model.Hold) { e.buffers(h.Buffers) })
+	putIndexed(e, tagRemindFrom, p.appts, func(a *model.Appointment) bool { return !a.RemindFrom.IsZero() },
+		func(e *w, a *model.Appointment) { e.time(a.RemindFrom) })
+	putIndexed(e, tagReminders, p.events, func(ev *Event) bool { return ev.Reminder != 0 },
+		func(e *w, ev *Event) { e.u(uint64(ev.Reminder)) })
+	if !p.reminded.IsZero() {
+		e.byte1(tagReminded)
+		e.time(p.reminded)
+	}
+}
+
+// reminder reads an event's reminder offset: one a business may have.
+func (d *r) reminder(ev *Event) bool {
+	m := d.u()
+	ev.Reminder = int(m)
+	return d.err == nil && m >= model.MinReminderOffset && m <= model.MaxReminderOffset
 }
 
 // The buffers sections (decisions §9): before and after, in minutes, of
@@ -327,6 +348,17 @@ func (d *r) sections(p *parts) {
 			getIndexed(d, 3, p.appts, func(d *r, a *model.Appointment) bool { return d.buffers(&a.Buffers) })
 		case tagHoldBuffers:
 			getIndexed(d, 3, p.holds, func(d *r, h *model.Hold) bool { return d.buffers(&h.Buffers) })
+		case tagRemindFrom:
+			getIndexed(d, 2, p.appts, func(d *r, a *model.Appointment) bool {
+				a.RemindFrom = d.time()
+				return d.err == nil && !a.RemindFrom.IsZero()
+			})
+		case tagReminders:
+			getIndexed(d, 2, p.events, (*r).reminder)
+		case tagReminded:
+			if p.reminded = d.time(); p.reminded.IsZero() {
+				d.fail()
+			}
 		case tagSources:
 			p.sources, p.dropped = getList(d, 41, (*r).source), d.ids()
 			if len(p.sources) == 0 && len(p.dropped) == 0 {

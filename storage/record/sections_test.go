@@ -214,6 +214,14 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Holds = sampleHolds(staff, appt, entry)
 			c.Holds[0].Buffers = model.Buffers{After: 5}
 		}),
+		"reminders": only(func(c *Change) {
+			c.Appointments = versioned()
+			c.Appointments[1].RemindFrom = payAt.Add(-time.Hour)
+			c.Events = sampleChange(payAt).Events
+			c.Events[0].Type, c.Events[0].Reminder = model.EventAppointmentReminder, 1440
+			c.Reminded = payAt
+		}),
+		"reminded only":   only(func(c *Change) { c.Reminded = payAt.Add(time.Millisecond) }),
 		"sources":         only(func(c *Change) { c.Sources = sampleSources(staff) }),
 		"sources dropped": only(func(c *Change) { c.Dropped = []uuid.UUID{uuid.New()}; c.Busy = sampleBusy(staff)[1:2] }),
 		"holds only":      only(func(c *Change) { c.Holds = sampleHolds(staff, appt, entry) }),
@@ -266,6 +274,8 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	withFeeds.Sources = sampleSources(staff0(withFeeds))
 	withFeeds.Appointments[0].Buffers = model.Buffers{Before: 15}
 	withFeeds.Holds[1].Buffers = model.Buffers{Before: 1, After: 2}
+	withFeeds.Appointments[1].RemindFrom = payAt
+	withFeeds.Reminded = payAt.Add(time.Minute)
 	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta,
 		"feeds": withFeeds} {
 		t.Run(name, func(t *testing.T) {

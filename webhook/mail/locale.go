@@ -27,6 +27,7 @@ const DefaultLocale = "en"
 //	label.held_until, label.offer_reference
 //	                                  a waitlist offer: a held time, with
 //	                                  or without a named staff member
+//	subject.reminder, intro.reminder  a reminder of a confirmed appointment
 //	subject.generic, intro.generic    a kind this package does not know
 //	kind.<kind>                       words for a kind (default: the kind
 //	                                  with "_" as spaces)
@@ -59,6 +60,9 @@ var locales = map[string]map[string]string{
 		"intro.generic":         "This is an automatic notification from {business}: {kind}.",
 
 		"kind.endpoint_disabled": "a webhook endpoint has been disabled",
+
+		"subject.reminder": "Reminder: your appointment at {business} on {when}",
+		"intro.reminder":   "This is a reminder of your appointment at {business} on {when}. We look forward to seeing you.",
 
 		"subject.waitlist_offer":      "A time at {business} has become free for you",
 		"intro.waitlist_offer":        "Good news: the {service} on {when} with {staff} has become free, and {business} is holding it for you until {expires}.",

@@ -204,8 +204,8 @@ type parsedFrom struct {
 }
 
 // ManageLinked reports whether a message about r shows the customer's
-// manage link: a confirmation, and a status change to confirmed (a
-// payment arrived). A cancelled or completed booking has nothing left
+// manage link: a confirmation, a status change to confirmed (a payment
+// arrived), and a reminder of a confirmed appointment. A cancelled or completed booking has nothing left
 // to change, and a waitlist offer is not a booking yet.
 func ManageLinked(r *record.MailRow) bool {
 	if r.Appointment == nil {
@@ -214,14 +214,14 @@ func ManageLinked(r *record.MailRow) bool {
 	switch r.Kind {
 	case model.MailConfirmation:
 		return true
-	case model.MailStatus:
+	case model.MailStatus, model.MailReminder:
 		return r.Appointment.Status == string(model.Confirmed)
 	}
 	return false
 }
 
 func needsAppointment(kind string) bool {
-	return kind == model.MailConfirmation || kind == model.MailStatus || kind == model.MailWaitlistOffer
+	return kind == model.MailConfirmation || kind == model.MailStatus || kind == model.MailWaitlistOffer || kind == model.MailReminder
 }
 
 func loadZone(name string) *time.Location {
@@ -377,6 +377,9 @@ func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *docume
 	case r.Kind == model.MailStatus:
 		d.subject = l.get("subject.status", "business", biz, "status", words)
 		d.paras = append(d.paras, l.get("intro.status", "business", biz, "status", words))
+	case r.Kind == model.MailReminder:
+		d.subject = l.get("subject.reminder", "business", biz, "when", v[valWhen])
+		d.paras = append(d.paras, l.get("intro.reminder", "business", biz, "when", v[valWhen]))
 	case r.Kind == model.MailEndpointDisabled && r.Endpoint != nil:
 		d.subject = l.get("subject.endpoint_disabled", "business", biz)
 		d.paras = append(d.paras,

@@ -142,6 +142,9 @@ func TestRenderKinds(t *testing.T) {
 			"Your appointment at Salon Anna & Co was marked as a no-show", "was marked as a no-show", "a no-show"},
 		{"status other", model.MailStatus, model.PaymentExpired,
 			"Your appointment at Salon Anna & Co is now payment expired", "is now: payment expired.", "payment expired"},
+		{"reminder", model.MailReminder, model.Confirmed,
+			"Reminder: your appointment at Salon Anna & Co on Monday 5 January 2026, 14:30–15:15 (Europe/Amsterdam)",
+			"This is a reminder of your appointment at Salon Anna & Co on Monday 5 January 2026, 14:30–15:15 (Europe/Amsterdam).", "confirmed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -238,6 +241,8 @@ func TestRenderManageLink(t *testing.T) {
 		{model.MailStatus, model.Cancelled, false},
 		{model.MailStatus, model.Completed, false},
 		{model.MailStatus, model.NoShow, false},
+		{model.MailReminder, model.Confirmed, true},
+		{model.MailReminder, model.Cancelled, false},
 	} {
 		r := testMailRow(testID, c.kind, salon, testAppointment(c.status))
 		r.ManageURL = link

@@ -73,3 +73,15 @@ func AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, c
 	}
 	return append(b, '}')
 }
+
+// AppendReminderEvent appends the envelope of an appointment.reminder
+// event (decisions §9): its data is the appointment a with its customer
+// cu, as AppendEvent gives it, plus "reminder": {"offsetMinutes": n}. A
+// reminder is the business's, so its changedBy is the business.
+func AppendReminderEvent(b []byte, id string, at time.Time, a *model.Appointment, cu *model.Customer, offsetMinutes int) []byte {
+	b = appendEnvelopeHead(b, id, model.EventAppointmentReminder, at, ChangedByBusiness)
+	b = AppendAppointment(b, a, cu)
+	b = append(b[:len(b)-1], `,"reminder":{"offsetMinutes":`...) // inside the appointment's object
+	b = AppendInt(b, offsetMinutes)
+	return append(b, "}}}"...)
+}

@@ -2,6 +2,7 @@ package world
 
 import (
 	"net/url"
+	"slices"
 
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/input"
@@ -33,7 +34,37 @@ func (b *business) profile(o input.Object) bool {
 		biz.Limits = &model.StaffLimits{PerStaffPerDay: limit(lo, "perStaffPerDay"), PerStaffPerWeek: limit(lo, "perStaffPerWeek")}
 		lo.Done()
 	}
+	biz.Reminders = b.reminders(o)
 	return idOK
+}
+
+// reminders reads the business's reminders (decisions §9): at most three,
+// each an offset of 10 minutes to 7 days and a channel, no offset and
+// channel twice. Absent or empty: none.
+func (b *business) reminders(o input.Object) []model.Reminder {
+	arr, ok := o.Array("reminders", input.Optional)
+	if !ok || arr.Len() == 0 {
+		return nil
+	}
+	if arr.Len() > model.MaxReminders {
+		b.errs.AddBound(o.PathOf("reminders"), problem.TooLarge, model.MaxReminders, "At most 3 reminders.")
+		return nil
+	}
+	var list []model.Reminder
+	eachObject(arr, func(ro input.Object) {
+		off, offOK := ro.Int("offsetMinutes", input.Required, model.MinReminderOffset, model.MaxReminderOffset)
+		ch, chOK := ro.Option("channel", input.Required, model.ReminderEmail, model.ReminderWebhook)
+		if !offOK || !chOK {
+			return
+		}
+		r := model.Reminder{OffsetMinutes: off, Channel: ch}
+		if slices.Contains(list, r) {
+			b.errs.Add(ro.Path(), problem.Invalid, "The same offset and channel are given twice.")
+			return
+		}
+		list = append(list, r)
+	})
+	return list
 }
 
 // limit reads one count of a bookingLimits object (decisions §9): 1 to
