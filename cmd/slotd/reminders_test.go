@@ -151,3 +151,35 @@ func TestReminders(t *testing.T) {
 		require.Equal(t, c.want, got, "%s %s", c.channel, c.outcome)
 	}
 }
+
+// TestClusterReminderTakeOver: the owner of a business is killed before
+// an appointment's reminder comes due; the node that takes the business
+// over sends it from the journal, once.
+func TestClusterReminderTakeOver(t *testing.T) {
+	clusterFaultTest(t)
+	bin := buildBinary(t)
+	world := salonWorld(t, func(biz map[string]any) {
+		biz["reminders"] = []any{map[string]any{"offsetMinutes": 10, "channel": "webhook"}}
+	})
+	procs := startNodes(t, bin, 3, false, "--world", world, "--webhooks-allow-insecure")
+	rcv := newReceiver(t)
+	victim := ownerOf(t, procs, keyFull)
+	status, body, _, err := clusterCall("POST", victim.pub, "/api/v1/webhooks",
+		`{"url":"`+rcv.URL+`/r","eventTypes":["appointment.reminder"]}`)
+	require.NoError(t, err)
+	require.Equal(t, 201, status, "%v", body)
+
+	// Due 20 s from now, on the real clock: the owner is gone by then.
+	start := time.Now().UTC().Add(10*time.Minute + 20*time.Second).Truncate(time.Second)
+	status, body, _, err = clusterCall("POST", victim.pub, "/api/v1/appointments",
+		`{"serviceId":"`+haircutID+`","staffMemberId":"`+annaID+`","startTime":"`+start.Format(time.RFC3339)+
+			`","enforceBookingRules":false,"customer":{"firstName":"R","email":"r@example.com"}}`, "Idempotency-Key", "remind-me")
+	require.NoError(t, err)
+	require.Equal(t, 201, status, "%v", body)
+	id := body["appointment"].(map[string]any)["id"].(string)
+	require.NoError(t, victim.cmd.Process.Kill())
+
+	require.Eventually(t, func() bool { return len(reminderEvents(t, rcv)) > 0 }, 90*time.Second, 100*time.Millisecond,
+		"no node sent the reminder")
+	require.Equal(t, []string{id + " 10"}, reminderEvents(t, rcv))
+}
