@@ -183,3 +183,51 @@ func TestClusterReminderTakeOver(t *testing.T) {
 		"no node sent the reminder")
 	require.Equal(t, []string{id + " 10"}, reminderEvents(t, rcv))
 }
+
+// TestRemindersThroughAdmin: the admin API's put of a business takes its
+// reminders, refuses bad ones with their paths, and a reminder gained is
+// sent only where its time is still to come.
+func TestRemindersThroughAdmin(t *testing.T) {
+	s := startWorld(t, "--webhooks-allow-insecure")
+	rcv := newReceiver(t)
+	ep, _ := s.register(rcv, "/r", "appointment.reminder")
+	for i, at := range []string{"10:00:00Z", "16:00:00Z"} {
+		r := s.post("/api/v1/appointments", keyFull, "adm-"+itoa(i), booking(haircutID, tue+at, annaID, "adm@example.com"))
+		require.Equal(t, 201, r.Status, "%s", r.Raw)
+	}
+	salon := func(edit func(map[string]any)) []byte {
+		var w map[string]any
+		require.NoError(t, json.Unmarshal(mustRead(t, salonWorld(t, edit)), &w))
+		body, err := json.Marshal(w["businesses"].([]any)[0])
+		require.NoError(t, err)
+		return body
+	}
+	remind := func(list ...any) func(map[string]any) {
+		return func(biz map[string]any) { biz["reminders"] = list }
+	}
+	webhook := func(offset any) map[string]any { return map[string]any{"offsetMinutes": offset, "channel": "webhook"} }
+	for _, bad := range []struct {
+		edit func(map[string]any)
+		path string
+	}{
+		{remind(webhook(5)), "reminders.0.offsetMinutes"},
+		{remind(webhook(60), map[string]any{"offsetMinutes": 60, "channel": "sms"}), "reminders.1.channel"},
+		{remind(webhook(60), webhook(61), webhook(62), webhook(63)), "reminders"},
+		{remind(webhook(60), webhook(60)), "reminders.1"},
+		{remind(webhook("an hour")), "reminders.0.offsetMinutes"},
+	} {
+		r := s.adminDo("PUT", "/admin/v1/businesses/"+salonID, salon(bad.edit))
+		requireError(t, r, 400, "VALIDATION_ERROR")
+		require.Contains(t, string(r.Raw), `"path":"`+bad.path+`"`)
+	}
+
+	// At 08:30 on the day, the 10:00Z booking's two-hour reminder is past.
+	s.clock.Set(time.Date(2026, 12, 8, 8, 30, 0, 0, time.UTC))
+	r := s.adminDo("PUT", "/admin/v1/businesses/"+salonID, salon(remind(webhook(120))))
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	s.clock.Set(time.Date(2026, 12, 8, 14, 0, 0, 0, time.UTC))
+	ds := s.waitDeliveries(ep, func(ds []map[string]any) bool { return len(ds) >= 1 && settled(ds) })
+	require.Len(t, ds, 1)
+	ids, _ := rcv.events()
+	require.Len(t, ids, 1)
+}
