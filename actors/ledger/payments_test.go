@@ -251,6 +251,7 @@ func TestPaidConfirms(t *testing.T) {
 	require.Equal(t, model.MailConfirmation, ch.Mails[0].Kind)
 	s = step(t, s, ch)
 	require.Equal(t, model.Confirmed, s.Appointment(id).Status)
+	require.Equal(t, now, s.Appointment(id).ArmedAt(), "reminders due while it waited for the payment are not sent late")
 	require.Equal(t, model.PaymentSucceeded, s.Payment(id).Status)
 	require.False(t, s.HasPaymentWork())
 	require.Nil(t, DecidePaid(s, id, "evt_pay_1", now, ids), "the same event again")

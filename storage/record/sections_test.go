@@ -132,6 +132,28 @@ func TestSnapshotRefusesRevokedFeeds(t *testing.T) {
 	require.ErrorIs(t, err, ErrCorrupt, "a snapshot holds the sources there are")
 }
 
+// The reminder sections refuse what no write makes: an offset no business
+// may have, a zero time.
+func TestReminderSectionsRefuseDamage(t *testing.T) {
+	c := sampleChange(payAt)
+	c.Events[0].Type, c.Events[0].Reminder = "appointment.reminder", 9
+	_, err := Decode(encodeChange1(t, c))
+	require.ErrorIs(t, err, ErrCorrupt, "an offset under 10 minutes")
+	c.Events[0].Reminder = 10081
+	_, err = Decode(encodeChange1(t, c))
+	require.ErrorIs(t, err, ErrCorrupt, "an offset over a week")
+	c.Events[0].Reminder = 10080
+	_, err = Decode(encodeChange1(t, c))
+	require.NoError(t, err)
+
+	b := encodeSnapshot1(t, sampleSnapshot())
+	e := w{b: b}
+	e.byte1(tagReminded)
+	e.time(time.Time{})
+	_, err = DecodeSnapshot(e.b)
+	require.ErrorIs(t, err, ErrCorrupt, "a zero Reminded is never written")
+}
+
 func sectionChange() *Change {
 	c := sampleChange(payAt)
 	c.Appointments = versioned()
@@ -702,6 +724,7 @@ func FuzzDecodeSections(f *testing.F) {
 		{At: payAt, Holds: sampleHolds(staff, appt, entry)},
 		{At: payAt, Entries: sampleEntries(staff, appt, uuid.New())},
 		{At: payAt, Feeds: sampleFeeds(staff), Busy: sampleBusy(staff), Sources: sampleSources(staff), Dropped: []uuid.UUID{entry}},
+		reminderChange(),
 	} {
 		f.Add(encodeChange1(f, c))
 	}
@@ -711,10 +734,24 @@ func FuzzDecodeSections(f *testing.F) {
 	noPay := sectionSnapshot()
 	noPay.Payments, noPay.Checkouts = nil, nil
 	f.Add(encodeSnapshot1(f, noPay))
+	reminded := sectionSnapshot()
+	reminded.Appointments[0].RemindFrom, reminded.Reminded = payAt.Add(-time.Hour), payAt
+	f.Add(encodeSnapshot1(f, reminded))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkRecord(t, b)
 		checkSnapshot(t, b)
 	})
+}
+
+// reminderChange is a write that sends reminders: an event with its
+// offset, and a moved appointment armed again.
+func reminderChange() *Change {
+	c := sampleChange(payAt)
+	c.Appointments = versioned()
+	c.Appointments[0].RemindFrom = payAt.Add(-time.Minute)
+	c.Events[0].Type, c.Events[0].Reminder = "appointment.reminder", 60
+	c.Reminded = payAt
+	return c
 }
 
 func checkRecord(t *testing.T, b []byte) {
