@@ -1,8 +1,7 @@
 package calendar
 
 import (
-	"bytes"
-	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/slotd/slotd/actors/interval"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/sorted"
 )
 
 // salon is the benchmark business: staff members working Monday to Saturday
@@ -29,16 +27,21 @@ type salon struct {
 	tally benchTally
 }
 
-// benchTally is a Tally kept as the ledger keeps its own: a persistent
-// sorted map from a staff member's run of 32 local days to a short list of
-// the days in it that have bookings.
+// benchTally is a Tally kept as the ledger keeps its own: the staff
+// members sorted by id, each with its runs of 32 local days sorted, each
+// run a short list of the days in it that have bookings.
 type benchTally struct {
-	m sorted.Map[benchDay, []benchEntry]
+	staff []benchStaff
 }
 
-type benchDay struct {
-	staff uuid.UUID
+type benchStaff struct {
+	id   uuid.UUID
+	runs []benchRun
+}
+
+type benchRun struct {
 	block int64
+	ents  []benchEntry
 }
 
 type benchEntry struct {
@@ -47,22 +50,79 @@ type benchEntry struct {
 	n   uint16
 }
 
-func (t benchTally) Days(staff, svc uuid.UUID, from int64, all, ofSvc []int) {
+// find returns where staff member id is in t.staff, or would go.
+func (t *benchTally) find(id uuid.UUID) (int, bool) {
+	h0, l0 := binary.BigEndian.Uint64(id[:8]), binary.BigEndian.Uint64(id[8:])
+	lo, hi := 0, len(t.staff)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		h, l := binary.BigEndian.Uint64(t.staff[m].id[:8]), binary.BigEndian.Uint64(t.staff[m].id[8:])
+		if h < h0 || h == h0 && l < l0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(t.staff) && t.staff[lo].id == id
+}
+
+func (t *benchTally) run(staff uuid.UUID, bn int64) (*benchRun, int) {
+	i, ok := t.find(staff)
+	if !ok {
+		return nil, 0
+	}
+	runs := t.staff[i].runs
+	lo, hi := 0, len(runs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if runs[m].block < bn {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(runs) && runs[lo].block == bn {
+		return &runs[lo], lo
+	}
+	return nil, lo
+}
+
+func (t *benchTally) Days(staff, svc uuid.UUID, from int64, all, ofSvc []int) {
 	for i := 0; i < len(all); {
 		d := from + int64(i)
 		bn := floorDiv(d, 32)
 		j := int(d - bn*32)
 		span := min(32-j, len(all)-i)
-		blk, _ := t.m.Get(benchDay{staff, bn})
-		for _, e := range blk {
-			if k := int(e.day) - j; k >= 0 && k < span {
-				all[i+k] += int(e.n)
-				if e.svc == svc {
-					ofSvc[i+k] += int(e.n)
+		if r, _ := t.run(staff, bn); r != nil {
+			for _, e := range r.ents {
+				if k := int(e.day) - j; k >= 0 && k < span {
+					all[i+k] += int(e.n)
+					if e.svc == svc {
+						ofSvc[i+k] += int(e.n)
+					}
 				}
 			}
 		}
 		i += span
+	}
+}
+
+// add counts one booking of svc by staff on local day.
+func (t *benchTally) add(staff, svc uuid.UUID, day int64) {
+	i, ok := t.find(staff)
+	if !ok {
+		t.staff = slices.Insert(t.staff, i, benchStaff{id: staff})
+	}
+	bn := floorDiv(day, 32)
+	r, at := t.run(staff, bn)
+	if r == nil {
+		t.staff[i].runs = slices.Insert(t.staff[i].runs, at, benchRun{block: bn})
+		r = &t.staff[i].runs[at]
+	}
+	if i := slices.IndexFunc(r.ents, func(e benchEntry) bool { return int64(e.day) == day-bn*32 && e.svc == svc }); i >= 0 {
+		r.ents[i].n++
+	} else {
+		r.ents = append(r.ents, benchEntry{svc: svc, day: uint8(day - bn*32), n: 1})
 	}
 }
 
@@ -87,12 +147,6 @@ func newSalon(tb testing.TB, staff, appointments int) *salon {
 		s.staff = append(s.staff, st)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	s.tally.m = sorted.New[benchDay, []benchEntry](func(a, b benchDay) int {
-		if c := bytes.Compare(a.staff[:], b.staff[:]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.block, b.block)
-	})
 	placed := 0
 	for tries := 0; placed < appointments && tries < 100*appointments; tries++ {
 		st := &s.staff[rng.IntN(staff)]
@@ -107,16 +161,7 @@ func newSalon(tb testing.TB, staff, appointments int) *salon {
 		}
 		owner := uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "appointment", placed))
 		s.index = s.index.Add(st.ID, interval.Item{Span: span, Owner: owner})
-		day := LocalDay(time.UnixMilli(start), loc)
-		k := benchDay{st.ID, floorDiv(day, 32)}
-		old, _ := s.tally.m.Get(k)
-		blk := slices.Clone(old)
-		if i := slices.IndexFunc(blk, func(e benchEntry) bool { return int64(e.day) == day-k.block*32 }); i >= 0 {
-			blk[i].n++
-		} else {
-			blk = append(blk, benchEntry{svc: s.svc.ID, day: uint8(day - k.block*32), n: 1})
-		}
-		s.tally.m = s.tally.m.Set(k, blk)
+		s.tally.add(st.ID, s.svc.ID, LocalDay(time.UnixMilli(start), loc))
 		placed++
 	}
 	if placed < appointments {
@@ -239,11 +284,32 @@ func BenchmarkSlotsExternal(b *testing.B) {
 // and of 16 bookings a day per staff member (the salon's busiest days
 // reach the daily ones).
 func BenchmarkSlotsPolicies(b *testing.B) {
+	for _, c := range policyCases(b) {
+		out := Slots(c.q, nil)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				out = Slots(c.q, out[:0])
+			}
+			b.ReportMetric(float64(len(out)), "slots")
+		})
+	}
+}
+
+type policyCase struct {
+	name string
+	q    *Query
+}
+
+// policyCases are the queries BenchmarkSlotsPolicies compares: the
+// salon's week without policies, with buffers, with limits, with both.
+func policyCases(tb testing.TB) []policyCase {
+	var cases []policyCase
 	for _, c := range []struct {
 		name             string
 		buffers, limited bool
 	}{{"none", false, false}, {"buffers", true, false}, {"limits", false, true}, {"buffers+limits", true, true}} {
-		s := newSalon(b, 20, 2000)
+		s := newSalon(tb, 20, 2000)
 		q := s.query(7)
 		svc, biz := *q.Service, *q.Business
 		if c.buffers {
@@ -253,17 +319,41 @@ func BenchmarkSlotsPolicies(b *testing.B) {
 			day, week, staffDay := 14, 60, 16
 			svc.Limits = &model.BookingLimits{PerDay: &day, PerWeek: &week}
 			biz.Limits = &model.StaffLimits{PerStaffPerDay: &staffDay}
-			q.Tally = s.tally
+			q.Tally = &s.tally
 		}
 		q.Service, q.Business = &svc, &biz
 		q.Scratch = new(Scratch)
-		out := Slots(q, nil)
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				out = Slots(q, out[:0])
+		cases = append(cases, policyCase{c.name, q})
+	}
+	return cases
+}
+
+// BenchmarkSlotsPoliciesRatio measures the cost of each policy as a
+// ratio on this machine, whose speed drifts by ±30 % between runs: it
+// times the four searches in turn, a batch of each per round, and
+// reports the median over the rounds of each one's time over the
+// search without policies in the same round (x_buffers, x_limits,
+// x_both).
+func BenchmarkSlotsPoliciesRatio(b *testing.B) {
+	cases := policyCases(b)
+	outs := make([][]Slot, len(cases))
+	const batch = 20
+	var ratios [3][]float64
+	for b.Loop() {
+		var took [4]time.Duration
+		for i, c := range cases {
+			start := time.Now()
+			for range batch {
+				outs[i] = Slots(c.q, outs[i][:0])
 			}
-			b.ReportMetric(float64(len(out)), "slots")
-		})
+			took[i] = time.Since(start)
+		}
+		for i := range ratios {
+			ratios[i] = append(ratios[i], float64(took[i+1])/float64(took[0]))
+		}
+	}
+	for i, name := range []string{"x_buffers", "x_limits", "x_both"} {
+		slices.Sort(ratios[i])
+		b.ReportMetric(ratios[i][len(ratios[i])/2], name)
 	}
 }

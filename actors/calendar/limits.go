@@ -64,9 +64,18 @@ func (l *limits) reached(staff uuid.UUID, n int64) bool {
 // full reports whether day i of a week whose counts are all and of
 // (Monday first) is at a limit.
 func (l *limits) full(all, of []int, i int) bool {
-	if l.staffDay > 0 && all[i] >= l.staffDay || l.svcDay > 0 && of[i] >= l.svcDay {
-		return true
-	}
+	return l.dayFull(all[i], of[i]) || l.weekFull(all, of)
+}
+
+// dayFull reports whether a day with all bookings, of of the service,
+// is at a daily limit.
+func (l *limits) dayFull(all, of int) bool {
+	return l.staffDay > 0 && all >= l.staffDay || l.svcDay > 0 && of >= l.svcDay
+}
+
+// weekFull reports whether a week whose counts are all and of (seven
+// days) is at a weekly limit.
+func (l *limits) weekFull(all, of []int) bool {
 	if l.staffWk == 0 && l.svcWeek == 0 {
 		return false
 	}

@@ -316,10 +316,15 @@ func (sw *sweep) atLimit(staff uuid.UUID) bool {
 	all, of := sw.counts[:n], sw.counts[n:]
 	sw.lim.t.Days(staff, sw.lim.svc, w0, all, of)
 	sw.full = grow(sw.full, int(last-first+1))[:last-first+1]
-	some := false
+	some, weekFull := false, false
 	for d := first; d <= last; d++ {
-		w := int(weekOf(d) - w0)
-		sw.full[d-first] = sw.lim.full(all[w:w+7], of[w:w+7], int(d-weekOf(d)))
+		wk := weekOf(d)
+		w := int(wk - w0)
+		if d == first || d == wk { // each week's sums once
+			weekFull = sw.lim.weekFull(all[w:w+7], of[w:w+7])
+		}
+		i := w + int(d-wk)
+		sw.full[d-first] = weekFull || sw.lim.dayFull(all[i], of[i])
 		some = some || sw.full[d-first]
 	}
 	return some

@@ -34,7 +34,7 @@ type book struct {
 	sources      []model.CalendarSource // calendar sources (sources.go), in creation order: copied on write
 	// tally counts each staff member's bookings by local day in the
 	// zone loc (tally.go).
-	tally sorted.Map[blockKey, block]
+	tally []staffRuns // sorted by staff member
 	loc   *time.Location
 	// reminded is when the last write that sent reminders ran
 	// (reminders.go).
@@ -85,7 +85,6 @@ func newBook() book {
 		byStart:   sorted.New[StartKey, struct{}](compareStart),
 		refs:      &refs{},
 		idem:      sorted.New[string, idem](strings.Compare),
-		tally:     sorted.New[blockKey, block](compareBlockKey),
 
 		payments:    sorted.New[uuid.UUID, *model.Payment](compareID),
 		providerIDs: sorted.New[string, uuid.UUID](strings.Compare),
