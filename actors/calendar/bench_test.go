@@ -32,6 +32,7 @@ type salon struct {
 // run a short list of the days in it that have bookings.
 type benchTally struct {
 	staff []benchStaff
+	svcs  []uuid.UUID // the services the entries name, by place
 }
 
 type benchStaff struct {
@@ -45,9 +46,20 @@ type benchRun struct {
 }
 
 type benchEntry struct {
-	svc uuid.UUID
 	day uint8
 	n   uint16
+	svc uint16
+}
+
+// place is service id's place in t.svcs, false when it has none.
+func (t *benchTally) place(id uuid.UUID) (uint16, bool) {
+	h, l := binary.BigEndian.Uint64(id[:8]), binary.BigEndian.Uint64(id[8:])
+	for i := range t.svcs {
+		if binary.BigEndian.Uint64(t.svcs[i][:8]) == h && binary.BigEndian.Uint64(t.svcs[i][8:]) == l {
+			return uint16(i), true
+		}
+	}
+	return 0, false
 }
 
 // find returns where staff member id is in t.staff, or would go.
@@ -88,6 +100,7 @@ func (t *benchTally) run(staff uuid.UUID, bn int64) (*benchRun, int) {
 }
 
 func (t *benchTally) Days(staff, svc uuid.UUID, from int64, all, ofSvc []int) {
+	place, known := t.place(svc)
 	for i := 0; i < len(all); {
 		d := from + int64(i)
 		bn := floorDiv(d, 32)
@@ -97,7 +110,7 @@ func (t *benchTally) Days(staff, svc uuid.UUID, from int64, all, ofSvc []int) {
 			for _, e := range r.ents {
 				if k := int(e.day) - j; k >= 0 && k < span {
 					all[i+k] += int(e.n)
-					if e.svc == svc {
+					if known && e.svc == place {
 						ofSvc[i+k] += int(e.n)
 					}
 				}
@@ -119,10 +132,14 @@ func (t *benchTally) add(staff, svc uuid.UUID, day int64) {
 		t.staff[i].runs = slices.Insert(t.staff[i].runs, at, benchRun{block: bn})
 		r = &t.staff[i].runs[at]
 	}
-	if i := slices.IndexFunc(r.ents, func(e benchEntry) bool { return int64(e.day) == day-bn*32 && e.svc == svc }); i >= 0 {
+	p, ok := t.place(svc)
+	if !ok {
+		t.svcs, p = append(t.svcs, svc), uint16(len(t.svcs))
+	}
+	if i := slices.IndexFunc(r.ents, func(e benchEntry) bool { return int64(e.day) == day-bn*32 && e.svc == p }); i >= 0 {
 		r.ents[i].n++
 	} else {
-		r.ents = append(r.ents, benchEntry{svc: svc, day: uint8(day - bn*32), n: 1})
+		r.ents = append(r.ents, benchEntry{day: uint8(day - bn*32), n: 1, svc: p})
 	}
 }
 

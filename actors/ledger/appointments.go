@@ -34,8 +34,9 @@ type book struct {
 	sources      []model.CalendarSource // calendar sources (sources.go), in creation order: copied on write
 	// tally counts each staff member's bookings by local day in the
 	// zone loc (tally.go).
-	tally []staffRuns // sorted by staff member
-	loc   *time.Location
+	tally    []staffRuns // sorted by staff member
+	tallySvc []uuid.UUID // the services the tally names, by place
+	loc      *time.Location
 	// reminded is when the last write that sent reminders ran
 	// (reminders.go).
 	reminded time.Time

@@ -31,7 +31,7 @@ import (
 // walked a B+tree of 16-byte keys through a comparison closure: the
 // booking limits made a week's slot search of 20 staff members 1.24
 // times as costly as the same search without them, and with this layout
-// 1.12 times, BenchmarkSlotsPoliciesRatio. A Go map from staff member to
+// 1.10-1.12 times, BenchmarkSlotsPoliciesRatio. A Go map from staff member to
 // list was as fast and cost 6 bytes more per appointment in
 // BenchmarkLiveHeap, a map per business.) The lists are copied on
 // write: a booking copies one entry per staff member and one per run of
@@ -53,13 +53,14 @@ const blockDays = 32
 // in no order. It is sparse because most runs of most staff members
 // hold a few bookings: a dense run of 32 days cost a business of the
 // load harness's shape 127 bytes more per appointment (BenchmarkLiveHeap),
-// where an entry is 20.
+// where an entry is 6 (20 while it named its service by id: 3 bytes
+// more per appointment there).
 type block []tallyEntry
 
 type tallyEntry struct {
-	svc uuid.UUID
 	day uint8  // place in the run
 	n   uint16 // bookings on that day of that service: they never overlap, so at most 1,440
+	svc uint16 // the service, by its place in book.tallySvc
 }
 
 // blockKey names a staff member's run.
@@ -166,7 +167,7 @@ func blockOf(day int64) (int64, int) {
 
 // add returns blk with delta more bookings of svc on day i, as a new list
 // when own is false (blk is another state's).
-func (blk block) add(i int, svc uuid.UUID, delta int, own bool) block {
+func (blk block) add(i int, svc uint16, delta int, own bool) block {
 	out := blk
 	if !own {
 		out = make(block, len(blk), len(blk)+1)
@@ -183,7 +184,7 @@ func (blk block) add(i int, svc uuid.UUID, delta int, own bool) block {
 		}
 	}
 	if delta > 0 {
-		out = append(out, tallyEntry{svc: svc, day: uint8(i), n: uint16(delta)})
+		out = append(out, tallyEntry{day: uint8(i), n: uint16(delta), svc: svc})
 	}
 	return out
 }
@@ -216,7 +217,34 @@ func (b book) tallied(c counted, delta int) book {
 	}
 	bn, i := blockOf(calendar.LocalDay(c.start, b.loc))
 	old, _ := runAt(b.runsOf(c.staff), bn)
-	return b.withRuns(map[blockKey]block{{c.staff, bn}: old.add(i, c.svc, delta, false)})
+	var svc uint16
+	b, svc = b.svcPlace(c.svc)
+	return b.withRuns(map[blockKey]block{{c.staff, bn}: old.add(i, svc, delta, false)})
+}
+
+// svcPlace returns service id's place in b.tallySvc, adding it when it
+// has none. The list only grows, and each addition copies it, so every
+// State sees its own.
+func (b book) svcPlace(id uuid.UUID) (book, uint16) {
+	if i, ok := placeOf(b.tallySvc, id); ok {
+		return b, i
+	}
+	b.tallySvc = append(slices.Clip(b.tallySvc), id)
+	return b, uint16(len(b.tallySvc) - 1)
+}
+
+// placeOf is service id's place in list, false when it has none: a
+// business has a few services, and availability asks once per staff
+// member, so the list is searched from the start, eight bytes at a
+// time.
+func placeOf(list []uuid.UUID, id uuid.UUID) (uint16, bool) {
+	h, l := binary.BigEndian.Uint64(id[:8]), binary.BigEndian.Uint64(id[8:])
+	for i := range list {
+		if binary.BigEndian.Uint64(list[i][:8]) == h && binary.BigEndian.Uint64(list[i][8:]) == l {
+			return uint16(i), true
+		}
+	}
+	return 0, false
 }
 
 // talliedAll returns b with each of cs counted once: a world's
@@ -234,7 +262,9 @@ func (b book) talliedAll(cs []counted) book {
 		if !own {
 			blk, _ = runAt(b.runsOf(c.staff), bn)
 		}
-		fresh[k] = blk.add(i, c.svc, 1, own)
+		var svc uint16
+		b, svc = b.svcPlace(c.svc)
+		fresh[k] = blk.add(i, svc, 1, own)
 	}
 	return b.withRuns(fresh)
 }
@@ -245,7 +275,7 @@ func (b book) inZone(loc *time.Location) book {
 	if b.loc != nil && b.loc.String() == loc.String() {
 		return b
 	}
-	b.loc, b.tally = loc, nil
+	b.loc, b.tally, b.tallySvc = loc, nil, nil
 	var cs []counted
 	var v view
 	b.appts.Ascend(nil, func(id uuid.UUID, c appt) bool {
@@ -268,6 +298,7 @@ func (b book) inZone(loc *time.Location) book {
 // svc: one binary search per run of 32 days.
 func (s *State) Days(staff, svc uuid.UUID, from int64, all, ofSvc []int) {
 	runs := s.runsOf(staff)
+	place, known := placeOf(s.tallySvc, svc)
 	for i := 0; i < len(all); {
 		bn, j := blockOf(from + int64(i))
 		span := min(blockDays-j, len(all)-i) // days i.. of the answer are j.. of the run
@@ -275,7 +306,7 @@ func (s *State) Days(staff, svc uuid.UUID, from int64, all, ofSvc []int) {
 		for _, e := range blk {
 			if d := int(e.day) - j; d >= 0 && d < span {
 				all[i+d] += int(e.n)
-				if e.svc == svc {
+				if known && e.svc == place {
 					ofSvc[i+d] += int(e.n)
 				}
 			}
