@@ -70,7 +70,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	m.reminders.Collect(ch)
 }
 
-// reminders counts what became of reminders that came due: those that
+// reminded counts what became of reminders that came due: those that
 // went into the outbox once their write is durable (journalled true), the
 // others when they are passed over.
 func (m *Metrics) reminded(outcomes []ledger.ReminderOutcome, journalled bool) {

@@ -39,7 +39,7 @@ func (a *businessActor) schedule(ctx actor.Context) {
 		// An entry expires once its window has passed: just after to.
 		next, ok = e.Add(time.Millisecond), true
 	}
-	if r, rok := a.state.NextReminder(a.remindAfter()); rok && (!ok || r.Before(next)) {
+	if r, rok := a.state.NextReminder(a.remindScan); rok && (!ok || r.Before(next)) {
 		next, ok = r, true
 	}
 	if !ok {
@@ -70,10 +70,13 @@ func (a *businessActor) expire(ctx actor.Context) {
 	}
 	now := a.now()
 	ch := ledger.DecideExpiries(a.state, now, a.ids)
-	reminded, outcomes := ledger.DecideReminders(a.state, a.remindAfter(), now, a.ids)
+	reminded, outcomes := ledger.DecideReminders(a.state, a.remindScan, now, a.ids)
 	// A scan that sends nothing writes nothing: the actor remembers how
 	// far it looked, and after a restart looks again from what the
-	// journal says (finding the same nothing).
+	// journal says (finding the same nothing). A write that fails is not
+	// looked at again by this actor: a failed sync marks the handle
+	// broken, and the actor that replaces it starts from the journal
+	// (commit.go).
 	a.remindScan = now
 	metrics := a.env.Metrics
 	metrics.reminded(outcomes, false)
@@ -95,7 +98,3 @@ func (a *businessActor) expire(ctx actor.Context) {
 		metrics.reminded(outcomes, true)
 	})
 }
-
-// remindAfter is how far the actor has looked for reminders due; the
-// ledger looks from the journal's Reminded when that is later.
-func (a *businessActor) remindAfter() time.Time { return a.remindScan }
