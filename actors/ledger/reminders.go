@@ -63,7 +63,7 @@ func DecideReminders(s *State, after, now time.Time, ids IDs) (*record.Change, [
 	)
 	after = later(after, s.reminded)
 	for _, r := range s.Business.Reminders {
-		s.dueReminders(r, later(after, r.Since), now, func(id uuid.UUID, start time.Time) {
+		s.dueReminders(r, later(after, r.Since), now, func(id uuid.UUID) {
 			a := s.Appointment(id)
 			o := reminderOutcome(a, r, now)
 			out = append(out, ReminderOutcome{Channel: r.Channel, Outcome: o})
@@ -148,7 +148,7 @@ func (s *State) nextReminder(r model.Reminder, after time.Time) (time.Time, bool
 
 // dueReminders calls fn for every appointment whose reminder r's time
 // lies in (after, now] and after its ArmedAt, whatever its status.
-func (s *State) dueReminders(r model.Reminder, after, now time.Time, fn func(id uuid.UUID, start time.Time)) {
+func (s *State) dueReminders(r model.Reminder, after, now time.Time, fn func(id uuid.UUID)) {
 	until := now.Add(r.Offset())
 	s.startsAfter(after.Add(r.Offset()), func(id uuid.UUID, start time.Time) bool {
 		if start.After(until) {
@@ -156,7 +156,7 @@ func (s *State) dueReminders(r model.Reminder, after, now time.Time, fn func(id 
 		}
 		c, _ := s.appts.Get(id)
 		if _, armed := remindable(&c); start.Add(-r.Offset()).After(armed) {
-			fn(id, start)
+			fn(id)
 		}
 		return true
 	})
