@@ -30,8 +30,9 @@ type ReminderOutcome struct {
 	Channel model.ReminderChannel
 	// Outcome is sent (in the outbox within a minute of its time), late
 	// (in the outbox later than that: the business was down or moving
-	// when it came due), skipped (the appointment was not confirmed) or
-	// missed (the appointment had started before the reminder could go).
+	// when it came due), skipped (the appointment was not confirmed, or
+	// an e-mail's customer has no address) or missed (the appointment had
+	// started before the reminder could go).
 	Outcome string
 }
 
@@ -66,14 +67,15 @@ func DecideReminders(s *State, after, now time.Time, ids IDs) (*record.Change, [
 		s.dueReminders(r, later(after, r.Since), now, func(id uuid.UUID) {
 			a := s.Appointment(id)
 			o := reminderOutcome(a, r, now)
+			if o == ReminderSent || o == ReminderLate {
+				if ch == nil {
+					ch = &record.Change{At: now, Reminded: now}
+				}
+				if !remind(s, ch, a, r, now, ids) {
+					o = ReminderSkipped // a customer without an address
+				}
+			}
 			out = append(out, ReminderOutcome{Channel: r.Channel, Outcome: o})
-			if o != ReminderSent && o != ReminderLate {
-				return
-			}
-			if ch == nil {
-				ch = &record.Change{At: now, Reminded: now}
-			}
-			remind(s, ch, a, r, now, ids)
 		})
 	}
 	return ch, out
@@ -92,17 +94,21 @@ func reminderOutcome(a *model.Appointment, r model.Reminder, now time.Time) stri
 }
 
 // remind adds to ch reminder r of appointment a: an e-mail to its
-// customer, or an appointment.reminder event.
-func remind(s *State, ch *record.Change, a *model.Appointment, r model.Reminder, now time.Time, ids IDs) {
+// customer, or an appointment.reminder event. It reports whether it
+// added one: an e-mail needs the customer's address.
+func remind(s *State, ch *record.Change, a *model.Appointment, r model.Reminder, now time.Time, ids IDs) bool {
 	switch r.Channel {
 	case model.ReminderEmail:
-		if cu := s.Customer(a.CustomerID); cu != nil && cu.Email != "" {
-			ch.Mails = append(ch.Mails, record.Mail{ID: ids.Mail(now), Kind: model.MailReminder, To: cu.Email, Appointment: a.ID, At: now})
+		cu := s.Customer(a.CustomerID)
+		if cu == nil || cu.Email == "" {
+			return false
 		}
+		ch.Mails = append(ch.Mails, record.Mail{ID: ids.Mail(now), Kind: model.MailReminder, To: cu.Email, Appointment: a.ID, At: now})
 	case model.ReminderWebhook:
 		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventAppointmentReminder, CreatedAt: now,
 			Subject: a.ID, Reminder: r.OffsetMinutes})
 	}
+	return true
 }
 
 // NextReminder returns the time of the earliest reminder that will come
