@@ -45,7 +45,7 @@ func NewMetrics() *Metrics {
 		}, []string{"outcome"}),
 		reminders: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "slotd_reminders_total",
-			Help: "Reminders that came due, by channel (email, webhook) and outcome: sent (in the outbox within a minute of its time), late (in the outbox later: the business was down or moving), skipped (the appointment was not confirmed), missed (it had started before the reminder could go).",
+			Help: "Reminders that came due, by channel (email, webhook) and outcome: sent (in the outbox within a minute of its time), late (in the outbox later: the business was down or moving), skipped (the appointment was not confirmed, or an e-mail's customer has no address), missed (it had started before the reminder could go).",
 		}, []string{"channel", "outcome"}),
 	}
 }
