@@ -39,28 +39,55 @@ func (g *grain) Receive(ctx actor.Context) {
 			g.n.deactivate(g.id)
 		}
 	case *emptypb.Empty:
+		// A touch (the sweep's, or a request's) of a grain whose business
+		// is not running here: its activation failed (the lost owner's
+		// lease had not lapsed yet) or its actor broke. Try again, so
+		// that its timers, couriers and outbox do not wait for a request.
+		if _, ok := g.n.cfg.Dir.Loaded(g.id); g.active && !ok {
+			go g.n.activate(g.id)
+		}
 		ctx.Respond(m)
 	}
 }
 
 // activate starts business id's actor here. A business that cannot be
-// taken over now (the journal has no leader yet) is loaded again by the
-// next request that needs it.
+// taken over now (the journal has no leader yet, or the lost owner's
+// lease has not lapsed) is tried again after a second and after two
+// more, and then by the next touch of its grain: a request, or the
+// sweep within sweepEvery. One activation of a business runs at a time.
 func (n *Node) activate(id uuid.UUID) {
+	if _, busy := n.activating.LoadOrStore(id, struct{}{}); busy {
+		return
+	}
+	defer n.activating.Delete(id)
 	if n.cfg.Exists != nil && !n.cfg.Exists(id) {
 		return // a put of a new business starts it, here, when it comes
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	h, err := n.cfg.Dir.Business(ctx, id)
-	if err != nil {
-		n.cfg.Log.Warn("business not taken over on activation", "business", id, "err", err)
-		return
-	}
-	if h.State() != nil && n.cfg.Activated != nil {
-		n.cfg.Activated(id)
+	for try, wait := 1, time.Second; ; try, wait = try+1, 2*wait {
+		h, err := n.cfg.Dir.Business(ctx, id)
+		if err == nil {
+			if h.State() != nil && n.cfg.Activated != nil {
+				n.cfg.Activated(id)
+			}
+			return
+		}
+		if _, here := n.local.Load(id); !here || try == activateTries {
+			n.cfg.Log.Warn("business not taken over on activation", "business", id, "err", err, "tries", try)
+			return
+		}
+		select {
+		case <-time.After(wait):
+		case <-n.stop:
+			return
+		}
 	}
 }
+
+// activateTries is how often activate tries before it leaves a business
+// to the next touch of its grain.
+const activateTries = 3
 
 // deactivate stops business id's actor here: the grain moved or stopped.
 func (n *Node) deactivate(id uuid.UUID) {

@@ -79,12 +79,14 @@ type Node struct {
 	sys *actor.ActorSystem
 	c   *cluster.Cluster
 
-	local   sync.Map // uuid.UUID -> struct{}: businesses whose grain is here
-	pids    sync.Map // uuid.UUID -> *actor.PID: where each business's grain is (pid)
-	owned   atomic.Int64
-	members atomic.Int64
-	view    atomic.Pointer[[]string] // the members' cluster addresses, as the topology last said
-	joined  atomic.Bool
+	local sync.Map // uuid.UUID -> struct{}: businesses whose grain is here
+	// activating holds the businesses whose actor activate is starting.
+	activating sync.Map // uuid.UUID -> struct{}
+	pids       sync.Map // uuid.UUID -> *actor.PID: where each business's grain is (pid)
+	owned      atomic.Int64
+	members    atomic.Int64
+	view       atomic.Pointer[[]string] // the members' cluster addresses, as the topology last said
+	joined     atomic.Bool
 
 	sweepNow chan struct{}
 	stop     chan struct{}
