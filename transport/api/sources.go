@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
@@ -32,12 +33,8 @@ func (s *Server) sourceRoutes(add func(method, path string, h fasthttp.RequestHa
 // 5 seconds. An Idempotency-Key is accepted and not used (decisions §8);
 // the same URL twice for one staff member is 409 CONFLICT.
 func (s *Server) createSource(c *call) {
-	staff, ok := c.busyStaff()
+	staff, ok := c.sourcesStaff()
 	if !ok {
-		return
-	}
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
 		return
 	}
 	in, err := s.decodeSource(c.ctx.PostBody())
@@ -80,12 +77,8 @@ func (s *Server) decodeSource(body []byte) (directory.SourceInput, error) {
 // listSources serves GET /api/v1/staff/{id}/calendar-sources: the staff
 // member's sources in creation order (at most 50: one page).
 func (s *Server) listSources(c *call) {
-	staff, ok := c.busyStaff()
+	staff, ok := c.sourcesStaff()
 	if !ok {
-		return
-	}
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
 		return
 	}
 	c.writeWith(func(b []byte) []byte {
@@ -98,6 +91,20 @@ func (s *Server) listSources(c *call) {
 		}
 		return append(b, `],"hasMore":false,"nextCursor":null}`...)
 	})
+}
+
+// sourcesStaff is the staff member of a route on all their sources,
+// having answered 404 for an unknown one or 400 for a query string.
+func (c *call) sourcesStaff() (uuid.UUID, bool) {
+	staff, ok := c.busyStaff()
+	if !ok {
+		return uuid.Nil, false
+	}
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return uuid.Nil, false
+	}
+	return staff, true
 }
 
 // sourceTarget is the staff member and calendar source of a route on one
