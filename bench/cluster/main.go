@@ -73,6 +73,17 @@ type options struct {
 	slotd           string
 	jsonPath        string
 	keep            bool
+
+	// The soak mode (soak.go); soak > 0 turns it on.
+	soak               time.Duration
+	seed               uint64
+	rate               float64
+	contest            float64
+	contestSize        int
+	readers            int
+	faultMin, faultMax time.Duration
+	holdMin, holdMax   time.Duration
+	giveUp             time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -90,8 +101,30 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.slotd, "slotd", "", "use this slotd `binary` instead of building ./cmd/slotd")
 	fs.StringVar(&o.jsonPath, "json", "", "also write the figures to `FILE` as JSON")
 	fs.BoolVar(&o.keep, "keep", false, "keep the run's directory (data, logs) after a successful run")
+	fs.DurationVar(&o.soak, "soak", 0, "run the soak mode for `DURATION` instead of the comparison (e.g. 20m)")
+	fs.Uint64Var(&o.seed, "seed", 0, "soak: seed of the fault schedule and the clients (0: draw one and print it)")
+	fs.Float64Var(&o.rate, "rate", 80, "soak: about how many bookings/s the clients ask for together")
+	fs.Float64Var(&o.contest, "contest", 0.2, "soak: share of the bookings that ask for a contested slot")
+	fs.IntVar(&o.contestSize, "contest-size", 3, "soak: requests that ask for one contested slot at once")
+	fs.IntVar(&o.readers, "readers", 2, "soak: stale-read readers")
+	fs.DurationVar(&o.faultMin, "fault-min", 20*time.Second, "soak: shortest wait from every node ready to the next fault")
+	fs.DurationVar(&o.faultMax, "fault-max", 60*time.Second, "soak: longest wait from every node ready to the next fault")
+	fs.DurationVar(&o.holdMin, "stop-min", 5*time.Second, "soak: shortest SIGSTOP")
+	fs.DurationVar(&o.holdMax, "stop-max", 20*time.Second, "soak: longest SIGSTOP")
+	fs.DurationVar(&o.giveUp, "give-up", 2*time.Minute, "soak: how long one booking is retried before it is given up")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.soak > 0 {
+		// The soak's own defaults where the comparison's differ.
+		if !set["businesses"] {
+			o.businesses = 6
+		}
+		if !set["c"] {
+			o.clients = 16
+		}
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -104,6 +137,18 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-seq must be at least 10")
 	case !(o.failoverRate > 0):
 		return o, errors.New("-failover-rate must be positive")
+	case o.soak < 0:
+		return o, errors.New("-soak must not be negative")
+	case o.soak > 0 && !(o.rate > 0):
+		return o, errors.New("-rate must be positive")
+	case o.soak > 0 && !(o.contest >= 0 && o.contest <= 1):
+		return o, errors.New("-contest must be between 0 and 1")
+	case o.soak > 0 && (o.contestSize < 2 || o.readers < 0):
+		return o, errors.New("-contest-size must be at least 2 and -readers not negative")
+	case o.soak > 0 && (o.faultMin <= 0 || o.faultMax < o.faultMin || o.holdMin <= 0 || o.holdMax < o.holdMin):
+		return o, errors.New("-fault-min/-fault-max and -stop-min/-stop-max must be positive, each max at least its min")
+	case o.soak > 0 && o.giveUp <= 0:
+		return o, errors.New("-give-up must be positive")
 	}
 	return o, nil
 }
@@ -142,6 +187,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "cluster:", err)
 		return 2
+	}
+	if opt.soak > 0 {
+		return runSoak(ctx, opt, args, stdout, stderr)
 	}
 	tmp, err := os.MkdirTemp("", "slotd-bench-cluster-")
 	if err != nil {

@@ -88,7 +88,8 @@ func (b *bench) startNode(name string, ports nodePorts, extra ...string) (*node,
 	args := append([]string{"serve", "--data", data, "--listen", ports.pub, "--admin-listen", ports.admin,
 		"--admin-token", adminToken, "--world", b.worldFile, "--access-log", "off"}, extra...)
 	logPath := filepath.Join(b.tmp, name+".log")
-	logFile, err := os.Create(logPath)
+	// Appended to: a node the soak restarts keeps its earlier lives' log.
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
