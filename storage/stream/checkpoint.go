@@ -13,11 +13,11 @@ import (
 // Checkpoints (replicator.go) are blobs in a stream of their own beside
 // the journal, replicated like it: a blob is the messages of one subject,
 // cut in chunks under the server's message size limit, each carrying its
-// number and the count. They are read with direct gets ("the first
-// message of this subject at or after this sequence"), served by any
-// replica and keeping no state on the server — the object store, tried
-// first, reads through a consumer that could wait for ever for a replica
-// that was lost.
+// number and the count. They are read with gets ("the first message of
+// this subject at or after this sequence"), answered by the stream's
+// leader (leader.go) and keeping no state on the server — the object
+// store, tried first, reads through a consumer that could wait for ever
+// for a replica that was lost.
 
 // chunkSize is the most a blob's message carries (NATS's default
 // max_payload is 1 MiB).

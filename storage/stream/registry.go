@@ -40,6 +40,8 @@ type Registry struct {
 	mu      sync.Mutex
 	entries map[uuid.UUID]entry
 	nodes   map[string]string    // cluster address -> hand-over address
+	named   map[string]string    // node name -> hand-over address
+	holders map[uuid.UUID]string // business -> the node whose incarnation holds its owner record (owner.go)
 	views   map[string]viewEntry // node name -> its view of the membership (views.go)
 	leases  map[string]leaseSeen // node name -> its lease key's last revision seen (views.go)
 	keys    atomic.Pointer[map[model.KeyHash]uuid.UUID]
@@ -58,12 +60,12 @@ func OpenRegistry(ctx context.Context, j *Journal, bucket string, log *slog.Logg
 	if bucket == "" {
 		bucket = "slotd-businesses"
 	}
-	kv, err := j.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, Replicas: j.cfg.Replicas,
+	kv, err := openBucket(ctx, j.js, jetstream.KeyValueConfig{Bucket: bucket, Replicas: j.cfg.Replicas,
 		Storage: jetstream.FileStorage, History: 1})
 	if err != nil {
 		return nil, fmt.Errorf("stream: creating %s: %w", bucket, err)
 	}
-	r := &Registry{kv: kv, log: log, entries: map[uuid.UUID]entry{}, nodes: map[string]string{}, views: map[string]viewEntry{}, leases: map[string]leaseSeen{}, synced: make(chan struct{})}
+	r := &Registry{kv: kv, log: log, entries: map[uuid.UUID]entry{}, nodes: map[string]string{}, named: map[string]string{}, holders: map[uuid.UUID]string{}, views: map[string]viewEntry{}, leases: map[string]leaseSeen{}, synced: make(chan struct{})}
 	empty := map[model.KeyHash]uuid.UUID{}
 	r.keys.Store(&empty)
 	w, err := kv.WatchAll(context.Background())
@@ -104,6 +106,10 @@ func (r *Registry) watch(w jetstream.KeyWatcher) {
 		}
 		if strings.HasPrefix(e.Key(), leasePrefix) {
 			r.setLease(e)
+			continue
+		}
+		if strings.HasPrefix(e.Key(), ownerPrefix) {
+			r.setHolder(e)
 			continue
 		}
 		id, err := uuid.Parse(e.Key())
@@ -237,6 +243,7 @@ func (r *Registry) setNode(e jetstream.KeyValueEntry) {
 	}
 	r.mu.Lock()
 	r.nodes[n.Cluster] = n.HandOver
+	r.named[e.Key()[len(nodePrefix):]] = n.HandOver
 	r.mu.Unlock()
 }
 
@@ -256,6 +263,41 @@ func (r *Registry) HandOverAddr(cluster string) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	a, ok := r.nodes[cluster]
+	return a, ok
+}
+
+// setHolder keeps which node holds a business's owner record: the node
+// of the incarnation a "held" record names; none for a released one.
+func (r *Registry) setHolder(e jetstream.KeyValueEntry) {
+	id, err := uuid.Parse(e.Key()[len(ownerPrefix):])
+	if err != nil {
+		return
+	}
+	holder, ok := strings.CutPrefix(string(e.Value()), held)
+	node, _, _ := strings.Cut(holder, "/")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.Operation() != jetstream.KeyValuePut || !ok || node == "" {
+		delete(r.holders, id)
+		return
+	}
+	r.holders[id] = node
+}
+
+// HolderAddr returns the hand-over address of the node whose lease
+// incarnation holds business biz's owner record, as this node's watch
+// last delivered it, unless that is node self. It is where biz was being
+// served a moment ago: a node that cannot place businesses itself (its
+// lease is not valid, it is rejoining the cluster) hands a request there
+// rather than hold it; the holder serves it only if it still may.
+func (r *Registry) HolderAddr(biz uuid.UUID, self string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	node, ok := r.holders[biz]
+	if !ok || node == self {
+		return "", false
+	}
+	a, ok := r.named[node]
 	return a, ok
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/model"
@@ -89,4 +91,50 @@ func TestRegistryRidesOutLostQuorum(t *testing.T) {
 	r := <-done
 	require.NoError(t, r.err)
 	require.Equal(t, "s", string(r.secret))
+}
+
+// TestReadsGoToTheLeader: every stream and bucket of the journal answers
+// reads from its leader only (leader.go) — also one an older version
+// created with direct gets on — so a paused replica never holds a read.
+// And each node knows, from its watch, which node holds a business's
+// owner record, for a node that cannot place businesses itself.
+func TestReadsGoToTheLeader(t *testing.T) {
+	ss := streamtest.Cluster(t, 3)
+	nc, err := nats.Connect(ss[0].ClientURL())
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	// The registry bucket as an older slotd left it: direct gets on.
+	require.Eventually(t, func() bool {
+		_, err := js.CreateOrUpdateKeyValue(ctx(t), jetstream.KeyValueConfig{Bucket: "slotd-businesses", Replicas: 3,
+			Storage: jetstream.FileStorage, History: 1})
+		return err == nil
+	}, 30*time.Second, 100*time.Millisecond)
+
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a, err := stream.OpenRegistry(ctx(t), connect(t, ss[0]), "", log)
+	require.NoError(t, err)
+	b, err := stream.OpenRegistry(ctx(t), connect(t, ss[1]), "", log)
+	require.NoError(t, err)
+	for _, name := range []string{"SLOTD_JOURNAL", "SLOTD_CHECKPOINTS", "KV_slotd-checkpoints", "KV_slotd-businesses"} {
+		s, err := js.Stream(ctx(t), name)
+		require.NoError(t, err)
+		require.False(t, s.CachedInfo().Config.AllowDirect, "%s allows direct gets", name)
+	}
+
+	require.NoError(t, a.PublishNode(ctx(t), "a", "127.0.0.1:7101", "127.0.0.1:7301"))
+	lease, err := a.Lease(ctx(t), "a", nil, nil)
+	require.NoError(t, err)
+	t.Cleanup(lease.Stop)
+	biz := uuid.New()
+	_, rev, err := a.Claims(lease).Claim(ctx(t), biz)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { h, ok := b.HolderAddr(biz, "b"); return ok && h == "127.0.0.1:7301" },
+		10*time.Second, 5*time.Millisecond, "b sees a holding it")
+	_, ok := a.HolderAddr(biz, "a")
+	require.False(t, ok, "not handed to itself")
+	a.Claims(lease).Release(biz, lease.Holder(), rev)
+	require.Eventually(t, func() bool { _, ok := b.HolderAddr(biz, "b"); return !ok }, 10*time.Second, 5*time.Millisecond,
+		"released: held by nobody")
 }

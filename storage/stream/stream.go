@@ -73,23 +73,22 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	err = openStream(ctx, js, jetstream.StreamConfig{
 		Name: cfg.Stream, Subjects: []string{cfg.Stream + ".*"}, Replicas: cfg.Replicas,
 		Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy, Discard: jetstream.DiscardNew,
 		// Records are kept until a snapshot covers them (Trim).
-		AllowDirect: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("stream: creating %s: %w", cfg.Stream, err)
 	}
-	_, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	err = openStream(ctx, js, jetstream.StreamConfig{
 		Name: cfg.Checkpoints, Subjects: []string{cfg.Checkpoints + ".>"}, Replicas: cfg.Replicas,
-		Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy, AllowDirect: true,
+		Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("stream: creating %s: %w", cfg.Checkpoints, err)
 	}
-	ckpts, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: cfg.Pointers,
+	ckpts, err := openBucket(ctx, js, jetstream.KeyValueConfig{Bucket: cfg.Pointers,
 		Replicas: cfg.Replicas, Storage: jetstream.FileStorage, History: 1})
 	if err != nil {
 		return nil, fmt.Errorf("stream: creating %s: %w", cfg.Pointers, err)
@@ -194,11 +193,11 @@ func retry(ctx context.Context, fn func(ctx context.Context) error) error {
 // the whole replay's time.
 const attemptTimeout = 2 * time.Second
 
-// read hands fn the records of biz after pos up to last, one direct get
-// ("the first message of the subject at or after this sequence") each,
-// returning the position reached. Direct gets are served by any replica
-// and keep no state on the server: an ordered consumer, tried first,
-// could retry its own reset for ever after losing the replica it was on.
+// read hands fn the records of biz after pos up to last, one get ("the
+// first message of the subject at or after this sequence") each, answered
+// by the stream's leader (leader.go), returning the position reached. Gets
+// keep no state on the server: an ordered consumer, tried first, could
+// retry its own reset for ever after losing the replica it was on.
 func (j *Journal) read(ctx context.Context, biz uuid.UUID, pos Position, last uint64, fn func(seq uint64, rec []byte) error) (Position, error) {
 	s, err := j.js.Stream(ctx, j.cfg.Stream)
 	if err != nil {
@@ -235,16 +234,17 @@ func (j *Journal) deliver(biz uuid.UUID, pos Position, m *jetstream.RawStreamMsg
 }
 
 // last returns the stream sequence of business biz's last record, 0 when
-// it has none. It asks the stream's leader (STREAM.MSG.GET), never a
+// it has none. It asks the stream's leader (STREAM.MSG.GET) by name: a
 // direct get, which the client would make of GetLastMsgForSubject on a
-// stream that allows them: any replica answers a direct get, nats-server
-// lets a follower answer once it is 90 % caught up, and a follower that is
+// stream that allowed them, is answered by any replica, and nats-server
+// lets a follower answer once it is 90 % caught up. A follower that is
 // behind (a node back from a pause, its replica still catching up) names
-// an older last record. A take-over replayed only to that would serve a
-// state without acknowledged writes: a stale read, which the paused-owner
-// fault test caught once (a 404 for an acknowledged booking, on a loaded
-// machine). The records up to last can come from any replica (read): one
-// that lacks a record says so, and the read is tried again.
+// an older last record, and a take-over replayed only to that would serve
+// a state without acknowledged writes: a stale read, which the
+// paused-owner fault test caught once (a 404 for an acknowledged booking,
+// on a loaded machine). The streams no longer allow direct gets
+// (leader.go); asking by name keeps this read right whatever a stream's
+// configuration says.
 func (j *Journal) last(ctx context.Context, biz uuid.UUID) (uint64, error) {
 	req, err := json.Marshal(struct {
 		LastBySubject string `json:"last_by_subj"`
