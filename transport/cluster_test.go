@@ -18,10 +18,12 @@ import (
 	"github.com/slotd/slotd/transport/handover"
 )
 
-// fakeCluster is one node's view of placement.
-type fakeCluster struct{ local bool }
+// fakeCluster is one node's view of placement. lapsed makes Serving
+// false: the node's lease ran out after Local said yes.
+type fakeCluster struct{ local, lapsed bool }
 
 func (f *fakeCluster) Local(uuid.UUID) bool { return f.local }
+func (f *fakeCluster) Serving() bool        { return !f.lapsed }
 func (f *fakeCluster) NotReady() string     { return "" }
 func (f *fakeCluster) Businesses(func(uuid.UUID, string) error) error {
 	return nil
@@ -29,11 +31,13 @@ func (f *fakeCluster) Businesses(func(uuid.UUID, string) error) error {
 
 // fakeOwners names the owner's hand-over address: after unknown answers
 // of no address, then the addresses of addrs in turn (the last repeats).
+// With err set, every answer is the first address (if any) and err.
 type fakeOwners struct {
 	mu      sync.Mutex
 	unknown int
 	addrs   []string
 	local   bool
+	err     error
 	asked   int
 	forgot  int
 }
@@ -44,6 +48,12 @@ func (o *fakeOwners) Owner(context.Context, uuid.UUID) (string, bool, error) {
 	o.asked++
 	if o.local {
 		return "", true, nil
+	}
+	if o.err != nil {
+		if len(o.addrs) == 0 {
+			return "", false, o.err
+		}
+		return o.addrs[0], false, o.err
 	}
 	if o.unknown > 0 {
 		o.unknown--
@@ -252,4 +262,58 @@ func TestWorldPutOnTheOwner(t *testing.T) {
 	var pe *admin.PutError
 	require.ErrorAs(t, err, &pe)
 	require.Equal(t, 503, pe.Status)
+}
+
+// TestSettleRefusesWhatALapsedLeaseServed: a node whose lease ran out
+// between routing a request to its own state and making the answer (it
+// was paused meanwhile) sends a 503 instead — on its own listener and on
+// the hand-over road — and the answer keeps its request id.
+func TestSettleRefusesWhatALapsedLeaseServed(t *testing.T) {
+	front, owner, _ := twoNodes(t)
+	owner.edge.Cluster = &fakeCluster{local: true, lapsed: true}
+	for name, h := range map[string]fasthttp.RequestHandler{"own listener": owner.Public(), "handed over": front.Public()} {
+		ctx := request(h, "GET", "/api/v1/services", "sk_all")
+		require.Equal(t, 503, ctx.Response.StatusCode(), "%s: %s", name, ctx.Response.Body())
+		require.Contains(t, string(ctx.Response.Body()), `"code":"SERVICE_UNAVAILABLE"`, name)
+		require.Equal(t, "1", string(ctx.Response.Header.Peek("Retry-After")), name)
+		require.NotEmpty(t, ctx.Response.Header.Peek("X-Request-Id"), name)
+	}
+	// Valid again: served.
+	owner.edge.Cluster = &fakeCluster{local: true}
+	ctx := request(front.Public(), "GET", "/api/v1/services", "sk_all")
+	require.Equal(t, 200, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
+	// A request that is not served from a business's state (no key, no
+	// business) is not this check's: a 401 stays a 401.
+	owner.edge.Cluster = &fakeCluster{local: true, lapsed: true}
+	ctx = request(owner.Public(), "GET", "/api/v1/services", "sk_nobody")
+	require.Equal(t, 401, ctx.Response.StatusCode())
+}
+
+// TestHandOverNotNowAnswersAtOnce: a node that cannot place businesses
+// (rejoining, its lease not valid) answers 503 at once — asking once —
+// instead of holding the request for the hand-over's timeout; given the
+// owner on record it hands the request there once, and a refused
+// connection is the same 503, not a retry.
+func TestHandOverNotNowAnswersAtOnce(t *testing.T) {
+	front, _, owners := twoNodes(t)
+
+	owners.err = handover.ErrNotNow
+	ctx := request(front.Public(), "GET", "/api/v1/services", "sk_all")
+	require.Equal(t, 503, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
+	require.Contains(t, string(ctx.Response.Body()), "another node")
+	require.Equal(t, 1, owners.asked, "asked once, not until the hand-over's timeout")
+
+	owners.err, owners.asked = handover.ErrTryOnce, 0
+	ctx = request(front.Public(), "GET", "/api/v1/services", "sk_all")
+	require.Equal(t, 200, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
+	require.Equal(t, "owner", string(ctx.Response.Header.Peek("X-Slotd-Node")))
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	gone := ln.Addr().String()
+	ln.Close()
+	owners.addrs, owners.asked = []string{gone}, 0
+	ctx = request(front.Public(), "GET", "/api/v1/services", "sk_all")
+	require.Equal(t, 503, ctx.Response.StatusCode(), "%s", ctx.Response.Body())
+	require.Equal(t, 1, owners.asked, "the owner on record is tried once")
 }

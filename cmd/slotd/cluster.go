@@ -23,7 +23,6 @@ import (
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/placement"
-	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/stream"
 	"github.com/slotd/slotd/transport"
@@ -259,10 +258,6 @@ func waitFree(addr string, d time.Duration) {
 	}
 }
 
-// errNotMember answers a request while the node is not a member (its
-// rejoin failed).
-var errNotMember = problem.New(problem.Unavailable, "This node is not in the cluster; retry on another.")
-
 // startWait bounds how long a starting node waits for the journal's
 // replicas to elect leaders (stream, buckets) and for the cluster to settle
 // before it gives up: seconds on an idle machine, far more on a loaded one.
@@ -425,6 +420,11 @@ func (cn *clusterNode) Local(id uuid.UUID) bool {
 	n := cn.node.Load()
 	return n != nil && cn.lease.Valid() && n.Local(id)
 }
+
+// Serving reports whether this node may serve from the state it holds
+// now: its lease is valid. The front end asks it again once an answer
+// from this node's own state is written (edge.Cluster).
+func (cn *clusterNode) Serving() bool { return cn.lease.Valid() }
 
 func (cn *clusterNode) NotReady() string {
 	n := cn.node.Load()

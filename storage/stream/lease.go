@@ -14,8 +14,8 @@ import (
 
 // Lease is a node's right to serve the businesses it owns: a key of the
 // registry bucket that only its node writes, renewed by compare-and-set
-// every TTL/6. The node may serve while less than TTL has passed since
-// it *sent* its last renewal that the journal acknowledged, on its own
+// every TTL/6. The node may serve while less than TTL (less a margin) has
+// passed since it *sent* its last renewal that the journal acknowledged, on its own
 // monotonic clock — a clock that runs on while the process is stopped
 // (SIGSTOP), descheduled or cut off from the journal.
 //
@@ -67,10 +67,18 @@ type Lease struct {
 	done     chan struct{}
 }
 
-// LeaseTTL is how long a renewal lets a node serve: a node paused or cut
-// off from the journal for longer stops serving, and the membership's
-// failure detection (over 5 s) moves its businesses only after that.
+// LeaseTTL is how long a renewal lets a node serve, less leaseMargin: a
+// node paused or cut off from the journal for longer stops serving, and
+// another node fences the lease (to take a business over) only after
+// watching it unchanged for longer (Claims.Outlast).
 const LeaseTTL = 3 * time.Second
+
+// leaseMargin is taken off every renewal's validity: the node stops
+// serving half a second before its lease runs out by its own clock, so
+// that the rates of two nodes' clocks, and the moments between the check
+// and the answer leaving, never bring it near the fence (which another
+// node makes a second after the lease ran out by its clock).
+const leaseMargin = 500 * time.Millisecond
 
 // Lease takes node's lease and keeps renewing it until Stop. It returns
 // once the lease is held. may is Lease.may (nil: always).
@@ -104,7 +112,12 @@ func (r *Registry) Lease(ctx context.Context, node string, lapsed func(), may fu
 // leasePrefix names the lease keys of the registry bucket.
 const leasePrefix = "lease."
 
-// Valid reports whether the node may serve now.
+// Valid reports whether the node may serve now: less than LeaseTTL −
+// leaseMargin has passed, on the monotonic clock, since it sent its last
+// renewal that the journal acknowledged (and may allows). A node that was
+// paused finds it false the moment it runs again, whatever it held: the
+// clock ran on while it was stopped, and only a renewal sent after the
+// pause makes it true again.
 func (l *Lease) Valid() bool {
 	return int64(time.Since(l.epoch)) < l.until.Load() && (l.may == nil || l.may())
 }
@@ -229,6 +242,6 @@ func (l *Lease) renew() bool {
 		return false
 	}
 	l.rev = rev
-	l.until.Store(int64(sent + l.ttl))
+	l.until.Store(int64(sent + l.ttl - leaseMargin))
 	return true
 }

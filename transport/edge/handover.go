@@ -27,6 +27,10 @@ import (
 type Cluster interface {
 	// Local reports whether business biz lives on this node.
 	Local(biz uuid.UUID) bool
+	// Serving reports whether this node may still serve from its own
+	// state: its lease is valid. A request this node served itself is
+	// answered only if it still may once the answer is made (Settle).
+	Serving() bool
 	// NotReady says why this node is not ready (/readyz): not joined, no
 	// journal, no lease, its journal replica catching up; "" when ready.
 	NotReady() string
@@ -40,6 +44,16 @@ const forwardedKey = "slotd.forwarded"
 
 func forwarded(ctx *fasthttp.RequestCtx) bool { return ctx.UserValue(forwardedKey) != nil }
 
+// servedHereKey marks a request this node serves from its own state of a
+// business (Elsewhere said so).
+const servedHereKey = "slotd.served-here"
+
+// serveHere marks ctx as served from this node's own state.
+func serveHere(ctx *fasthttp.RequestCtx) bool {
+	ctx.SetUserValue(servedHereKey, true)
+	return false
+}
+
 // Elsewhere hands the request to business biz's node when it is not this
 // one, and reports whether it did (the answer is then written). listener
 // is the one the request came in on: the owner serves it with its routes.
@@ -52,10 +66,10 @@ func (e *Edge) Elsewhere(ctx *fasthttp.RequestCtx, biz uuid.UUID, listener hando
 			WriteError(ctx, ErrMoving)
 			return true
 		}
-		return false
+		return serveHere(ctx)
 	}
 	if e.Cluster.Local(biz) {
-		return false
+		return serveHere(ctx)
 	}
 	rctx, cancel := RequestContext()
 	defer cancel()
@@ -63,7 +77,7 @@ func (e *Edge) Elsewhere(ctx *fasthttp.RequestCtx, biz uuid.UUID, listener hando
 	r := handover.Request{Listener: listener, Client: ctx.RemoteIP(), TooLarge: TooLarge(ctx)}
 	local, err := e.HandOver.Forward(rctx, biz, r, &ctx.Request, &ctx.Response)
 	if local {
-		return false // it was activated here just now
+		return serveHere(ctx) // it was activated here just now
 	}
 	if err != nil {
 		ctx.Response.Reset()
@@ -76,6 +90,28 @@ func (e *Edge) Elsewhere(ctx *fasthttp.RequestCtx, biz uuid.UUID, listener hando
 		ctx.SetConnectionClose()
 	}
 	return true
+}
+
+// Settle runs after a listener's routes: an answer this node made from
+// its own state of a business is sent only if the node may still serve
+// it now. Checked before the request, validity is not enough: a node
+// paused between the check and the read of its state (SIGSTOP, a stalled
+// VM) would answer from a state that survivors have written past while it
+// was stopped. Checked after the answer was made, it is: the lease was
+// valid when the state was read if it still is (only a renewal that no
+// other node fenced extends it), so no other node could have taken the
+// business over before. Otherwise the answer is replaced by a 503: a
+// write the journal acknowledged stays acknowledged, and the client's
+// retry with its Idempotency-Key finds it.
+func (e *Edge) Settle(ctx *fasthttp.RequestCtx) {
+	if e.Cluster == nil || ctx.UserValue(servedHereKey) == nil || e.Cluster.Serving() {
+		return
+	}
+	id := RequestID(ctx)
+	ctx.Response.Reset()
+	ctx.Response.Header.DisableNormalizing()
+	setRequestID(ctx, id)
+	WriteError(ctx, ErrMoving)
 }
 
 // HandOverHandler serves the hand-over listener: requests other nodes

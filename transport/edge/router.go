@@ -56,8 +56,15 @@ func (r *Router) Handle(method, path string, h fasthttp.RequestHandler) {
 	})
 }
 
-// Handler returns the handler of the routes.
-func (r *Router) Handler() fasthttp.RequestHandler { return r.r.Handler }
+// Handler returns the handler of the routes. In cluster mode an answer
+// made from this node's own state of a business is settled after the
+// route (Edge.Settle), on the listener and on the hand-over road alike.
+func (r *Router) Handler() fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		r.r.Handler(ctx)
+		r.e.Settle(ctx)
+	}
+}
 
 // dropOptionsFromAllow removes OPTIONS from the Allow header the router
 // set on a 405. The router always lists it, as if it answered OPTIONS, but

@@ -43,7 +43,9 @@ type Owners interface {
 	// Owner returns the hand-over address (host:port) of business biz's
 	// node, activating the business there if need be; local reports that
 	// it is this node. An error or an empty address means no owner can be
-	// named yet.
+	// named yet, and Forward asks again until its timeout — except
+	// ErrNotNow, answered at once, and ErrTryOnce with an address, sent
+	// there once.
 	Owner(ctx context.Context, biz uuid.UUID) (addr string, local bool, err error)
 	// Forget drops what Owner remembered of biz's node, after the address
 	// it gave could not be reached.
@@ -76,6 +78,20 @@ const (
 // business's node within Timeout, or that may have been served there
 // without an answer coming back.
 var ErrMoving = problem.Moving(nil)
+
+// ErrNotNow is Owner's answer when this node cannot place businesses now
+// and will not within a hand-over's time (it is rejoining the cluster, or
+// its lease is not valid): the request is answered 503 at once, for the
+// client (or its load balancer, once /readyz says the same) to try
+// another node, rather than held for Timeout.
+var ErrNotNow = problem.New(problem.Unavailable, "This node cannot serve the business at the moment; retry, or send the request to another node.")
+
+// ErrTryOnce comes with an address Owner did not find by placement but
+// read from the journal's owner record: where the business was being
+// served a moment ago, given by a node that cannot place businesses
+// itself now. The request is sent there once; anything but an answer is
+// ErrNotNow.
+var ErrTryOnce = errors.New("handover: the owner on record, to be tried once")
 
 // Request is what the receiving node knows of a request besides its bytes.
 type Request struct {
@@ -137,8 +153,19 @@ func (c *Node) Forward(ctx context.Context, biz uuid.UUID, r Request, req *fasth
 	}
 	for attempt := 0; ; attempt++ {
 		addr, here, err := c.owners.Owner(ctx, biz)
-		if here {
+		switch {
+		case here:
 			return true, nil
+		case errors.Is(err, ErrNotNow):
+			return false, ErrNotNow
+		case errors.Is(err, ErrTryOnce) && addr != "":
+			if err := c.send(ctx, addr, out, resp); err != nil {
+				if refused(err) {
+					return false, ErrNotNow
+				}
+				return false, ErrMoving // it may have been served
+			}
+			return false, nil
 		}
 		if err == nil && addr != "" {
 			err = c.send(ctx, addr, out, resp)
