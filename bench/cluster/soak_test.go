@@ -59,6 +59,15 @@ func TestFaultDrawDeterministic(t *testing.T) {
 		assert.Equal(t, time.Second, f.Gap)
 		assert.Equal(t, 0, f.Node)
 	}
+	// Every fault draws four times whatever the bounds, so (bar a rare
+	// rejection inside Int64N) its kind and node follow the seed alone.
+	wide := drawN(7, 50)
+	d = newFaultDraw(7, faultBounds{gapMin: time.Second, gapMax: time.Second, holdMin: time.Second, holdMax: time.Second, nodes: 3})
+	for i := range wide {
+		f := d.next()
+		assert.Equal(t, wide[i].Kind, f.Kind, "fault %d", i)
+		assert.Equal(t, wide[i].Node, f.Node, "fault %d", i)
+	}
 }
 
 func TestBookingOutcome(t *testing.T) {

@@ -79,12 +79,11 @@ func (d *faultDraw) next() plannedFault {
 	return f
 }
 
-// between is a duration in [lo, hi], to the millisecond.
+// between is a duration in [lo, hi], to the millisecond; it draws once
+// whatever the bounds (lo for hi at or below lo).
 func between(rng *rand.Rand, lo, hi time.Duration) time.Duration {
-	if hi <= lo {
-		return lo
-	}
-	return lo + time.Duration(rng.Int64N(int64((hi-lo)/time.Millisecond)+1))*time.Millisecond
+	span := max(int64((hi-lo)/time.Millisecond), 0)
+	return lo + time.Duration(rng.Int64N(span+1))*time.Millisecond
 }
 
 // outcome is how the load treats one answer to a booking.
