@@ -125,6 +125,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if !set["c"] {
 			o.clients = 16
 		}
+		if !set["timeout"] {
+			// A client that waited 10 s on a stopped node would hold its
+			// share of the load for the whole stop, and with every client
+			// stuck there the worst stretch without an acknowledgement
+			// would measure the load generator, not the cluster.
+			o.timeout = 3 * time.Second
+		}
 	}
 	switch {
 	case fs.NArg() > 0:

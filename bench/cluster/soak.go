@@ -137,7 +137,8 @@ func (s *soak) run(ctx context.Context) (*SoakReport, error) {
 		Businesses: s.opt.businesses, Clients: s.opt.clients, Readers: s.opt.readers, Rate: s.opt.rate,
 		ContestShare: s.opt.contest, ContestSize: s.opt.contestSize, PlannedSeconds: s.opt.soak.Seconds(),
 		FaultMin: s.opt.faultMin.Seconds(), FaultMax: s.opt.faultMax.Seconds(),
-		StopMin: s.opt.holdMin.Seconds(), StopMax: s.opt.holdMax.Seconds(), GiveUpSeconds: s.opt.giveUp.Seconds()}
+		StopMin: s.opt.holdMin.Seconds(), StopMax: s.opt.holdMax.Seconds(), GiveUpSeconds: s.opt.giveUp.Seconds(),
+		TimeoutSeconds: s.opt.timeout.Seconds()}
 	start := time.Now()
 	s.progress("soak: starting %d cluster nodes", clusterSize)
 	if err := s.startCluster(ctx); err != nil {

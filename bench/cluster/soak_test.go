@@ -417,18 +417,21 @@ func TestParseFlagsSoak(t *testing.T) {
 	assert.Equal(t, 90*time.Second, o.soak)
 	assert.Equal(t, 6, o.businesses, "the soak's own default")
 	assert.Equal(t, 16, o.clients, "the soak's own default")
+	assert.Equal(t, 3*time.Second, o.timeout, "the soak's own default")
 	assert.Zero(t, o.seed)
 
-	o, err = parseFlags([]string{"-soak", "20m", "-businesses", "3", "-c", "8", "-seed", "42"}, io.Discard)
+	o, err = parseFlags([]string{"-soak", "20m", "-businesses", "3", "-c", "8", "-seed", "42", "-timeout", "10s"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, 3, o.businesses)
 	assert.Equal(t, 8, o.clients)
+	assert.Equal(t, 10*time.Second, o.timeout)
 	assert.Equal(t, uint64(42), o.seed)
 
 	o, err = parseFlags(nil, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, 12, o.businesses, "the comparison's defaults are unchanged")
 	assert.Equal(t, 32, o.clients)
+	assert.Equal(t, 10*time.Second, o.timeout)
 
 	for _, bad := range [][]string{
 		{"-soak", "1m", "-contest", "1.5"},

@@ -27,6 +27,7 @@ type SoakReport struct {
 	StopMin        float64   `json:"stopMinSeconds"`
 	StopMax        float64   `json:"stopMaxSeconds"`
 	GiveUpSeconds  float64   `json:"giveUpSeconds"`
+	TimeoutSeconds float64   `json:"requestTimeoutSeconds"`
 	PlannedSeconds float64   `json:"plannedSeconds"`
 	LoadSeconds    float64   `json:"loadSeconds"`  // until the last retried booking was answered
 	ReadySeconds   float64   `json:"readySeconds"` // the cluster's first start
