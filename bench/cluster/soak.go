@@ -41,6 +41,8 @@ type soak struct {
 	listClient *httpClient // the end checks'
 	led        *ledger
 	hub        *contestHub
+	retriers   chan struct{}  // a token per booking being retried in the background
+	retryWG    sync.WaitGroup // those bookings
 	reads      readLog
 	walk       atomic.Int64
 	loadStart  time.Time
@@ -152,6 +154,7 @@ func (s *soak) run(ctx context.Context) (*SoakReport, error) {
 	s.progress("soak: every node ready after %.1fs; businesses per node %v", rep.ReadySeconds, countOwners(owners))
 	s.led = newLedger(owners)
 	s.hub = &contestHub{size: s.opt.contestSize, next: s.nextSlot, w: s.w}
+	s.retriers = make(chan struct{}, retriersPerClient*s.opt.clients)
 
 	s.loadStart = time.Now()
 	deadline := s.loadStart.Add(s.opt.soak)
@@ -173,6 +176,7 @@ func (s *soak) run(ctx context.Context) (*SoakReport, error) {
 	close(ticker)
 	s.progress("soak: load stopped; waiting for the bookings still being retried (at most %s)", s.opt.giveUp)
 	load.Wait()
+	s.retryWG.Wait()
 	s.loadEnd = time.Now()
 	if ctx.Err() != nil {
 		return nil, errors.New("interrupted")

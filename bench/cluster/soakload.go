@@ -238,6 +238,7 @@ func (h *contestHub) slots() []contestSlot {
 const (
 	clientStream = 0xc1000
 	readerStream = 0x4ead0
+	retryStream  = 0x7e7000000
 )
 
 // client books until stop closes: each booking the walk's next free slot,
@@ -282,69 +283,118 @@ func ended(ctx context.Context, stop <-chan struct{}) bool {
 	}
 }
 
-// book sends one booking of slot k through random nodes until it is
-// answered 201 or refused, or -give-up has passed.
+// pending is one booking on its way: the same request, with the same
+// Idempotency-Key, until it is answered for sure.
+type pending struct {
+	k, biz int
+	staff  string
+	start  time.Time
+	body   []byte
+	idem   string
+	ct     *contest
+	first  time.Time
+}
+
+// retriersPerClient bounds the bookings being retried in the background,
+// per client.
+const retriersPerClient = 64
+
+// book sends one booking of slot k through a random node. Answered 201
+// or refused, it is done; otherwise it is retried through random nodes
+// until it is, or -give-up has passed: by a goroutine of its own while
+// there are fewer than retriersPerClient × -c of them, so that the
+// client goes on booking. (A client that waited on a business whose node
+// is stopped would stop asking for every other business too; within
+// seconds every client would wait so, and the worst stretch without an
+// acknowledgement would measure the load generator, not the cluster.)
 func (s *soak) book(ctx context.Context, rng *rand.Rand, k, client int, idem string, ct *contest) {
 	biz, body := s.w.bookingBody(k, client)
 	_, staff, start := s.w.slot(k)
 	s.led.begin()
-	first := time.Now()
-	for attempt := 0; ; attempt++ {
-		n := s.nodes[rng.IntN(len(s.nodes))]
-		sent := time.Now()
-		a, err := s.load.do(ctx, "POST", n.pub+"/api/v1/appointments", s.w.bearer(biz), body, idem)
-		arrived := time.Now()
-		if ctx.Err() != nil {
-			s.led.mu.Lock()
-			s.led.interrupted++
-			s.led.mu.Unlock()
-			if attempt > 0 {
-				s.led.retrying.Add(-1)
-			}
-			return
-		}
-		out, why := bookingOutcome(a.status, a.body, err, isTimeout(err))
-		if out == outRetry {
-			s.led.attempt(why)
-		} else {
-			s.led.attempt("")
-			s.led.seen(biz, a.header.Get(nodeHeader))
-		}
-		if out != outRetry && attempt > 0 {
-			s.led.retrying.Add(-1)
-		}
-		switch out {
-		case outAck:
-			rec := ackRec{Biz: biz, Staff: s.w.staffID(biz, staff).String(), Start: start,
-				End: start.Add(serviceMinutes * time.Minute), FirstSent: first, LastSent: sent, At: arrived,
-				Node: a.header.Get(nodeHeader)}
-			readAck(a.body, &rec)
-			s.led.ack(rec, attempt > 0)
-			if ct != nil {
-				s.hub.note(ct, out, why, false)
-			}
-			return
-		case outRefuse:
-			s.led.refuse(why, ct != nil, attempt > 0)
-			if ct != nil {
-				s.hub.note(ct, out, why, false)
-			}
-			return
-		}
-		if attempt == 0 {
-			s.led.retrying.Add(1)
-		}
-		if arrived.Sub(first) >= s.opt.giveUp {
-			s.led.retrying.Add(-1)
-			s.led.giveUp(fmt.Sprintf("%s (business %d, %s): %d attempts in %.0f s, the last: %s",
-				idem, biz, start.Format(time.RFC3339), attempt+1, arrived.Sub(first).Seconds(), describe(a.status, a.body, err)))
-			if ct != nil {
-				s.hub.note(ct, out, why, true)
-			}
-			return
-		}
-		sleep(ctx, retryPause(attempt))
+	p := &pending{k: k, biz: biz, staff: s.w.staffID(biz, staff).String(), start: start, body: body, idem: idem, ct: ct,
+		first: time.Now()}
+	if s.try(ctx, rng, p, 0) {
+		return
 	}
+	select {
+	case s.retriers <- struct{}{}:
+		s.retryWG.Add(1)
+		go func() {
+			defer s.retryWG.Done()
+			defer func() { <-s.retriers }()
+			s.retry(ctx, rand.New(rand.NewPCG(s.seed, retryStream^uint64(k)<<8^uint64(client))), p)
+		}()
+	default:
+		s.retry(ctx, rng, p)
+	}
+}
+
+// retry tries p again after a growing pause until it is done.
+func (s *soak) retry(ctx context.Context, rng *rand.Rand, p *pending) {
+	for attempt := 1; ; attempt++ {
+		sleep(ctx, retryPause(attempt-1))
+		if s.try(ctx, rng, p, attempt) {
+			return
+		}
+	}
+}
+
+// try sends attempt number attempt of p to a random node and keeps its
+// outcome; done is false when p must be tried again.
+func (s *soak) try(ctx context.Context, rng *rand.Rand, p *pending, attempt int) (done bool) {
+	n := s.nodes[rng.IntN(len(s.nodes))]
+	sent := time.Now()
+	a, err := s.load.do(ctx, "POST", n.pub+"/api/v1/appointments", s.w.bearer(p.biz), p.body, p.idem)
+	arrived := time.Now()
+	if ctx.Err() != nil {
+		s.led.mu.Lock()
+		s.led.interrupted++
+		s.led.mu.Unlock()
+		if attempt > 0 {
+			s.led.retrying.Add(-1)
+		}
+		return true
+	}
+	out, why := bookingOutcome(a.status, a.body, err, isTimeout(err))
+	if out == outRetry {
+		s.led.attempt(why)
+	} else {
+		s.led.attempt("")
+		s.led.seen(p.biz, a.header.Get(nodeHeader))
+		if attempt > 0 {
+			s.led.retrying.Add(-1)
+		}
+	}
+	switch out {
+	case outAck:
+		rec := ackRec{Biz: p.biz, Staff: p.staff, Start: p.start, End: p.start.Add(serviceMinutes * time.Minute),
+			FirstSent: p.first, LastSent: sent, At: arrived, Node: a.header.Get(nodeHeader)}
+		readAck(a.body, &rec)
+		s.led.ack(rec, attempt > 0)
+		if p.ct != nil {
+			s.hub.note(p.ct, out, why, false)
+		}
+		return true
+	case outRefuse:
+		s.led.refuse(why, p.ct != nil, attempt > 0)
+		if p.ct != nil {
+			s.hub.note(p.ct, out, why, false)
+		}
+		return true
+	}
+	if attempt == 0 {
+		s.led.retrying.Add(1)
+	}
+	if arrived.Sub(p.first) >= s.opt.giveUp {
+		s.led.retrying.Add(-1)
+		s.led.giveUp(fmt.Sprintf("%s (business %d, %s): %d attempts in %.0f s, the last: %s",
+			p.idem, p.biz, p.start.Format(time.RFC3339), attempt+1, arrived.Sub(p.first).Seconds(), describe(a.status, a.body, err)))
+		if p.ct != nil {
+			s.hub.note(p.ct, out, why, true)
+		}
+		return true
+	}
+	return false
 }
 
 // readAck takes the id, staff member and times from a 201's body.

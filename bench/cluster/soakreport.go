@@ -113,11 +113,11 @@ func (r *SoakReport) markdown(w io.Writer) {
 	fmt.Fprintf(w, "%s\n\n", verdict)
 	fmt.Fprintf(w, "Seed **%d**; repeat with `%s`. Load %.0f s (planned %.0f s; it ends when the last retried booking is answered): "+
 		"%d businesses, %d booking clients through random nodes asking for about %.0f bookings/s, %.0f%% of them for contested slots "+
-		"(%d requests at once, each with its own Idempotency-Key), a booking retried with its key on no answer, 5xx or "+
-		"409 IDEMPOTENCY_IN_PROGRESS for up to %.0f s; %d stale-read readers. Faults every %.0f–%.0f s after every node is ready again, "+
+		"(%d requests at once, each with its own Idempotency-Key), a booking retried with its key on no answer within %.0f s, 5xx or "+
+		"409 IDEMPOTENCY_IN_PROGRESS for up to %.0f s (in the background, its client going on with the next); %d stale-read readers. Faults every %.0f–%.0f s after every node is ready again, "+
 		"SIGSTOP for %.0f–%.0f s. The cluster was first ready after %.1f s.\n\n",
 		r.Seed, r.Command, r.LoadSeconds, r.PlannedSeconds, r.Businesses, r.Clients, r.Rate, 100*r.ContestShare, r.ContestSize,
-		r.GiveUpSeconds, r.Readers, r.FaultMin, r.FaultMax, r.StopMin, r.StopMax, r.ReadySeconds)
+		r.TimeoutSeconds, r.GiveUpSeconds, r.Readers, r.FaultMin, r.FaultMax, r.StopMin, r.StopMax, r.ReadySeconds)
 
 	r.checksText(w)
 	r.bookingsText(w)
