@@ -32,11 +32,79 @@
 // cores, so the absolute 3-node throughput is a lower bound of what three
 // machines would do, never a gain.
 //
+// # Soak mode
+//
+//	go run ./bench/cluster -soak 20m [-seed 42] [-businesses 6] [-c 16] [-rate 80]
+//	    [-contest 0.2] [-contest-size 3] [-readers 2] [-fault-min 20s] [-fault-max 60s]
+//	    [-stop-min 5s] [-stop-max 20s] [-give-up 2m] [-timeout 3s] [-ready-timeout 90s] [-json FILE]
+//
+// With -soak the tool checks correctness under faults instead of
+// comparing deployments. It builds ./cmd/slotd, writes the world
+// (-businesses defaults to 6 here), starts three cluster nodes only and
+// waits until each answers /readyz 200. Then, for the -soak duration:
+//
+//   - -c booking clients (16 here) ask together for about -rate
+//     bookings/s, each booking through a random node with its own
+//     Idempotency-Key. No answer within -timeout (3 s here), a transport
+//     error, 5xx, 429 or 409 IDEMPOTENCY_IN_PROGRESS is retried: the same
+//     request with the same key, to a random node, after a pause growing
+//     from 50 ms to 1 s, until it is answered 201 (acknowledged: id,
+//     business, staff member, start, end and when the 201 arrived are
+//     kept) or refused (409, 422, any other 4xx), or -give-up has passed
+//     (counted as given up). A booking being retried is carried on by a
+//     goroutine of its own (up to 64 per client) while its client goes on
+//     booking: a client stuck on a business whose node is stopped would
+//     otherwise starve every other business of load.
+//   - A share -contest of the bookings are contested: -contest-size
+//     clients ask for the same business, staff member and start at once,
+//     each with its own key; in the end each such slot must be held by
+//     exactly one appointment.
+//   - -readers stale-read readers pick one of the 200 newest
+//     acknowledged bookings (biased to the newest) and GET it by id
+//     through a random node; a 404 for a booking whose 201 arrived before
+//     the read was sent is a stale read, kept with the node that answered
+//     (X-Slotd-Node), the ms since the 201, the time since the last fault
+//     event and whether an immediate re-read through the same node is
+//     still 404. Every tenth read walks the business's
+//     GET /api/v1/appointments?updatedSince= (1 s before the booking was
+//     first sent) instead, which must list it.
+//   - Faults drawn from -seed (math/rand/v2's PCG: the same seed and
+//     bounds give the same schedule; 0 or none draws a seed, printed with
+//     the command that repeats the run): -fault-min to -fault-max after
+//     every node was last ready again, a random node gets SIGKILL and is
+//     started again with the same flags and data directory; or SIGSTOP
+//     for -stop-min to -stop-max, then SIGCONT; or SIGTERM, its exit
+//     awaited, and a restart. The next fault waits until every node
+//     answers /readyz 200 again (at most -ready-timeout; a node that does
+//     not come back is reported and ends the faults). Each fault is
+//     logged to stderr with its wall-clock time.
+//
+// When the load has stopped (and the bookings still being retried are
+// answered), every business's appointments are listed through every node
+// (cursor paging) and checked: every acknowledged booking present, no
+// two active appointments of one staff member overlapping, every
+// contested slot held exactly once, the three nodes listing the same
+// appointments. Then the whole cluster is restarted (SIGTERM to every
+// node, then every node started again) and the same checks run again.
+// The report has the faults with their times, the bookings acknowledged,
+// refused and given up, the stale reads, the checks before and after the
+// restart, per business the worst stretch without an acknowledged
+// booking (and the faults it overlapped), and per fault the time from the
+// signal (SIGSTOP: and from the SIGCONT) to the first 201 of each
+// business that lived on the node. The exit status is 1 when a check
+// fails: a stale read, a missing acknowledged booking, a double booking,
+// a contested slot not held exactly once, nodes that disagree, a node
+// that did not come back; so the soak can gate a change.
+//
+// For a quick try, shorten the faults' interval, e.g. -soak 90s
+// -fault-min 10s -fault-max 20s -stop-min 5s -stop-max 10s.
+//
 // Progress goes to stderr, the Markdown report to stdout (and the figures
 // to -json FILE). Every process the tool starts is stopped by its PID when
-// it is done with it and on failure or Ctrl-C; the run's directory (the
-// slotd binary, world, data directories and node logs) is removed unless
-// the run fails or -keep is given.
+// it is done with it and on failure or Ctrl-C (a node the soak holds
+// SIGSTOPped is sent SIGCONT first, so that it can drain); the run's
+// directory (the slotd binary, world, data directories and node logs) is
+// removed unless the run fails or -keep is given.
 package main
 
 import (

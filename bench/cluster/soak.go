@@ -403,6 +403,9 @@ func (s *soak) inject(ctx context.Context, n int, f plannedFault) *FaultRecord {
 	if err == nil {
 		err = s.waitAllReady(ctx)
 	}
+	if err != nil && ctx.Err() != nil {
+		return rec // interrupted: not a node that did not come back
+	}
 	if err != nil {
 		rec.NotReady = firstLine(err.Error())
 		s.progress("fault %d: a node is not ready again: %v", n, err)
