@@ -278,6 +278,8 @@ func TestSettleRefusesWhatALapsedLeaseServed(t *testing.T) {
 		require.Equal(t, "1", string(ctx.Response.Header.Peek("Retry-After")), name)
 		require.NotEmpty(t, ctx.Response.Header.Peek("X-Request-Id"), name)
 	}
+	require.Equal(t, uint64(2), owner.Withheld(), "counted")
+	require.Zero(t, front.Withheld(), "the front node handed them over; it withheld nothing")
 	// Valid again: served.
 	owner.edge.Cluster = &fakeCluster{local: true}
 	ctx := request(front.Public(), "GET", "/api/v1/services", "sk_all")

@@ -116,6 +116,11 @@ func (s *Server) HandOverHandler() fasthttp.RequestHandler {
 	})
 }
 
+// Withheld returns how many answers this node made from its own state of
+// a business and replaced by a 503, its lease having run out meanwhile
+// (edge.Edge.Settle; cluster mode).
+func (s *Server) Withheld() uint64 { return s.edge.Withheld() }
+
 // SetReady sets what /readyz reports.
 func (s *Server) SetReady(v bool) { s.admin.SetReady(v) }
 

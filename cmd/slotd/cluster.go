@@ -489,14 +489,16 @@ func (cn *clusterNode) close() {
 	}
 }
 
-// collector is cluster mode's metrics, per node.
-func (cn *clusterNode) collector(road *handover.Node) prometheus.Collector {
-	return clusterCollector{cn: cn, road: road}
+// collector is cluster mode's metrics, per node; withheld counts the
+// answers the front end withheld (transport.Server.Withheld).
+func (cn *clusterNode) collector(road *handover.Node, withheld func() uint64) prometheus.Collector {
+	return clusterCollector{cn: cn, road: road, withheld: withheld}
 }
 
 type clusterCollector struct {
-	cn   *clusterNode
-	road *handover.Node // the hand-overs' counts
+	cn       *clusterNode
+	road     *handover.Node // the hand-overs' counts
+	withheld func() uint64
 }
 
 var (
@@ -509,12 +511,13 @@ var (
 	descCkpts     = prometheus.NewDesc("slotd_journal_checkpoints_total", "Checkpoints of businesses this node stored.", nil, nil)
 	descLease     = prometheus.NewDesc("slotd_cluster_lease_valid", "1 while this node's lease is valid: it may serve (it renews it, sees a majority and is seen by one).", nil, nil)
 	descRejoins   = prometheus.NewDesc("slotd_cluster_rejoins_total", "Times this node found its lease over, let go of its businesses and rejoined as a new member.", nil, nil)
+	descWithheld  = prometheus.NewDesc("slotd_cluster_answers_withheld_total", "Answers this node made from its own state of a business and replaced by 503 SERVICE_UNAVAILABLE, its lease having run out meanwhile (it was paused or cut off).", nil, nil)
 	descClaims    = prometheus.NewDesc("slotd_cluster_owner_claims_total", "Owner records by outcome: taken by this node; refused (their holder's lease was alive); fenced (this node ended a silent holder's lease to take one); released by this node.", []string{"outcome"}, nil)
 )
 
 func (c clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descOwned, descMembers, descForwarded, descServed, descFenced, descAppends, descCkpts,
-		descLease, descRejoins, descClaims} {
+		descLease, descRejoins, descWithheld, descClaims} {
 		ch <- d
 	}
 }
@@ -542,6 +545,9 @@ func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(descLease, prometheus.GaugeValue, valid)
 	ch <- prometheus.MustNewConstMetric(descRejoins, prometheus.CounterValue, float64(c.cn.rejoins.Load()))
+	if c.withheld != nil {
+		ch <- prometheus.MustNewConstMetric(descWithheld, prometheus.CounterValue, float64(c.withheld()))
+	}
 	if c.cn.claims != nil {
 		cs := c.cn.claims.Stats()
 		for _, o := range []struct {

@@ -190,7 +190,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	)
 	if cn != nil {
 		defer front.HandOver.CloseIdleConnections()
-		reg.MustRegister(cn.collector(front.HandOver))
+		reg.MustRegister(cn.collector(front.HandOver, srv.Withheld))
 		boot.set("joining the cluster")
 		if err := cn.join(dir, srv.HandOverHandler()); err != nil {
 			return err

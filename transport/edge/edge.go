@@ -33,9 +33,10 @@ type Config struct {
 // request metrics and the access log, and the road to the other nodes.
 type Edge struct {
 	Config
-	reqSeq  atomic.Uint64
-	reqBase string
-	metrics *httpMetrics
+	reqSeq   atomic.Uint64
+	withheld atomic.Uint64 // answers Settle replaced
+	reqBase  string
+	metrics  *httpMetrics
 }
 
 // New returns the edge of one server.

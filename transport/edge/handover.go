@@ -107,12 +107,16 @@ func (e *Edge) Settle(ctx *fasthttp.RequestCtx) {
 	if e.Cluster == nil || ctx.UserValue(servedHereKey) == nil || e.Cluster.Serving() {
 		return
 	}
+	e.withheld.Add(1)
 	id := RequestID(ctx)
 	ctx.Response.Reset()
 	ctx.Response.Header.DisableNormalizing()
 	setRequestID(ctx, id)
 	WriteError(ctx, ErrMoving)
 }
+
+// Withheld returns how many answers Settle replaced.
+func (e *Edge) Withheld() uint64 { return e.withheld.Load() }
 
 // HandOverHandler serves the hand-over listener: requests other nodes
 // hand to this one, run through the routes of the listener they came in
