@@ -134,11 +134,26 @@ func TestClusterPausedOwnerServesNothingStale(t *testing.T) {
 	// not yet found the fence, and it still runs the salon's actor.
 	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGCONT))
 	resumed := time.Now()
+	notReady := make(chan int)
+	go func() { // how often /readyz said 503 while the reads ran: the rejoin
+		n := 0
+		for time.Since(resumed) < 5*time.Second {
+			if r, err := client.Get(victim.admin + "/readyz"); err == nil {
+				r.Body.Close()
+				if r.StatusCode == 503 {
+					n++
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		notReady <- n
+	}()
 	stale, served, refused, slowest := staleReads(victim, acked, since, 5*time.Second)
 	require.Empty(t, stale[:min(len(stale), 8)], "the resumed owner answered %d times from the state it held; the first:", len(stale))
 	t.Logf("through the resumed owner in 5 s: %d answers served (by the new owner), %d refused 503, none stale; the slowest took %v",
 		served, refused, slowest.Round(time.Millisecond))
 	require.Less(t, slowest, handover.Timeout-time.Second, "a request through the rejoining node was held for the hand-over's timeout")
+	require.NotZero(t, <-notReady, "the resumed node was never seen not ready: the reads did not cover its rejoin")
 
 	agreedAt := hammerUntilAgreed(t, procs, l, resumed, 20*time.Second)
 	require.False(t, agreedAt.IsZero(), "the nodes never agreed on the salon's owner after SIGCONT")

@@ -14,10 +14,11 @@ import (
 
 // Lease is a node's right to serve the businesses it owns: a key of the
 // registry bucket that only its node writes, renewed by compare-and-set
-// every TTL/6. The node may serve while less than TTL (less a margin) has
-// passed since it *sent* its last renewal that the journal acknowledged, on its own
-// monotonic clock — a clock that runs on while the process is stopped
-// (SIGSTOP), descheduled or cut off from the journal.
+// every TTL/6. The node may serve while less than TTL, less leaseMargin,
+// has passed since it *sent* its last renewal that the journal
+// acknowledged, on its own monotonic clock — a clock that runs on while
+// the process is stopped (SIGSTOP), descheduled or cut off from the
+// journal.
 //
 // So a node paused for longer than TTL finds, the moment it runs again,
 // that it may not serve: it answers nothing from the state it held (the
