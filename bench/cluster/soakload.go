@@ -400,14 +400,7 @@ func (s *soak) try(ctx context.Context, rng *rand.Rand, p *pending, attempt int)
 // readAck takes the id, staff member and times from a 201's body.
 func readAck(body []byte, rec *ackRec) {
 	var v struct {
-		Appointment struct {
-			ID          string    `json:"id"`
-			StartTime   time.Time `json:"startTime"`
-			EndTime     time.Time `json:"endTime"`
-			StaffMember *struct {
-				ID string `json:"id"`
-			} `json:"staffMember"`
-		} `json:"appointment"`
+		Appointment appointmentJSON `json:"appointment"`
 	}
 	if json.Unmarshal(body, &v) != nil {
 		return
@@ -599,17 +592,20 @@ func (s *soak) listHas(ctx context.Context, n *node, a ackRec, since time.Time) 
 	return false, false, answered, "more than 50 pages"
 }
 
+// appointmentJSON is what the soak reads of an Appointment.
+type appointmentJSON struct {
+	ID          string    `json:"id"`
+	Status      string    `json:"status"`
+	StartTime   time.Time `json:"startTime"`
+	EndTime     time.Time `json:"endTime"`
+	StaffMember *struct {
+		ID string `json:"id"`
+	} `json:"staffMember"`
+}
+
 // listPage is one page of GET /api/v1/appointments.
 type listPage struct {
-	Data []struct {
-		ID          string    `json:"id"`
-		Status      string    `json:"status"`
-		StartTime   time.Time `json:"startTime"`
-		EndTime     time.Time `json:"endTime"`
-		StaffMember *struct {
-			ID string `json:"id"`
-		} `json:"staffMember"`
-	} `json:"data"`
-	HasMore    bool    `json:"hasMore"`
-	NextCursor *string `json:"nextCursor"`
+	Data       []appointmentJSON `json:"data"`
+	HasMore    bool              `json:"hasMore"`
+	NextCursor *string           `json:"nextCursor"`
 }
