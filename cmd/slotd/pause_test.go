@@ -225,9 +225,14 @@ func TestClusterPauseCostsNoMoreThanKill(t *testing.T) {
 	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGCONT))
 	t.Logf("the salon acknowledged a booking on a survivor %v after its owner was killed, %v after its owner was paused",
 		killGap.Round(time.Millisecond), pauseGap.Round(time.Millisecond))
-	// Either figure moves by a second or two between runs on a loaded
-	// machine (leader elections draw their timeouts at random).
-	require.LessOrEqual(t, pauseGap, max(killGap*3/2, killGap+3*time.Second), "a pause cost more than a kill")
+	// Either figure moves by seconds between runs: when the lost node led
+	// the registry's stream, nobody renews a lease (nor takes anything
+	// over) until the others elect a leader, after JetStream's election
+	// timeout, drawn at random from 4–9 s. One run may pair a kill of a
+	// node that led nothing with a pause of one that led the registry, so
+	// the bound is the kill's time and 5 s: still well under the 13–15 s
+	// a pause cost before.
+	require.LessOrEqual(t, pauseGap, killGap+5*time.Second, "a pause cost more than a kill")
 
 	waitReady(t, procs)
 	l.requireAllThere(t, procs[0])
