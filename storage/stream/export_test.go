@@ -25,3 +25,8 @@ func PurgeBefore(j *Journal, ctx context.Context, biz uuid.UUID, seq uint64) err
 	}
 	return s.Purge(ctx, jetstream.WithPurgeSubject(j.subject(biz)), jetstream.WithPurgeSequence(seq))
 }
+
+// EndedMeanwhile is Claims.endedMeanwhile for node's lease key.
+func EndedMeanwhile(c *Claims, ctx context.Context, node, inc string) bool {
+	return c.endedMeanwhile(ctx, leasePrefix+node, inc)
+}

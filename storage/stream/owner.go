@@ -180,6 +180,9 @@ func (c *Claims) outlive(ctx context.Context, holder, key string, rev uint64) er
 		case time.Since(changed) >= c.Outlast:
 			// Unchanged for longer than the lease lasts: end it.
 			if _, err := c.kv.Update(ctx, lkey, []byte(fencedValue+" "+inc), lrev); err != nil {
+				if c.endedMeanwhile(ctx, lkey, inc) {
+					return nil
+				}
 				return ErrHolderAlive
 			}
 			c.fenced.Add(1)
@@ -198,6 +201,19 @@ func (c *Claims) outlive(ctx context.Context, holder, key string, rev uint64) er
 			return nil // released or taken meanwhile
 		}
 	}
+}
+
+// endedMeanwhile reports whether the lease key lkey no longer names
+// incarnation inc: after a fence of it failed, another node may have
+// fenced it first — two survivors taking a silent node's businesses over
+// at once race to fence its lease, and the loser's claim is as good as
+// the winner's. (Told "alive" instead, it waited for the next try of its
+// activation: a second at least, in the soak often the sweep's ten.)
+func (c *Claims) endedMeanwhile(ctx context.Context, lkey, inc string) bool {
+	actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	defer cancel()
+	e, err := c.kv.Get(actx, lkey)
+	return errors.Is(err, jetstream.ErrKeyNotFound) || err == nil && leaseIncarnation(e.Value()) != inc
 }
 
 // Release marks biz's record, claimed by holder at revision rev, as free

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -146,4 +148,46 @@ func TestLeaseOutlivesJournalOutage(t *testing.T) {
 	_, again, err := reg.Claims(a).Claim(ctx(t), biz)
 	require.NoError(t, err)
 	require.Greater(t, again, rev, "its owner record is still its own")
+}
+
+// TestFenceRace: two nodes take a silent node's businesses over at once
+// and race to fence its lease; the loser's claim stands as well as the
+// winner's (it was told "alive" before, and waited for its next try).
+func TestFenceRace(t *testing.T) {
+	ss := streamtest.Cluster(t, 3)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	reg, err := stream.OpenRegistry(ctx(t), connect(t, ss...), "", log)
+	require.NoError(t, err)
+	a, err := reg.Lease(ctx(t), "a", nil, nil)
+	require.NoError(t, err)
+	one, two := uuid.New(), uuid.New()
+	for _, biz := range []uuid.UUID{one, two} {
+		_, _, err = reg.Claims(a).Claim(ctx(t), biz)
+		require.NoError(t, err)
+	}
+	inc := strings.TrimPrefix(a.Holder(), "a/")
+	a.Stop() // paused: it renews no more
+	b, err := reg.Lease(ctx(t), "b", nil, nil)
+	require.NoError(t, err)
+	defer b.Stop()
+	c, err := reg.Lease(ctx(t), "c", nil, nil)
+	require.NoError(t, err)
+	defer c.Stop()
+	cb, cc := reg.Claims(b), reg.Claims(c)
+	require.False(t, stream.EndedMeanwhile(cb, ctx(t), "a", inc), "a's lease is not fenced yet")
+
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, claim := range []func() error{
+		func() error { _, _, err := cb.Claim(ctx(t), one); return err },
+		func() error { _, _, err := cc.Claim(ctx(t), two); return err },
+	} {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = claim() }()
+	}
+	wg.Wait()
+	require.NoError(t, errs[0])
+	require.NoError(t, errs[1])
+	require.Equal(t, uint64(1), cb.Stats().Fenced+cc.Stats().Fenced, "fenced once")
+	require.True(t, stream.EndedMeanwhile(cb, ctx(t), "a", inc), "a's lease is fenced now")
 }
