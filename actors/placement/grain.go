@@ -51,10 +51,18 @@ func (g *grain) Receive(ctx actor.Context) {
 }
 
 // activate starts business id's actor here. A business that cannot be
-// taken over now (the journal has no leader yet, or the lost owner's
-// lease has not lapsed) is tried again after a second and after two
-// more, and then by the next touch of its grain: a request, or the
+// taken over now (the journal has no leader yet, the lost owner's lease
+// has not lapsed, or this node's own lease is not valid while the
+// registry elects a leader) is tried again — after a quarter of a second,
+// then at most every second — for as long as its grain stays here, up to
+// activateFor; then by the next touch of its grain: a request, or the
 // sweep within sweepEvery. One activation of a business runs at a time.
+//
+// Three tries within three seconds were too few: when the lost node led
+// the registry's stream, every node's lease lapses until the others elect
+// a leader (4–9 s), each try is refused at once, and the business waited
+// for the sweep — a soak saw every business of a paused node down for
+// 9–10 s where its lease was fenced after 5.
 func (n *Node) activate(id uuid.UUID) {
 	if _, busy := n.activating.LoadOrStore(id, struct{}{}); busy {
 		return
@@ -63,9 +71,9 @@ func (n *Node) activate(id uuid.UUID) {
 	if n.cfg.Exists != nil && !n.cfg.Exists(id) {
 		return // a put of a new business starts it, here, when it comes
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), activateFor)
 	defer cancel()
-	for try, wait := 1, time.Second; ; try, wait = try+1, 2*wait {
+	for try, wait := 1, time.Second/4; ; try, wait = try+1, min(2*wait, time.Second) {
 		h, err := n.cfg.Dir.Business(ctx, id)
 		if err == nil {
 			if h.State() != nil && n.cfg.Activated != nil {
@@ -73,21 +81,22 @@ func (n *Node) activate(id uuid.UUID) {
 			}
 			return
 		}
-		if _, here := n.local.Load(id); !here || try == activateTries {
-			n.cfg.Log.Warn("business not taken over on activation", "business", id, "err", err, "tries", try)
-			return
+		if _, here := n.local.Load(id); !here {
+			return // moved on: its new node takes it
 		}
 		select {
 		case <-time.After(wait):
+		case <-ctx.Done():
+			n.cfg.Log.Warn("business not taken over on activation", "business", id, "err", err, "tries", try)
+			return
 		case <-n.stop:
 			return
 		}
 	}
 }
 
-// activateTries is how often activate tries before it leaves a business
-// to the next touch of its grain.
-const activateTries = 3
+// activateFor bounds how long activate keeps trying.
+const activateFor = 30 * time.Second
 
 // deactivate stops business id's actor here: the grain moved or stopped.
 func (n *Node) deactivate(id uuid.UUID) {
