@@ -89,8 +89,8 @@ var ErrNotNow = problem.New(problem.Unavailable, "This node cannot serve the bus
 // ErrTryOnce comes with an address Owner did not find by placement but
 // read from the journal's owner record: where the business was being
 // served a moment ago, given by a node that cannot place businesses
-// itself now. The request is sent there once; anything but an answer is
-// ErrNotNow.
+// itself now. The request is sent there once: a refused connection is
+// ErrNotNow, one that may have been served ErrMoving, as any.
 var ErrTryOnce = errors.New("handover: the owner on record, to be tried once")
 
 // Request is what the receiving node knows of a request besides its bytes.
