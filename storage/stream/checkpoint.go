@@ -45,16 +45,22 @@ func (j *Journal) putBlob(ctx context.Context, name string, data []byte) error {
 }
 
 // getBlob returns the blob stored under name (the first one, were it
-// stored twice).
+// stored twice). Each chunk's read is an attempt of its own, bounded by
+// attemptTimeout: a blob of many megabytes, read from the stream's leader
+// (JSON, base64), takes longer than one attempt may.
 func (j *Journal) getBlob(ctx context.Context, name string) ([]byte, error) {
-	s, err := j.js.Stream(ctx, j.cfg.Checkpoints)
+	actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	s, err := j.js.Stream(actx, j.cfg.Checkpoints)
+	cancel()
 	if err != nil {
 		return nil, err
 	}
 	var out []byte
 	var seq uint64 = 1
 	for i, n := 0, 1; i < n; i++ {
-		m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(j.blobSubject(name)))
+		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+		m, err := s.GetMsg(actx, seq, jetstream.WithGetMsgSubject(j.blobSubject(name)))
+		cancel()
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return nil, errNoBlob
 		}

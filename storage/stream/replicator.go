@@ -474,9 +474,7 @@ func (r *Replicator) latestCheckpoint(ctx context.Context, biz uuid.UUID) (Posit
 		if err != nil {
 			return Position{}, nil, err
 		}
-		actx, cancel = context.WithTimeout(ctx, attemptTimeout)
-		dump, err := r.j.getBlob(actx, checkpointName(biz, at))
-		cancel()
+		dump, err := r.j.getBlob(ctx, checkpointName(biz, at))
 		switch {
 		case err == nil:
 			return at, dump, nil

@@ -145,9 +145,7 @@ func (j *Journal) Replay(ctx context.Context, biz uuid.UUID, after Position, fn 
 	}
 	pos := after
 	for pos.Stream < last {
-		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
-		next, err := j.read(actx, biz, pos, last, fn)
-		cancel()
+		next, err := j.read(ctx, biz, pos, last, fn)
 		pos = next
 		var fatal *fnError
 		switch {
@@ -199,13 +197,17 @@ const attemptTimeout = 2 * time.Second
 // keep no state on the server: an ordered consumer, tried first, could
 // retry its own reset for ever after losing the replica it was on.
 func (j *Journal) read(ctx context.Context, biz uuid.UUID, pos Position, last uint64, fn func(seq uint64, rec []byte) error) (Position, error) {
-	s, err := j.js.Stream(ctx, j.cfg.Stream)
+	actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	s, err := j.js.Stream(actx, j.cfg.Stream)
+	cancel()
 	if err != nil {
 		return pos, err
 	}
 	subject := j.subject(biz)
 	for pos.Stream < last {
-		m, err := s.GetMsg(ctx, pos.Stream+1, jetstream.WithGetMsgSubject(subject))
+		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+		m, err := s.GetMsg(actx, pos.Stream+1, jetstream.WithGetMsgSubject(subject))
+		cancel()
 		if err != nil {
 			return pos, err
 		}
