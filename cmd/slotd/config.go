@@ -34,8 +34,9 @@ type config struct {
 	SMTPFrom              string
 	WebhooksAllowInsecure bool
 	WebhookRetryScale     float64
-	// PublicURL is where payment providers reach slotd (decisions §1, §5);
-	// empty means http://127.0.0.1:<port of --listen>.
+	// PublicURL is the base of every link slotd gives out (decisions §1):
+	// manage links, the booking page, calendar feeds, payment return and
+	// webhook URLs; empty means http://127.0.0.1:<port of --listen>.
 	PublicURL      string
 	DisableModules moduleList
 	Conn           edge.ConnLimits
@@ -161,7 +162,7 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.SMTPFrom, "smtp-from", "", "sender `address` of e-mails")
 	fs.BoolVar(&c.WebhooksAllowInsecure, "webhooks-allow-insecure", false, "development/tests only: permit http://, any port and private webhook destinations")
 	fs.Float64Var(&c.WebhookRetryScale, "webhook-retry-scale", 1, "development/tests only: multiply every wait of the webhook retry ladder by `F`")
-	fs.StringVar(&c.PublicURL, "public-url", "", "the `URL` at which payment providers reach slotd (default http://127.0.0.1:<port of --listen>)")
+	fs.StringVar(&c.PublicURL, "public-url", "", "the base `URL` of every link slotd gives out: manage links in e-mails, the booking page, calendar feeds, payment return and webhook URLs (default http://127.0.0.1:<port of --listen>; a warning at start when --listen serves beyond loopback)")
 	fs.DurationVar(&c.Conn.ReadTimeout, "read-timeout", edge.DefaultConnLimits.ReadTimeout, "longest time to receive one request, headers and body (408 REQUEST_TIMEOUT)")
 	fs.DurationVar(&c.Conn.WriteTimeout, "write-timeout", edge.DefaultConnLimits.WriteTimeout, "longest time to send one response")
 	fs.DurationVar(&c.Conn.IdleTimeout, "idle-timeout", edge.DefaultConnLimits.IdleTimeout, "longest wait for the next request on a kept-alive connection")

@@ -290,8 +290,13 @@ func buildBinary(t *testing.T) string {
 var serving = regexp.MustCompile(`serving the API on (http://\S+) and the admin API on (http://\S+)`)
 
 func startBinary(t *testing.T, bin, data string, args ...string) (*server, *exec.Cmd) {
+	return startBinaryLog(t, bin, data, os.Stderr, args...)
+}
+
+// startBinaryLog is startBinary with the server's log (stderr) to log.
+func startBinaryLog(t *testing.T, bin, data string, log io.Writer, args ...string) (*server, *exec.Cmd) {
 	cmd := exec.Command(bin, append([]string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--admin-token", testAdminToken}, args...)...)
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = log
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

@@ -96,6 +96,11 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		return err
 	}
 	links, public := linktoken.New(linkSecret), publicURL(c, pubLn)
+	if beyond := servesBeyondLoopback(c, pubLn); beyond != "" {
+		log.Warn("--public-url is not set: every link slotd gives out (manage links in e-mails, the booking page, calendar feeds, payment webhooks) points at "+
+			public+", which only this machine reaches, while the API listens on "+beyond+"; set --public-url to the address your customers reach",
+			"public_url", public)
+	}
 	mailMetrics, courierMetrics, outboxMetrics := mail.NewMetrics(), courier.NewMetrics(), outbox.NewMetrics(c.clock)
 	mailer := &mail.Drainer{Outbox: mail.StoreOutbox{S: store}, Sender: mail.NewSender(c.SMTP, c.SMTPUser, c.SMTPPassword, c.Data, c.clock),
 		From: c.SMTPFrom, Log: log, Clock: c.clock, Metrics: mailMetrics, Channel: outboxMetrics.Channel(outbox.Mail),
@@ -614,8 +619,8 @@ func wakeTimed(ctx context.Context, store *storage.Store, dir *directory.Directo
 	return nil
 }
 
-// publicURL is where payment providers reach slotd: --public-url, or the
-// public listener on loopback (decisions §5).
+// publicURL is the base of every link slotd gives out (decisions §1):
+// --public-url, or the public listener on loopback.
 func publicURL(c *config, pub net.Listener) string {
 	if c.PublicURL != "" {
 		return strings.TrimRight(c.PublicURL, "/")
@@ -625,6 +630,18 @@ func publicURL(c *config, pub net.Listener) string {
 		port = strconv.Itoa(a.Port)
 	}
 	return "http://127.0.0.1:" + port
+}
+
+// servesBeyondLoopback returns the public listener's address when
+// --public-url was left at its loopback default while the listener serves
+// beyond this machine (":8080" listens on every interface): the links
+// slotd gives out would then reach nobody else. "" otherwise.
+func servesBeyondLoopback(c *config, pub net.Listener) string {
+	a, ok := pub.Addr().(*net.TCPAddr)
+	if c.PublicURL != "" || !ok || a.IP.IsLoopback() {
+		return ""
+	}
+	return a.String()
 }
 
 // manageLink makes the manage links the mailer puts in confirmations: the
