@@ -1,7 +1,7 @@
 // Command slotd is the slotd appointment scheduling server.
 //
 //	slotd serve [flags]   run the server
-//	slotd version         print the version, VCS revision and Go version
+//	slotd version         print the version, VCS revision and Go version (also --version)
 //
 // See `slotd serve -h` and the README for the flags and their SLOTD_*
 // environment equivalents.
@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -30,12 +31,14 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case len(args) == 0:
 	case args[0] == "serve":
 		return runServe(args[1:], getenv, stdout, stderr)
-	case args[0] == "version" && len(args) == 1:
+	case len(args) == 1 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version"):
 		fmt.Fprint(stdout, versionText())
 		return 0
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help"):
 		usage(stdout)
 		return 0
+	case !strings.HasPrefix(args[0], "-") && args[0] != "version":
+		fmt.Fprintf(stderr, "slotd: unknown command %q\n", args[0])
 	}
 	usage(stderr)
 	return 2

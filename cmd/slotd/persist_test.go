@@ -150,6 +150,16 @@ func TestCommandLine(t *testing.T) {
 	env := func(string) string { return "" }
 	require.Equal(t, 2, run(nil, env, &out, &errb))
 	require.Equal(t, 2, run([]string{"frobnicate"}, env, &out, &errb))
+	require.Contains(t, errb.String(), `slotd: unknown command "frobnicate"`, "the unknown command is named")
+	require.Contains(t, errb.String(), "usage: slotd serve")
+	errb.Reset()
+	require.Equal(t, 2, run([]string{"version", "extra"}, env, &out, &errb))
+	require.NotContains(t, errb.String(), "unknown command", "version is known; its arguments are not")
+	for _, v := range []string{"--version", "-version"} {
+		out.Reset()
+		require.Equal(t, 0, run([]string{v}, env, &out, &errb), v)
+		require.True(t, strings.HasPrefix(out.String(), "slotd "), "%s: %s", v, out.String())
+	}
 	require.Equal(t, 2, run([]string{"serve", "--no-such-flag"}, env, &out, &errb))
 	require.Contains(t, errb.String(), "usage: slotd serve")
 	require.Equal(t, 2, run([]string{"serve", "--webhook-retry-scale", "0"}, env, &out, &errb))
