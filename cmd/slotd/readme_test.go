@@ -74,3 +74,19 @@ func readmeShellValues(t *testing.T) map[string]string {
 	require.Regexp(t, `^[0-9a-f]{32}$`, got[3])
 	return map[string]string{"FROM": got[0], "TO": got[1], "SINCE": got[2], "IDEMPOTENCY_KEY": got[3]}
 }
+
+// TestRunBookLeavesNothingToCommit: what the cluster run book (README,
+// docs/cluster.md) leaves in the repository's root — the binary, the
+// example world, each node's data directory and log — is ignored by git.
+func TestRunBookLeavesNothingToCommit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	if err := exec.Command("git", "-C", "../..", "rev-parse", "--git-dir").Run(); err != nil {
+		t.Skip("not a git checkout")
+	}
+	for _, p := range []string{"slotd", "world.json", "data-n1/journal/x", "data-n3/node/x", "n1.log", "n3.log", "data/x"} {
+		out, err := exec.Command("git", "-C", "../..", "check-ignore", "--no-index", p).CombinedOutput()
+		require.NoError(t, err, "%s is not ignored: %s", p, out)
+	}
+}
