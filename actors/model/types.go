@@ -362,6 +362,10 @@ const (
 // PublishablePrefix starts the text of every publishable key.
 const PublishablePrefix = "pk_live_"
 
+// SecretPrefix starts the text of every secret key slotd makes (a world
+// file may give a secret key any other text).
+const SecretPrefix = "sk_live_"
+
 // Publishable reports whether k is a publishable key.
 func (k *Key) Publishable() bool { return k.Kind == PublishableKey }
 

@@ -140,7 +140,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	}()
 	if cn == nil { // in cluster mode, after joining (below)
 		boot.set("loading the world file or seeding the demo business")
-		if err := populate(ctx, c, store, dir, stdout, log); err != nil {
+		if err := populate(ctx, c, store, dir, public, stdout, log); err != nil {
 			return err
 		}
 		if err := wakeCouriers(ctx, store, dir); err != nil {
@@ -244,7 +244,7 @@ func listenOn(flag, addr string) (net.Listener, error) {
 }
 
 // populate loads --world, or seeds the demo business into an empty store.
-func populate(ctx context.Context, c *config, store *storage.Store, dir *directory.Directory, stdout io.Writer, log *slog.Logger) error {
+func populate(ctx context.Context, c *config, store *storage.Store, dir *directory.Directory, public string, stdout io.Writer, log *slog.Logger) error {
 	if c.World != "" {
 		return loadWorld(ctx, c, dir, log)
 	}
@@ -252,7 +252,7 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 	if err != nil || !empty {
 		return err
 	}
-	return seedDemo(ctx, dir, stdout)
+	return seedDemo(ctx, dir, public, stdout)
 }
 
 // loadWorld loads --world as the admin API loads a world (admin.PutWorld).
@@ -455,29 +455,6 @@ func readFile(path string, fn func(io.Reader) error) error {
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ") }
-
-//go:embed demo.json
-var demoWorld string
-
-// seedDemo puts the built-in demo business with two fresh keys and prints
-// them: they are stored hashed, so this is the only time they are shown.
-func seedDemo(ctx context.Context, dir *directory.Directory, stdout io.Writer) error {
-	full, read := admin.NewKey(), admin.NewKey()
-	doc := strings.NewReplacer("{{KEY_FULL}}", full, "{{KEY_READ}}", read).Replace(demoWorld)
-	specs, err := world.Parse([]byte(doc))
-	if err != nil {
-		return fmt.Errorf("demo world: %w", err)
-	}
-	if _, err := dir.Put(ctx, specs); err != nil {
-		return fmt.Errorf("seed demo business: %w", err)
-	}
-	b := specs[0].Business
-	fmt.Fprintf(stdout, "slotd: empty data directory: seeded the demo business %q (id %s, timezone %s)\n", b.Name, b.ID, b.Timezone)
-	fmt.Fprintf(stdout, "slotd: demo API key, all scopes: %s\n", full)
-	fmt.Fprintf(stdout, "slotd: demo API key, read-only:  %s\n", read)
-	fmt.Fprintln(stdout, "slotd: keys are stored hashed and will not be shown again.")
-	return nil
-}
 
 // serverSecret returns the server's secret named name ("cursor" seals
 // list cursors, "manage-link" signs customers' manage links), made once

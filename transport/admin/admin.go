@@ -419,7 +419,7 @@ func appendKey(b []byte, k *model.Key, plain string) []byte {
 
 // NewKey returns a fresh random secret API key: "sk_live_" and 32
 // URL-safe characters (192 random bits).
-func NewKey() string { return "sk_live_" + randomText() }
+func NewKey() string { return model.SecretPrefix + randomText() }
 
 // NewPublishableKey returns a fresh random publishable key (decisions §7):
 // "pk_live_" and 32 URL-safe characters.

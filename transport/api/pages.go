@@ -1,6 +1,8 @@
 package api
 
 import (
+	"strings"
+
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
@@ -37,6 +39,12 @@ func (s *Server) bookPage(ctx *fasthttp.RequestCtx) {
 	text := string(ctx.QueryArgs().Peek("key"))
 	if err != nil || len(raw) != 36 || text == "" {
 		s.pageMiss(ctx, lang)
+		return
+	}
+	if isSecretKey(text) {
+		// Told by its prefix alone, valid or not: the page says what a
+		// booking page takes, and nothing about the key.
+		page.WriteSecretKey(ctx, page.SecretKey{Lang: lang, BusinessID: id.String()})
 		return
 	}
 	if s.Cluster != nil && s.Elsewhere(ctx, id, handover.Public) {
@@ -90,3 +98,7 @@ func (s *Server) pageMiss(ctx *fasthttp.RequestCtx, lang string) {
 		page.NotFound(ctx, lang)
 	}
 }
+
+// isSecretKey reports whether text has the form of a secret API key that
+// slotd made: a key that must never sit in a page.
+func isSecretKey(text string) bool { return strings.HasPrefix(text, model.SecretPrefix) }

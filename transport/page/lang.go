@@ -66,6 +66,11 @@ var texts = map[string]map[string]string{
 		"noscript":      "This page needs JavaScript to show free times.",
 		"missing.title": "Page not found",
 		"missing.body":  "This booking page or link does not exist, or is no longer valid.",
+		"secret.title":  "A booking page takes a publishable key",
+		"secret.body":   "The key in this address is a secret API key (it starts with sk_live_). A booking page needs a publishable key instead: one that starts with pk_live_ and names the web sites it may be used from.",
+		"secret.make":   "Make one with the admin API (on the admin listener, by default 127.0.0.1:8081; the server needs --admin-token):",
+		"secret.world":  `or give the business an apiKeys entry with "kind": "publishable" and its "allowedOrigins" in the world file.`,
+		"secret.never":  "A secret key must never sit in a web page or a link: anyone who sees it can act as the business. If this address was shared, revoke the key and issue a new one.",
 	},
 	"nl": {
 		"book.title":    "Afspraak maken",
@@ -74,6 +79,11 @@ var texts = map[string]map[string]string{
 		"noscript":      "Deze pagina heeft JavaScript nodig om vrije tijden te tonen.",
 		"missing.title": "Pagina niet gevonden",
 		"missing.body":  "Deze boekingspagina of link bestaat niet of is niet meer geldig.",
+		"secret.title":  "Een boekingspagina werkt met een publiceerbare sleutel",
+		"secret.body":   "De sleutel in dit adres is een geheime API-sleutel (hij begint met sk_live_). Een boekingspagina heeft een publiceerbare sleutel nodig: een die begint met pk_live_ en de websites noemt waarop hij gebruikt mag worden.",
+		"secret.make":   "Maak er een met de admin-API (op de admin-listener, standaard 127.0.0.1:8081; de server heeft --admin-token nodig):",
+		"secret.world":  `of geef het bedrijf in het wereldbestand een apiKeys-regel met "kind": "publishable" en zijn "allowedOrigins".`,
+		"secret.never":  "Een geheime sleutel hoort nooit in een webpagina of een link: wie hem ziet, kan namens het bedrijf handelen. Is dit adres gedeeld, trek de sleutel dan in en maak een nieuwe.",
 	},
 }
 

@@ -157,3 +157,20 @@ func NotFound(ctx *fasthttp.RequestCtx, lang string) {
 	Headers(ctx, nil)
 	render(ctx, fasthttp.StatusNotFound, "missing.html", struct{ Lang string }{lang})
 }
+
+// SecretKey is what the page answering a secret key in a booking page's
+// address holds.
+type SecretKey struct {
+	Lang       string
+	BusinessID string
+}
+
+// WriteSecretKey writes the page that says a booking page takes a
+// publishable key, how to make one and why a secret key must never sit in
+// a web page. It is a 400: the address is wrong, whatever the key. Its
+// Referrer-Policy keeps the address, key and all, from any link's target.
+func WriteSecretKey(ctx *fasthttp.RequestCtx, s SecretKey) {
+	Headers(ctx, nil)
+	ctx.Response.Header.Set("Referrer-Policy", "no-referrer")
+	render(ctx, fasthttp.StatusBadRequest, "secretkey.html", s)
+}

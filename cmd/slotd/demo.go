@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model/world"
+	"github.com/slotd/slotd/transport/admin"
+)
+
+//go:embed demo.json
+var demoWorld string
+
+// seedDemo puts the built-in demo business with fresh keys and prints
+// them: they are stored hashed, so this is the only time they are shown.
+// Besides the two secret keys for curl, the demo has a publishable key
+// allowed from slotd's own origin (demoOrigin), and the booking page's
+// URL is printed ready to open: a newcomer sees the page without making a
+// key first (decisions §1).
+func seedDemo(ctx context.Context, dir *directory.Directory, public string, stdout io.Writer) error {
+	full, read, pub := admin.NewKey(), admin.NewKey(), admin.NewPublishableKey()
+	origin, err := demoOrigin(public)
+	if err != nil {
+		return err
+	}
+	list, _ := json.Marshal([]string{origin})
+	doc := strings.NewReplacer("{{KEY_FULL}}", full, "{{KEY_READ}}", read, "{{KEY_PUBLISHABLE}}", pub,
+		"{{ORIGINS}}", string(list)).Replace(demoWorld)
+	specs, err := world.Parse([]byte(doc))
+	if err != nil {
+		return fmt.Errorf("demo world: %w", err)
+	}
+	if _, err := dir.Put(ctx, specs); err != nil {
+		return fmt.Errorf("seed demo business: %w", err)
+	}
+	b := specs[0].Business
+	fmt.Fprintf(stdout, "slotd: empty data directory: seeded the demo business %q (id %s, timezone %s)\n", b.Name, b.ID, b.Timezone)
+	fmt.Fprintf(stdout, "slotd: demo API key, all scopes: %s\n", full)
+	fmt.Fprintf(stdout, "slotd: demo API key, read-only:  %s\n", read)
+	fmt.Fprintf(stdout, "slotd: demo publishable key:     %s (allowed from %s)\n", pub, origin)
+	fmt.Fprintf(stdout, "slotd: demo booking page:        %s/book/%s?key=%s\n", public, b.ID, pub)
+	fmt.Fprintln(stdout, "slotd: keys are stored hashed and will not be shown again.")
+	return nil
+}
+
+// demoOrigin is the origin of public, the base of the links slotd gives
+// out, as a browser sends it: the one origin the demo's publishable key
+// lists. (The API takes a publishable key from slotd's own pages on any
+// name of the server anyway; the key needs one origin to be valid.)
+func demoOrigin(public string) (string, error) {
+	u, err := url.Parse(public)
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("--public-url %s: not an http or https URL", public)
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" && port != map[string]string{"http": "80", "https": "443"}[u.Scheme] {
+		host += ":" + port
+	}
+	return u.Scheme + "://" + host, nil
+}
