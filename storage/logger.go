@@ -40,9 +40,13 @@ func newPebbleLogger(l *slog.Logger, fail func(error)) pebble.Logger {
 	return pebbleLogger{l: l, fail: fail}
 }
 
+// Infof logs at DEBUG: Pebble's informational lines ("Found 0 WALs",
+// "[JOB 1] WAL … stopped reading") are its internals, which an operator
+// of slotd does not act on; what they do act on comes as events
+// (eventListener) or errors.
 func (p pebbleLogger) Infof(format string, args ...any) {
-	if p.l != nil && p.l.Enabled(context.Background(), slog.LevelInfo) {
-		p.l.Info(fmt.Sprintf(format, args...))
+	if p.l != nil && p.l.Enabled(context.Background(), slog.LevelDebug) {
+		p.l.Debug(fmt.Sprintf(format, args...))
 	}
 }
 

@@ -124,6 +124,9 @@ func (s *Server) Withheld() uint64 { return s.edge.Withheld() }
 // SetReady sets what /readyz reports.
 func (s *Server) SetReady(v bool) { s.admin.SetReady(v) }
 
+// Readiness is what /readyz says now.
+func (s *Server) Readiness() admin.Readiness { return s.admin.Readiness() }
+
 // PutWorldClustered loads the world file data in cluster mode, each
 // business on its node.
 func (s *Server) PutWorldClustered(ctx context.Context, data []byte) ([]directory.PutResult, error) {

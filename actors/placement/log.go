@@ -20,16 +20,24 @@ import (
 // that does not answer a poll or a connection is a WARN (the cluster goes
 // on without it, and a node being drained or restarted is one), and the
 // end of the provider's own health server when the node leaves is
-// routine, not an ERROR.
+// routine, not an ERROR. In the first startGrace of a node, a peer that
+// does not answer yet is one that has not started yet (the run book starts
+// three nodes at once): those records are dropped, and a healthy start
+// logs no WARN.
 type quietHandler struct {
-	next slog.Handler
-	mu   *sync.Mutex
-	last map[string]time.Time
+	next    slog.Handler
+	mu      *sync.Mutex
+	last    map[string]time.Time
+	started time.Time
 }
 
-func newQuietHandler(next slog.Handler) slog.Handler {
-	return quietHandler{next: next, mu: new(sync.Mutex), last: map[string]time.Time{}}
+func newQuietHandler(next slog.Handler, started time.Time) slog.Handler {
+	return quietHandler{next: next, mu: new(sync.Mutex), last: map[string]time.Time{}, started: started}
 }
+
+// startGrace is how long after a node starts its peers may not answer
+// without a WARN: a three-node start on two cores takes about 20 s.
+const startGrace = 30 * time.Second
 
 const repeatEvery = time.Minute
 
@@ -38,7 +46,7 @@ func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level = level(r); r.Level < slog.LevelWarn {
+	if r.Level = level(r, r.Time.Sub(h.started) < startGrace); r.Level < slog.LevelWarn {
 		return nil
 	}
 	h.mu.Lock()
@@ -51,14 +59,23 @@ func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
 	return h.next.Handle(ctx, r)
 }
 
-// level is the level a record of the membership provider deserves.
-func level(r slog.Record) slog.Level {
+// level is the level a record of the membership provider deserves;
+// starting says the node started less than startGrace ago.
+func level(r slog.Record, starting bool) slog.Level {
 	switch r.Message {
 	case "Failure reaching nodes", "Couldn't request node health status",
 		"Bad connection to the node health status", "Bad response from the node health status",
 		// Proto.Actor's remote, when a peer went away (lost, or drained).
 		"EndpointWriter lost connection", "EndpointWriter failed to create receive stream", "EndpointWriter failed to connect":
+		if starting {
+			return slog.LevelInfo
+		}
 		return min(r.Level, slog.LevelWarn)
+	case "Got gossip request from unknown member":
+		// A peer that joined a moment before this node heard of it.
+		if starting {
+			return slog.LevelInfo
+		}
 	case "Automanaged server stopping..!":
 		closed := false
 		r.Attrs(func(a slog.Attr) bool {
@@ -75,9 +92,9 @@ func level(r slog.Record) slog.Level {
 }
 
 func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return quietHandler{next: h.next.WithAttrs(as), mu: h.mu, last: h.last}
+	return quietHandler{next: h.next.WithAttrs(as), mu: h.mu, last: h.last, started: h.started}
 }
 
 func (h quietHandler) WithGroup(name string) slog.Handler {
-	return quietHandler{next: h.next.WithGroup(name), mu: h.mu, last: h.last}
+	return quietHandler{next: h.next.WithGroup(name), mu: h.mu, last: h.last, started: h.started}
 }

@@ -103,7 +103,7 @@ func Start(cfg Config) (*Node, error) {
 		cfg.Refresh = 500 * time.Millisecond
 	}
 	n := &Node{cfg: cfg, sweepNow: make(chan struct{}, 1), stop: make(chan struct{})}
-	quiet := slog.New(newQuietHandler(cfg.Log.Handler())).With("component", "cluster")
+	quiet := slog.New(newQuietHandler(cfg.Log.Handler(), time.Now())).With("component", "cluster")
 	n.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
 	props := actor.PropsFromProducer(func() actor.Actor { return &grain{n: n} })
 	n.health = healthServer(n)

@@ -193,7 +193,8 @@ func startJournal(ctx context.Context, f *clusterFlags, data string, store *stor
 	start := time.Now()
 	deadline, nextLog := start.Add(startWait), start.Add(3*time.Second)
 	for {
-		status(f.waiting(url))
+		why, _ := f.waiting(url)
+		status(why)
 		octx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		cn.journal, err = stream.Open(octx, nc, stream.Config{Replicas: f.JournalReplicas})
 		if err == nil {
@@ -203,13 +204,20 @@ func startJournal(ctx context.Context, f *clusterFlags, data string, store *stor
 		if err == nil {
 			break
 		}
-		why := f.waiting(url)
+		why, all := f.waiting(url)
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			cn.close()
 			return nil, fmt.Errorf("journal: not available after waiting %v: %s (%w)", startWait, why, err)
 		}
 		if time.Now().After(nextLog) {
-			log.Warn(why, "waited", time.Since(start).Round(time.Second), "gives up after", startWait, "err", err)
+			// Electing the journal's leaders takes a healthy start
+			// 10–20 s (more on a loaded machine): said at INFO. A missing replica, or an election
+			// that takes longer, is worth a WARN.
+			level, waited := slog.LevelInfo, time.Since(start)
+			if !all || waited > electionWait {
+				level = slog.LevelWarn
+			}
+			log.Log(ctx, level, why, "waited", waited.Round(time.Second), "gives up after", startWait, "err", err)
 			nextLog = time.Now().Add(10 * time.Second)
 		}
 		time.Sleep(500 * time.Millisecond)
@@ -223,10 +231,11 @@ func startJournal(ctx context.Context, f *clusterFlags, data string, store *stor
 }
 
 // waiting says what the node waits for: with embedded replicas, which
-// of them answer on their route port and which are missing.
-func (f *clusterFlags) waiting(url string) string {
+// of them answer on their route port and which are missing, and whether
+// all of them answer (with an external journal: assumed).
+func (f *clusterFlags) waiting(url string) (why string, all bool) {
 	if f.JournalURL != "" {
-		return "waiting for the journal at " + url
+		return "waiting for the journal at " + url, true
 	}
 	peers := splitList(f.JournalPeers)
 	var missing []string
@@ -242,11 +251,15 @@ func (f *clusterFlags) waiting(url string) string {
 		c.Close()
 	}
 	if len(missing) == 0 {
-		return fmt.Sprintf("waiting for the journal: all %d replicas answer; electing leaders", len(peers))
+		return fmt.Sprintf("waiting for the journal: all %d replicas answer; electing leaders", len(peers)), true
 	}
 	return fmt.Sprintf("waiting for the journal: %d of %d replicas answer, a quorum of %d is needed; missing: %s (start them: docs/cluster.md)",
-		len(peers)-len(missing), len(peers), len(peers)/2+1, strings.Join(missing, ", "))
+		len(peers)-len(missing), len(peers), len(peers)/2+1, strings.Join(missing, ", ")), false
 }
+
+// electionWait is how long a start may wait for the journal's leaders,
+// with every replica up, before the wait is logged as a WARN.
+const electionWait = time.Minute
 
 // waitFree waits until addr can be listened on, or for at most d.
 func waitFree(addr string, d time.Duration) {

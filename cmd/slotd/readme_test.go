@@ -85,7 +85,7 @@ func TestRunBookLeavesNothingToCommit(t *testing.T) {
 	if err := exec.Command("git", "-C", "../..", "rev-parse", "--git-dir").Run(); err != nil {
 		t.Skip("not a git checkout")
 	}
-	for _, p := range []string{"slotd", "world.json", "data-n1/journal/x", "data-n3/node/x", "n1.log", "n3.log", "data/x"} {
+	for _, p := range []string{"slotd", "world.json", "data-n1/journal/x", "data-n3/node/x", "n1.log", "n3.log", "data/x", "whsec"} {
 		out, err := exec.Command("git", "-C", "../..", "check-ignore", "--no-index", p).CombinedOutput()
 		require.NoError(t, err, "%s is not ignored: %s", p, out)
 	}

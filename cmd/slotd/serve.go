@@ -51,6 +51,7 @@ type addrs struct{ Public, Admin string }
 // stops the business actors and closes the journal. ready, if not nil, is
 // called with the bound addresses once requests are served.
 func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(addrs)) error {
+	started := c.clock.Now()
 	log := newLogger(c, stderr)
 	if c.WebhooksAllowInsecure {
 		log.Warn("!!! --webhooks-allow-insecure is set: webhook deliveries may go to http://, any port and private or loopback addresses. Never use this in production. !!!")
@@ -71,9 +72,23 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		return err
 	}
 	defer pubLn.Close() // once served, the server closes them; again is harmless
+	var access *slog.Logger
+	if c.AccessLog != edge.AccessLogOff {
+		// Lines are batched off the request path; what is queued is
+		// written when serve returns, after the listeners have drained.
+		out := edge.NewAsyncWriter(stderr)
+		defer out.Close()
+		format := string(c.AccessLog)
+		if c.jsonLog() {
+			format = edge.AccessLogJSON
+		}
+		if access, err = edge.NewAccessLog(out, format); err != nil {
+			return err
+		}
+	}
 	// The admin listener answers /healthz (and /readyz: 503, and why) from
 	// now on, while the node waits for its journal or loads its world.
-	boot := serveStartup(admLn, "starting")
+	boot := serveStartup(admLn, "starting", access, c.clock)
 	defer boot.stop() // a no-op once listen has taken the listener over
 	if c.World != "" {
 		if _, err := os.Stat(c.World); err != nil { // before any wait: say so now
@@ -150,20 +165,6 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 			return err
 		}
 	}
-	var access *slog.Logger
-	if c.AccessLog != edge.AccessLogOff {
-		// Lines are batched off the request path; what is queued is
-		// written when serve returns, after the listeners have drained.
-		out := edge.NewAsyncWriter(stderr)
-		defer out.Close()
-		format := string(c.AccessLog)
-		if c.jsonLog() {
-			format = edge.AccessLogJSON
-		}
-		if access, err = edge.NewAccessLog(out, format); err != nil {
-			return err
-		}
-	}
 	// One registry, served on the admin listener's /metrics: every package
 	// owns its metrics and hands them over as a collector.
 	reg := prometheus.NewRegistry()
@@ -206,7 +207,21 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 			return err
 		}
 	}
-	return listen(ctx, c, pubLn, boot.handOver(), srv, store.Failed(), log, stdout, ready)
+	var watch *readyWatch
+	defer func() {
+		if watch != nil {
+			watch.stop()
+		}
+	}()
+	return listen(ctx, c, pubLn, boot.handOver(), srv, store.Failed(), log, stdout, func(a addrs) {
+		// The watch ends when the stop begins: the drain's 503s are
+		// said by its own lines.
+		watch = watchReady(srv.Readiness, c.clock, log, started)
+		context.AfterFunc(ctx, watch.stop)
+		if ready != nil {
+			ready(a)
+		}
+	})
 }
 
 // newLogger is the server's log on stderr, text or JSON (--log-format).
@@ -520,9 +535,7 @@ func listen(ctx context.Context, c *config, pubLn, admLn net.Listener, srv *tran
 	a := addrs{Public: pubLn.Addr().String(), Admin: admLn.Addr().String()}
 	fmt.Fprintf(stdout, "slotd: serving the API on http://%s and the admin API on http://%s\n", a.Public, a.Admin)
 	srv.SetReady(true)
-	if ready != nil {
-		ready(a)
-	}
+	ready(a)
 	var serveErr error
 	select {
 	case <-ctx.Done():

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/clock"
 )
 
 // startup answers the admin listener while slotd starts, before the real
@@ -22,6 +24,8 @@ import (
 // something accepts them; startup accepts them from the start, through a
 // handoff that later gives the listener to the real admin server.
 type startup struct {
+	access *slog.Logger // nil: no access log
+	clock  clock.Clock
 	reason atomic.Pointer[string]
 	hand   *handoff
 	early  *sub
@@ -30,9 +34,11 @@ type startup struct {
 	handed bool // the listener went to the real server
 }
 
-// serveStartup starts answering ln with reason as /readyz's.
-func serveStartup(ln net.Listener, reason string) *startup {
-	s := &startup{hand: newHandoff(ln), done: make(chan struct{})}
+// serveStartup starts answering ln with reason as /readyz's. Each request
+// is written to access (when not nil) as the real admin server writes its
+// own: a probe that waited through a start shows in the log as a 503.
+func serveStartup(ln net.Listener, reason string, access *slog.Logger, c clock.Clock) *startup {
+	s := &startup{access: access, clock: c, hand: newHandoff(ln), done: make(chan struct{})}
 	s.set(reason)
 	s.early = s.hand.next()
 	s.srv = &fasthttp.Server{Handler: s.handle, Name: "slotd-admin", NoDefaultServerHeader: true,
@@ -48,18 +54,27 @@ func serveStartup(ln net.Listener, reason string) *startup {
 func (s *startup) set(reason string) { s.reason.Store(&reason) }
 
 func (s *startup) handle(ctx *fasthttp.RequestCtx) {
+	begin := s.clock.Now()
 	ctx.SetContentType("application/json")
 	reason := *s.reason.Load()
-	switch string(ctx.Path()) {
+	route := string(ctx.Path())
+	switch route {
 	case "/healthz":
 		ctx.SetBodyString(`{"status":"ok"}`)
 	case "/readyz":
 		ctx.SetStatusCode(503)
 		ctx.SetBody(append(wire.AppendString([]byte(`{"status":"starting","reason":`), reason), '}'))
 	default:
+		route = "starting" // never the path a client sent (transport/edge's access log)
 		ctx.SetStatusCode(503)
 		ctx.Response.Header.Set("Retry-After", "5")
 		ctx.SetBody(wire.AppendError(nil, problem.New(problem.Unavailable, "slotd is starting; retry shortly.")))
+	}
+	if s.access != nil {
+		end := s.clock.Now()
+		s.access.LogAttrs(context.Background(), slog.LevelInfo, "access",
+			slog.String("listener", "admin"), slog.String("method", string(ctx.Method())), slog.String("route", route),
+			slog.Int("status", ctx.Response.StatusCode()), slog.Duration("duration", end.Sub(begin)))
 	}
 }
 

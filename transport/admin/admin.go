@@ -120,25 +120,43 @@ type promLogger struct{ s *Server }
 func (l promLogger) Println(v ...any) { l.s.Log.Error("metrics: gathering failed", "err", v) }
 
 func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
+	r := s.Readiness()
+	if r.Ready() {
+		edge.WriteJSON(ctx, 200, []byte(`{"status":"ready"}`))
+		return
+	}
+	b := wire.AppendString([]byte(`{"status":`), r.Status)
+	if r.Reason != "" {
+		b = wire.AppendString(append(b, `,"reason":`...), r.Reason)
+	}
+	edge.WriteJSON(ctx, 503, append(b, '}'))
+}
+
+// Readiness is what /readyz says: Status "ready", or why not.
+type Readiness struct {
+	Status string // "ready", "not ready", "starting" or "writes refused"
+	Reason string // why not, "" when ready (or starting)
+}
+
+// Ready reports whether r is ready.
+func (r Readiness) Ready() bool { return r.Status == "ready" }
+
+// Readiness tells whether this node is ready for traffic, as /readyz does.
+func (s *Server) Readiness() Readiness {
 	if s.Cluster != nil {
 		if why := s.Cluster.NotReady(); why != "" {
-			b := wire.AppendString([]byte(`{"status":"not ready","reason":`), why)
-			edge.WriteJSON(ctx, 503, append(b, '}'))
-			return
+			return Readiness{"not ready", why}
 		}
 	}
 	if !s.ready.Load() {
-		edge.WriteJSON(ctx, 503, []byte(`{"status":"starting"}`))
-		return
+		return Readiness{Status: "starting"}
 	}
 	// Not ready while writes cannot be made durable (disk full, journal
 	// failed): a load balancer sends the traffic to a node that can.
 	if h := s.Dir.Health(); !h.Writable {
-		b := wire.AppendString([]byte(`{"status":"writes refused","reason":`), h.Reason)
-		edge.WriteJSON(ctx, 503, append(b, '}'))
-		return
+		return Readiness{"writes refused", h.Reason}
 	}
-	edge.WriteJSON(ctx, 200, []byte(`{"status":"ready"}`))
+	return Readiness{Status: "ready"}
 }
 
 // admin wraps an admin endpoint with the token check, then refuses a body

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/transport/admin"
+	"github.com/slotd/slotd/transport/edge"
+)
+
+// The log says when the node turns ready (once, with how long the start
+// took), when it stops being ready and why, and when it is ready again;
+// nothing while nothing changes.
+func TestReadyWatchLogsChanges(t *testing.T) {
+	synctest.Test(t, testReadyWatchLogsChanges)
+}
+
+func testReadyWatchLogsChanges(t *testing.T) {
+	clk := clock.NewFake(testEpoch)
+	tick := func() { clk.Advance(readyPoll); synctest.Wait() } // the fake clock fires on goroutines
+	var mu sync.Mutex
+	now := admin.Readiness{Status: "not ready", Reason: "not a member of the cluster"}
+	set := func(r admin.Readiness) { mu.Lock(); now = r; mu.Unlock() }
+	check := func() admin.Readiness { mu.Lock(); defer mu.Unlock(); return now }
+	var out bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&out, nil))
+	w := watchReady(check, clk, log, testEpoch.Add(-18*time.Second))
+	tick()
+	assert.Empty(t, out.String(), "not ready during a start is no news")
+
+	set(admin.Readiness{Status: "ready"})
+	tick()
+	tick()
+	set(admin.Readiness{Status: "not ready", Reason: "this node's lease is not valid"})
+	tick()
+	tick()
+	set(admin.Readiness{Status: "ready"})
+	tick()
+	w.stop()
+	set(admin.Readiness{Status: "starting"})
+	tick()
+
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 3, out.String())
+	assert.Contains(t, lines[0], `level=INFO msg="ready: /readyz answers 200" took=20s`)
+	assert.Contains(t, lines[1], `level=WARN msg="not ready: /readyz answers 503" status="not ready" reason="this node's lease is not valid"`)
+	assert.Contains(t, lines[2], `level=INFO msg="ready again: /readyz answers 200"`)
+	assert.Zero(t, clk.Pending(), "stopped: no timer left")
+}
+
+// While slotd starts, the admin listener's answers are in the access log
+// like the real server's: a probe that waited through the start shows as
+// 503s. A path that is not a probe is not written (no client's path in
+// the log).
+func TestStartupProbesAreLogged(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var out syncBuffer
+	access, err := edge.NewAccessLog(&out, edge.AccessLogCompact)
+	require.NoError(t, err)
+	boot := serveStartup(ln, "waiting for the journal", access, clock.Real{})
+	defer boot.stop()
+	for _, path := range []string{"/readyz", "/healthz", "/admin/v1/businesses/secret-id"} {
+		res, err := http.Get("http://" + ln.Addr().String() + path)
+		require.NoError(t, err)
+		res.Body.Close()
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 3, out.String())
+	assert.Regexp(t, `^\S+Z access admin GET /readyz 503 \S+$`, lines[0])
+	assert.Regexp(t, `^\S+Z access admin GET /healthz 200 \S+$`, lines[1])
+	assert.Regexp(t, `^\S+Z access admin GET starting 503 \S+$`, lines[2])
+	assert.NotContains(t, out.String(), "secret-id")
+}
