@@ -78,6 +78,10 @@ type Env struct {
 	Payments  Payments
 	PublicURL string
 	Metrics   *Metrics
+	// ManageURL is the customer's manage link of an appointment, which
+	// webhook payloads carry as the API's answers do (decisions §7); nil
+	// leaves it out.
+	ManageURL func(biz, appt uuid.UUID) string
 	// PaymentOutbox is the payment channel's outbox metrics (the payer's
 	// owed cancels and refunds); nil counts nothing.
 	PaymentOutbox *outbox.Channel

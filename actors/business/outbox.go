@@ -97,9 +97,13 @@ func (a *businessActor) envelope(st *ledger.State, ch *record.Change, ev *record
 		return wire.AppendPaymentEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, p)
 	}
 	appt := appointmentOf(st, ch, ev.Subject)
+	var link string
+	if appt != nil && a.env.ManageURL != nil {
+		link = a.env.ManageURL(st.Business.ID, appt.ID)
+	}
 	if ev.Reminder != 0 && appt != nil {
 		cu := ledger.CustomerIn(st, ch, appt.CustomerID)
-		return wire.AppendReminderEvent(make([]byte, 0, 1600), ev.ID, ev.CreatedAt, appt, cu, ev.Reminder)
+		return wire.AppendReminderEvent(make([]byte, 0, 1700), ev.ID, ev.CreatedAt, appt, cu, ev.Reminder, link)
 	}
 	var cu *model.Customer
 	if appt != nil {
@@ -107,7 +111,7 @@ func (a *businessActor) envelope(st *ledger.State, ch *record.Change, ev *record
 	} else {
 		cu = ledger.CustomerIn(st, ch, ev.Subject)
 	}
-	return wire.AppendEvent(make([]byte, 0, 1536), ev.ID, ev.Type, ev.CreatedAt, appt, cu, ev.ByCustomer)
+	return wire.AppendEvent(make([]byte, 0, 1640), ev.ID, ev.Type, ev.CreatedAt, appt, cu, ev.ByCustomer, link)
 }
 
 // paymentIn is the payment of appointment id that ch writes, or nil.

@@ -70,6 +70,9 @@ type Config struct {
 	Payments  business.Payments
 	PublicURL string
 	Metrics   *business.Metrics
+	// ManageURL makes an appointment's manage link for webhook payloads
+	// (business.Env.ManageURL); nil leaves it out.
+	ManageURL func(biz, appt uuid.UUID) string
 	// PaymentOutbox is the payment channel's outbox metrics; nil counts
 	// nothing.
 	PaymentOutbox *outbox.Channel
@@ -98,7 +101,7 @@ func Open(c Config) (*Directory, error) {
 	}
 	d.env = &business.Env{Store: c.Store, Clock: c.Clock, Keys: (*keyIndex)(d), Log: c.Log, MailQueued: c.MailQueued,
 		Couriers: c.Couriers, SnapshotEvery: c.SnapshotEvery,
-		Payments: c.Payments, PublicURL: c.PublicURL, Metrics: c.Metrics, PaymentOutbox: c.PaymentOutbox,
+		Payments: c.Payments, PublicURL: c.PublicURL, ManageURL: c.ManageURL, Metrics: c.Metrics, PaymentOutbox: c.PaymentOutbox,
 		Calendars: c.Calendars,
 		// Mailbox runs on warm goroutines: see package dispatch. Its
 		// workers' idle time is not behaviour anyone observes, so it is

@@ -103,7 +103,14 @@ func TestWebhookDeliverySignedAndLogged(t *testing.T) {
 		require.Equal(t, d["eventId"], d["payload"].(map[string]any)["id"])
 		require.Equal(t, "v1", d["payload"].(map[string]any)["apiVersion"])
 	}
-	require.Equal(t, appt, ds[1]["payload"].(map[string]any)["data"].(map[string]any)["id"])
+	data := ds[1]["payload"].(map[string]any)["data"].(map[string]any)
+	require.Equal(t, appt, data["id"])
+	// The payload's Appointment is the API's, manage link included
+	// (decisions §7; the OpenAPI schema requires it).
+	link := r.Body["appointment"].(map[string]any)["manageUrl"]
+	require.NotEmpty(t, link)
+	require.Equal(t, link, data["manageUrl"])
+	require.Equal(t, link, s.get("/api/v1/appointments/"+appt, keyFull).Body["manageUrl"])
 	require.Empty(t, s.deliveries(other), "not subscribed: no rows")
 
 	// What arrived is signed per Standard Webhooks and matches the log.

@@ -127,6 +127,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	metrics := business.NewMetrics()
 	dcfg := directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: queueMail(mailer), Couriers: couriers,
 		Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: public,
+		ManageURL: func(biz, appt uuid.UUID) string { return links.URL(public, biz, appt) },
 		Metrics: metrics, PaymentOutbox: outboxMetrics.Channel(outbox.Payment),
 		Calendars: &business.Calendars{Fetcher: icsfetch.New(c.WebhooksAllowInsecure), Slots: make(chan struct{}, calendarFetches)}}
 	if cn != nil {

@@ -51,10 +51,11 @@ func appendEnvelopeHead(b []byte, id, typ string, at time.Time, changedBy string
 }
 
 // AppendEvent appends the envelope of api-v1 §6.2. Its data is the
-// appointment a with its customer cu, or, when a is nil, the customer cu;
-// null when both are nil. An appointment's event says who changed it
-// (changedBy: the customer when byCustomer, else the business).
-func AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, cu *model.Customer, byCustomer bool) []byte {
+// appointment a with its customer cu and its manage link manageURL (when
+// not ""), or, when a is nil, the customer cu; null when both are nil. An
+// appointment's event says who changed it (changedBy: the customer when
+// byCustomer, else the business).
+func AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, cu *model.Customer, byCustomer bool, manageURL string) []byte {
 	changedBy := ""
 	switch {
 	case a != nil && byCustomer:
@@ -65,7 +66,7 @@ func AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, c
 	b = appendEnvelopeHead(b, id, typ, at, changedBy)
 	switch {
 	case a != nil:
-		b = AppendAppointment(b, a, cu)
+		b = AppendAppointmentLinked(b, a, cu, manageURL)
 	case cu != nil:
 		b = AppendCustomer(b, cu)
 	default:
@@ -78,9 +79,9 @@ func AppendEvent(b []byte, id, typ string, at time.Time, a *model.Appointment, c
 // event (decisions §9): its data is the appointment a with its customer
 // cu, as AppendEvent gives it, plus "reminder": {"offsetMinutes": n}. A
 // reminder is the business's, so its changedBy is the business.
-func AppendReminderEvent(b []byte, id string, at time.Time, a *model.Appointment, cu *model.Customer, offsetMinutes int) []byte {
+func AppendReminderEvent(b []byte, id string, at time.Time, a *model.Appointment, cu *model.Customer, offsetMinutes int, manageURL string) []byte {
 	b = appendEnvelopeHead(b, id, model.EventAppointmentReminder, at, ChangedByBusiness)
-	b = AppendAppointment(b, a, cu)
+	b = AppendAppointmentLinked(b, a, cu, manageURL)
 	b = append(b[:len(b)-1], `,"reminder":{"offsetMinutes":`...) // inside the appointment's object
 	b = AppendInt(b, offsetMinutes)
 	return append(b, "}}}"...)

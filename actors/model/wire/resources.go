@@ -191,8 +191,8 @@ func AppendAppointment(b []byte, a *model.Appointment, cu *model.Customer) []byt
 
 // AppendAppointmentLinked appends a as AppendAppointment does, with
 // manageUrl, the customer's manage link (decisions §7), when it is not "":
-// the API's answers carry it, webhook payloads do not (a consumer that
-// wants one asks the API).
+// the API's answers and webhook payloads carry it (integrators send their
+// own e-mails with it).
 func AppendAppointmentLinked(b []byte, a *model.Appointment, cu *model.Customer, manageURL string) []byte {
 	b = append(b, '{')
 	b = AppendKey(b, "id")
