@@ -275,10 +275,14 @@ type document struct {
 	subject  string
 	greeting string
 	paras    []string
-	title    string      // heading of details; "" when there are none
-	details  [][2]string // label, value
-	closing  []string    // lines
-	footer   string
+	// links are the paragraphs that carry a URL (a value or its hole),
+	// by index in paras, which the HTML part makes a link. Those
+	// paragraphs' sentences hold no other value.
+	links   map[int]string
+	title   string      // heading of details; "" when there are none
+	details [][2]string // label, value
+	closing []string    // lines
+	footer  string
 }
 
 // The values of a message: what it says that changes from one message to
@@ -403,8 +407,12 @@ func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *docume
 		d.paras = append(d.paras, l.get("intro.generic", "business", biz, "kind", kind))
 	}
 
+	if u := v[valPayURL]; u != "" {
+		d.link(l.get("pay.link", "url", u), u)
+	}
 	if u := v[valManageURL]; u != "" {
 		d.paras = append(d.paras, l.get("manage.link", "url", u))
+		d.link(d.paras[len(d.paras)-1], u)
 	}
 	if a != nil && !a.StartTime.IsZero() {
 		d.title = l.get("details")
@@ -705,9 +713,9 @@ func (d *document) html() string {
 	b.WriteString("<p>")
 	e(d.greeting)
 	b.WriteString("</p>\n")
-	for _, p := range d.paras {
+	for i, p := range d.paras {
 		b.WriteString("<p>")
-		e(p)
+		linked(&b, p, d.links[i])
 		b.WriteString("</p>\n")
 	}
 	if d.title != "" {
@@ -738,6 +746,36 @@ func (d *document) html() string {
 	b.WriteString("</p>\n")
 	b.WriteString("</body>\n</html>\n")
 	return b.String()
+}
+
+// link marks the paragraph that is text (one of d.paras) as carrying u.
+func (d *document) link(text, u string) {
+	for i := range d.paras {
+		if d.paras[i] == text {
+			if d.links == nil {
+				d.links = map[int]string{}
+			}
+			d.links[i] = u
+			return
+		}
+	}
+}
+
+// linked writes paragraph p escaped, with u in it ("" none) as a link to
+// itself: a customer taps the manage or payment link rather than copy it.
+func linked(b *strings.Builder, p, u string) {
+	before, after, ok := strings.Cut(p, u)
+	if u == "" || !ok {
+		escapeTo(b, p)
+		return
+	}
+	escapeTo(b, before)
+	b.WriteString(`<a href="`)
+	escapeTo(b, u)
+	b.WriteString(`" style="color:#1a56a0;">`)
+	escapeTo(b, u)
+	b.WriteString("</a>")
+	escapeTo(b, after)
 }
 
 // escapeTo writes s to b escaped as html.EscapeString does, without

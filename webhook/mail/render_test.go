@@ -253,7 +253,8 @@ func TestRenderManageLink(t *testing.T) {
 			continue
 		}
 		assert.Contains(t, m.Text(), "To cancel or change your appointment, use this link: "+link, "%s %s", c.kind, c.status)
-		assert.Contains(t, m.HTML(), link, "%s %s", c.kind, c.status)
+		assert.Contains(t, m.HTML(), `use this link: <a href="`+link+`" style="color:#1a56a0;">`+link+`</a></p>`,
+			"%s %s: a link in the HTML part", c.kind, c.status)
 		requireNoPlaceholders(t, m)
 	}
 }
@@ -746,4 +747,14 @@ func TestRenderRowIsRenderOfItsBytes(t *testing.T) {
 	}
 	_, err := RenderRow(&record.MailRow{ID: "bad id", Kind: model.MailConfirmation}, "")
 	require.ErrorIs(t, err, ErrBadRow)
+}
+
+// The HTML part links the payment's checkout, escaped as an attribute.
+func TestRenderPayLinkIsALink(t *testing.T) {
+	r := testMailRow(testID, model.MailConfirmation, salon, testAppointment(model.PendingPayment))
+	r.Payment = &record.MailPayment{AmountCents: 5000, Currency: "EUR", CheckoutURL: "https://pay.example/c?x=1&y=2"}
+	m, err := RenderRow(r, "")
+	require.NoError(t, err)
+	assert.Contains(t, m.Text(), "Pay securely here: https://pay.example/c?x=1&y=2")
+	assert.Contains(t, m.HTML(), `Pay securely here: <a href="https://pay.example/c?x=1&amp;y=2" style="color:#1a56a0;">https://pay.example/c?x=1&amp;y=2</a></p>`)
 }
