@@ -90,9 +90,9 @@ const longest = 7 * 24 * time.Hour
 // FeedCalendar is feed f of s at now (decisions §8): a VEVENT per active
 // segment of every appointment of the feed's staff member (or the whole
 // business) that occupies time, or was cancelled in the last 30 days,
-// from 30 days ago to maxAdvanceDays ahead, in start order. Customer
-// names appear only when the feed asks for them, as a first name and the
-// last name's initial.
+// from 30 days ago to maxAdvanceDays ahead, in start order. A business
+// feed's summaries name the staff member. Customer names appear only when
+// the feed asks for them, as a first name and the last name's initial.
 func FeedCalendar(s *State, f *model.Feed, now time.Time) *ical.Calendar {
 	from, to := now.Add(-FeedBack), now.AddDate(0, 0, s.Business.Rules.MaxAdvanceDays)
 	cal := &ical.Calendar{Name: s.Business.Name, Timezone: s.Business.Timezone}
@@ -107,6 +107,11 @@ func FeedCalendar(s *State, f *model.Feed, now time.Time) *ical.Calendar {
 			return
 		}
 		summary := a.Service.Name
+		if f.StaffID == nil {
+			// The business's feed: two bookings at one time are told
+			// apart by who gives them.
+			summary += " (" + a.Staff.Name + ")"
+		}
 		if f.IncludeCustomerNames {
 			summary += customerName(s.Customer(a.CustomerID))
 		}

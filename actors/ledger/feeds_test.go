@@ -37,7 +37,7 @@ func TestFeedCalendarWindowAndStaff(t *testing.T) {
 	for i := 1; i < len(whole.Events); i++ {
 		require.False(t, whole.Events[i].Start.Before(whole.Events[i-1].Start), "in start order")
 	}
-	require.Regexp(t, `^Service 1 – Eva \d\.$`, whole.Events[0].Summary, "a first name and an initial")
+	require.Regexp(t, `^Service 1 \(Staff \d\) – Eva \d\.$`, whole.Events[0].Summary, "the staff member, a first name and an initial")
 	require.Equal(t, "Service 1", mine.Events[0].Summary)
 
 	// Past the window: 30 days after the last one ended, nothing.

@@ -165,7 +165,8 @@ func TestCalendarFeed(t *testing.T) {
 	for _, e := range whole {
 		names[e["UID"]] = e["SUMMARY"]
 	}
-	assert.Equal(t, "Haircut – Noor B.", names[b1+"-0@slotd"], "the business's feed, with first names and initials")
+	assert.Equal(t, "Haircut (Bram) – Noor B.", names[b1+"-0@slotd"], "the business's feed, naming the staff member, with first names and initials")
+	assert.Equal(t, "Haircut (Anna) – Kim J.", names[a1+"-0@slotd"], "the same time with Anna")
 
 	// The feed survives a restart; deleting it revokes the address.
 	s.stop()
@@ -255,10 +256,10 @@ print(json.dumps({'name': str(cal['X-WR-CALNAME']), 'events': out}))
 	require.Len(t, got.Events, 6, "ours, and the world's four of Eva's in January")
 	assert.Equal(t, "2026-12-08T09:00:00+00:00", got.Events[0].Start)
 	assert.Equal(t, "2026-12-08T09:30:00+00:00", got.Events[0].End)
-	assert.Equal(t, "Haircut – Zoë; Anne-Marie, the very long name that goes on\\ and on B.", got.Events[0].Summary)
+	assert.Equal(t, "Haircut (Anna) – Zoë; Anne-Marie, the very long name that goes on\\ and on B.", got.Events[0].Summary)
 	assert.Equal(t, "CONFIRMED", got.Events[0].Status)
 	assert.Equal(t, "2026-12-08T13:00:00+00:00", got.Events[1].Start)
-	assert.Equal(t, "Haircut – Noor B.", got.Events[1].Summary)
+	assert.Equal(t, "Haircut (Bram) – Noor B.", got.Events[1].Summary)
 	_, err = time.Parse(time.RFC3339, got.Events[1].Stamp)
 	assert.NoError(t, err)
 }
