@@ -173,12 +173,66 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.Var(&c.LogFormat, "log-format", "`format` of the server's log on stderr: text, or json (then every line on stderr is JSON, the access log's too); auto: json when --access-log is json")
 	fs.Var(&c.DiskReserve, "disk-reserve", "free `size` kept on the data directory's volume: below it writes are refused with 503 until space is freed (auto: a tenth of the volume, at most 256MiB)")
 	c.Cluster.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(out, "usage: slotd serve [flags]")
-		fmt.Fprintln(out, "Every flag may also be set as SLOTD_<FLAG>, e.g. SLOTD_LISTEN=:9090.")
-		fs.PrintDefaults()
-	}
+	// parseConfig says what follows the flag package's complaint: a
+	// two-line usage after a mistake, so the complaint stays on the
+	// screen, and every flag for -h (helpText).
+	fs.Usage = func() {}
 	return fs
+}
+
+// shortUsage follows the complaint about a bad command line.
+func shortUsage(out io.Writer) {
+	fmt.Fprintln(out, "usage: slotd serve [flags]")
+	fmt.Fprintln(out, "Run `slotd serve -h` for the flags.")
+}
+
+// helpText writes what `slotd serve -h` prints: every flag.
+func helpText(fs *flag.FlagSet, out io.Writer) {
+	fmt.Fprintln(out, "usage: slotd serve [flags]")
+	fmt.Fprintln(out, "Every flag may also be set as SLOTD_<FLAG>, e.g. SLOTD_LISTEN=:9090.")
+	fs.PrintDefaults()
+}
+
+// suggest says which flag a mistyped one probably meant, from the flag
+// package's complaint ("flag provided but not defined: -listne"): the
+// flag within two edits of it, if one is.
+func suggest(fs *flag.FlagSet, err error, out io.Writer) {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return
+	}
+	name = strings.TrimPrefix(name, "-")
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := editDistance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	if best != "" {
+		fmt.Fprintf(out, "slotd: did you mean --%s?\n", best)
+	}
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes: flag
+// names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // errUsage means the command line was wrong; usage has been printed.
@@ -202,7 +256,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	})
 	if envErr != nil {
 		fmt.Fprintln(out, "slotd:", envErr)
-		fs.Usage()
+		shortUsage(out)
 		return nil, errUsage
 	}
 	// --disable-module accumulates; given on the command line, it replaces
@@ -211,8 +265,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	c.DisableModules = nil
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			helpText(fs, out)
 			return nil, errHelp
 		}
+		suggest(fs, err, out)
+		shortUsage(out)
 		return nil, errUsage
 	}
 	if len(c.DisableModules) == 0 {
@@ -220,12 +277,12 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(out, "slotd: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
+		shortUsage(out)
 		return nil, errUsage
 	}
 	if err := c.check(); err != nil {
 		fmt.Fprintln(out, "slotd:", err)
-		fs.Usage()
+		shortUsage(out)
 		return nil, errUsage
 	}
 	return c, nil

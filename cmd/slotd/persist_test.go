@@ -162,6 +162,11 @@ func TestCommandLine(t *testing.T) {
 	}
 	require.Equal(t, 2, run([]string{"serve", "--no-such-flag"}, env, &out, &errb))
 	require.Contains(t, errb.String(), "usage: slotd serve")
+	// A mistyped flag: the complaint, a guess and two lines of usage, so
+	// the complaint stays on the screen; -h lists the flags.
+	errb.Reset()
+	require.Equal(t, 2, run([]string{"serve", "--listne", ":9090"}, env, &out, &errb))
+	require.Equal(t, "flag provided but not defined: -listne\nslotd: did you mean --listen?\nusage: slotd serve [flags]\nRun `slotd serve -h` for the flags.\n", errb.String())
 	require.Equal(t, 2, run([]string{"serve", "--webhook-retry-scale", "0"}, env, &out, &errb))
 	require.Equal(t, 2, run([]string{"serve", "--disable-module", "teleport"}, env, &out, &errb))
 	require.Equal(t, 2, run([]string{"serve", "--listen", "nonsense"}, env, &out, &errb))
