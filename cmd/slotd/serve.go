@@ -126,8 +126,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		Outbox: outboxMetrics.Channel(outbox.Webhook)}
 	metrics := business.NewMetrics()
 	dcfg := directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: queueMail(mailer), Couriers: couriers,
-		Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: public,
-		ManageURL: func(biz, appt uuid.UUID) string { return links.URL(public, biz, appt) },
+		Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: public, ManageURL: manageURL(public, links),
 		Metrics: metrics, PaymentOutbox: outboxMetrics.Channel(outbox.Payment),
 		Calendars: &business.Calendars{Fetcher: icsfetch.New(c.WebhooksAllowInsecure), Slots: make(chan struct{}, calendarFetches)}}
 	if cn != nil {
@@ -633,6 +632,12 @@ func servesBeyondLoopback(c *config, pub net.Listener) string {
 		return ""
 	}
 	return a.String()
+}
+
+// manageURL makes the manage links webhook payloads carry: the same links
+// the API shows (transport/api manageURL).
+func manageURL(public string, links *linktoken.Codec) func(biz, appt uuid.UUID) string {
+	return func(biz, appt uuid.UUID) string { return links.URL(public, biz, appt) }
 }
 
 // manageLink makes the manage links the mailer puts in confirmations: the
