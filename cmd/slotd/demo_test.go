@@ -141,3 +141,16 @@ func TestBrowserDemoBookingPage(t *testing.T) {
 	assert.Equal(t, "demi@example.com", a["customer"].(map[string]any)["email"])
 	assert.Equal(t, "confirmed", a["status"])
 }
+
+// GET / says what the server is and where its API, booking page and
+// documentation are, without a key.
+func TestRootSaysWhatThisIs(t *testing.T) {
+	s := start(t, "")
+	r := s.get("/", "")
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	assert.Equal(t, "slotd", r.Body["name"])
+	assert.Equal(t, s.base+"/api/v1", r.Body["api"])
+	assert.Equal(t, s.base+"/book/{businessId}?key=<publishable key>", r.Body["bookingPage"])
+	assert.Contains(t, r.Body["documentation"], "docs/api-v1.md")
+	assert.NotContains(t, string(r.Raw), "Demo Salon", "nothing of any business")
+}

@@ -64,6 +64,7 @@ type Server struct {
 	authLimit quota.Check
 	// publicOrigin is the origin of PublicURL: slotd's own pages' origin.
 	publicOrigin string
+	rootBody     []byte // GET /'s answer (root.go)
 }
 
 // New returns the public API's server over the shared edge e.
@@ -74,6 +75,7 @@ func New(e *edge.Edge, c Config) *Server {
 	s := &Server{Edge: e, Config: c, slots: newSlotCache(64 << 20), pings: newPingBucket(),
 		quota: quota.New(c.Clock), authLimit: quota.Check{Kind: limitFailedAuth, Window: c.FailedAuth}, metrics: newMetrics()}
 	s.publicOrigin = originOf(c.PublicURL)
+	s.rootBody = rootBody(c.PublicURL)
 	s.listener = edge.Listener{Name: edge.Public, MaxBody: MaxBody, TooLarge: errBodyTooLarge, Unread: s.unreadHeaders,
 		Large: largeBody, LargeBody: MaxLargeBody}
 	return s
@@ -117,6 +119,7 @@ func (s *Server) build() fasthttp.RequestHandler {
 	r := s.NewRouter(edge.Public, s.meter, errNotFound)
 	add := r.Handle
 	get := func(path string, rt route) { add(fasthttp.MethodGet, path, s.api(rt)) }
+	add(fasthttp.MethodGet, "/", s.root)
 	get("/api/v1/me", route{publishable: true, fn: s.me})
 	get("/api/v1/services", route{scope: "services:read", publishable: true, fn: s.listServices})
 	get("/api/v1/services/{id}", route{scope: "services:read", publishable: true, fn: s.getService})
