@@ -594,10 +594,12 @@ func loadWorldClustered(ctx context.Context, c *config, srv *transport.Server, l
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(startWait)
+	began := time.Now()
+	deadline := began.Add(startWait)
 	for {
 		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		_, err = srv.PutWorldClustered(wctx, data)
+		var put []directory.PutResult
+		put, err = srv.PutWorldClustered(wctx, data)
 		cancel()
 		var pe *admin.PutError
 		settling := err != nil && (!errors.As(err, &pe) || pe.Status == 503 || pe.Status == 500)
@@ -605,6 +607,7 @@ func loadWorldClustered(ctx context.Context, c *config, srv *transport.Server, l
 			if err != nil {
 				return fmt.Errorf("world file %s:\n%s", c.World, indent(err.Error()))
 			}
+			log.Info("world file loaded", "file", c.World, "businesses", len(put), "took", time.Since(began).Round(time.Millisecond))
 			return nil
 		}
 		log.Info("world load: the cluster is settling; trying again", "err", err)

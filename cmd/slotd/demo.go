@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 
@@ -23,7 +22,7 @@ var demoWorld string
 // allowed from slotd's own origin (demoOrigin), and the booking page's
 // URL is printed ready to open: a newcomer sees the page without making a
 // key first (decisions §1).
-func seedDemo(ctx context.Context, dir *directory.Directory, public string, stdout io.Writer) error {
+func seedDemo(ctx context.Context, dir *directory.Directory, public string, out *banner) error {
 	full, read, pub := admin.NewKey(), admin.NewKey(), admin.NewPublishableKey()
 	origin, err := demoOrigin(public)
 	if err != nil {
@@ -40,12 +39,14 @@ func seedDemo(ctx context.Context, dir *directory.Directory, public string, stdo
 		return fmt.Errorf("seed demo business: %w", err)
 	}
 	b := specs[0].Business
-	fmt.Fprintf(stdout, "slotd: empty data directory: seeded the demo business %q (id %s, timezone %s)\n", b.Name, b.ID, b.Timezone)
-	fmt.Fprintf(stdout, "slotd: demo API key, all scopes: %s\n", full)
-	fmt.Fprintf(stdout, "slotd: demo API key, read-only:  %s\n", read)
-	fmt.Fprintf(stdout, "slotd: demo publishable key:     %s (allowed from %s)\n", pub, origin)
-	fmt.Fprintf(stdout, "slotd: demo booking page:        %s/book/%s?key=%s\n", public, b.ID, pub)
-	fmt.Fprintln(stdout, "slotd: keys are stored hashed and will not be shown again.")
+	page := fmt.Sprintf("%s/book/%s?key=%s", public, b.ID, pub)
+	out.say(fmt.Sprintf("empty data directory: seeded the demo business %q (id %s, timezone %s)", b.Name, b.ID, b.Timezone),
+		"business", b.ID.String(), "name", b.Name, "timezone", b.Timezone)
+	out.say("demo API key, all scopes: "+full, "key", full, "kind", "secret", "scopes", "all")
+	out.say("demo API key, read-only:  "+read, "key", read, "kind", "secret", "scopes", "read")
+	out.say(fmt.Sprintf("demo publishable key:     %s (allowed from %s)", pub, origin), "key", pub, "kind", "publishable", "allowedOrigin", origin)
+	out.say("demo booking page:        "+page, "url", page)
+	out.say("keys are stored hashed and will not be shown again.")
 	return nil
 }
 

@@ -68,6 +68,9 @@ func runServe(args []string, getenv func(string) string, stdout, stderr io.Write
 		}
 		return 1
 	}
+	// The last line of a clean stop: the listeners drained, the actors
+	// stopped and the journal closed, every acknowledged write on disk.
+	newLogger(c, stderr).Info("stopped")
 	return 0
 }
 

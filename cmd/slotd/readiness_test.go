@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -82,4 +85,53 @@ func TestStartupProbesAreLogged(t *testing.T) {
 	assert.Regexp(t, `^\S+Z access admin GET /healthz 200 \S+$`, lines[1])
 	assert.Regexp(t, `^\S+Z access admin GET starting 503 \S+$`, lines[2])
 	assert.NotContains(t, out.String(), "secret-id")
+}
+
+// What the binary says from start to stop, as text and as JSON: the
+// world file's load, the ready line, and a final "stopped" line; under
+// --log-format json every line on stdout and stderr is a JSON record,
+// the banner's included.
+func TestStartAndStopAreSaid(t *testing.T) {
+	bin := buildBinary(t)
+	for _, format := range []string{"text", "json"} {
+		var log syncBuffer
+		s, proc := startBinaryLog(t, bin, t.TempDir(), &log, "--world", "testdata/world.json", "--log-format", format)
+		require.NoError(t, proc.Process.Signal(syscall.SIGTERM))
+		require.NoError(t, proc.Wait())
+		stderr, stdout := log.String(), s.stdout.String()
+		switch format {
+		case "text":
+			assert.Regexp(t, `level=INFO msg="world file loaded" file=testdata/world.json businesses=\d+ took=`, stderr)
+			assert.Contains(t, stderr, `msg="ready: /readyz answers 200"`)
+			assert.Regexp(t, `level=INFO msg=stopped\n$`, stderr, "the last line")
+			assert.True(t, strings.HasPrefix(stdout, "slotd: serving the API on http://"), stdout)
+		case "json":
+			for _, out := range []string{stdout, stderr} {
+				for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+					var rec map[string]any
+					require.NoError(t, json.Unmarshal([]byte(line), &rec), "not JSON: %s", line)
+				}
+			}
+			assert.Contains(t, stdout, `"msg":"serving the API on http://`)
+			assert.Contains(t, stdout, `"api":"`+s.base+`"`)
+			assert.Contains(t, stderr, `"msg":"world file loaded"`)
+			assert.Regexp(t, `"msg":"stopped"}\n$`, stderr, "the last line")
+		}
+	}
+}
+
+// The demo's banner as JSON: each key a record with its values.
+func TestDemoBannerAsJSON(t *testing.T) {
+	s := start(t, "", "--log-format", "json")
+	var kinds []string
+	for _, line := range strings.Split(strings.TrimSpace(s.stdout.String()), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), "not JSON: %s", line)
+		if k, ok := rec["kind"].(string); ok {
+			require.NotEmpty(t, rec["key"], line)
+			kinds = append(kinds, k)
+		}
+	}
+	assert.Equal(t, []string{"secret", "secret", "publishable"}, kinds)
+	assert.Regexp(t, `"msg":"demo booking page: +http://\S+","url":"`+regexp.QuoteMeta(s.base)+`/book/`, s.stdout.String())
 }

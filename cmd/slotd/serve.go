@@ -155,7 +155,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 	}()
 	if cn == nil { // in cluster mode, after joining (below)
 		boot.set("loading the world file or seeding the demo business")
-		if err := populate(ctx, c, store, dir, public, stdout, log); err != nil {
+		if err := populate(ctx, c, store, dir, public, newBanner(c, stdout), log); err != nil {
 			return err
 		}
 		if err := wakeCouriers(ctx, store, dir); err != nil {
@@ -259,7 +259,7 @@ func listenOn(flag, addr string) (net.Listener, error) {
 }
 
 // populate loads --world, or seeds the demo business into an empty store.
-func populate(ctx context.Context, c *config, store *storage.Store, dir *directory.Directory, public string, stdout io.Writer, log *slog.Logger) error {
+func populate(ctx context.Context, c *config, store *storage.Store, dir *directory.Directory, public string, out *banner, log *slog.Logger) error {
 	if c.World != "" {
 		return loadWorld(ctx, c, dir, log)
 	}
@@ -267,7 +267,7 @@ func populate(ctx context.Context, c *config, store *storage.Store, dir *directo
 	if err != nil || !empty {
 		return err
 	}
-	return seedDemo(ctx, dir, public, stdout)
+	return seedDemo(ctx, dir, public, out)
 }
 
 // loadWorld loads --world as the admin API loads a world (admin.PutWorld).
@@ -296,7 +296,7 @@ func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *sl
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(loadHeapLimit))
 	}
-	path := c.World
+	path, began := c.World, time.Now()
 	fail := func(err error) error {
 		return fmt.Errorf("world file %s:\n%s", path, indent(fileProblems(path, err).Error()))
 	}
@@ -343,6 +343,7 @@ func loadWorld(ctx context.Context, c *config, dir *directory.Directory, log *sl
 		// that a server that loaded a large file starts small.
 		debug.FreeOSMemory()
 	}
+	log.Info("world file loaded", "file", path, "businesses", len(outline), "took", time.Since(began).Round(time.Millisecond))
 	return nil
 }
 
@@ -533,7 +534,8 @@ func listen(ctx context.Context, c *config, pubLn, admLn net.Listener, srv *tran
 	go func() { errc <- pub.Serve(pubConns) }()
 	go func() { errc <- adm.Serve(admConns) }()
 	a := addrs{Public: pubLn.Addr().String(), Admin: admLn.Addr().String()}
-	fmt.Fprintf(stdout, "slotd: serving the API on http://%s and the admin API on http://%s\n", a.Public, a.Admin)
+	newBanner(c, stdout).say(fmt.Sprintf("serving the API on http://%s and the admin API on http://%s", a.Public, a.Admin),
+		"api", "http://"+a.Public, "admin", "http://"+a.Admin)
 	srv.SetReady(true)
 	ready(a)
 	var serveErr error
