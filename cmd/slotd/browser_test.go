@@ -220,6 +220,7 @@ func TestBrowserBookingWidget(t *testing.T) {
 	b.Click(t, `.choice[data-service="`+haircutID+`"]`, f)
 	b.WaitVisible(t, `.day[data-day="2026-12-08"]`, f)
 	b.step(t, f, "day", "Choose a day")
+	assert.Equal(t, "Haircut · 30 min · €35.00", b.Text(t, `[data-chosen="service"]`, f), "the day step names the service")
 	b.WaitVisible(t, `.day[data-day="2026-12-06"]:disabled`, f) // a Sunday: closed, greyed, not selectable
 
 	b.Click(t, `.day[data-day="2026-12-08"]`, f)
@@ -261,8 +262,10 @@ func TestBrowserBookingWidget(t *testing.T) {
 	b.step(t, f, "confirm", "Check and confirm")
 	assert.Equal(t, "Anna", b.Text(t, `[data-summary="staff"]`, f))
 	assert.Contains(t, b.Text(t, `[data-summary="when"]`, f), "12:00–12:30 (Europe/Amsterdam)")
+	assert.Equal(t, "€35.00", b.Text(t, `[data-summary="price"]`, f), "the price before confirming")
 	b.Click(t, `[data-action="confirm"]`, f)
 	b.step(t, f, "booked", "Your appointment is booked")
+	assert.Equal(t, "€35.00", b.Text(t, `[data-summary="price"]`, f), "and after")
 
 	booked := waitEvent(t, b, "slotd:booked")
 	assert.Equal(t, "booking", booked.Target, "re-emitted on the container")

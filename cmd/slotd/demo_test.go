@@ -101,7 +101,9 @@ func TestDemoOrigin(t *testing.T) {
 // booking is there through the API. Axe checks each step.
 func TestBrowserDemoBookingPage(t *testing.T) {
 	s, pageURL, business, _, full := demoStart(t)
-	b := newBrowser(t, browserOpts{Lang: "en-GB", TimeZone: "Europe/Amsterdam"})
+	// An American visitor: dates and times in en-US's own forms, one date
+	// format from the day's heading to the summary.
+	b := newBrowser(t, browserOpts{Lang: "en-US", TimeZone: "Europe/Amsterdam"})
 	// First the mistake the issue saw: the secret key in the address.
 	b.Navigate(t, s.base+"/book/"+business+"?key="+full)
 	b.WaitText(t, "h1", "A booking page takes a publishable key", nil)
@@ -118,6 +120,10 @@ func TestBrowserDemoBookingPage(t *testing.T) {
 	b.Click(t, `.day[data-day]:enabled`, nil)
 	b.WaitVisible(t, `.time[data-start]`, nil)
 	b.step(t, nil, "demo-time", "Choose a time")
+	heading := b.Text(t, "#step-title + p", nil)
+	assert.Regexp(t, `^[A-Z][a-z]+day, [A-Z][a-z]+ \d{1,2}$`, heading, "en-US's own date form")
+	first := b.Text(t, `.time[data-start]`, nil)
+	assert.Regexp(t, `^[1-9]\d?:\d\d\s(AM|PM)`, first, "en-US's own time form, not 09:00 AM")
 	b.Click(t, `.time[data-start]`, nil)
 	// A service only one staff member gives skips the staff step.
 	b.WaitVisible(t, `#f-firstName, .choice[data-staff="any"]`, nil)
@@ -131,6 +137,8 @@ func TestBrowserDemoBookingPage(t *testing.T) {
 	b.SendKeys(t, "#f-email", "demi@example.com", nil)
 	b.Click(t, "button[type=submit]", nil)
 	b.step(t, nil, "demo-confirm", "Check and confirm")
+	assert.True(t, strings.HasPrefix(b.Text(t, `[data-summary="when"]`, nil), heading+", "), "the summary says the day as the heading did")
+	assert.NotEmpty(t, b.Text(t, `[data-summary="price"]`, nil))
 	b.Click(t, `[data-action="confirm"]`, nil)
 	b.step(t, nil, "demo-booked", "Your appointment is booked")
 	b.RequireNoJSErrors(t)

@@ -66,7 +66,7 @@
     }
     const ul = el('ul', { class: 'choices' });
     for (const s of state.services) {
-      const meta = t('minutes', { n: s.durationMinutes }) + ' · ' + S.money(s.priceCents, S.cfg.currency);
+      const meta = serviceMeta(s);
       ul.append(el('li', null, el('button', { type: 'button', class: 'choice', 'data-service': s.id, onclick: () => pickService(s) },
         el('span', { class: 'name', text: s.name }),
         el('span', { class: 'meta', text: meta }),
@@ -106,6 +106,16 @@
     state.freeDays = new Set(state.slots.map((s) => S.dayKey(Date.parse(s.startTime))));
   }
 
+  // serviceMeta is a service's duration and price, as the list shows them.
+  function serviceMeta(s) {
+    return t('minutes', { n: s.durationMinutes }) + ' · ' + S.money(s.priceCents, S.cfg.currency);
+  }
+
+  // serviceLine names the chosen service with its duration and price.
+  function serviceLine(s) {
+    return s.name + ' · ' + serviceMeta(s);
+  }
+
   function showDays() {
     releaseHold();
     if (!state.shown) {
@@ -114,6 +124,9 @@
     }
     const content = [];
     if (state.freeDays.size === 0) content.push(el('p', { class: 'empty', text: t('no.days') }));
+    // Which service the days are for: the visitor may have come with it
+    // chosen (?service=) and never seen the first step.
+    content.push(el('p', { class: 'chosen', 'data-chosen': 'service', text: serviceLine(state.service) }));
     content.push(S.dayGrid(state.days, state.freeDays, state.day, pickDay));
     content.push(el('div', { class: 'actions' }, S.backButton(() => { S.alertText(''); showServices(); })));
     step(t('step.day'), ...content);
@@ -128,10 +141,8 @@
   function showTimes() {
     releaseHold();
     const slots = state.slots.filter((s) => S.dayKey(Date.parse(s.startTime)) === state.day);
-    const label = new Intl.DateTimeFormat(S.lang === 'nl' ? 'nl-NL' : 'en-GB', { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'long' })
-      .format(new Date(state.day + 'T12:00:00Z'));
     step(t('step.time'),
-      el('p', { text: label }),
+      el('p', { text: S.dayLabel(state.day) }),
       S.zoneNote(),
       slots.length ? S.timeList(slots, pickTime) : el('p', { class: 'empty', text: t('no.times') }),
       el('div', { class: 'actions' }, S.backButton(showDays)));
@@ -316,6 +327,7 @@
       ['service', state.service.name],
       ['when', S.when(state.hold.startTime, state.hold.endTime)],
       ['staff', staff],
+      ['price', S.money(state.service.priceCents, S.cfg.currency)],
       ['name', (c.firstName + ' ' + c.lastName).trim()],
       ['email', c.email],
     ]), el('div', { class: 'actions' }, book, S.backButton(() => showDetails())));
@@ -380,6 +392,7 @@
       ['service', a.service.name],
       ['when', S.when(a.startTime, a.endTime)],
       ['staff', a.staffMember ? a.staffMember.name : ''],
+      ['price', S.money(a.totalPriceCents != null ? a.totalPriceCents : a.service.priceCents, a.currency || S.cfg.currency)],
     ]);
     if (a.status !== 'pending_payment') {
       step(t('step.done'), rows, el('p', { text: t('done.body', { email: a.customer.email }) }));

@@ -255,11 +255,14 @@
   const visitorZone = (Intl.DateTimeFormat().resolvedOptions().timeZone) || bizZone;
   const intlLocale = (navigator.language || '').toLowerCase().startsWith(lang) ? navigator.language : (lang === 'nl' ? 'nl-NL' : 'en-GB');
   const formats = {};
+  // A 24-hour locale writes "09:00", a 12-hour one "9:00 AM" (not
+  // "09:00 AM"): each its own way.
+  const twelveHour = /^h1[12]$/.test(new Intl.DateTimeFormat(intlLocale, { hour: 'numeric' }).resolvedOptions().hourCycle || '');
   function fmt(zone, kind) {
     const k = zone + '|' + kind;
     if (!formats[k]) {
       const o = { timeZone: zone };
-      if (kind === 'time') Object.assign(o, { hour: '2-digit', minute: '2-digit' });
+      if (kind === 'time') Object.assign(o, { hour: twelveHour ? 'numeric' : '2-digit', minute: '2-digit' });
       if (kind === 'day') Object.assign(o, { weekday: 'long', day: 'numeric', month: 'long' });
       if (kind === 'dayShort') Object.assign(o, { weekday: 'short', day: 'numeric', month: 'short' });
       if (kind === 'num') Object.assign(o, { day: 'numeric' });
@@ -305,6 +308,11 @@
       out.push({ key: key, start: midnight(u.getUTCFullYear(), u.getUTCMonth() + 1, u.getUTCDate(), bizZone) });
     }
     return out;
+  }
+  // dayLabel is a business-zone date (YYYY-MM-DD) as a heading says it,
+  // in the same words as when() says its day.
+  function dayLabel(key) {
+    return fmt('UTC', 'day').format(new Date(key + 'T12:00:00Z'));
   }
   const showVisitor = visitorZone !== bizZone;
   // when is a start (and end) for people: the business's time, and the
@@ -462,6 +470,6 @@
 
   window.slotd = {
     cfg, lang, t, api, ApiError, refusal, newKey, when, visitorTime, money, el, step, alertText,
-    post, resized, dayGrid, timeList, zoneNote, backButton, summary, days, dayKey, iso, now, bizZone, visitorZone,
+    post, resized, dayGrid, timeList, zoneNote, backButton, summary, days, dayKey, dayLabel, iso, now, bizZone, visitorZone,
   };
 })();
