@@ -46,7 +46,9 @@ const hostPages = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <script src="%[1]s/embed.js" async></script></head>
 <body><main><h1>Salon Example</h1>%[2]s</main></body></html>`
 
-const recordJS = `window.events = []; window.messages = [];
+const recordJS = `window.events = []; window.messages = []; window.warnings = [];
+const warn = console.warn;
+console.warn = (...a) => { window.warnings.push(a.join(' ')); warn.apply(console, a); };
 for (const n of ['ready', 'resize', 'time-selected', 'booked', 'payment-required', 'error', 'close']) {
   document.addEventListener('slotd:' + n, (e) => window.events.push({target: e.target.id || e.target.tagName, detail: e.detail}));
 }
@@ -73,6 +75,12 @@ func startBookingSite(t *testing.T, edit func(biz map[string]any), args ...strin
 		}
 	}
 	mux.HandleFunc("GET /{$}", page(`<div id="booking" data-slotd-booking data-key="`+keyPublishable+`" data-business="`+salonID+`"></div>`))
+	// The salon's site is beige: the widget takes its colours, and its
+	// background through a transparent page.
+	mux.HandleFunc("GET /themed", page(`<style>body{background:#efe3cf}</style><div id="booking" data-slotd-booking data-key="`+keyPublishable+`" data-business="`+salonID+
+		`" data-primary-color="#7a3e00" data-text-color="2b1d0e" data-background-color="transparent"></div>`))
+	// A key that does not list this site.
+	mux.HandleFunc("GET /denied", page(`<div id="booking" data-slotd-booking data-key="`+keyElsewhere+`" data-business="`+salonID+`" data-primary-color="red"></div>`))
 	mux.HandleFunc("GET /modal", page(`<button id="open" type="button" data-key="`+keyPublishable+`" data-business="`+salonID+`" data-locale="nl">Afspraak maken</button>`))
 	mux.HandleFunc("GET /record.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
@@ -81,7 +89,8 @@ func startBookingSite(t *testing.T, edit func(biz map[string]any), args ...strin
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 
 	path := salonWorld(t, func(biz map[string]any) {
-		biz["apiKeys"] = append(biz["apiKeys"].([]any), map[string]any{"key": keyPublishable, "kind": "publishable", "allowedOrigins": []string{host.URL}})
+		biz["apiKeys"] = append(biz["apiKeys"].([]any), map[string]any{"key": keyPublishable, "kind": "publishable", "allowedOrigins": []string{host.URL}},
+			map[string]any{"key": keyElsewhere, "kind": "publishable", "allowedOrigins": []string{"https://other.example"}})
 		if edit != nil {
 			edit(biz)
 		}
@@ -502,6 +511,55 @@ func TestBrowserFirstSlots(t *testing.T) {
 	slices.Sort(took)
 	t.Logf("first free days drawn after %.0f ms (median of %d loads; fastest %.0f, slowest %.0f)", took[len(took)/2], len(took), took[0], took[len(took)-1])
 	b.RequireNoJSErrors(t)
+}
+
+// keyElsewhere is a publishable key of the salon for another site.
+const keyElsewhere = "pk_live_for_another_site_only_0000000000"
+
+// Embedded on the salon's beige page, the widget takes the host's colours
+// (the loader's data attributes) and shows the page through; Axe still
+// finds the contrast sufficient. An invalid colour is named in the
+// console and ignored.
+func TestBrowserWidgetTakesTheHostsColours(t *testing.T) {
+	site := startBookingSite(t, nil)
+	b := newBrowser(t, browserOpts{Lang: "en-GB", TimeZone: "Europe/Amsterdam"})
+	b.Navigate(t, site.host+"/themed")
+	f := b.Frame(t, "#booking iframe")
+	b.WaitVisible(t, `.choice[data-service="`+haircutID+`"]`, f)
+	b.step(t, f, "themed-service", "Choose a service")
+	style := frameEval[map[string]string](t, b, f, `const cs = getComputedStyle(this.documentElement), body = getComputedStyle(this.body);
+		return {accent: cs.getPropertyValue('--accent').trim(), ink: cs.getPropertyValue('--ink').trim(), bg: body.backgroundColor};`)
+	assert.Equal(t, "#7a3e00", style["accent"], "the host's primary colour")
+	assert.Equal(t, "#2b1d0e", style["ink"], "the host's text colour, # optional")
+	assert.Equal(t, "rgba(0, 0, 0, 0)", style["bg"], "transparent: the host's beige shows through")
+	b.Click(t, `.choice[data-service="`+haircutID+`"]`, f)
+	b.WaitVisible(t, `.day[data-day="2026-12-08"]`, f)
+	b.Click(t, `.day[data-day="2026-12-08"]`, f)
+	b.WaitVisible(t, `.time[data-start^="2026-12-08T10:00"]`, f)
+	b.step(t, f, "themed-time", "Choose a time")
+	b.RequireNoJSErrors(t)
+}
+
+// A key that does not list the host's origin: Chrome shows its grey box
+// and says why only in a CSP error; the loader adds a warning that names
+// allowedOrigins and the origin to add.
+func TestBrowserWidgetWarnsOfAnOriginTheKeyDoesNotList(t *testing.T) {
+	site := startBookingSite(t, nil)
+	b := newBrowser(t, browserOpts{Lang: "en-GB", TimeZone: "Europe/Amsterdam"})
+	b.Navigate(t, site.host+"/denied")
+	var warnings []string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b.Eval(t, "window.warnings", &warnings)
+		if len(warnings) >= 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.Len(t, warnings, 2, "%v", warnings)
+	assert.Equal(t, `Slotd: primaryColor "red" is not a hex colour such as #0b5cad; it is ignored.`, warnings[0])
+	assert.Contains(t, warnings[1], "add "+site.host+" to the key's allowedOrigins")
+	b.takeJSErrors() // the browser's own CSP refusal of the frame
 }
 
 // omit is m less the named keys.

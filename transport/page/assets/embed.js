@@ -13,7 +13,13 @@
 // Options (data-* attributes or Slotd.open's object): key, business,
 // service, staff, locale ("en", "nl"), the prefill firstName, lastName,
 // email, phone, and utm ({utm_source, …}; by default the host page's own
-// utm_* parameters), recorded on the booking as metadata.
+// utm_* parameters), recorded on the booking as metadata; and the page's
+// colours primaryColor, textColor and backgroundColor (hex, "#0b5cad";
+// backgroundColor may be "transparent"), as data-primary-color and so on.
+//
+// A frame that does not say it is ready within readyWait gets a
+// console.warn: the usual cause is a key whose allowedOrigins do not list
+// this page's origin, which the browser reports only as a CSP error.
 (function () {
   'use strict';
   if (window.Slotd && window.Slotd.version) return; // loaded twice
@@ -22,6 +28,8 @@
   const base = new URL(script ? script.src : '/embed.js', location.href).origin;
   const UTM = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content'];
   const PREFILL = ['firstName', 'lastName', 'email', 'phone'];
+  const COLOURS = ['primaryColor', 'textColor', 'backgroundColor'];
+  const readyWait = 8000;
   const frames = new Map(); // iframe window → {iframe, container}
 
   function pageURL(o) {
@@ -32,6 +40,11 @@
     for (const k of PREFILL) if (prefill[k] || o[k]) q.set(k, prefill[k] || o[k]);
     const utm = o.utm || Object.fromEntries(new URLSearchParams(location.search));
     for (const k of UTM) if (utm[k]) q.set(k, utm[k]);
+    for (const k of COLOURS) {
+      if (!o[k]) continue;
+      if (/^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.test(o[k]) || (k === 'backgroundColor' && o[k] === 'transparent')) q.set(k, o[k]);
+      else console.warn('Slotd: ' + k + ' "' + o[k] + '" is not a hex colour such as #0b5cad' + (k === 'backgroundColor' ? ' or transparent' : '') + '; it is ignored.');
+    }
     return base + '/book/' + encodeURIComponent(o.business) + '?' + q;
   }
 
@@ -52,6 +65,7 @@
     const owner = frames.get(e.source);
     const d = e.data;
     if (!owner || !d || typeof d.type !== 'string' || d.type.indexOf('slotd:') !== 0 || d.version !== 1) return;
+    if (d.type === 'slotd:ready') clearTimeout(owner.silent);
     if (d.type === 'slotd:resize' && typeof d.height === 'number' && d.height > 0) {
       owner.iframe.style.height = Math.ceil(d.height) + 'px';
     }
@@ -62,8 +76,20 @@
     const f = frame(o, container.getAttribute('data-title'));
     container.replaceChildren(f);
     container.setAttribute('data-slotd-ready', '');
-    frames.set(f.contentWindow, { iframe: f, container: container });
+    watch(f, container);
     return f;
+  }
+
+  // watch registers frame f and warns when it never says it is ready.
+  function watch(f, container) {
+    const owner = { iframe: f, container: container };
+    owner.silent = setTimeout(function () {
+      if (frames.get(f.contentWindow) !== owner) return; // closed meanwhile
+      console.warn('Slotd: the booking page did not load in this frame within ' + readyWait / 1000 + ' s. ' +
+        'Most often its publishable key does not allow this site: add ' + location.origin + ' to the key\'s allowedOrigins ' +
+        '(world file or admin API); the browser reports the refusal only as a Content-Security-Policy frame-ancestors error.');
+    }, readyWait);
+    frames.set(f.contentWindow, owner);
   }
 
   // scan turns every not yet filled [data-slotd-booking] into an inline
@@ -71,7 +97,7 @@
   function scan(rootNode) {
     for (const c of (rootNode || document).querySelectorAll('[data-slotd-booking]:not([data-slotd-ready])')) {
       const o = {};
-      for (const k of ['key', 'business', 'service', 'staff', 'locale'].concat(PREFILL)) {
+      for (const k of ['key', 'business', 'service', 'staff', 'locale'].concat(PREFILL, COLOURS)) {
         const v = c.getAttribute('data-' + k.replace(/[A-Z]/g, (m) => '-' + m.toLowerCase()));
         if (v) o[k] = v;
       }
@@ -115,7 +141,7 @@
     const f = frame(o, o.title);
     dialog.append(f);
     document.body.append(overlay); // an iframe has a window once it is in the document
-    frames.set(f.contentWindow, { iframe: f, container: overlay });
+    watch(f, overlay);
 
     function done() {
       frames.delete(f.contentWindow);
