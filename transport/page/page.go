@@ -34,6 +34,7 @@ var (
 		"asset": assetURL,
 		"t":     text,
 		"stamp": func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") },
+		"plain": func(lang, title string) plainPage { return plainPage{lang, title} },
 	}).ParseFS(assetFS, "assets/*.html"))
 )
 
@@ -61,6 +62,9 @@ func loadAssets() map[string]*asset {
 	}
 	return out
 }
+
+// plainPage is what the "plain" template takes: a page of one message.
+type plainPage struct{ Lang, Title string }
 
 // assetURL is the path of the embedded asset name, with its version.
 func assetURL(name string) string {
