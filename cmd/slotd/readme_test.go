@@ -90,3 +90,27 @@ func TestRunBookLeavesNothingToCommit(t *testing.T) {
 		require.NoError(t, err, "%s is not ignored: %s", p, out)
 	}
 }
+
+// TestReadmeTestCommandIsCIs: the test command of the README's quick start
+// is the one .ci/run runs for the suite, flag for flag, so a newcomer's
+// run and CI's are the same run. The command must be a line of .ci/run of
+// its own (not merely named by the echo line before it).
+func TestReadmeTestCommandIsCIs(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	block := regexp.MustCompile("(?s)\n## Quick start\n.*?```sh\n(.*?)```").FindSubmatch(readme)
+	require.NotNil(t, block, "the README's quick start has a sh block")
+	line := regexp.MustCompile(`(?m)^go test .*$`).Find(block[1])
+	require.NotNil(t, line, "the quick start's first block has a go test line:\n%s", block[1])
+	command, _, _ := strings.Cut(string(line), "#")
+	command = strings.TrimSpace(command)
+	require.Contains(t, command, "./...", "the quick start's test command runs the whole suite")
+
+	ci, err := os.ReadFile("../../.ci/run")
+	require.NoError(t, err)
+	runs := false
+	for _, l := range strings.Split(string(ci), "\n") {
+		runs = runs || strings.TrimSpace(l) == command
+	}
+	require.True(t, runs, ".ci/run does not run the README's test command %q as a line of its own", command)
+}
