@@ -47,6 +47,8 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		defer a.guard(ctx, r.fail)
 	}
 	switch m := ctx.Message().(type) {
+	case operation:
+		m.run(a, ctx)
 	case *actor.Started:
 		a.load()
 		a.startCouriers(ctx)
@@ -95,52 +97,13 @@ func (a *businessActor) Receive(ctx actor.Context) {
 			ch, appt, err = ledger.DecideStatus(a.state, m.ID, m.Status, m.IfMatch, a.now(), a.ids)
 		}
 		apply(a, ctx, ch, a.view(ch, appt), err)
-	case *RegisterEndpoint:
-		ch, ep, err := ledger.DecideRegister(a.state, &m.In, m.Secret, a.now(), a.ids)
-		apply(a, ctx, ch, deref(ep), err)
-	case *PatchEndpoint:
-		ch, ep, err := ledger.DecideEndpointPatch(a.state, m.ID, &m.In, a.now())
-		apply(a, ctx, ch, deref(ep), err)
-	case *DeleteEndpoint:
-		ch, err := ledger.DecideEndpointDelete(a.state, m.ID, a.now())
-		apply(a, ctx, ch, Done{}, err)
-	case *CreateFeed:
-		ch, f, err := ledger.DecideFeedCreate(a.state, &m.In, a.now(), a.ids)
-		apply(a, ctx, ch, deref(f), err)
-	case *DeleteFeed:
-		ch, err := ledger.DecideFeedDelete(a.state, m.ID, a.now())
-		apply(a, ctx, ch, Done{}, err)
-	case *PutBusy:
-		now := a.now()
-		ch, err := ledger.DecideBusyPut(a.state, &m.In, now)
-		apply(a, ctx, ch, now, err)
-	case *ClearBusy:
-		ch, err := ledger.DecideBusyClear(a.state, m.Staff, m.Source, a.now())
-		apply(a, ctx, ch, Done{}, err)
-	case *CreateSource:
-		ch, src, err := ledger.DecideSourceCreate(a.state, &m.In, a.now(), a.ids)
-		apply(a, ctx, ch, deref(src), err)
-		a.planPulls(ctx)
-	case *DeleteSource:
-		ch, err := ledger.DecideSourceDelete(a.state, m.Staff, m.ID, a.now())
-		apply(a, ctx, ch, Done{}, err)
-		a.planPulls(ctx)
 	case *sourceFetched:
 		defer a.guard(ctx, nil)
 		a.fetched(ctx, m)
 	case *CreateHold:
 		a.idempotent(ctx, model.OpCreateHold, m.Idem, func() (*record.Change, *Answer, error) { return a.hold(&m.In) })
-	case *ExtendHold:
-		ch, h, err := ledger.DecideExtend(a.state, m.ID, m.TTL, a.now())
-		apply(a, ctx, ch, deref(h), err)
-	case *ReleaseHold:
-		ch, err := ledger.DecideRelease(a.state, m.ID, a.now(), a.ids)
-		apply(a, ctx, ch, Done{}, err)
 	case *AddEntry:
 		a.idempotent(ctx, model.OpAddEntry, m.Idem, func() (*record.Change, *Answer, error) { return a.addEntry(&m.In) })
-	case *DeleteEntry:
-		ch, err := ledger.DecideEntryDelete(a.state, m.ID, a.now())
-		apply(a, ctx, ch, Done{}, err)
 	case *tick:
 		defer a.guard(ctx, nil)
 		a.expire(ctx)
@@ -163,12 +126,24 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	}
 }
 
-func deref[T any](p *T) T {
-	var v T
-	if p != nil {
-		v = *p
+// operation is a Do[R] of any R: Receive runs them all in one case.
+type operation interface {
+	run(a *businessActor, ctx actor.Context)
+}
+
+// run decides m's operation against the actor's state and journals what
+// it changes; the answer goes out once the change is durable.
+func (m *Do[R]) run(a *businessActor, ctx actor.Context) {
+	if a.state == nil {
+		var zero R
+		respondNow(ctx, zero, errNoBusiness)
+		return
 	}
-	return v
+	ch, v, err := m.Op.Decide(a.state, a.now(), a.ids)
+	apply(a, ctx, ch, v, err)
+	if err == nil && ch != nil && (len(ch.Sources) > 0 || len(ch.Dropped) > 0) {
+		a.planPulls(ctx) // the calendar sources changed: the puller hears of it
+	}
 }
 
 // respondNow answers a request the actor finished before its next message.

@@ -1,8 +1,6 @@
 package business
 
 import (
-	"time"
-
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/ledger"
@@ -24,22 +22,12 @@ import (
 //	AddCustomer{In, Idem}        -> *Answer            POST /customers
 //	Patch{ID, In}                -> AppointmentView    PATCH /appointments/{id}
 //	SetStatus{ID, Status}        -> AppointmentView    POST /appointments/{id}/status
-//	RegisterEndpoint{In, Secret} -> model.Endpoint   POST /webhooks (after its ping)
-//	PatchEndpoint{ID, In}        -> model.Endpoint   PATCH /webhooks/{id}
-//	DeleteEndpoint{ID}           -> Done               DELETE /webhooks/{id}
 //	PaymentEvent{Event}          -> Done               a verified client_secret provider event
 //	PaymentNotice{ProviderPaymentID} -> Done           a redirect provider's notice
+//	Do[R]{Op}                    -> R                  any other write: a ledger.Op, which
+//	                                                   carries its own decision
 //	CreateHold{In, Idem}         -> *Answer            POST /holds
-//	ExtendHold{ID, TTL}          -> model.Hold       PATCH /holds/{id}
-//	ReleaseHold{ID}              -> Done               DELETE /holds/{id}
 //	AddEntry{In, Idem}           -> *Answer            POST /waitlist-entries
-//	DeleteEntry{ID}              -> Done               DELETE /waitlist-entries/{id}
-//	CreateFeed{In}               -> model.Feed         POST /calendar-feeds
-//	DeleteFeed{ID}               -> Done               DELETE /calendar-feeds/{id}
-//	PutBusy{In}                  -> time.Time          PUT /staff/{id}/busy-times/{source}
-//	ClearBusy{Staff, Source}     -> Done               DELETE /staff/{id}/busy-times/{source}
-//	CreateSource{In}             -> model.CalendarSource POST /staff/{id}/calendar-sources
-//	DeleteSource{Staff, ID}      -> Done               DELETE /staff/{id}/calendar-sources/{sourceId}
 //
 // A refusal is a *problem.Error in Reply.Err; an unexpected failure is an
 // INTERNAL_ERROR problem that keeps its cause. The actor never speaks HTTP:
@@ -67,7 +55,15 @@ type Reply[R any] struct {
 }
 
 // Done is the value of a request that has nothing to return.
-type Done struct{}
+type Done = ledger.Done
+
+// Do carries a write to the business's actor: an operation that carries
+// its own decision (ledger.Op). The actor decides it against its state and
+// journals what it changes; a new write needs no message of its own.
+type Do[R any] struct {
+	request[R]
+	Op ledger.Op[R]
+}
 
 // Put asks the actor to make the business match Spec.
 type Put struct {
@@ -164,66 +160,6 @@ type SetStatus struct {
 	ByCustomer bool
 }
 
-// RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
-type RegisterEndpoint struct {
-	request[model.Endpoint]
-	In     ledger.EndpointInput
-	Secret string
-}
-
-// PatchEndpoint edits a webhook endpoint.
-type PatchEndpoint struct {
-	request[model.Endpoint]
-	ID uuid.UUID
-	In ledger.EndpointPatch
-}
-
-// DeleteEndpoint removes a webhook endpoint.
-type DeleteEndpoint struct {
-	request[Done]
-	ID uuid.UUID
-}
-
-// CreateFeed makes a calendar feed (decisions §8).
-type CreateFeed struct {
-	request[model.Feed]
-	In ledger.FeedInput
-}
-
-// DeleteFeed revokes a calendar feed.
-type DeleteFeed struct {
-	request[Done]
-	ID uuid.UUID
-}
-
-// PutBusy replaces a staff member's busy time of one source within a
-// window (decisions §8); the answer is the write's time.
-type PutBusy struct {
-	request[time.Time]
-	In ledger.BusyPut
-}
-
-// ClearBusy drops a staff member's busy time of one source.
-type ClearBusy struct {
-	request[Done]
-	Staff  uuid.UUID
-	Source string
-}
-
-// CreateSource adds a calendar source to a staff member (decisions §8);
-// its first fetch follows within 5 seconds.
-type CreateSource struct {
-	request[model.CalendarSource]
-	In ledger.SourceInput
-}
-
-// DeleteSource deletes a staff member's calendar source and the busy time
-// it gave.
-type DeleteSource struct {
-	request[Done]
-	Staff, ID uuid.UUID
-}
-
 // PaymentEvent is a client_secret provider's event, its signature already
 // verified against the business's webhookSecret (decisions §5).
 type PaymentEvent struct {
@@ -245,28 +181,9 @@ type CreateHold struct {
 	Idem IdemKey
 }
 
-// ExtendHold sets a live hold's expiry to now + TTL.
-type ExtendHold struct {
-	request[model.Hold]
-	ID  uuid.UUID
-	TTL time.Duration
-}
-
-// ReleaseHold releases a hold.
-type ReleaseHold struct {
-	request[Done]
-	ID uuid.UUID
-}
-
 // AddEntry puts a customer on the waitlist.
 type AddEntry struct {
 	request[*Answer]
 	In   ledger.EntryInput
 	Idem IdemKey
-}
-
-// DeleteEntry takes an entry off the waitlist.
-type DeleteEntry struct {
-	request[Done]
-	ID uuid.UUID
 }

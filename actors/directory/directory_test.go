@@ -224,7 +224,7 @@ func TestBookingFillsTheOutbox(t *testing.T) {
 	require.NoError(t, err)
 	var eps [2]uuid.UUID
 	for i, types := range [][]string{{"appointment.created", "customer.created"}, {"appointment.cancelled"}} {
-		e, err := d.RegisterEndpoint(ctx, id, ledger.EndpointInput{URL: fmt.Sprintf("https://h%d.example/", i), EventTypes: types}, "whsec_x")
+		e, err := Do(ctx, d, id, ledger.RegisterEndpoint{In: ledger.EndpointInput{URL: fmt.Sprintf("https://h%d.example/", i), EventTypes: types}, Secret: "whsec_x"})
 		require.NoError(t, err)
 		eps[i] = e.ID
 	}

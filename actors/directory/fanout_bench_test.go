@@ -154,7 +154,7 @@ func benchFanout(b *testing.B, endpoints int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := d.RegisterEndpoint(ctx, biz, ledger.EndpointInput{URL: r.srv.URL + "/", EventTypes: []string{model.EventCustomerCreated}}, secret)
+		e, err := Do(ctx, d, biz, ledger.RegisterEndpoint{In: ledger.EndpointInput{URL: r.srv.URL + "/", EventTypes: []string{model.EventCustomerCreated}}, Secret: secret})
 		if err != nil {
 			b.Fatalf("register endpoint %d: %v", i, err)
 		}

@@ -96,7 +96,7 @@ func BenchmarkDurableHoldLive(b *testing.B) {
 				id := hold(n)
 				n++
 				b.StopTimer()
-				if err := d.ReleaseHold(context.Background(), biz, id); err != nil {
+				if _, err := Do(context.Background(), d, biz, ledger.ReleaseHold{ID: id}); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()

@@ -34,6 +34,19 @@ type (
 	EndpointInput = ledger.EndpointInput
 	// EndpointPatch edits a webhook endpoint.
 	EndpointPatch = ledger.EndpointPatch
+	// The writes that carry their own decision (ledger.Op), sent with Do.
+	RegisterEndpoint = ledger.RegisterEndpoint
+	PatchEndpoint    = ledger.PatchEndpoint
+	DeleteEndpoint   = ledger.DeleteEndpoint
+	CreateFeed       = ledger.CreateFeed
+	DeleteFeed       = ledger.DeleteFeed
+	PutBusyTime      = ledger.PutBusyTime
+	ClearBusyTime    = ledger.ClearBusyTime
+	CreateSource     = ledger.CreateSource
+	DeleteSource     = ledger.DeleteSource
+	ExtendHold       = ledger.ExtendHold
+	ReleaseHold      = ledger.ReleaseHold
+	DeleteEntry      = ledger.DeleteEntry
 	// CheckInput asks what bookings would get (POST /availability/check).
 	CheckInput = ledger.CheckInput
 	// Verdict is Check's answer for one start.

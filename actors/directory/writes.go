@@ -23,6 +23,14 @@ import (
 // that is a *problem.Error for every refusal (its code says which) and an
 // INTERNAL_ERROR problem carrying its cause for anything unexpected.
 
+// Do sends write op to business biz's actor, which decides it against
+// the business's state and journals what it changes, and returns its
+// answer once that is durable. Every write that carries its own decision
+// (ledger.Op) goes through here: a new one needs no method of its own.
+func Do[R any](ctx context.Context, d *Directory, biz uuid.UUID, op ledger.Op[R]) (R, error) {
+	return call[R](ctx, d, biz, &business.Do[R]{Op: op})
+}
+
 // PutResult reports what one Put did.
 type PutResult struct {
 	ID      uuid.UUID
@@ -182,57 +190,6 @@ func (d *Directory) CustomerReschedule(ctx context.Context, biz, id uuid.UUID, s
 	return call[business.AppointmentView](ctx, d, biz, &business.Patch{ID: id, In: ledger.PatchInput{Start: &start, Enforce: true}, ByCustomer: true})
 }
 
-// RegisterEndpoint stores a webhook endpoint whose test ping succeeded.
-func (d *Directory) RegisterEndpoint(ctx context.Context, biz uuid.UUID, in ledger.EndpointInput, secret string) (model.Endpoint, error) {
-	return call[model.Endpoint](ctx, d, biz, &business.RegisterEndpoint{In: in, Secret: secret})
-}
-
-// PatchEndpoint edits webhook endpoint id and returns its new state.
-func (d *Directory) PatchEndpoint(ctx context.Context, biz, id uuid.UUID, in ledger.EndpointPatch) (model.Endpoint, error) {
-	return call[model.Endpoint](ctx, d, biz, &business.PatchEndpoint{ID: id, In: in})
-}
-
-// DeleteEndpoint removes webhook endpoint id and its delivery log.
-func (d *Directory) DeleteEndpoint(ctx context.Context, biz, id uuid.UUID) error {
-	_, err := call[business.Done](ctx, d, biz, &business.DeleteEndpoint{ID: id})
-	return err
-}
-
-// CreateFeed makes a calendar feed of business biz.
-func (d *Directory) CreateFeed(ctx context.Context, biz uuid.UUID, in ledger.FeedInput) (model.Feed, error) {
-	return call[model.Feed](ctx, d, biz, &business.CreateFeed{In: in})
-}
-
-// DeleteFeed revokes calendar feed id of business biz.
-func (d *Directory) DeleteFeed(ctx context.Context, biz, id uuid.UUID) error {
-	_, err := call[business.Done](ctx, d, biz, &business.DeleteFeed{ID: id})
-	return err
-}
-
-// PutBusy replaces busy time of a staff member of business biz and
-// returns the write's time.
-func (d *Directory) PutBusy(ctx context.Context, biz uuid.UUID, in ledger.BusyPut) (time.Time, error) {
-	return call[time.Time](ctx, d, biz, &business.PutBusy{In: in})
-}
-
-// ClearBusy drops a source of a staff member's busy time.
-func (d *Directory) ClearBusy(ctx context.Context, biz, staff uuid.UUID, source string) error {
-	_, err := call[business.Done](ctx, d, biz, &business.ClearBusy{Staff: staff, Source: source})
-	return err
-}
-
-// CreateSource adds a calendar source to a staff member of business biz.
-func (d *Directory) CreateSource(ctx context.Context, biz uuid.UUID, in ledger.SourceInput) (model.CalendarSource, error) {
-	return call[model.CalendarSource](ctx, d, biz, &business.CreateSource{In: in})
-}
-
-// DeleteSource deletes calendar source id of staff member staff, and the
-// busy time it gave.
-func (d *Directory) DeleteSource(ctx context.Context, biz, staff, id uuid.UUID) error {
-	_, err := call[business.Done](ctx, d, biz, &business.DeleteSource{Staff: staff, ID: id})
-	return err
-}
-
 // Replay asks business biz to replay delivery id of endpoint ep; the answer
 // comes from the endpoint's courier.
 func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*model.Delivery, error) {
@@ -252,25 +209,8 @@ func (d *Directory) CreateHold(ctx context.Context, biz uuid.UUID, in ledger.Hol
 	return call[*business.Answer](ctx, d, biz, &business.CreateHold{In: in, Idem: idem})
 }
 
-// ExtendHold sets live hold id's expiry to now + ttl and returns it.
-func (d *Directory) ExtendHold(ctx context.Context, biz, id uuid.UUID, ttl time.Duration) (model.Hold, error) {
-	return call[model.Hold](ctx, d, biz, &business.ExtendHold{ID: id, TTL: ttl})
-}
-
-// ReleaseHold releases hold id.
-func (d *Directory) ReleaseHold(ctx context.Context, biz, id uuid.UUID) error {
-	_, err := call[business.Done](ctx, d, biz, &business.ReleaseHold{ID: id})
-	return err
-}
-
 // AddEntry puts a customer on the waitlist (POST /waitlist-entries),
 // idempotently as Book.
 func (d *Directory) AddEntry(ctx context.Context, biz uuid.UUID, in ledger.EntryInput, idem business.IdemKey) (*business.Answer, error) {
 	return call[*business.Answer](ctx, d, biz, &business.AddEntry{In: in, Idem: idem})
-}
-
-// DeleteEntry takes waitlist entry id off the list.
-func (d *Directory) DeleteEntry(ctx context.Context, biz, id uuid.UUID) error {
-	_, err := call[business.Done](ctx, d, biz, &business.DeleteEntry{ID: id})
-	return err
 }

@@ -198,3 +198,25 @@ func (s *State) BusyBlocking(staff uuid.UUID, spans []interval.Span) (model.Busy
 	}
 	return best, found
 }
+
+// PutBusyTime replaces a staff member's busy time of one source within a
+// window (PUT /staff/{id}/busy-times/{source}); the answer is the write's
+// time.
+type PutBusyTime struct{ In BusyPut }
+
+func (o PutBusyTime) Decide(s *State, now time.Time, _ IDs) (*record.Change, time.Time, error) {
+	ch, err := DecideBusyPut(s, &o.In, now)
+	return ch, now, err
+}
+
+// ClearBusyTime drops a staff member's busy time of one source
+// (DELETE /staff/{id}/busy-times/{source}).
+type ClearBusyTime struct {
+	Staff  uuid.UUID
+	Source string
+}
+
+func (o ClearBusyTime) Decide(s *State, now time.Time, _ IDs) (*record.Change, Done, error) {
+	ch, err := DecideBusyClear(s, o.Staff, o.Source, now)
+	return ch, Done{}, err
+}

@@ -158,3 +158,35 @@ func DecideDeliveryOutcome(s *State, id uuid.UUID, delivered bool, now time.Time
 	ch.Endpoints = []model.Endpoint{e}
 	return ch
 }
+
+// RegisterEndpoint stores a webhook endpoint whose test ping succeeded
+// (POST /webhooks).
+type RegisterEndpoint struct {
+	In     EndpointInput
+	Secret string
+}
+
+func (o RegisterEndpoint) Decide(s *State, now time.Time, ids IDs) (*record.Change, model.Endpoint, error) {
+	ch, ep, err := DecideRegister(s, &o.In, o.Secret, now, ids)
+	return ch, deref(ep), err
+}
+
+// PatchEndpoint edits webhook endpoint ID (PATCH /webhooks/{id}).
+type PatchEndpoint struct {
+	ID uuid.UUID
+	In EndpointPatch
+}
+
+func (o PatchEndpoint) Decide(s *State, now time.Time, _ IDs) (*record.Change, model.Endpoint, error) {
+	ch, ep, err := DecideEndpointPatch(s, o.ID, &o.In, now)
+	return ch, deref(ep), err
+}
+
+// DeleteEndpoint removes webhook endpoint ID and its delivery log
+// (DELETE /webhooks/{id}).
+type DeleteEndpoint struct{ ID uuid.UUID }
+
+func (o DeleteEndpoint) Decide(s *State, now time.Time, _ IDs) (*record.Change, Done, error) {
+	ch, err := DecideEndpointDelete(s, o.ID, now)
+	return ch, Done{}, err
+}

@@ -201,3 +201,19 @@ func (s *State) feedAppointments(floor, to time.Time, staff *uuid.UUID, fn func(
 		return true
 	})
 }
+
+// CreateFeed makes a calendar feed (POST /calendar-feeds).
+type CreateFeed struct{ In FeedInput }
+
+func (o CreateFeed) Decide(s *State, now time.Time, ids IDs) (*record.Change, model.Feed, error) {
+	ch, f, err := DecideFeedCreate(s, &o.In, now, ids)
+	return ch, deref(f), err
+}
+
+// DeleteFeed revokes calendar feed ID (DELETE /calendar-feeds/{id}).
+type DeleteFeed struct{ ID uuid.UUID }
+
+func (o DeleteFeed) Decide(s *State, now time.Time, _ IDs) (*record.Change, Done, error) {
+	ch, err := DecideFeedDelete(s, o.ID, now)
+	return ch, Done{}, err
+}

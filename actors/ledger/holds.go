@@ -257,3 +257,22 @@ func restoreHold(s *State, ch *record.Change, appt uuid.UUID, now time.Time) {
 		return false
 	})
 }
+
+// ExtendHold sets live hold ID's expiry to now + TTL (PATCH /holds/{id}).
+type ExtendHold struct {
+	ID  uuid.UUID
+	TTL time.Duration
+}
+
+func (o ExtendHold) Decide(s *State, now time.Time, _ IDs) (*record.Change, model.Hold, error) {
+	ch, h, err := DecideExtend(s, o.ID, o.TTL, now)
+	return ch, deref(h), err
+}
+
+// ReleaseHold releases hold ID (DELETE /holds/{id}).
+type ReleaseHold struct{ ID uuid.UUID }
+
+func (o ReleaseHold) Decide(s *State, now time.Time, ids IDs) (*record.Change, Done, error) {
+	ch, err := DecideRelease(s, o.ID, now, ids)
+	return ch, Done{}, err
+}

@@ -217,3 +217,22 @@ func putSources(sources, changed []model.CalendarSource, dropped []uuid.UUID) []
 	}
 	return out
 }
+
+// CreateSource adds a calendar source to a staff member
+// (POST /staff/{id}/calendar-sources); its first fetch follows within
+// 5 seconds.
+type CreateSource struct{ In SourceInput }
+
+func (o CreateSource) Decide(s *State, now time.Time, ids IDs) (*record.Change, model.CalendarSource, error) {
+	ch, src, err := DecideSourceCreate(s, &o.In, now, ids)
+	return ch, deref(src), err
+}
+
+// DeleteSource deletes staff member Staff's calendar source ID and the
+// busy time it gave (DELETE /staff/{id}/calendar-sources/{sourceId}).
+type DeleteSource struct{ Staff, ID uuid.UUID }
+
+func (o DeleteSource) Decide(s *State, now time.Time, _ IDs) (*record.Change, Done, error) {
+	ch, err := DecideSourceDelete(s, o.Staff, o.ID, now)
+	return ch, Done{}, err
+}

@@ -218,3 +218,12 @@ func (b book) putEntry(e model.WaitlistEntry) book {
 	}
 	return b
 }
+
+// DeleteEntry takes waitlist entry ID off the list
+// (DELETE /waitlist-entries/{id}).
+type DeleteEntry struct{ ID uuid.UUID }
+
+func (o DeleteEntry) Decide(s *State, now time.Time, _ IDs) (*record.Change, Done, error) {
+	ch, err := DecideEntryDelete(s, o.ID, now)
+	return ch, Done{}, err
+}

@@ -89,7 +89,7 @@ func (s *Server) putBusy(c *call) {
 	in.Staff, in.Source = staff, src
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	at, err := s.Dir.PutBusy(rctx, c.st.Business().ID, *in)
+	at, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.PutBusyTime{In: *in})
 	if err != nil {
 		s.Fail(c.ctx, err)
 		return
@@ -188,7 +188,7 @@ func (s *Server) clearBusy(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	if err := s.Dir.ClearBusy(rctx, c.st.Business().ID, staff, src); err != nil {
+	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.ClearBusyTime{Staff: staff, Source: src}); err != nil {
 		s.Fail(c.ctx, err)
 		return
 	}

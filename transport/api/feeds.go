@@ -65,7 +65,7 @@ func (s *Server) createFeed(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	f, err := s.Dir.CreateFeed(rctx, c.st.Business().ID, in)
+	f, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.CreateFeed{In: in})
 	if err != nil {
 		s.Fail(c.ctx, err)
 		return
@@ -134,7 +134,7 @@ func (s *Server) deleteFeed(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	if err := s.Dir.DeleteFeed(rctx, c.st.Business().ID, id); err != nil {
+	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.DeleteFeed{ID: id}); err != nil {
 		s.Fail(c.ctx, err)
 		return
 	}

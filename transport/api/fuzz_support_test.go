@@ -348,8 +348,8 @@ func (fx *fuzzFixture) endpoint(tb testing.TB) uuid.UUID {
 	if eps := st.Endpoints(); len(eps) > 0 {
 		return eps[0].ID
 	}
-	_, err := fx.s.Dir.RegisterEndpoint(context.Background(), fzBiz,
-		ledger.EndpointInput{URL: "https://hooks.example.com/slotd", EventTypes: []string{"appointment.created"}}, fx.secret)
+	_, err := directory.Do(context.Background(), fx.s.Dir, fzBiz, ledger.RegisterEndpoint{
+		In: ledger.EndpointInput{URL: "https://hooks.example.com/slotd", EventTypes: []string{"appointment.created"}}, Secret: fx.secret})
 	if err != nil {
 		tb.Fatalf("registering the endpoint: %v", err)
 	}

@@ -84,7 +84,7 @@ func (s *Server) extendHold(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	h, err := s.Dir.ExtendHold(rctx, c.st.Business().ID, id, time.Duration(ttl)*time.Second)
+	h, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.ExtendHold{ID: id, TTL: time.Duration(ttl) * time.Second})
 	if err != nil {
 		s.Fail(c.ctx, err)
 		return
@@ -99,7 +99,7 @@ func (s *Server) releaseHold(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	if err := s.Dir.ReleaseHold(rctx, c.st.Business().ID, id); err != nil {
+	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.ReleaseHold{ID: id}); err != nil {
 		s.Fail(c.ctx, err)
 		return
 	}

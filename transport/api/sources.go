@@ -45,7 +45,7 @@ func (s *Server) createSource(c *call) {
 	in.Staff = staff
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	src, err := s.Dir.CreateSource(rctx, c.st.Business().ID, in)
+	src, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.CreateSource{In: in})
 	if err != nil {
 		s.Fail(c.ctx, err)
 		return
@@ -149,7 +149,7 @@ func (s *Server) deleteSource(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	if err := s.Dir.DeleteSource(rctx, c.st.Business().ID, src.StaffID, src.ID); err != nil {
+	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.DeleteSource{Staff: src.StaffID, ID: src.ID}); err != nil {
 		s.Fail(c.ctx, err)
 		return
 	}

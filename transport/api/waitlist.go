@@ -87,7 +87,7 @@ func (s *Server) deleteEntry(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	if err := s.Dir.DeleteEntry(rctx, c.st.Business().ID, id); err != nil {
+	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.DeleteEntry{ID: id}); err != nil {
 		s.Fail(c.ctx, err)
 		return
 	}

@@ -90,7 +90,7 @@ func (s *Server) registerWebhook(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	c.endpoint(201, true)(s.Dir.RegisterEndpoint(rctx, c.st.Business().ID, *in, secret))
+	c.endpoint(201, true)(directory.Do(rctx, s.Dir, c.st.Business().ID, directory.RegisterEndpoint{In: *in, Secret: secret}))
 }
 
 // decodeEndpoint validates a registration body.
@@ -246,7 +246,7 @@ func (s *Server) patchWebhook(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	c.endpoint(200, false)(s.Dir.PatchEndpoint(rctx, c.st.Business().ID, id, in))
+	c.endpoint(200, false)(directory.Do(rctx, s.Dir, c.st.Business().ID, directory.PatchEndpoint{ID: id, In: in}))
 }
 
 func (s *Server) deleteWebhook(c *call) {
@@ -261,7 +261,7 @@ func (s *Server) deleteWebhook(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	if err := s.Dir.DeleteEndpoint(rctx, c.st.Business().ID, id); err != nil {
+	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.DeleteEndpoint{ID: id}); err != nil {
 		s.Fail(c.ctx, err)
 		return
 	}
