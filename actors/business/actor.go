@@ -77,26 +77,6 @@ func (a *businessActor) Receive(ctx actor.Context) {
 		a.idempotent(ctx, model.OpBook, m.Idem, func() (*record.Change, *Answer, error) { return a.book(&m.In) })
 	case *AddCustomer:
 		a.idempotent(ctx, model.OpAddCustomer, m.Idem, func() (*record.Change, *Answer, error) { return a.addCustomer(m.In) })
-	case *Patch:
-		var ch *record.Change
-		var appt *model.Appointment
-		var err error
-		if m.ByCustomer && m.In.Start != nil { // a move through the manage link
-			ch, appt, err = ledger.DecideCustomerReschedule(a.state, m.ID, *m.In.Start, a.now(), a.ids)
-		} else {
-			ch, appt, err = ledger.DecidePatch(a.state, m.ID, &m.In, a.now(), a.ids)
-		}
-		apply(a, ctx, ch, a.view(ch, appt), err)
-	case *SetStatus:
-		var ch *record.Change
-		var appt *model.Appointment
-		var err error
-		if m.ByCustomer { // a cancellation through the manage link
-			ch, appt, err = ledger.DecideCustomerCancel(a.state, m.ID, a.now(), a.ids)
-		} else {
-			ch, appt, err = ledger.DecideStatus(a.state, m.ID, m.Status, m.IfMatch, a.now(), a.ids)
-		}
-		apply(a, ctx, ch, a.view(ch, appt), err)
 	case *sourceFetched:
 		defer a.guard(ctx, nil)
 		a.fetched(ctx, m)

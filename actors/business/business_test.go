@@ -267,7 +267,7 @@ func TestRefusalWaitsForTheWriteItReveals(t *testing.T) {
 		// up first.
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()
-		_, err = r.dir.Patch(ctx, r.biz, booked.Appointment.ID, move)
+		_, err = directory.Do(ctx, r.dir, r.biz, directory.PatchAppointment{ID: booked.Appointment.ID, In: move})
 		require.Error(t, err)
 		var pe *problem.Error
 		if errors.As(err, &pe) {
@@ -276,7 +276,7 @@ func TestRefusalWaitsForTheWriteItReveals(t *testing.T) {
 
 		gate.Release()
 		require.NoError(t, (<-first).err)
-		_, err = r.dir.Patch(context.Background(), r.biz, booked.Appointment.ID, move)
+		_, err = directory.Do(context.Background(), r.dir, r.biz, directory.PatchAppointment{ID: booked.Appointment.ID, In: move})
 		requireCode(t, err, problem.NoStaffAvailable) // unlocked: nobody else is free either
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
@@ -138,7 +139,7 @@ func TestSnapshotAndReplayEqualTheLiveState(t *testing.T) {
 		}
 		booked, err := r.book("k0", 0, "c0@example.com")
 		require.NoError(t, err)
-		_, err = r.dir.SetStatus(context.Background(), r.biz, booked.Appointment.ID, model.Cancelled, nil)
+		_, err = directory.Do(context.Background(), r.dir, r.biz, directory.SetStatus{ID: booked.Appointment.ID, Status: model.Cancelled})
 		require.NoError(t, err)
 		synctest.Wait()
 		// A tail after the latest snapshot. A snapshot captures the state

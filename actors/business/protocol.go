@@ -20,8 +20,6 @@ import (
 //	Revoke{KeyID}                -> model.Key        revoke a key
 //	Book{In, Idem}               -> *Answer            POST /appointments
 //	AddCustomer{In, Idem}        -> *Answer            POST /customers
-//	Patch{ID, In}                -> AppointmentView    PATCH /appointments/{id}
-//	SetStatus{ID, Status}        -> AppointmentView    POST /appointments/{id}/status
 //	PaymentEvent{Event}          -> Done               a verified client_secret provider event
 //	PaymentNotice{ProviderPaymentID} -> Done           a redirect provider's notice
 //	Do[R]{Op}                    -> R                  any other write: a ledger.Op, which
@@ -133,32 +131,8 @@ type AddCustomer struct {
 }
 
 // AppointmentView is an appointment with its customer, as an answer shows
-// it. Both point into immutable state: share them, never change them.
-type AppointmentView struct {
-	Appointment *model.Appointment
-	Customer    *model.Customer
-}
-
-// Patch edits an appointment's fields.
-type Patch struct {
-	request[AppointmentView]
-	ID uuid.UUID
-	In ledger.PatchInput
-	// ByCustomer: a move to In.Start through the manage link, judged by the
-	// business's customerChanges setting (ledger.DecideCustomerReschedule).
-	ByCustomer bool
-}
-
-// SetStatus moves an appointment to another status.
-type SetStatus struct {
-	request[AppointmentView]
-	ID      uuid.UUID
-	Status  model.Status
-	IfMatch []int // If-Match versions; nil: any
-	// ByCustomer: a cancellation through the manage link, judged by the
-	// business's customerChanges setting (ledger.DecideCustomerCancel).
-	ByCustomer bool
-}
+// it (ledger.AppointmentView).
+type AppointmentView = ledger.AppointmentView
 
 // PaymentEvent is a client_secret provider's event, its signature already
 // verified against the business's webhookSecret (decisions §5).

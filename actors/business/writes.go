@@ -307,14 +307,6 @@ func (a *businessActor) handOver(ctx actor.Context, ch *record.Change, fresh map
 	}
 }
 
-// view is the appointment an answer shows, with its customer as of ch.
-func (a *businessActor) view(ch *record.Change, appt *model.Appointment) AppointmentView {
-	if appt == nil {
-		return AppointmentView{}
-	}
-	return AppointmentView{Appointment: appt, Customer: ledger.CustomerIn(a.state, ch, appt.CustomerID)}
-}
-
 // ids mints the identifiers of one actor's decisions. ULIDs come from a
 // monotonic source, so event ids sort in creation order even within one
 // millisecond; the actor is single-threaded, which that source needs.

@@ -47,6 +47,8 @@ type (
 	ExtendHold       = ledger.ExtendHold
 	ReleaseHold      = ledger.ReleaseHold
 	DeleteEntry      = ledger.DeleteEntry
+	PatchAppointment = ledger.PatchAppointment
+	SetStatus        = ledger.SetStatus
 	// CheckInput asks what bookings would get (POST /availability/check).
 	CheckInput = ledger.CheckInput
 	// Verdict is Check's answer for one start.
@@ -65,7 +67,7 @@ type (
 	Answer = business.Answer
 	// AppointmentView is an appointment with its customer, as an edit left
 	// it.
-	AppointmentView = business.AppointmentView
+	AppointmentView = ledger.AppointmentView
 	// AnswerKind says what an Answer holds.
 	AnswerKind = record.AnswerKind
 )

@@ -163,33 +163,6 @@ func (d *Directory) AddCustomer(ctx context.Context, biz uuid.UUID, in model.Cus
 	return call[*business.Answer](ctx, d, biz, &business.AddCustomer{In: in, Idem: idem})
 }
 
-// Patch edits appointment id's fields and returns it as it now is.
-func (d *Directory) Patch(ctx context.Context, biz, id uuid.UUID, in ledger.PatchInput) (business.AppointmentView, error) {
-	return call[business.AppointmentView](ctx, d, biz, &business.Patch{ID: id, In: in})
-}
-
-// SetStatus moves appointment id to status to and returns it as it now is.
-// ifMatch, when not nil, lists the versions the change was made against
-// (If-Match): another current version refuses it with PRECONDITION_FAILED.
-func (d *Directory) SetStatus(ctx context.Context, biz, id uuid.UUID, to model.Status, ifMatch []int) (business.AppointmentView, error) {
-	return call[business.AppointmentView](ctx, d, biz, &business.SetStatus{ID: id, Status: to, IfMatch: ifMatch})
-}
-
-// CustomerCancel cancels appointment id through its manage link: judged
-// by the business's customerChanges setting inside its actor, with every
-// effect of SetStatus and the customer as the events' changedBy.
-func (d *Directory) CustomerCancel(ctx context.Context, biz, id uuid.UUID) (business.AppointmentView, error) {
-	return call[business.AppointmentView](ctx, d, biz, &business.SetStatus{ID: id, Status: model.Cancelled, ByCustomer: true})
-}
-
-// CustomerReschedule moves appointment id to start through its manage
-// link: judged by the business's customerChanges setting inside its actor,
-// then as a PATCH of startTime with the booking rules enforced, with the
-// customer as the events' changedBy.
-func (d *Directory) CustomerReschedule(ctx context.Context, biz, id uuid.UUID, start time.Time) (business.AppointmentView, error) {
-	return call[business.AppointmentView](ctx, d, biz, &business.Patch{ID: id, In: ledger.PatchInput{Start: &start, Enforce: true}, ByCustomer: true})
-}
-
 // Replay asks business biz to replay delivery id of endpoint ep; the answer
 // comes from the endpoint's courier.
 func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*model.Delivery, error) {

@@ -222,3 +222,65 @@ func DecideStatus(s *State, id uuid.UUID, to model.Status, ifMatch []int, now ti
 	}
 	return ch, &ch.Appointments[0], nil
 }
+
+// AppointmentView is an appointment with its customer, as an answer shows
+// it. Both point into immutable state: share them, never change them.
+type AppointmentView struct {
+	Appointment *model.Appointment
+	Customer    *model.Customer
+}
+
+// viewOf is appt with its customer as of s after ch; empty when appt is
+// nil (a refused decision).
+func viewOf(s *State, ch *record.Change, appt *model.Appointment) AppointmentView {
+	if appt == nil {
+		return AppointmentView{}
+	}
+	return AppointmentView{Appointment: appt, Customer: CustomerIn(s, ch, appt.CustomerID)}
+}
+
+// PatchAppointment edits appointment ID's fields
+// (PATCH /appointments/{id}). ByCustomer is a move to In.Start through the
+// manage link, judged first by the business's customerChanges setting
+// (DecideCustomerReschedule).
+type PatchAppointment struct {
+	ID         uuid.UUID
+	In         PatchInput
+	ByCustomer bool
+}
+
+func (o PatchAppointment) Decide(s *State, now time.Time, ids IDs) (*record.Change, AppointmentView, error) {
+	var ch *record.Change
+	var appt *model.Appointment
+	var err error
+	if o.ByCustomer && o.In.Start != nil {
+		ch, appt, err = DecideCustomerReschedule(s, o.ID, *o.In.Start, now, ids)
+	} else {
+		ch, appt, err = DecidePatch(s, o.ID, &o.In, now, ids)
+	}
+	return ch, viewOf(s, ch, appt), err
+}
+
+// SetStatus moves appointment ID to Status
+// (POST /appointments/{id}/status); IfMatch, when not nil, lists the
+// versions the change was made against. ByCustomer is a cancellation
+// through the manage link, judged by the business's customerChanges
+// setting (DecideCustomerCancel).
+type SetStatus struct {
+	ID         uuid.UUID
+	Status     model.Status
+	IfMatch    []int
+	ByCustomer bool
+}
+
+func (o SetStatus) Decide(s *State, now time.Time, ids IDs) (*record.Change, AppointmentView, error) {
+	var ch *record.Change
+	var appt *model.Appointment
+	var err error
+	if o.ByCustomer {
+		ch, appt, err = DecideCustomerCancel(s, o.ID, now, ids)
+	} else {
+		ch, appt, err = DecideStatus(s, o.ID, o.Status, o.IfMatch, now, ids)
+	}
+	return ch, viewOf(s, ch, appt), err
+}

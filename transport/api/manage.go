@@ -124,7 +124,7 @@ func (s *Server) manageCancel(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	s.changed(ctx, l, func(rctx context.Context) (directory.AppointmentView, error) {
-		return s.Dir.CustomerCancel(rctx, l.st.Business().ID, l.a.ID)
+		return directory.Do(rctx, s.Dir, l.st.Business().ID, directory.SetStatus{ID: l.a.ID, Status: model.Cancelled, ByCustomer: true})
 	})
 }
 
@@ -149,7 +149,8 @@ func (s *Server) manageReschedule(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	s.changed(ctx, l, func(rctx context.Context) (directory.AppointmentView, error) {
-		return s.Dir.CustomerReschedule(rctx, l.st.Business().ID, l.a.ID, start)
+		return directory.Do(rctx, s.Dir, l.st.Business().ID,
+			directory.PatchAppointment{ID: l.a.ID, In: directory.PatchInput{Start: &start, Enforce: true}, ByCustomer: true})
 	})
 }
 

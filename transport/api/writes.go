@@ -304,7 +304,7 @@ func (s *Server) patchAppointment(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	c.appointment(s.Dir.Patch(rctx, c.st.Business().ID, id, in))
+	c.appointment(directory.Do(rctx, s.Dir, c.st.Business().ID, directory.PatchAppointment{ID: id, In: in}))
 }
 
 var requestableStatuses = []string{string(model.Confirmed), string(model.Cancelled), string(model.Completed), string(model.NoShow)}
@@ -327,5 +327,5 @@ func (s *Server) setStatus(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	c.appointment(s.Dir.SetStatus(rctx, c.st.Business().ID, id, model.Status(to), want))
+	c.appointment(directory.Do(rctx, s.Dir, c.st.Business().ID, directory.SetStatus{ID: id, Status: model.Status(to), IfMatch: want}))
 }
