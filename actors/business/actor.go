@@ -73,17 +73,9 @@ func (a *businessActor) Receive(ctx actor.Context) {
 	case *Revoke:
 		k, err := a.revoke(m)
 		respondNow(ctx, k, err)
-	case *Book:
-		a.idempotent(ctx, model.OpBook, m.Idem, func() (*record.Change, *Answer, error) { return a.book(&m.In) })
-	case *AddCustomer:
-		a.idempotent(ctx, model.OpAddCustomer, m.Idem, func() (*record.Change, *Answer, error) { return a.addCustomer(m.In) })
 	case *sourceFetched:
 		defer a.guard(ctx, nil)
 		a.fetched(ctx, m)
-	case *CreateHold:
-		a.idempotent(ctx, model.OpCreateHold, m.Idem, func() (*record.Change, *Answer, error) { return a.hold(&m.In) })
-	case *AddEntry:
-		a.idempotent(ctx, model.OpAddEntry, m.Idem, func() (*record.Change, *Answer, error) { return a.addEntry(&m.In) })
 	case *tick:
 		defer a.guard(ctx, nil)
 		a.expire(ctx)
@@ -109,6 +101,14 @@ func (a *businessActor) Receive(ctx actor.Context) {
 // operation is a Do[R] of any R: Receive runs them all in one case.
 type operation interface {
 	run(a *businessActor, ctx actor.Context)
+}
+
+// run decides m's idempotent operation, or answers a repeat of its key
+// as the first time.
+func (m *DoOnce) run(a *businessActor, ctx actor.Context) {
+	a.idempotent(ctx, m.Op.Operation(), m.Idem, func() (*record.Change, *Answer, error) {
+		return m.Op.Decide(a.state, a.now(), a.ids)
+	})
 }
 
 // run decides m's operation against the actor's state and journals what

@@ -130,7 +130,7 @@ func idem(key string, body string) business.IdemKey {
 
 // book books slot n for email under key; the body hash follows n and email.
 func (r *rig) book(key string, n int, email string) (*business.Answer, error) {
-	return r.dir.Book(context.Background(), r.biz, r.input(n, email), idem(key, fmt.Sprint(n, email)))
+	return directory.DoOnce(context.Background(), r.dir, r.biz, directory.Book{In: r.input(n, email)}, idem(key, fmt.Sprint(n, email)))
 }
 
 type result struct {

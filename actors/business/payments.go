@@ -251,7 +251,7 @@ func (a *businessActor) checkoutDone(ctx actor.Context, m *payDone) {
 		created := ledger.CheckoutCreated{ProviderPaymentID: m.created.ProviderPaymentID,
 			CheckoutURL: m.created.CheckoutURL, ClientSecret: m.created.ClientSecret}
 		ch, appt, p := ledger.DecideCheckoutDone(a.state, m.id, created, now, a.ids)
-		ans := a.booked(ch, appt, p)
+		ans := ledger.Booked(a.state, ch, appt, p)
 		idem.Answer = record.AnswerBooked
 		ch.Idempotency = &idem
 		a.env.Metrics.checkout(provider, "created")

@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
@@ -65,7 +66,7 @@ func TestCheckoutDoesNotHoldTheBusinessBack(t *testing.T) {
 
 		// Another write of the same business is answered meanwhile, and
 		// the reserved time is taken for everyone else.
-		other, err := r.dir.AddCustomer(context.Background(), r.biz, model.Customer{FirstName: "B", Email: "b@example.com"}, idem("c1", "b"))
+		other, err := directory.DoOnce(context.Background(), r.dir, r.biz, directory.AddCustomer{In: model.Customer{FirstName: "B", Email: "b@example.com"}}, idem("c1", "b"))
 		require.NoError(t, err)
 		require.Equal(t, record.AnswerCustomer, other.Kind)
 		taken, err := r.book("k2", 0, "c@example.com")

@@ -5,8 +5,6 @@ import (
 
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
 )
 
@@ -18,14 +16,13 @@ import (
 //	Put{Spec}                    -> PutResult          world file or admin put
 //	Issue{Key}                   -> model.Key        a new API key
 //	Revoke{KeyID}                -> model.Key        revoke a key
-//	Book{In, Idem}               -> *Answer            POST /appointments
-//	AddCustomer{In, Idem}        -> *Answer            POST /customers
 //	PaymentEvent{Event}          -> Done               a verified client_secret provider event
 //	PaymentNotice{ProviderPaymentID} -> Done           a redirect provider's notice
 //	Do[R]{Op}                    -> R                  any other write: a ledger.Op, which
 //	                                                   carries its own decision
-//	CreateHold{In, Idem}         -> *Answer            POST /holds
-//	AddEntry{In, Idem}           -> *Answer            POST /waitlist-entries
+//	DoOnce{Op, Idem}             -> *Answer            an idempotent write (ledger.IdempotentOp):
+//	                                                   POST /appointments, /customers, /holds,
+//	                                                   /waitlist-entries
 //
 // A refusal is a *problem.Error in Reply.Err; an unexpected failure is an
 // INTERNAL_ERROR problem that keeps its cause. The actor never speaks HTTP:
@@ -63,6 +60,14 @@ type Do[R any] struct {
 	Op ledger.Op[R]
 }
 
+// DoOnce carries an idempotent write: its answer is kept under Idem, and
+// a repeat within 24 hours gets the same answer (api-v1 §4.1).
+type DoOnce struct {
+	request[*Answer]
+	Op   ledger.IdempotentOp
+	Idem IdemKey
+}
+
 // Put asks the actor to make the business match Spec.
 type Put struct {
 	request[PutResult]
@@ -88,47 +93,16 @@ type Revoke struct {
 }
 
 // IdemKey identifies an idempotent request (api-v1 §4.1): the key and the
-// body it was first used with. The operation is the request's own (Book,
-// AddCustomer, CreateHold, AddEntry): the actor adds it.
+// body it was first used with. The operation is the request's own
+// (ledger.IdempotentOp's Operation): the actor adds it.
 type IdemKey struct {
 	Key      string
 	BodyHash [32]byte
 	op       model.Operation
 }
 
-// Answer is the outcome of an idempotent request, as facts: what the
-// write created, or the refusal it stored. The engine renders nothing and
-// chooses no status; the transport renders the facts with its one
-// renderer, so a repeat of the request within 24 hours, answered from the
-// same facts (Replayed set), gets the same status and the same bytes.
-type Answer struct {
-	Kind        record.AnswerKind
-	Appointment *model.Appointment   // AnswerBooked
-	Customer    *model.Customer      // AnswerBooked (the appointment's customer), AnswerCustomer
-	Payment     *model.Payment       // AnswerBooked, when the booking needs prepayment
-	Hold        *model.Hold          // AnswerHold
-	Entry       *model.WaitlistEntry // AnswerEntry
-	Refused     *problem.Error       // AnswerRefused
-	// Status and Body are an answer journalled as its bytes, by a version
-	// from before the facts (AnswerBody).
-	Status   int
-	Body     []byte
-	Replayed bool
-}
-
-// Book books an appointment.
-type Book struct {
-	request[*Answer]
-	In   ledger.CreateInput
-	Idem IdemKey
-}
-
-// AddCustomer creates a customer.
-type AddCustomer struct {
-	request[*Answer]
-	In   model.Customer
-	Idem IdemKey
-}
+// Answer is the outcome of an idempotent request (ledger.Answer).
+type Answer = ledger.Answer
 
 // AppointmentView is an appointment with its customer, as an answer shows
 // it (ledger.AppointmentView).
@@ -146,18 +120,4 @@ type PaymentEvent struct {
 type PaymentNotice struct {
 	request[Done]
 	ProviderPaymentID string
-}
-
-// CreateHold places a hold (decisions §6).
-type CreateHold struct {
-	request[*Answer]
-	In   ledger.HoldInput
-	Idem IdemKey
-}
-
-// AddEntry puts a customer on the waitlist.
-type AddEntry struct {
-	request[*Answer]
-	In   ledger.EntryInput
-	Idem IdemKey
 }

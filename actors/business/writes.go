@@ -137,7 +137,7 @@ func (a *businessActor) stored(e *record.Idem) (*Answer, error) {
 		return nil, errors.New("not a change record")
 	case e.Answer == record.AnswerBooked && len(ch.Appointments) > 0:
 		appt := &ch.Appointments[0]
-		return a.booked(ch, appt, paymentIn(ch, appt.ID)), nil
+		return ledger.Booked(a.state, ch, appt, paymentIn(ch, appt.ID)), nil
 	case e.Answer == record.AnswerCustomer && len(ch.Customers) > 0:
 		return &Answer{Kind: record.AnswerCustomer, Customer: &ch.Customers[0]}, nil
 	case e.Answer == record.AnswerHold && len(ch.Holds) > 0:
@@ -146,48 +146,6 @@ func (a *businessActor) stored(e *record.Idem) (*Answer, error) {
 		return &Answer{Kind: record.AnswerEntry, Entry: &ch.Entries[0]}, nil
 	}
 	return nil, fmt.Errorf("record has no subject for answer kind %d", e.Answer)
-}
-
-// booked is the answer of a booking: the appointment with its customer as
-// of ch, and its payment when it needs prepayment.
-func (a *businessActor) booked(ch *record.Change, appt *model.Appointment, p *model.Payment) *Answer {
-	return &Answer{Kind: record.AnswerBooked, Appointment: appt, Customer: ledger.CustomerIn(a.state, ch, appt.CustomerID), Payment: p}
-}
-
-// book decides a booking. A booking that needs prepayment is a
-// reservation with no answer yet (payments.go).
-func (a *businessActor) book(in *ledger.CreateInput) (*record.Change, *Answer, error) {
-	ch, appt, err := ledger.DecideCreate(a.state, in, a.now(), a.ids)
-	if err != nil || len(ch.Checkouts) > 0 {
-		return ch, nil, err
-	}
-	return ch, a.booked(ch, appt, nil), nil
-}
-
-func (a *businessActor) addCustomer(in model.Customer) (*record.Change, *Answer, error) {
-	ch, cu, err := ledger.DecideCustomer(a.state, in, a.now(), a.ids)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ch, &Answer{Kind: record.AnswerCustomer, Customer: cu}, nil
-}
-
-// hold decides a hold.
-func (a *businessActor) hold(in *ledger.HoldInput) (*record.Change, *Answer, error) {
-	ch, h, err := ledger.DecideHold(a.state, in, a.now(), a.ids)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ch, &Answer{Kind: record.AnswerHold, Hold: h}, nil
-}
-
-// addEntry decides a waitlist entry.
-func (a *businessActor) addEntry(in *ledger.EntryInput) (*record.Change, *Answer, error) {
-	ch, e, err := ledger.DecideEntry(a.state, in, a.now(), a.ids)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ch, &Answer{Kind: record.AnswerEntry, Entry: e}, nil
 }
 
 // apply finishes a request that is not idempotent: it journals ch (when

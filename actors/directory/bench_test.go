@@ -64,7 +64,7 @@ var benchSeq atomic.Int64
 func book(b *testing.B, d *Directory, biz, svc, staff uuid.UUID) {
 	n := benchSeq.Add(1)
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n) * 30 * time.Minute)
-	ans, err := d.Book(context.Background(), biz, ledger.CreateInput{ServiceID: svc, Start: start, StaffID: &staff,
+	ans, err := d.book(context.Background(), biz, ledger.CreateInput{ServiceID: svc, Start: start, StaffID: &staff,
 		Customer: model.Customer{FirstName: "B", Email: fmt.Sprintf("b%d@example.com", n)}},
 		business.IdemKey{Key: fmt.Sprint("k", n)})
 	if err != nil || ans.Kind == record.AnswerRefused {

@@ -228,7 +228,7 @@ func TestBookingFillsTheOutbox(t *testing.T) {
 		require.NoError(t, err)
 		eps[i] = e.ID
 	}
-	ans, err := d.Book(ctx, id, ledger.CreateInput{ServiceID: svc, Start: t0.Add(48 * time.Hour), StaffID: &staff,
+	ans, err := d.book(ctx, id, ledger.CreateInput{ServiceID: svc, Start: t0.Add(48 * time.Hour), StaffID: &staff,
 		Customer: model.Customer{FirstName: "N", Email: "n@example.com"}},
 		business.IdemKey{Key: "k1"})
 	require.NoError(t, err)

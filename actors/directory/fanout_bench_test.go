@@ -179,7 +179,7 @@ func benchFanout(b *testing.B, endpoints int) {
 		wg.Go(func() {
 			for next.Add(1) <= int64(b.N) && failed.Load() == nil {
 				n := fanoutSeq.Add(1)
-				ans, err := d.AddCustomer(ctx, biz, model.Customer{FirstName: "F", LastName: "O", Email: fmt.Sprintf("f%d@example.com", n)},
+				ans, err := d.addCustomer(ctx, biz, model.Customer{FirstName: "F", LastName: "O", Email: fmt.Sprintf("f%d@example.com", n)},
 					business.IdemKey{Key: fmt.Sprint("f", n)})
 				if err != nil || ans.Kind == record.AnswerRefused {
 					msg := fmt.Sprintf("create customer: %v", err)

@@ -42,7 +42,7 @@ func BenchmarkDurableHold(b *testing.B) {
 		}
 		st := ids[n%staff]
 		n++
-		ans, err := d.CreateHold(context.Background(), biz,
+		ans, err := d.createHold(context.Background(), biz,
 			ledger.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: model.HoldMaxLife},
 			business.IdemKey{Key: fmt.Sprint("h", n)})
 		if err != nil || ans.Kind == record.AnswerRefused {
@@ -68,7 +68,7 @@ func BenchmarkDurableHoldLive(b *testing.B) {
 			hold := func(n int) uuid.UUID {
 				st := ids[n%staff]
 				start := first.Add(time.Duration(n/staff) * 30 * time.Minute)
-				ans, err := d.CreateHold(context.Background(), biz,
+				ans, err := d.createHold(context.Background(), biz,
 					ledger.HoldInput{ServiceID: svc, Start: start, StaffID: &st, TTL: model.HoldMaxLife},
 					business.IdemKey{Key: fmt.Sprint("h", n)})
 				if err != nil || ans.Kind == record.AnswerRefused {
@@ -188,7 +188,7 @@ func checkCalendar(b *testing.B, d *Directory) (uuid.UUID, uuid.UUID, []time.Tim
 		wg.Go(func() {
 			for i := range next {
 				bk := todo[i]
-				ans, err := d.Book(context.Background(), id, ledger.CreateInput{ServiceID: bk.svc, Start: bk.start, StaffID: &bk.staff,
+				ans, err := d.book(context.Background(), id, ledger.CreateInput{ServiceID: bk.svc, Start: bk.start, StaffID: &bk.staff,
 					Customer: model.Customer{FirstName: "C", Email: fmt.Sprintf("c%d@example.com", i)}},
 					business.IdemKey{Key: fmt.Sprint("c", i)})
 				if err != nil || ans.Kind == record.AnswerRefused {

@@ -49,6 +49,12 @@ type (
 	DeleteEntry      = ledger.DeleteEntry
 	PatchAppointment = ledger.PatchAppointment
 	SetStatus        = ledger.SetStatus
+	// The idempotent writes (ledger.IdempotentOp), sent with DoOnce.
+	IdempotentOp = ledger.IdempotentOp
+	Book         = ledger.Book
+	AddCustomer  = ledger.AddCustomer
+	CreateHold   = ledger.CreateHold
+	AddEntry     = ledger.AddEntry
 	// CheckInput asks what bookings would get (POST /availability/check).
 	CheckInput = ledger.CheckInput
 	// Verdict is Check's answer for one start.

@@ -31,6 +31,19 @@ func Do[R any](ctx context.Context, d *Directory, biz uuid.UUID, op ledger.Op[R]
 	return call[R](ctx, d, biz, &business.Do[R]{Op: op})
 }
 
+// DoOnce sends idempotent write op to business biz's actor under
+// idempotency key idem: the answer is the one stored under the key, the
+// first attempt's, replayed. A write that may pay (a booking that needs
+// prepayment) waits for its checkout as well, for up to the provider's
+// timeout (decisions §5: 10 s) more.
+func DoOnce(ctx context.Context, d *Directory, biz uuid.UUID, op ledger.IdempotentOp, idem business.IdemKey) (*business.Answer, error) {
+	wait := d.timeout
+	if p, ok := op.(interface{ MayPay() bool }); ok && p.MayPay() {
+		wait += BookPaymentWait
+	}
+	return callWithin[*business.Answer](ctx, d, biz, &business.DoOnce{Op: op, Idem: idem}, wait)
+}
+
 // PutResult reports what one Put did.
 type PutResult struct {
 	ID      uuid.UUID
@@ -131,14 +144,6 @@ func (d *Directory) Revoke(ctx context.Context, biz, id uuid.UUID) (model.Key, e
 	return call[model.Key](ctx, d, biz, &business.Revoke{KeyID: id})
 }
 
-// Book books an appointment (POST /appointments). The answer is the one
-// stored under the idempotency key: the first attempt's, replayed. A
-// booking that needs prepayment waits for its checkout as well, for up
-// to the provider's timeout (decisions §5: 10 s) more.
-func (d *Directory) Book(ctx context.Context, biz uuid.UUID, in ledger.CreateInput, idem business.IdemKey) (*business.Answer, error) {
-	return callWithin[*business.Answer](ctx, d, biz, &business.Book{In: in, Idem: idem}, d.timeout+BookPaymentWait)
-}
-
 // BookPaymentWait is how much longer than other writes a booking may wait
 // for its actor: the provider's timeout and a margin for the journal.
 const BookPaymentWait = payment.Timeout + 2*time.Second
@@ -158,11 +163,6 @@ func (d *Directory) PaymentNotice(ctx context.Context, biz uuid.UUID, pid string
 	return err
 }
 
-// AddCustomer creates a customer (POST /customers), idempotently as Book.
-func (d *Directory) AddCustomer(ctx context.Context, biz uuid.UUID, in model.Customer, idem business.IdemKey) (*business.Answer, error) {
-	return call[*business.Answer](ctx, d, biz, &business.AddCustomer{In: in, Idem: idem})
-}
-
 // Replay asks business biz to replay delivery id of endpoint ep; the answer
 // comes from the endpoint's courier.
 func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*model.Delivery, error) {
@@ -175,15 +175,4 @@ func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*model.D
 		return nil, fmt.Errorf("directory: business %s answered a replay with %T", biz, r)
 	}
 	return rep.Delivery, rep.Err
-}
-
-// CreateHold places a hold (POST /holds), idempotently as Book.
-func (d *Directory) CreateHold(ctx context.Context, biz uuid.UUID, in ledger.HoldInput, idem business.IdemKey) (*business.Answer, error) {
-	return call[*business.Answer](ctx, d, biz, &business.CreateHold{In: in, Idem: idem})
-}
-
-// AddEntry puts a customer on the waitlist (POST /waitlist-entries),
-// idempotently as Book.
-func (d *Directory) AddEntry(ctx context.Context, biz uuid.UUID, in ledger.EntryInput, idem business.IdemKey) (*business.Answer, error) {
-	return call[*business.Answer](ctx, d, biz, &business.AddEntry{In: in, Idem: idem})
 }

@@ -168,3 +168,41 @@ func DecideCustomer(s *State, in model.Customer, now time.Time, ids IDs) (*recor
 		Events: []record.Event{{ID: ids.Event(now), Type: model.EventCustomerCreated, CreatedAt: now, Subject: in.ID}}}
 	return ch, &ch.Customers[0], nil
 }
+
+// Book books an appointment (POST /appointments). A booking that needs
+// prepayment is a reservation with no answer yet: its change holds a
+// checkout, and the actor answers once the provider has (business
+// payments.go).
+type Book struct{ In CreateInput }
+
+func (Book) Operation() model.Operation { return model.OpBook }
+
+// MayPay says a booking may wait for a payment provider's checkout.
+func (Book) MayPay() bool { return true }
+
+func (o Book) Decide(s *State, now time.Time, ids IDs) (*record.Change, *Answer, error) {
+	ch, appt, err := DecideCreate(s, &o.In, now, ids)
+	if err != nil || len(ch.Checkouts) > 0 {
+		return ch, nil, err
+	}
+	return ch, Booked(s, ch, appt, nil), nil
+}
+
+// Booked is the answer of a booking: appt with its customer as of s after
+// ch, and its payment p (nil: none due).
+func Booked(s *State, ch *record.Change, appt *model.Appointment, p *model.Payment) *Answer {
+	return &Answer{Kind: record.AnswerBooked, Appointment: appt, Customer: CustomerIn(s, ch, appt.CustomerID), Payment: p}
+}
+
+// AddCustomer creates a customer (POST /customers).
+type AddCustomer struct{ In model.Customer }
+
+func (AddCustomer) Operation() model.Operation { return model.OpAddCustomer }
+
+func (o AddCustomer) Decide(s *State, now time.Time, ids IDs) (*record.Change, *Answer, error) {
+	ch, cu, err := DecideCustomer(s, o.In, now, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ch, &Answer{Kind: record.AnswerCustomer, Customer: cu}, nil
+}

@@ -276,3 +276,16 @@ func (o ReleaseHold) Decide(s *State, now time.Time, ids IDs) (*record.Change, D
 	ch, err := DecideRelease(s, o.ID, now, ids)
 	return ch, Done{}, err
 }
+
+// CreateHold places a hold (POST /holds).
+type CreateHold struct{ In HoldInput }
+
+func (CreateHold) Operation() model.Operation { return model.OpCreateHold }
+
+func (o CreateHold) Decide(s *State, now time.Time, ids IDs) (*record.Change, *Answer, error) {
+	ch, h, err := DecideHold(s, &o.In, now, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ch, &Answer{Kind: record.AnswerHold, Hold: h}, nil
+}

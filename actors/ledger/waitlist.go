@@ -227,3 +227,16 @@ func (o DeleteEntry) Decide(s *State, now time.Time, _ IDs) (*record.Change, Don
 	ch, err := DecideEntryDelete(s, o.ID, now)
 	return ch, Done{}, err
 }
+
+// AddEntry puts a customer on the waitlist (POST /waitlist-entries).
+type AddEntry struct{ In EntryInput }
+
+func (AddEntry) Operation() model.Operation { return model.OpAddEntry }
+
+func (o AddEntry) Decide(s *State, now time.Time, ids IDs) (*record.Change, *Answer, error) {
+	ch, e, err := DecideEntry(s, &o.In, now, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ch, &Answer{Kind: record.AnswerEntry, Entry: e}, nil
+}

@@ -22,7 +22,9 @@ const (
 	maxTTL = int(model.HoldMaxLife / time.Second)
 )
 
-func (s *Server) createHold(c *call) { create(c, decodeHold, s.Dir.CreateHold) }
+func (s *Server) createHold(c *call) {
+	create(c, decodeHold, func(in directory.HoldInput) directory.IdempotentOp { return directory.CreateHold{In: in} })
+}
 
 // decodeHold validates a POST /holds body.
 func decodeHold(body []byte) (*directory.HoldInput, error) {

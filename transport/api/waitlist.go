@@ -22,7 +22,9 @@ const maxEntryWindow = 31 * 24 * time.Hour
 var entryStatuses = []string{string(model.EntryWaiting), string(model.EntryOffered), string(model.EntryBooked),
 	string(model.EntryExpired)}
 
-func (s *Server) createEntry(c *call) { create(c, decodeEntry, s.Dir.AddEntry) }
+func (s *Server) createEntry(c *call) {
+	create(c, decodeEntry, func(in directory.EntryInput) directory.IdempotentOp { return directory.AddEntry{In: in} })
+}
 
 // decodeEntry validates a POST /waitlist-entries body. That to lies in
 // the future is the business's to judge, on its clock.

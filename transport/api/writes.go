@@ -102,8 +102,7 @@ func (c *call) appointment(v directory.AppointmentView, err error) {
 
 // create runs an idempotent create whose body decode validates: the
 // checks of creating, the body, then the business's stored answer.
-func create[T any](c *call, decode func([]byte) (*T, error),
-	do func(context.Context, uuid.UUID, T, directory.IdemKey) (*directory.Answer, error)) {
+func create[T any](c *call, decode func([]byte) (*T, error), op func(T) directory.IdempotentOp) {
 	key, ok := creating(c)
 	if !ok {
 		return
@@ -115,7 +114,7 @@ func create[T any](c *call, decode func([]byte) (*T, error),
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	c.answer(do(rctx, c.st.Business().ID, *in, *key))
+	c.answer(directory.DoOnce(rctx, c.s.Dir, c.st.Business().ID, op(*in), *key))
 }
 
 func (s *Server) createAppointment(c *call) {
@@ -137,7 +136,7 @@ func (s *Server) createAppointment(c *call) {
 	// A booking that needs prepayment also waits for its checkout.
 	rctx, cancel := context.WithTimeout(context.Background(), edge.RequestTimeout+directory.BookPaymentWait)
 	defer cancel()
-	c.answer(s.Dir.Book(rctx, c.st.Business().ID, *in, *key))
+	c.answer(directory.DoOnce(rctx, s.Dir, c.st.Business().ID, directory.Book{In: *in}, *key))
 }
 
 // decodeCreate validates a POST /appointments body.
@@ -254,7 +253,7 @@ func (s *Server) createCustomer(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	c.answer(s.Dir.AddCustomer(rctx, c.st.Business().ID, cu, *key))
+	c.answer(directory.DoOnce(rctx, s.Dir, c.st.Business().ID, directory.AddCustomer{In: cu}, *key))
 }
 
 // existingAppointment returns the {id} of a write on one appointment, having
