@@ -220,7 +220,7 @@ func (p *payer) ended(m *payEnded) {
 		p.dropKept(c.id)
 		outcome := outbox.Delivered
 		if m.err != nil {
-			outcome = outbox.Failed
+			outcome = outbox.GivenUp
 		}
 		p.env.PaymentOutbox.Attempted(outcome)
 		p.root.Send(p.parent, &payDone{id: c.id, op: c.op, err: m.err})

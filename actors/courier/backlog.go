@@ -58,7 +58,7 @@ func outcomeOf(delivered, retrying bool) outbox.Outcome {
 	case retrying:
 		return outbox.Retry
 	}
-	return outbox.Failed
+	return outbox.GivenUp
 }
 
 // entryHeap orders entries by since, oldest first.

@@ -1,6 +1,10 @@
 package courier
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/slotd/slotd/actors/model"
+)
 
 // Metrics are the couriers' metrics, shared by every courier of a server
 // (Env.Metrics): delivery records by the outcome they were written with,
@@ -12,12 +16,15 @@ type Metrics struct {
 	byOutcome [2][3]prometheus.Counter
 }
 
-// Outcome indexes of Metrics.byOutcome.
+// Outcome indexes of Metrics.byOutcome, and the statuses they count: a
+// record's status once it has its outcome (model.DeliveryStatuses).
 const (
 	outDelivered = iota
 	outFailed
 	outExhausted
 )
+
+var outcomeStatus = [...]string{outDelivered: model.DeliveryDelivered, outFailed: model.DeliveryFailed, outExhausted: model.DeliveryExhausted}
 
 // NewMetrics returns the couriers' metrics; register them once.
 func NewMetrics() *Metrics {
@@ -32,7 +39,7 @@ func NewMetrics() *Metrics {
 		}),
 	}
 	for k, kind := range []string{"ladder", "replay"} {
-		for o, outcome := range []string{"delivered", "failed", "exhausted"} {
+		for o, outcome := range outcomeStatus {
 			m.byOutcome[k][o] = m.deliveries.WithLabelValues(kind, outcome)
 		}
 	}

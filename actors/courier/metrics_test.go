@@ -64,7 +64,7 @@ func TestMetrics(t *testing.T) {
 		require.Zero(t, testutil.ToFloat64(m.open))
 		rows, _ := r.env.Outbox.Held()
 		require.Zero(t, rows, "a stopped courier's deliveries leave the outbox backlog")
-		assert.Equal(t, [3]int{2, 2, 0}, [3]int{r.env.Outbox.Attempts(outbox.Delivered), r.env.Outbox.Attempts(outbox.Retry), r.env.Outbox.Attempts(outbox.Failed)},
+		assert.Equal(t, [3]int{2, 2, 0}, [3]int{r.env.Outbox.Attempts(outbox.Delivered), r.env.Outbox.Attempts(outbox.Retry), r.env.Outbox.Attempts(outbox.GivenUp)},
 			"attempts delivered, retried, failed")
 	})
 }

@@ -33,17 +33,24 @@ func (d *Directory) Deliveries(biz, ep uuid.UUID, after *[16]byte, fn func(id [1
 }
 
 // DeliveryExists reports whether endpoint ep of business biz has the
-// delivery record id.
+// delivery record id, once what it read is durable.
 func (d *Directory) DeliveryExists(biz, ep uuid.UUID, id [16]byte) (bool, error) {
 	_, ok, err := d.env.Store.Delivery(biz, ep, id)
-	return ok, err
+	if err != nil {
+		return false, err
+	}
+	return ok, d.env.Store.SyncWAL()
 }
 
 // Health says whether writes can be made durable now (/readyz).
 func (d *Directory) Health() storage.Health { return d.env.Store.Health() }
 
 // Businesses calls fn with every business of this node's store, by id,
-// with its name, until fn returns an error (the admin list).
+// with its name, until fn returns an error (the admin list). Show what fn
+// was passed only once Businesses returns nil.
 func (d *Directory) Businesses(fn func(id [16]byte, name []byte) error) error {
-	return d.env.Store.Businesses(fn)
+	if err := d.env.Store.Businesses(fn); err != nil {
+		return err
+	}
+	return d.env.Store.SyncWAL()
 }

@@ -56,7 +56,7 @@ func DecideRegister(s *State, in *EndpointInput, secret string, now time.Time, i
 		return nil, nil, err
 	}
 	e := model.Endpoint{ID: ids.UUID(), URL: in.URL, EventTypes: slices.Clone(in.EventTypes), Description: in.Description,
-		IsActive: true, Status: model.EndpointActive, PayloadStyle: "full", Secret: secret, CreatedAt: now, UpdatedAt: now}
+		IsActive: true, Status: model.EndpointActive, PayloadStyle: model.PayloadFull, Secret: secret, CreatedAt: now, UpdatedAt: now}
 	ch := &record.Change{At: now, Endpoints: []model.Endpoint{e}}
 	return ch, &ch.Endpoints[0], nil
 }

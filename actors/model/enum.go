@@ -200,6 +200,15 @@ var EndpointStatuses = newEnum("endpoint status",
 	EnumEntry[EndpointStatus]{EndpointAutoDisabled, 2},
 )
 
+// DeliveryStatuses are the statuses of a webhook delivery record (api-v1
+// §3.3).
+var DeliveryStatuses = newEnum("delivery status",
+	EnumEntry[string]{DeliveryPending, 1},
+	EnumEntry[string]{DeliveryDelivered, 2},
+	EnumEntry[string]{DeliveryFailed, 3},
+	EnumEntry[string]{DeliveryExhausted, 4},
+)
+
 // PaymentStatuses are where a prepayment stands (decisions §5).
 var PaymentStatuses = newEnum("payment status",
 	EnumEntry[PaymentStatus]{PaymentPending, 1},

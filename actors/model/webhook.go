@@ -24,6 +24,9 @@ type Endpoint struct {
 	UpdatedAt           time.Time `json:"updatedAt"`
 }
 
+// PayloadFull is the one payload style (api-v1 §2.6): the whole resource.
+const PayloadFull = "full"
+
 // Endpoint statuses.
 const (
 	EndpointActive       = "active"

@@ -15,7 +15,10 @@ import (
 // GET /api/v1/availability/slots (decisions §3, §4): the start times on
 // offer for a service in [from, to], with every eligible free staff member
 // per slot. It is answered from the business's published state, so it never
-// waits behind a write, and it is never cached.
+// waits behind a write. An answer asked for twice is kept (slotcache.go)
+// under the state's sequence number and the minute: a write or the next
+// minute is a new key, so a kept answer is never stale. HTTP caches are
+// told not to keep it (Cache-Control: no-store).
 
 // maxSlotRange is the widest window a client may ask for.
 const maxSlotRange = 31 * 24 * time.Hour

@@ -585,7 +585,7 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 			// The row is not logged: it holds a customer's address and name.
 			d.rowLog(p.key).Error("mail: dropping an outbox row that cannot be rendered", "err", err, "bytes", len(p.row))
 			d.Metrics.countDropped()
-			d.Channel.Attempted(outbox.Failed)
+			d.Channel.Attempted(outbox.GivenUp)
 			st.settled, st.attempts = true, 0
 		case err != nil:
 			d.Channel.Attempted(outbox.Retry)

@@ -366,7 +366,7 @@ func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *docume
 	status := statusOf(r)
 	words := statusWords(l, status)
 	switch {
-	case r.Kind == model.MailConfirmation && status == "pending_payment":
+	case r.Kind == model.MailConfirmation && status == string(model.PendingPayment):
 		d.subject = l.get("subject.pending_payment", "business", biz)
 		d.paras = append(d.paras, l.get("intro.pending_payment", "business", biz))
 		if r.Payment != nil {

@@ -24,11 +24,14 @@ type Outcome int
 const (
 	Delivered Outcome = iota // the destination took it
 	Retry                    // it failed; another attempt is scheduled
-	Failed                   // it failed for good: refused, exhausted or unrenderable
+	GivenUp                  // it failed for good: refused, exhausted or unrenderable
 	outcomes
 )
 
-var outcomeNames = [outcomes]string{"delivered", "retry", "failed"}
+// outcomeNames are the label values. "given_up", not "failed": a webhook
+// delivery record's "failed" means a retry is scheduled (api-v1 §3.3),
+// which is this label's "retry".
+var outcomeNames = [outcomes]string{"delivered", "retry", "given_up"}
 
 // The channels, the values of the channel label.
 const (
@@ -56,7 +59,7 @@ func NewMetrics(c clock.Clock) *Metrics {
 		clock: c,
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "slotd_outbox_attempts_total",
-			Help: "Attempts to send an outbox row, by channel (webhook, mail, payment) and outcome (delivered; retry: failed, another attempt scheduled; failed: given up).",
+			Help: "Attempts to send an outbox row, by channel (webhook, mail, payment) and outcome (delivered; retry: failed, another attempt scheduled; given_up: failed for good).",
 		}, []string{"channel", "outcome"}),
 		backlog: prometheus.NewDesc("slotd_outbox_backlog",
 			"Outbox rows a channel's workers hold and have not yet delivered, in flight and waiting for a retry included.", []string{"channel"}, nil),

@@ -21,7 +21,7 @@ func TestChannelsAddUpTheirSources(t *testing.T) {
 	m.Channel(Mail).Source().Set(0, now.Add(-time.Hour)) // nothing held: no age
 	hooks.Attempted(Delivered)
 	hooks.Attempted(Retry)
-	m.Channel(Payment).Attempted(Failed)
+	m.Channel(Payment).Attempted(GivenUp)
 
 	want := `
 # HELP slotd_outbox_backlog Outbox rows a channel's workers hold and have not yet delivered, in flight and waiting for a retry included.
@@ -38,7 +38,7 @@ slotd_outbox_oldest_age_seconds{channel="webhook"} 90
 	require.NoError(t, testutil.CollectAndCompare(m, strings.NewReader(want), "slotd_outbox_backlog", "slotd_outbox_oldest_age_seconds"))
 	require.Equal(t, 1.0, testutil.ToFloat64(m.attempts.WithLabelValues("webhook", "delivered")))
 	require.Equal(t, 1.0, testutil.ToFloat64(m.attempts.WithLabelValues("webhook", "retry")))
-	require.Equal(t, 1.0, testutil.ToFloat64(m.attempts.WithLabelValues("payment", "failed")))
+	require.Equal(t, 1.0, testutil.ToFloat64(m.attempts.WithLabelValues("payment", "given_up")))
 	require.Equal(t, 0.0, testutil.ToFloat64(m.attempts.WithLabelValues("mail", "delivered")), "every series exists from the start")
 
 	a.Close()

@@ -45,7 +45,7 @@ func appendCheckout(b []byte, p *model.Payment) []byte {
 	b = AppendString(b, p.Provider)
 	b = AppendKey(b, "amountKind")
 	b = AppendString(b, p.AmountKind)
-	if p.Provider == "client_secret" {
+	if p.Provider == model.ProviderClientSecret {
 		b = AppendKey(b, "clientSecret")
 		b = AppendString(b, p.ClientSecret)
 	} else {
