@@ -34,6 +34,8 @@ type (
 	EndpointInput = ledger.EndpointInput
 	// EndpointPatch edits a webhook endpoint.
 	EndpointPatch = ledger.EndpointPatch
+	// Done is the answer of a write that returns nothing.
+	Done = ledger.Done
 	// The writes that carry their own decision (ledger.Op), sent with Do.
 	RegisterEndpoint = ledger.RegisterEndpoint
 	PatchEndpoint    = ledger.PatchEndpoint
@@ -102,3 +104,6 @@ func RescheduleRefusal(a *model.Appointment, set model.CustomerChanges, now time
 func CustomerChanges(a *model.Appointment, set model.CustomerChanges, now time.Time) Changes {
 	return ledger.CustomerChanges(a, set, now)
 }
+
+// Op is a write that carries its own decision (ledger.Op), sent with Do.
+type Op[R any] = ledger.Op[R]

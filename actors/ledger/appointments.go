@@ -336,17 +336,17 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 		b.lastAssigned = *c.LastAssigned
 	}
 	if len(c.Endpoints) > 0 || len(c.Removed) > 0 {
-		b.endpoints = putEndpoints(b.endpoints, c.Endpoints, c.Removed)
+		b.endpoints = upsert(b.endpoints, c.Endpoints, c.Removed, func(e *model.Endpoint) uuid.UUID { return e.ID })
 	}
 	if len(c.Feeds) > 0 || len(c.Revoked) > 0 {
-		b.feeds = putFeeds(b.feeds, c.Feeds, c.Revoked)
+		b.feeds = upsert(b.feeds, c.Feeds, c.Revoked, func(f *model.Feed) uuid.UUID { return f.ID })
 	}
 	b = b.applyBusy(c.Busy)
 	if !c.Reminded.IsZero() {
 		b.reminded = c.Reminded
 	}
 	if len(c.Sources) > 0 || len(c.Dropped) > 0 {
-		b.sources = putSources(b.sources, c.Sources, c.Dropped)
+		b.sources = upsert(b.sources, c.Sources, c.Dropped, func(x *model.CalendarSource) uuid.UUID { return x.ID })
 	}
 	for i := range c.Payments {
 		b = b.putPayment(c.Payments[i])
@@ -403,25 +403,6 @@ func (b book) closeCheckouts(ids []uuid.UUID) book {
 		}
 	}
 	return b
-}
-
-// putEndpoints returns a copy of eps with up upserted and removed deleted,
-// in registration order.
-func putEndpoints(eps []model.Endpoint, up []model.Endpoint, removed []uuid.UUID) []model.Endpoint {
-	out := make([]model.Endpoint, 0, len(eps)+len(up))
-	for _, e := range eps {
-		if !slices.Contains(removed, e.ID) {
-			out = append(out, e)
-		}
-	}
-	for _, e := range up {
-		if i := slices.IndexFunc(out, func(x model.Endpoint) bool { return x.ID == e.ID }); i >= 0 {
-			out[i] = e
-		} else {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // Endpoints returns the business's webhook endpoints in registration order.

@@ -67,18 +67,6 @@ func (s *State) Feed(id uuid.UUID) *model.Feed {
 	return nil
 }
 
-// putFeeds returns feeds with made added and revoked removed, as a new
-// slice: the old one is another state's.
-func putFeeds(feeds, made []model.Feed, revoked []uuid.UUID) []model.Feed {
-	out := make([]model.Feed, 0, len(feeds)+len(made))
-	for _, f := range feeds {
-		if !slices.Contains(revoked, f.ID) {
-			out = append(out, f)
-		}
-	}
-	return append(out, made...)
-}
-
 // FeedBack is how far into the past a feed reaches, and how long a
 // cancelled booking stays in it (as CANCELLED, so apps remove it).
 const FeedBack = 30 * 24 * time.Hour

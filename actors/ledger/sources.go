@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"encoding/binary"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -197,25 +196,6 @@ func (s *State) Source(id uuid.UUID) *model.CalendarSource {
 		}
 	}
 	return nil
-}
-
-// putSources returns sources with changed put in place (or added) and
-// dropped removed, as a new slice: the old one is another state's.
-func putSources(sources, changed []model.CalendarSource, dropped []uuid.UUID) []model.CalendarSource {
-	out := make([]model.CalendarSource, 0, len(sources)+len(changed))
-	for _, src := range sources {
-		if !slices.Contains(dropped, src.ID) {
-			out = append(out, src)
-		}
-	}
-	for _, c := range changed {
-		if i := slices.IndexFunc(out, func(x model.CalendarSource) bool { return x.ID == c.ID }); i >= 0 {
-			out[i] = c
-		} else {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // CreateSource adds a calendar source to a staff member

@@ -186,13 +186,7 @@ func (s *Server) clearBusy(c *call) {
 	if !ok {
 		return
 	}
-	rctx, cancel := edge.RequestContext()
-	defer cancel()
-	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.ClearBusyTime{Staff: staff, Source: src}); err != nil {
-		s.Fail(c.ctx, err)
-		return
-	}
-	edge.WriteJSON(c.ctx, 204, nil)
+	deleted(c, directory.ClearBusyTime{Staff: staff, Source: src})
 }
 
 // listBusy serves GET /api/v1/staff/{id}/busy-times?from&to[&source]: the

@@ -123,22 +123,7 @@ func (s *Server) listFeeds(c *call) {
 // deleteFeed serves DELETE /api/v1/calendar-feeds/{id}: 204, and the
 // feed's address answers 404 from then on.
 func (s *Server) deleteFeed(c *call) {
-	id, ok := c.pathID("id")
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
-		return
-	}
-	if !ok || c.st.Feed(id) == nil {
-		edge.WriteError(c.ctx, errNotFound)
-		return
-	}
-	rctx, cancel := edge.RequestContext()
-	defer cancel()
-	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.DeleteFeed{ID: id}); err != nil {
-		s.Fail(c.ctx, err)
-		return
-	}
-	edge.WriteJSON(c.ctx, 204, nil)
+	deleteByID(c, func(id uuid.UUID) bool { return c.st.Feed(id) != nil }, func(id uuid.UUID) directory.DeleteFeed { return directory.DeleteFeed{ID: id} })
 }
 
 var errNoFeed = problem.New(problem.NotFound, "No such calendar feed.")

@@ -99,13 +99,7 @@ func (s *Server) releaseHold(c *call) {
 	if !ok {
 		return
 	}
-	rctx, cancel := edge.RequestContext()
-	defer cancel()
-	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.ReleaseHold{ID: id}); err != nil {
-		s.Fail(c.ctx, err)
-		return
-	}
-	edge.WriteJSON(c.ctx, 204, nil)
+	deleted(c, directory.ReleaseHold{ID: id})
 }
 
 // decodeHeldBooking reads the holdId of a booking with a hold. The hold

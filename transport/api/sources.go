@@ -147,11 +147,5 @@ func (s *Server) deleteSource(c *call) {
 	if !ok {
 		return
 	}
-	rctx, cancel := edge.RequestContext()
-	defer cancel()
-	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.DeleteSource{Staff: src.StaffID, ID: src.ID}); err != nil {
-		s.Fail(c.ctx, err)
-		return
-	}
-	edge.WriteJSON(c.ctx, 204, nil)
+	deleted(c, directory.DeleteSource{Staff: src.StaffID, ID: src.ID})
 }

@@ -4,13 +4,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"
-	"github.com/slotd/slotd/transport/edge"
 )
 
 // The waitlist (decisions §6): customers waiting for a start of a service
@@ -78,20 +79,5 @@ func (s *Server) listEntries(c *call) {
 }
 
 func (s *Server) deleteEntry(c *call) {
-	id, ok := c.pathID("id")
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
-		return
-	}
-	if !ok || c.st.Entry(id) == nil {
-		edge.WriteError(c.ctx, errNotFound)
-		return
-	}
-	rctx, cancel := edge.RequestContext()
-	defer cancel()
-	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.DeleteEntry{ID: id}); err != nil {
-		s.Fail(c.ctx, err)
-		return
-	}
-	edge.WriteJSON(c.ctx, 204, nil)
+	deleteByID(c, func(id uuid.UUID) bool { return c.st.Entry(id) != nil }, func(id uuid.UUID) directory.DeleteEntry { return directory.DeleteEntry{ID: id} })
 }

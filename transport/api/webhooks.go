@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/slotd/slotd/actors/directory"
@@ -250,22 +251,8 @@ func (s *Server) patchWebhook(c *call) {
 }
 
 func (s *Server) deleteWebhook(c *call) {
-	id, ok := c.pathID("id")
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
-		return
-	}
-	if !ok || c.st.Endpoint(id) == nil {
-		edge.WriteError(c.ctx, errNotFound)
-		return
-	}
-	rctx, cancel := edge.RequestContext()
-	defer cancel()
-	if _, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.DeleteEndpoint{ID: id}); err != nil {
-		s.Fail(c.ctx, err)
-		return
-	}
-	edge.WriteJSON(c.ctx, 204, nil)
+	deleteByID(c, func(id uuid.UUID) bool { return c.st.Endpoint(id) != nil },
+		func(id uuid.UUID) directory.DeleteEndpoint { return directory.DeleteEndpoint{ID: id} })
 }
 
 // endpoint returns the writer of an endpoint answer with status; the
