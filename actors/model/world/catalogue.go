@@ -165,19 +165,26 @@ func (b *business) days(o input.Object) []time.Weekday {
 // distinctOptions returns the members of arr, each one of allowed, reporting
 // values outside allowed and repeats at their index.
 func (b *business) distinctOptions(arr input.Array, allowed []string) []string {
-	var out []string
-	seen := map[string]bool{}
+	return distinct(b.errs, arr, func(i int) (string, bool) { return arr.Option(i, allowed...) })
+}
+
+// distinct returns the members of arr that read (which reports what is
+// wrong with a member and says false) accepts, in order, with every one
+// that repeats an earlier one reported at its index and left out. Never
+// nil: an absent list is an empty one.
+func distinct[T comparable](errs *input.Errors, arr input.Array, read func(i int) (T, bool)) []T {
+	out := []T{}
+	seen := map[T]bool{}
 	for i := 0; i < arr.Len(); i++ {
-		v, ok := arr.Option(i, allowed...)
-		if !ok {
-			continue
+		v, ok := read(i)
+		switch {
+		case !ok:
+		case seen[v]:
+			errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
+		default:
+			seen[v] = true
+			out = append(out, v)
 		}
-		if seen[v] {
-			b.errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
-			continue
-		}
-		seen[v] = true
-		out = append(out, v)
 	}
 	return out
 }

@@ -92,23 +92,15 @@ func origins(o input.Object, errs *input.Errors, publishable bool) []string {
 		errs.AddBound(o.PathOf("allowedOrigins"), problem.TooLarge, maxOrigins, "At most 50 origins.")
 		return nil
 	}
-	list := []string{}
-	seen := map[string]bool{}
-	for i := 0; i < arr.Len(); i++ {
+	return distinct(errs, arr, func(i int) (string, bool) {
 		s, ok := arr.String(i, maxOriginLen)
-		switch {
-		case !ok:
-		case !isOrigin(s):
+		if ok && !isOrigin(s) {
 			errs.Add(arr.PathOf(i), problem.InvalidFormat,
 				"Must be a web origin as browsers send it, e.g. https://salon.example: http or https, the host in lower case, a port only when it is not the scheme's own, and nothing after it.")
-		case seen[s]:
-			errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
-		default:
-			seen[s] = true
-			list = append(list, s)
+			return s, false
 		}
-	}
-	return list
+		return s, ok
+	})
 }
 
 // isOrigin reports whether s is a serialized web origin (RFC 6454 §6.2) of
@@ -199,20 +191,14 @@ func scopes(o input.Object, errs *input.Errors, p input.Presence) (_ []string, g
 	if !ok {
 		return scopes, -1
 	}
-	seen := map[string]bool{}
-	for i := 0; i < arr.Len(); i++ {
+	scopes = distinct(errs, arr, func(i int) (string, bool) {
 		s, ok := arr.String(i, maxScopeLen)
-		switch {
-		case !ok:
-		case !isScope(s):
+		if ok && !isScope(s) {
 			errs.Add(arr.PathOf(i), problem.InvalidFormat, "Must look like area:action, e.g. appointments:read.")
-		case seen[s]:
-			errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
-		default:
-			seen[s] = true
-			scopes = append(scopes, s)
+			return s, false
 		}
-	}
+		return s, ok
+	})
 	return scopes, arr.Len()
 }
 

@@ -155,21 +155,7 @@ func (b *business) modules(o input.Object) []model.Module {
 
 func (b *business) closedDates(o input.Object) []model.Date {
 	arr, _ := o.Array("closedDates", input.Optional)
-	dates := []model.Date{}
-	seen := map[model.Date]bool{}
-	for i := 0; i < arr.Len(); i++ {
-		d, ok := b.dateAt(arr, i)
-		if !ok {
-			continue
-		}
-		if seen[d] {
-			b.errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
-			continue
-		}
-		seen[d] = true
-		dates = append(dates, d)
-	}
-	return dates
+	return distinct(b.errs, arr, func(i int) (model.Date, bool) { return b.dateAt(arr, i) })
 }
 
 func (b *business) rules(o input.Object) model.BookingRules {

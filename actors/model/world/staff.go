@@ -34,22 +34,14 @@ func (b *business) staffMember(o input.Object) model.Staff {
 // the assignment is history the dashboard keeps.
 func (b *business) assigned(o input.Object) []uuid.UUID {
 	arr, _ := o.Array("assignedServiceIds", input.Optional)
-	ids := []uuid.UUID{}
-	seen := map[uuid.UUID]bool{}
-	for i := 0; i < arr.Len(); i++ {
+	return distinct(b.errs, arr, func(i int) (uuid.UUID, bool) {
 		id, ok := arr.UUID(i)
-		switch {
-		case !ok:
-		case !b.services[id]:
+		if ok && !b.services[id] {
 			b.errs.Add(arr.PathOf(i), problem.Invalid, msgServiceRef)
-		case seen[id]:
-			b.errs.Add(arr.PathOf(i), problem.Invalid, msgDuplicate)
-		default:
-			seen[id] = true
-			ids = append(ids, id)
+			return id, false
 		}
-	}
-	return ids
+		return id, ok
+	})
 }
 
 func (b *business) weekHours(o input.Object) model.WeekHours {
