@@ -78,7 +78,7 @@ func New(c Config) *Server {
 	g := c.Metrics
 	if g == nil {
 		reg := prometheus.NewRegistry()
-		reg.MustRegister(s.Collector())
+		reg.MustRegister(s.Collectors()...)
 		g = reg
 	}
 	s.admin = admin.New(e, admin.Config{Dir: c.Dir, Clock: c.Clock, Token: c.AdminToken, Metrics: g})
@@ -133,26 +133,9 @@ func (s *Server) PutWorldClustered(ctx context.Context, data []byte) ([]director
 	return s.admin.PutWorldClustered(ctx, data)
 }
 
-// Collector returns the collector of the front end's metrics: the
-// request metrics of both listeners and the public API's own. Register
-// it once, in the registry /metrics serves (Config.Metrics).
-func (s *Server) Collector() prometheus.Collector {
-	return collectors{s.edge.Collector(), s.api.Collector()}
-}
-
-// collectors is one collector of several.
-type collectors []prometheus.Collector
-
-// Describe implements prometheus.Collector.
-func (cs collectors) Describe(ch chan<- *prometheus.Desc) {
-	for _, c := range cs {
-		c.Describe(ch)
-	}
-}
-
-// Collect implements prometheus.Collector.
-func (cs collectors) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range cs {
-		c.Collect(ch)
-	}
+// Collectors are the front end's metrics: the request metrics of both
+// listeners and the public API's own. Register them once, in the registry
+// /metrics serves (Config.Metrics).
+func (s *Server) Collectors() []prometheus.Collector {
+	return append(s.edge.Collectors(), s.api.Collectors()...)
 }

@@ -50,26 +50,6 @@ func NewMetrics() *Metrics {
 	}
 }
 
-// Describe implements prometheus.Collector.
-func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	m.checkouts.Describe(ch)
-	m.payments.Describe(ch)
-	m.holds.Describe(ch)
-	m.offers.Describe(ch)
-	m.sources.Describe(ch)
-	m.reminders.Describe(ch)
-}
-
-// Collect implements prometheus.Collector.
-func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
-	m.checkouts.Collect(ch)
-	m.payments.Collect(ch)
-	m.holds.Collect(ch)
-	m.offers.Collect(ch)
-	m.sources.Collect(ch)
-	m.reminders.Collect(ch)
-}
-
 // reminded counts what became of reminders that came due: those that
 // went into the outbox once their write is durable (journalled true), the
 // others when they are passed over.
@@ -144,4 +124,10 @@ func (m *Metrics) holdsChanged(ch *record.Change) {
 			m.offers.WithLabelValues("lapsed").Inc()
 		}
 	}
+}
+
+// Collectors are the business actors' metrics, for the registry /metrics
+// serves: register them once.
+func (m *Metrics) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.checkouts, m.payments, m.holds, m.offers, m.sources, m.reminders}
 }

@@ -46,18 +46,6 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-// Describe implements prometheus.Collector.
-func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	m.deliveries.Describe(ch)
-	m.open.Describe(ch)
-}
-
-// Collect implements prometheus.Collector.
-func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
-	m.deliveries.Collect(ch)
-	m.open.Collect(ch)
-}
-
 func (m *Metrics) written(replay bool, outcome int) {
 	if m == nil {
 		return
@@ -73,4 +61,10 @@ func (m *Metrics) addOpen(n int) {
 	if m != nil && n != 0 {
 		m.open.Add(float64(n))
 	}
+}
+
+// Collectors are the couriers' metrics, for the registry /metrics serves:
+// register them once.
+func (m *Metrics) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.deliveries, m.open}
 }

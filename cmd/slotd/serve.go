@@ -188,12 +188,11 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		store.Collector(),
 		dir.Collector(),
-		courierMetrics,
-		mailMetrics,
 		outboxMetrics,
-		metrics,
-		srv.Collector(),
 	)
+	for _, cs := range [][]prometheus.Collector{courierMetrics.Collectors(), mailMetrics.Collectors(), metrics.Collectors(), srv.Collectors()} {
+		reg.MustRegister(cs...)
+	}
 	if cn != nil {
 		defer front.HandOver.CloseIdleConnections()
 		reg.MustRegister(cn.collector(front.HandOver, srv.Withheld))

@@ -62,22 +62,6 @@ func newMetrics() *metrics {
 	return m
 }
 
-// Describe implements prometheus.Collector.
-func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
-	m.refusals.Describe(ch)
-	m.pings.Describe(ch)
-	m.checked.Describe(ch)
-	m.feeds.Describe(ch)
-}
-
-// Collect implements prometheus.Collector.
-func (m *metrics) Collect(ch chan<- prometheus.Metric) {
-	m.refusals.Collect(ch)
-	m.pings.Collect(ch)
-	m.checked.Collect(ch)
-	m.feeds.Collect(ch)
-}
-
 // The outcomes of a calendar feed request.
 const (
 	feedServed = iota
@@ -96,4 +80,9 @@ func (m *metrics) refused(kind byte) {
 	if c := m.refusedBy[kind]; c != nil {
 		c.Inc()
 	}
+}
+
+// Collectors are the public API's own metrics.
+func (m *metrics) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.refusals, m.pings, m.checked, m.feeds}
 }

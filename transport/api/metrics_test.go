@@ -43,7 +43,7 @@ func series(t *testing.T, g prometheus.Gatherer, name string, want map[string]st
 // metrics, as /metrics serves them.
 func gatherer(s *Server) prometheus.Gatherer {
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(s.Edge.Collector(), s.Collector())
+	reg.MustRegister(append(s.Edge.Collectors(), s.Collectors()...)...)
 	return reg
 }
 
@@ -87,7 +87,7 @@ func TestRequestMetrics(t *testing.T) {
 	cls = series(t, g, "slotd_http_responses_total", map[string]string{"class": "4xx"})
 	require.Equal(t, 4.0, cls.GetCounter().GetValue())
 
-	for _, c := range []prometheus.Collector{s.Edge.Collector(), s.Collector()} {
+	for _, c := range append(s.Edge.Collectors(), s.Collectors()...) {
 		problems, err := testutil.CollectAndLint(c)
 		require.NoError(t, err)
 		require.Empty(t, problems)

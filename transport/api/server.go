@@ -93,10 +93,10 @@ func (s *Server) HTTPServer(lim edge.ConnLimits) *fasthttp.Server {
 	return s.NewHTTPServer(s.Handler(), "slotd", s.listener, lim)
 }
 
-// Collector returns the collector of the public API's own metrics (its
-// rate-limit refusals, test pings and availability checks); the request
-// metrics are the edge's (edge.Edge.Collector).
-func (s *Server) Collector() prometheus.Collector { return s.metrics }
+// Collectors are the public API's own metrics (its rate-limit refusals,
+// test pings, availability checks and feeds); the request metrics are the
+// edge's (edge.Edge.Collectors).
+func (s *Server) Collectors() []prometheus.Collector { return s.metrics.Collectors() }
 
 // Routes returns the routes of the public API, built once: the listener
 // and requests handed over from other nodes serve from them.

@@ -123,20 +123,6 @@ func (m *httpMetrics) unmatchedRoute(listener string, method []byte) *routeObs {
 	return p.Load()
 }
 
-// Describe implements prometheus.Collector.
-func (m *httpMetrics) Describe(ch chan<- *prometheus.Desc) {
-	m.requests.Describe(ch)
-	m.duration.Describe(ch)
-	m.classes.Describe(ch)
-}
-
-// Collect implements prometheus.Collector.
-func (m *httpMetrics) Collect(ch chan<- prometheus.Metric) {
-	m.requests.Collect(ch)
-	m.duration.Collect(ch)
-	m.classes.Collect(ch)
-}
-
 // routeObs is one route's share of the metrics, curried when the route is
 // registered: its labels for the access log, and its latency observer and
 // the counter of each status it answers, each made on first use (so a
@@ -219,6 +205,11 @@ func (e *Edge) finish(ctx *fasthttp.RequestCtx, listener string, start time.Time
 	}
 }
 
-// Collector returns the collector of the request metrics of both
-// listeners; register it once, in the registry /metrics serves.
-func (e *Edge) Collector() prometheus.Collector { return e.metrics }
+// Collectors are the request metrics of both listeners; register them
+// once, in the registry /metrics serves.
+func (e *Edge) Collectors() []prometheus.Collector { return e.metrics.Collectors() }
+
+// Collectors are the request metrics of both listeners.
+func (m *httpMetrics) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.requests, m.duration, m.classes}
+}

@@ -63,22 +63,6 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-// Describe implements prometheus.Collector.
-func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	m.backlog.Describe(ch)
-	m.oldest.Describe(ch)
-	m.sends.Describe(ch)
-	m.failures.Describe(ch)
-}
-
-// Collect implements prometheus.Collector.
-func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
-	m.backlog.Collect(ch)
-	m.oldest.Collect(ch)
-	m.sends.Collect(ch)
-	m.failures.Collect(ch)
-}
-
 func (m *Metrics) oldestIs(age time.Duration) {
 	if m != nil {
 		m.oldest.Set(max(age, 0).Seconds())
@@ -152,4 +136,10 @@ func causeAttrs(cause string, err error) []any {
 		attrs = append(attrs, "smtp_code", strconv.Itoa(tp.Code))
 	}
 	return attrs
+}
+
+// Collectors are the mailer's metrics, for the registry /metrics serves:
+// register them once.
+func (m *Metrics) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.backlog, m.oldest, m.sends, m.failures}
 }

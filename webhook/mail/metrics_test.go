@@ -63,9 +63,11 @@ func TestDrainerMetrics(t *testing.T) {
 		assert.Equal(t, testPoll, h.idle())
 		assert.Zero(t, testutil.ToFloat64(m.backlog))
 		assert.Equal(t, 2.0, count("sent"))
-		problems, err := testutil.CollectAndLint(m)
-		require.NoError(t, err)
-		assert.Empty(t, problems)
+		for _, c := range m.Collectors() {
+			problems, err := testutil.CollectAndLint(c)
+			require.NoError(t, err)
+			assert.Empty(t, problems)
+		}
 	})
 }
 
