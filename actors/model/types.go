@@ -1,6 +1,8 @@
 package model
 
 import (
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -378,6 +380,27 @@ func (k *Key) AllowsOrigin(origin []byte) bool {
 		}
 	}
 	return false
+}
+
+// OriginOf is the web origin of the absolute http or https URL raw as a
+// browser sends it in the Origin header: the scheme, the host in lower
+// case and the port only when it is not the scheme's own, nothing after
+// it. ok is false for anything else. A publishable key's allowed origins
+// are compared with what browsers send exactly, so an origin slotd
+// derives from a URL (its own, from --public-url) must be written this way.
+func OriginOf(raw string) (origin string, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return "", false
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" && port != map[string]string{"http": "80", "https": "443"}[u.Scheme] {
+		host += ":" + port
+	}
+	return u.Scheme + "://" + host, true
 }
 
 // HasScope reports whether the key was granted scope.

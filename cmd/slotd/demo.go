@@ -5,10 +5,10 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/world"
 	"github.com/slotd/slotd/transport/admin"
 )
@@ -55,16 +55,9 @@ func seedDemo(ctx context.Context, dir *directory.Directory, public string, out 
 // lists. (The API takes a publishable key from slotd's own pages on any
 // name of the server anyway; the key needs one origin to be valid.)
 func demoOrigin(public string) (string, error) {
-	u, err := url.Parse(public)
-	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+	o, ok := model.OriginOf(public)
+	if !ok { // the command line's check refuses such a --public-url first
 		return "", fmt.Errorf("--public-url %s: not an http or https URL", public)
 	}
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" && port != map[string]string{"http": "80", "https": "443"}[u.Scheme] {
-		host += ":" + port
-	}
-	return u.Scheme + "://" + host, nil
+	return o, nil
 }

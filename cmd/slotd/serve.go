@@ -641,15 +641,16 @@ func manageURL(public string, links *linktoken.Codec) func(biz, appt uuid.UUID) 
 	return func(biz, appt uuid.UUID) string { return links.URL(public, biz, appt) }
 }
 
-// manageLink makes the manage links the mailer puts in confirmations: the
-// same links the API shows (transport/api manageURL).
+// manageLink makes the manage links the mailer puts in confirmations,
+// from the appointment's id as the mail row holds it: manageURL's.
 func manageLink(public string, links *linktoken.Codec) func(biz [16]byte, appt string) string {
+	link := manageURL(public, links)
 	return func(biz [16]byte, appt string) string {
 		id, err := uuid.Parse(appt)
 		if err != nil {
 			return "" // not an appointment of ours: no link rather than a wrong one
 		}
-		return links.URL(public, biz, id)
+		return link(biz, id)
 	}
 }
 

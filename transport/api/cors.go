@@ -2,10 +2,10 @@ package api
 
 import (
 	"bytes"
-	"net/url"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/edge"
 )
@@ -65,13 +65,11 @@ func (s *Server) ownOrigin(ctx *fasthttp.RequestCtx, origin []byte) bool {
 	return ok && len(host) > 0 && bytes.Equal(rest, host)
 }
 
-// originOf is the origin of an absolute URL, "" when it has none.
+// originOf is the origin of an absolute URL as browsers send it, "" when
+// it has none.
 func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
+	o, _ := model.OriginOf(raw)
+	return o
 }
 
 // withPreflight answers CORS preflights before h routes anything: an
