@@ -371,6 +371,9 @@ func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *docume
 		d.paras = append(d.paras, l.get("intro.pending_payment", "business", biz))
 		if r.Payment != nil {
 			d.paras = append(d.paras, paymentParas(l, v)...)
+			if u := v[valPayURL]; u != "" {
+				d.linkLast(u) // paymentParas ends with the checkout's
+			}
 		}
 	case r.Kind == model.MailConfirmation:
 		d.subject = l.get("subject.confirmed", "business", biz)
@@ -407,12 +410,9 @@ func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *docume
 		d.paras = append(d.paras, l.get("intro.generic", "business", biz, "kind", kind))
 	}
 
-	if u := v[valPayURL]; u != "" {
-		d.link(l.get("pay.link", "url", u), u)
-	}
 	if u := v[valManageURL]; u != "" {
 		d.paras = append(d.paras, l.get("manage.link", "url", u))
-		d.link(d.paras[len(d.paras)-1], u)
+		d.linkLast(u)
 	}
 	if a != nil && !a.StartTime.IsZero() {
 		d.title = l.get("details")
@@ -748,17 +748,12 @@ func (d *document) html() string {
 	return b.String()
 }
 
-// link marks the paragraph that is text (one of d.paras) as carrying u.
-func (d *document) link(text, u string) {
-	for i := range d.paras {
-		if d.paras[i] == text {
-			if d.links == nil {
-				d.links = map[int]string{}
-			}
-			d.links[i] = u
-			return
-		}
+// linkLast marks the last paragraph as carrying u.
+func (d *document) linkLast(u string) {
+	if d.links == nil {
+		d.links = map[int]string{}
 	}
+	d.links[len(d.paras)-1] = u
 }
 
 // linked writes paragraph p escaped, with u in it ("" none) as a link to
