@@ -77,25 +77,6 @@ func TestBookingPageWithASecretKeySaysWhatItTakes(t *testing.T) {
 	require.Equal(t, 200, s.get("/api/v1/me", full).Status, "the key still works: the page only explained")
 }
 
-func TestDemoOrigin(t *testing.T) {
-	for in, want := range map[string]string{
-		"http://127.0.0.1:8080":            "http://127.0.0.1:8080",
-		"https://Salon.Example/slotd":      "https://salon.example",
-		"https://salon.example:443/":       "https://salon.example",
-		"http://salon.example:80":          "http://salon.example",
-		"https://salon.example:8443/x?y=z": "https://salon.example:8443",
-		"http://[::1]:8080":                "http://[::1]:8080",
-	} {
-		got, err := demoOrigin(in)
-		require.NoError(t, err, in)
-		assert.Equal(t, want, got, in)
-	}
-	for _, bad := range []string{"salon.example", "ftp://salon.example", "://x"} {
-		_, err := demoOrigin(bad)
-		assert.Error(t, err, bad)
-	}
-}
-
 // The quick start in a browser: the booking page's URL the start printed
 // opens on its own (not embedded), and a visitor books with clicks; the
 // booking is there through the API. Axe checks each step.
