@@ -6,11 +6,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/ledger"
-	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/record"
@@ -30,77 +28,67 @@ type businessActor struct {
 	// yet durable: a repeat of one is IDEMPOTENCY_IN_PROGRESS.
 	unsynced map[string]bool
 	ids      *ids
-	couriers map[uuid.UUID]*actor.PID // by endpoint
+	kids     children // couriers, payer, puller (children.go)
 	pay      payState
 	timer    deadline // expiry of holds and waitlist entries, reminders (timers.go)
 	// remindScan is how far the actor has looked for reminders due; the
 	// journal's Reminded may be behind it (timers.go).
 	remindScan time.Time
-	puller     *actor.PID // the calendar sources' worker (pull.go), once there are any
 	// release lets the business go in cluster mode (storage.Store.Own).
 	release func()
 }
 
-// Receive implements actor.Actor.
+// Receive implements actor.Actor. A business actor answers requests,
+// each of which carries what it does (operation), hears from its own
+// timers and children (signal, and its couriers' outcomes), and starts
+// and stops; it has no case per operation.
 func (a *businessActor) Receive(ctx actor.Context) {
-	if r, ok := ctx.Message().(interface{ fail(error) any }); ok {
-		defer a.guard(ctx, r.fail)
-	}
 	switch m := ctx.Message().(type) {
 	case operation:
+		defer a.guard(ctx, m.fail)
 		m.run(a, ctx)
-	case *actor.Started:
-		a.load()
-		a.startCouriers(ctx)
-		a.startPayments(ctx)
-		a.schedule(ctx)
-		a.planPulls(ctx)
-	case *actor.Stopping, *actor.Restarting:
-		a.stopPayments()
-		a.puller = nil // a child: it stops with the actor
-		a.stopTimer()
-		if a.release != nil {
-			a.release()
-			a.release = nil
-		}
-	case *Put:
-		r, err := a.put(m)
-		respondNow(ctx, r, err)
-		a.schedule(ctx) // the reminders may have changed
-	case *Issue:
-		k, err := a.issue(m)
-		respondNow(ctx, k, err)
-	case *Revoke:
-		k, err := a.revoke(m)
-		respondNow(ctx, k, err)
-	case *sourceFetched:
+	case signal:
 		defer a.guard(ctx, nil)
-		a.fetched(ctx, m)
-	case *tick:
-		defer a.guard(ctx, nil)
-		a.expire(ctx)
-	case *PaymentEvent:
-		a.paymentEvent(ctx, m)
-	case *PaymentNotice:
-		a.paymentNotice(ctx, m)
-	case *payDue:
-		a.drive(ctx, m.id)
-	case *payDone:
-		defer a.guard(ctx, nil)
-		a.payDone(ctx, m)
-	case *synced:
-		delete(a.unsynced, m.key)
+		m.handle(a, ctx)
 	case *courier.Outcome:
 		defer a.guard(ctx, nil)
 		a.outcome(ctx, m)
-	case *courier.Replay:
-		a.forwardReplay(ctx, m)
+	case *actor.Started:
+		a.start(ctx)
+	case *actor.Stopping, *actor.Restarting:
+		a.stop()
 	}
 }
 
-// operation is a Do[R] of any R: Receive runs them all in one case.
+// start loads the business and resumes its timed work and its children.
+func (a *businessActor) start(ctx actor.Context) {
+	a.load()
+	a.startChildren(ctx)
+	a.schedule(ctx)
+}
+
+// stop stops the timers and lets the business go; the children stop with
+// the actor.
+func (a *businessActor) stop() {
+	a.stopChildren()
+	a.stopTimer()
+	if a.release != nil {
+		a.release()
+		a.release = nil
+	}
+}
+
+// operation is a request of any R (Request[R]) that carries what the
+// actor does with it: Receive runs them all in one case.
 type operation interface {
 	run(a *businessActor, ctx actor.Context)
+	fail(err error) any
+}
+
+// signal is a message the actor sends itself, from a timer or a child
+// (a fetch, a provider call, a sync that ended), with what it does.
+type signal interface {
+	handle(a *businessActor, ctx actor.Context)
 }
 
 // run decides m's idempotent operation, or answers a repeat of its key
@@ -220,93 +208,4 @@ func (a *businessActor) replay() (*ledger.State, uint64, error) {
 		return err
 	})
 	return st, seq, err
-}
-
-func (a *businessActor) put(m *Put) (PutResult, error) {
-	rec, err := ledger.DecidePut(a.state, m.Spec, a.now())
-	if err != nil || rec == nil {
-		return PutResult{}, err
-	}
-	created := a.state == nil
-	added, removed := keyDiff(a.state, rec.Catalog.Keys)
-	for _, h := range added {
-		if owner, ok := a.env.Keys.Owner(h); ok && owner != a.h.ID {
-			return PutResult{}, problem.FieldError("apiKeys", problem.Invalid, "An API key is already in use by another business.")
-		}
-	}
-	err = a.commitSync(rec, func(b *storage.Batch, next *ledger.State) error {
-		b.PutBusiness(a.h.ID, []byte(rec.Catalog.Business.Name))
-		markTimed(b, next) // the reminders may have changed
-		for _, h := range added {
-			b.PutKey(h, a.h.ID[:])
-		}
-		for _, h := range removed {
-			b.DeleteKey(h)
-		}
-		return nil
-	})
-	if err != nil {
-		return PutResult{}, err
-	}
-	a.env.Keys.Changed(a.h.ID, rec.Catalog.Business.Name, added, removed)
-	return PutResult{Created: created, Changed: true}, nil
-}
-
-func (a *businessActor) issue(m *Issue) (model.Key, error) {
-	if a.state == nil {
-		return model.Key{}, errNoBusiness
-	}
-	if _, taken := a.env.Keys.Owner(m.Key.Hash); taken {
-		return model.Key{}, problem.New(problem.Conflict, "The key is already in use.")
-	}
-	rec := ledger.DecideIssue(m.Key, a.now())
-	err := a.commitSync(rec, func(b *storage.Batch, _ *ledger.State) error {
-		b.PutKey(m.Key.Hash, a.h.ID[:])
-		return nil
-	})
-	if err != nil {
-		return model.Key{}, err
-	}
-	a.env.Keys.Changed(a.h.ID, a.state.Business.Name, []model.KeyHash{m.Key.Hash}, nil)
-	return rec.Key.Key, nil
-}
-
-func (a *businessActor) revoke(m *Revoke) (model.Key, error) {
-	if a.state == nil {
-		return model.Key{}, errNoBusiness
-	}
-	rec, err := ledger.DecideRevoke(a.state, m.KeyID, a.now())
-	if err != nil {
-		return model.Key{}, err
-	}
-	if rec == nil { // already revoked
-		for _, k := range a.state.Keys {
-			if k.ID == m.KeyID {
-				return k, nil
-			}
-		}
-	}
-	if err := a.commitSync(rec, nil); err != nil {
-		return model.Key{}, err
-	}
-	return rec.Key.Key, nil
-}
-
-// keyDiff returns the key hashes next adds to and removes from s.
-func keyDiff(s *ledger.State, next []model.Key) (added, removed []model.KeyHash) {
-	seen := make(map[model.KeyHash]bool, len(next))
-	for _, k := range next {
-		seen[k.Hash] = true
-		if s == nil || s.Key(k.Hash) == nil {
-			added = append(added, k.Hash)
-		}
-	}
-	if s != nil {
-		for _, k := range s.Keys {
-			if !seen[k.Hash] {
-				removed = append(removed, k.Hash)
-			}
-		}
-	}
-	return added, removed
 }

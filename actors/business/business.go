@@ -179,7 +179,7 @@ func Props(env *Env, h *Handle) *actor.Props {
 	h.pub.bg = &env.bg
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &businessActor{env: env, h: h, unsynced: map[string]bool{}, ids: newIDs(),
-			couriers: map[uuid.UUID]*actor.PID{}, pay: newPayState()}
+			kids: newChildren(), pay: newPayState()}
 	}, env.dispatcher()...)
 }
 

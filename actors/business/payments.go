@@ -70,8 +70,13 @@ type payState struct {
 	waiting map[uuid.UUID]*actor.PID // reservation -> the booking request waiting for its answer
 	timers  map[uuid.UUID]clock.Timer
 	owing   map[uuid.UUID]payOp // cancels and refunds handed to the payer
-	payer   *actor.PID          // nil without a provider client
 }
+
+// handle does the next thing due about the payment.
+func (m *payDue) handle(a *businessActor, ctx actor.Context) { a.drive(ctx, m.id) }
+
+// handle decides what the ended call says.
+func (m *payDone) handle(a *businessActor, ctx actor.Context) { a.payDone(ctx, m) }
 
 func newPayState() payState {
 	return payState{waiting: map[uuid.UUID]*actor.PID{}, timers: map[uuid.UUID]clock.Timer{}, owing: map[uuid.UUID]payOp{}}
@@ -98,7 +103,6 @@ func (a *businessActor) stopPayments() {
 		t.Stop()
 		delete(a.pay.timers, id)
 	}
-	a.pay.payer = nil
 	clear(a.pay.owing)
 }
 
@@ -187,7 +191,7 @@ func (a *businessActor) disarm(ctx actor.Context, id uuid.UUID) {
 	}
 	if _, ok := a.pay.owing[id]; ok {
 		delete(a.pay.owing, id)
-		ctx.Send(a.pay.payer, &payForget{id: id})
+		ctx.Send(a.kids.payer, &payForget{id: id})
 	}
 }
 
@@ -198,8 +202,8 @@ func (a *businessActor) call(ctx actor.Context, id uuid.UUID, op payOp, reply *a
 	if a.env.Payments == nil {
 		return
 	}
-	if a.pay.payer == nil {
-		a.pay.payer = ctx.Spawn(payerProps(a.env, a.h.ID))
+	if a.kids.payer == nil {
+		a.kids.payer = ctx.Spawn(payerProps(a.env, a.h.ID))
 	}
 	pays := a.state.Business.Payments
 	c := &payCall{id: id, op: op, reply: reply,
@@ -217,7 +221,7 @@ func (a *businessActor) call(ctx actor.Context, id uuid.UUID, op payOp, reply *a
 			a.pay.owing[id] = op
 		}
 	}
-	ctx.Send(a.pay.payer, c)
+	ctx.Send(a.kids.payer, c)
 }
 
 // payDone handles the end of a provider call.
@@ -311,10 +315,27 @@ func (a *businessActor) ownedSettled(ctx actor.Context, m *payDone) {
 	}
 }
 
-// paymentEvent acts on a client_secret provider event whose signature the
+// PaymentEvent is a client_secret provider's event, its signature already
+// verified against the business's webhookSecret (decisions §5).
+type PaymentEvent struct {
+	request[Done]
+	Event payment.Event
+}
+
+// PaymentNotice is a redirect provider's word that the payment it knows as
+// ProviderPaymentID changed; the actor reads the payment from the provider.
+type PaymentNotice struct {
+	request[Done]
+	ProviderPaymentID string
+}
+
+// WaitsForProvider: the notice is answered once the payment is read.
+func (m *PaymentNotice) WaitsForProvider() bool { return true }
+
+// run acts on a client_secret provider event whose signature the
 // transport verified. An event about a payment this business does not
 // have changes nothing.
-func (a *businessActor) paymentEvent(ctx actor.Context, m *PaymentEvent) {
+func (m *PaymentEvent) run(a *businessActor, ctx actor.Context) {
 	if a.state == nil {
 		respondNow(ctx, Done{}, errNoBusiness)
 		return
@@ -338,9 +359,9 @@ func (a *businessActor) paymentEvent(ctx actor.Context, m *PaymentEvent) {
 	a.commitPay(ctx, ch, ctx.Sender())
 }
 
-// paymentNotice acts on a redirect provider's notice: it trusts nothing
+// run acts on a redirect provider's notice: it trusts nothing
 // but the id, and reads the payment from the provider before it decides.
-func (a *businessActor) paymentNotice(ctx actor.Context, m *PaymentNotice) {
+func (m *PaymentNotice) run(a *businessActor, ctx actor.Context) {
 	if a.state == nil {
 		respondNow(ctx, Done{}, errNoBusiness)
 		return

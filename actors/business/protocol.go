@@ -1,28 +1,29 @@
 package business
 
 import (
-	"github.com/google/uuid"
-
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/webhook/payment"
 )
 
 // The actor's protocol. Every request is a message that names the type of
-// its answer, R, by embedding request[R]; the actor answers it with exactly
-// one *Reply[R]. The directory's typed methods are built on this, so a
-// caller never sees an untyped message or reply:
+// its answer, R, by embedding request[R], and says what the actor does with
+// it (its run method, beside it); the actor answers it with exactly one
+// *Reply[R]. The directory's one door (directory.Ask) is built on this, so
+// a caller never sees an untyped message or reply:
 //
-//	Put{Spec}                    -> PutResult          world file or admin put
-//	Issue{Key}                   -> model.Key        a new API key
-//	Revoke{KeyID}                -> model.Key        revoke a key
-//	PaymentEvent{Event}          -> Done               a verified client_secret provider event
-//	PaymentNotice{ProviderPaymentID} -> Done           a redirect provider's notice
-//	Do[R]{Op}                    -> R                  any other write: a ledger.Op, which
-//	                                                   carries its own decision
+//	Do[R]{Op}                    -> R                  a write: a ledger.Op, which carries
+//	                                                   its own decision
 //	DoOnce{Op, Idem}             -> *Answer            an idempotent write (ledger.IdempotentOp):
 //	                                                   POST /appointments, /customers, /holds,
 //	                                                   /waitlist-entries
+//	Put{Spec}                    -> PutResult          world file or admin put (catalog.go)
+//	Issue{Key}, Revoke{KeyID}    -> model.Key          API keys (catalog.go)
+//	PaymentEvent{Event}          -> Done               a verified client_secret provider event
+//	PaymentNotice{ProviderPaymentID} -> Done           a redirect provider's notice (payments.go)
+//	Replay{EndpointID, DeliveryID} -> *model.Delivery  a webhook delivery sent again (webhooks.go)
+//
+// A request that waits on the payment provider says so (Patient), and is
+// given the provider's timeout on top of the usual wait.
 //
 // A refusal is a *problem.Error in Reply.Err; an unexpected failure is an
 // INTERNAL_ERROR problem that keeps its cause. The actor never speaks HTTP:
@@ -68,28 +69,16 @@ type DoOnce struct {
 	Idem IdemKey
 }
 
-// Put asks the actor to make the business match Spec.
-type Put struct {
-	request[PutResult]
-	Spec *model.Spec
+// Patient is a request that may wait on the payment provider before it
+// is answered: a booking that needs prepayment waits for its checkout.
+type Patient interface {
+	WaitsForProvider() bool
 }
 
-// PutResult answers Put.
-type PutResult struct {
-	Created bool // the business did not exist before
-	Changed bool // a record was journalled
-}
-
-// Issue asks the actor to add Key (its timestamps are stamped by the actor).
-type Issue struct {
-	request[model.Key]
-	Key model.Key
-}
-
-// Revoke asks the actor to revoke the key with KeyID.
-type Revoke struct {
-	request[model.Key]
-	KeyID uuid.UUID
+// WaitsForProvider reports whether m's write may wait for a checkout.
+func (m *DoOnce) WaitsForProvider() bool {
+	p, ok := m.Op.(interface{ MayPay() bool })
+	return ok && p.MayPay()
 }
 
 // IdemKey identifies an idempotent request (api-v1 §4.1): the key and the
@@ -107,17 +96,3 @@ type Answer = ledger.Answer
 // AppointmentView is an appointment with its customer, as an answer shows
 // it (ledger.AppointmentView).
 type AppointmentView = ledger.AppointmentView
-
-// PaymentEvent is a client_secret provider's event, its signature already
-// verified against the business's webhookSecret (decisions §5).
-type PaymentEvent struct {
-	request[Done]
-	Event payment.Event
-}
-
-// PaymentNotice is a redirect provider's word that the payment it knows as
-// ProviderPaymentID changed; the actor reads the payment from the provider.
-type PaymentNotice struct {
-	request[Done]
-	ProviderPaymentID string
-}

@@ -273,13 +273,13 @@ func clip(s string) string {
 // planPulls tells the puller the business's sources as the actor's state
 // has them, starting it at the first source.
 func (a *businessActor) planPulls(ctx actor.Context) {
-	if a.state == nil || a.env.Calendars == nil || a.puller == nil && len(a.state.Sources()) == 0 {
+	if a.state == nil || a.env.Calendars == nil || a.kids.puller == nil && len(a.state.Sources()) == 0 {
 		return
 	}
-	if a.puller == nil {
-		a.puller = ctx.Spawn(pullerProps(a.env, a.h.ID))
+	if a.kids.puller == nil {
+		a.kids.puller = ctx.Spawn(pullerProps(a.env, a.h.ID))
 	}
-	ctx.Send(a.puller, &pullPlan{st: a.state})
+	ctx.Send(a.kids.puller, &pullPlan{st: a.state})
 }
 
 // fetched journals a fetch's outcome, and tells the puller the source as
@@ -300,3 +300,6 @@ func (a *businessActor) fetched(ctx actor.Context, m *sourceFetched) {
 	})
 	a.planPulls(ctx)
 }
+
+// handle journals the fetch's outcome.
+func (m *sourceFetched) handle(a *businessActor, ctx actor.Context) { a.fetched(ctx, m) }

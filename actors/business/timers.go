@@ -98,3 +98,6 @@ func (a *businessActor) expire(ctx actor.Context) {
 		metrics.reminded(outcomes, true)
 	})
 }
+
+// handle journals the expiries and reminders due.
+func (*tick) handle(a *businessActor, ctx actor.Context) { a.expire(ctx) }

@@ -31,7 +31,7 @@ func (a *businessActor) startCouriers(ctx actor.Context) {
 		return
 	}
 	for _, ep := range a.state.Endpoints() {
-		a.couriers[ep.ID] = ctx.Spawn(courier.Props(a.env.Couriers, a.h.ID, ep))
+		a.kids.couriers[ep.ID] = ctx.Spawn(courier.Props(a.env.Couriers, a.h.ID, ep))
 	}
 }
 
@@ -50,20 +50,20 @@ func (a *businessActor) courierMessages(ctx actor.Context, ch *record.Change, fr
 	}
 	var out []tell
 	for _, ep := range ch.Endpoints {
-		if pid := a.couriers[ep.ID]; pid != nil {
+		if pid := a.kids.couriers[ep.ID]; pid != nil {
 			out = append(out, tell{pid, &courier.Configure{Endpoint: ep}})
 		} else {
-			a.couriers[ep.ID] = ctx.Spawn(courier.Props(a.env.Couriers, a.h.ID, ep))
+			a.kids.couriers[ep.ID] = ctx.Spawn(courier.Props(a.env.Couriers, a.h.ID, ep))
 		}
 	}
 	for _, id := range ch.Removed {
-		if pid := a.couriers[id]; pid != nil {
+		if pid := a.kids.couriers[id]; pid != nil {
 			out = append(out, tell{pid, &courier.Retire{}})
-			delete(a.couriers, id)
+			delete(a.kids.couriers, id)
 		}
 	}
 	for id, ds := range fresh {
-		if pid := a.couriers[id]; pid != nil {
+		if pid := a.kids.couriers[id]; pid != nil {
 			out = append(out, tell{pid, &courier.Fresh{Deliveries: ds}})
 		}
 	}
@@ -80,12 +80,26 @@ func (a *businessActor) outcome(ctx actor.Context, m *courier.Outcome) {
 	}
 }
 
-// forwardReplay hands a replay request to the endpoint's courier, which answers
-// the original sender.
-func (a *businessActor) forwardReplay(ctx actor.Context, m *courier.Replay) {
-	if pid := a.couriers[m.EndpointID]; pid != nil {
-		ctx.Forward(pid)
+// Replay asks for webhook delivery DeliveryID of endpoint EndpointID to
+// be sent again; the endpoint's courier answers it.
+type Replay struct {
+	request[*model.Delivery]
+	EndpointID uuid.UUID
+	DeliveryID uuid.UUID
+}
+
+// run hands the replay to the endpoint's courier, which answers the
+// original sender.
+func (m *Replay) run(a *businessActor, ctx actor.Context) {
+	pid := a.kids.couriers[m.EndpointID]
+	if pid == nil {
+		respondNow(ctx, (*model.Delivery)(nil), courier.ErrNoDelivery)
 		return
 	}
-	ctx.Respond(&courier.ReplayReply{Err: courier.ErrNoDelivery})
+	ctx.RequestWithCustomSender(pid, &courier.Replay{DeliveryID: m.DeliveryID, Reply: replayReply}, ctx.Sender())
+}
+
+// replayReply is a courier's answer to a Replay, as this protocol's reply.
+func replayReply(d *model.Delivery, err error) any {
+	return &Reply[*model.Delivery]{Value: d, Err: err}
 }

@@ -21,6 +21,8 @@ import (
 // durable, so the key no longer answers IDEMPOTENCY_IN_PROGRESS.
 type synced struct{ key string }
 
+func (m *synced) handle(a *businessActor, _ actor.Context) { delete(a.unsynced, m.key) }
+
 // idemRetention is how long an idempotent answer is kept (decisions §3).
 const idemRetention = 24 * time.Hour
 

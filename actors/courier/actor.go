@@ -118,7 +118,7 @@ func (c *courier) Receive(ctx actor.Context) {
 	case *sent:
 		c.finish(m)
 	case *Replay:
-		ctx.Respond(c.replay(m.DeliveryID))
+		ctx.Respond(m.Reply(c.replay(m.DeliveryID)))
 	case *sweepDue:
 		c.sweepLog()
 		c.armSweep(sweepEvery)

@@ -17,7 +17,7 @@
 //
 //	Configure{Endpoint}   from the parent whenever the endpoint changes
 //	Fresh{Deliveries}     from the parent: new first attempts, durable
-//	Replay{...}           answered with *ReplayReply (to the original sender)
+//	Replay{...}           answered with Replay.Reply's message (to the original sender)
 //	Retire{}              the endpoint was deleted: drop the log and stop
 //
 // and to the parent, once durable, an *Outcome for every ladder delivery
@@ -80,17 +80,13 @@ type Configure struct{ Endpoint model.Endpoint }
 type Fresh struct{ Deliveries []model.Delivery }
 
 // Replay asks for the stored envelope of delivery DeliveryID to be sent
-// again to endpoint EndpointID (the business actor forwards it to that
-// endpoint's courier). It is answered with *ReplayReply.
+// again to the courier's endpoint (the business actor forwards it to that
+// endpoint's courier). It is answered with what Reply makes of the new,
+// pending delivery record or the error: the asker's own reply type, so
+// the courier needs to know nothing of the asker's protocol.
 type Replay struct {
-	EndpointID uuid.UUID
 	DeliveryID uuid.UUID
-}
-
-// ReplayReply answers Replay: the new, pending delivery record, or Err.
-type ReplayReply struct {
-	Delivery *model.Delivery
-	Err      error
+	Reply      func(*model.Delivery, error) any
 }
 
 // Retire tells a courier its endpoint was deleted: it deletes the

@@ -117,7 +117,7 @@ func (r *rig) start() {
 	r.courier = <-spawned
 	// A round trip makes sure the courier has started (loaded its log and
 	// armed its timers) before the test moves the clock.
-	_, err := r.sys.Root.RequestFuture(r.courier, &Replay{DeliveryID: NewID(r.ep.ID, t0)}, 5*time.Second).Result()
+	_, err := r.sys.Root.RequestFuture(r.courier, &Replay{DeliveryID: NewID(r.ep.ID, t0), Reply: replyOf}, 5*time.Second).Result()
 	require.NoError(r.t, err)
 }
 

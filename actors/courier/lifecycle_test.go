@@ -55,19 +55,27 @@ func TestDisabledEndpointParksRetriesAndTakesReplays(t *testing.T) {
 
 func (r *rig) replay(id [16]byte) *model.Delivery {
 	r.t.Helper()
-	res, err := r.sys.Root.RequestFuture(r.courier, &Replay{EndpointID: r.ep.ID, DeliveryID: id}, 5*time.Second).Result()
+	res, err := r.sys.Root.RequestFuture(r.courier, &Replay{DeliveryID: id, Reply: replyOf}, 5*time.Second).Result()
 	require.NoError(r.t, err)
-	rep := res.(*ReplayReply)
-	require.NoError(r.t, rep.Err)
-	return rep.Delivery
+	rep := res.(*replayReply)
+	require.NoError(r.t, rep.err)
+	return rep.d
 }
+
+// replayReply is the tests' answer to a Replay.
+type replayReply struct {
+	d   *model.Delivery
+	err error
+}
+
+func replyOf(d *model.Delivery, err error) any { return &replayReply{d, err} }
 
 func TestReplayOfUnknownDelivery(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, "", ok200)
-		res, err := r.sys.Root.RequestFuture(r.courier, &Replay{EndpointID: r.ep.ID, DeliveryID: NewID(r.ep.ID, t0)}, 5*time.Second).Result()
+		res, err := r.sys.Root.RequestFuture(r.courier, &Replay{DeliveryID: NewID(r.ep.ID, t0), Reply: replyOf}, 5*time.Second).Result()
 		require.NoError(t, err)
-		require.ErrorIs(t, res.(*ReplayReply).Err, ErrNoDelivery)
+		require.ErrorIs(t, res.(*replayReply).err, ErrNoDelivery)
 	})
 }
 

@@ -174,21 +174,21 @@ func (c *courier) finish(m *sent) {
 // with the original event id and the next replay attempt number: above the
 // ladder (max(7, the event's last attempt + 1), decisions §4). It is
 // durable before the answer, and sent even if the endpoint is disabled.
-func (c *courier) replay(id uuid.UUID) *ReplayReply {
+func (c *courier) replay(id uuid.UUID) (*model.Delivery, error) {
 	raw, ok, err := c.env.Store.Delivery(c.biz, c.ep.ID, id)
 	if err != nil {
-		return &ReplayReply{Err: err}
+		return nil, err
 	}
 	if !ok {
-		return &ReplayReply{Err: ErrNoDelivery}
+		return nil, ErrNoDelivery
 	}
 	orig, err := record.DecodeDelivery(raw)
 	if err != nil {
-		return &ReplayReply{Err: err}
+		return nil, err
 	}
 	last, err := c.env.Store.LastReplayAttempt(c.biz, c.ep.ID, orig.EventID)
 	if err != nil {
-		return &ReplayReply{Err: err}
+		return nil, err
 	}
 	now := c.now()
 	d := model.Delivery{ID: NewID(c.ep.ID, now), EndpointID: c.ep.ID, EventID: orig.EventID, EventType: orig.EventType,
@@ -196,19 +196,19 @@ func (c *courier) replay(id uuid.UUID) *ReplayReply {
 		Payload: orig.Payload, CreatedAt: now}
 	enc, err := record.EncodeDelivery(&d)
 	if err != nil {
-		return &ReplayReply{Err: err}
+		return nil, err
 	}
 	b := c.env.Store.NewBatch()
 	b.PutDelivery(c.biz, c.ep.ID, d.ID, true, enc)
 	b.PutReplayAttempt(c.biz, c.ep.ID, d.EventID, d.Attempt)
 	if err := b.Commit(); err != nil {
-		return &ReplayReply{Err: err}
+		return nil, err
 	}
 	e := &entry{d: d}
 	c.open[d.ID] = e
 	c.track(e)
 	c.enqueue(e)
-	return &ReplayReply{Delivery: &d}
+	return &d, nil
 }
 
 // sweepLog deletes records older than Retention, and the replay counters of

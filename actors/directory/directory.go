@@ -247,14 +247,10 @@ func (d *Directory) askWithin(ctx context.Context, id uuid.UUID, msg any, timeou
 	return r, nil
 }
 
-// call sends request msg to business biz and returns its typed answer.
-// The reply's type is fixed by the request's (business.Request[R]), so
-// the one assertion here cannot fail unless the actor breaks its protocol.
-func call[R any](ctx context.Context, d *Directory, biz uuid.UUID, msg business.Request[R]) (R, error) {
-	return callWithin(ctx, d, biz, msg, d.timeout)
-}
-
-// callWithin is call waiting at most timeout.
+// callWithin sends request msg to business biz and returns its typed
+// answer, waiting at most timeout. The reply's type is fixed by the
+// request's (business.Request[R]), so the one assertion here cannot fail
+// unless the actor breaks its protocol.
 func callWithin[R any](ctx context.Context, d *Directory, biz uuid.UUID, msg business.Request[R], timeout time.Duration) (R, error) {
 	var zero R
 	r, err := d.askWithin(ctx, biz, msg, timeout)

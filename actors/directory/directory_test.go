@@ -56,7 +56,7 @@ func TestPanicRestartsTheActorFromItsJournal(t *testing.T) {
 	require.NoError(t, err)
 
 	// A Put without a spec panics inside the actor.
-	_, err = call[business.PutResult](ctx, d, id, &business.Put{})
+	_, err = Ask[business.PutResult](ctx, d, id, &business.Put{})
 	var pe *problem.Error
 	require.ErrorAs(t, err, &pe)
 	require.Equal(t, problem.Internal, pe.Code)

@@ -51,6 +51,13 @@ type (
 	DeleteEntry      = ledger.DeleteEntry
 	PatchAppointment = ledger.PatchAppointment
 	SetStatus        = ledger.SetStatus
+	// The requests that are the actor's own (business.Request), sent
+	// with Ask: they touch more than the ledger (a provider call, a
+	// courier).
+	Revoke        = business.Revoke
+	PaymentEvent  = business.PaymentEvent
+	PaymentNotice = business.PaymentNotice
+	Replay        = business.Replay
 	// The idempotent writes (ledger.IdempotentOp), sent with DoOnce.
 	IdempotentOp = ledger.IdempotentOp
 	Book         = ledger.Book

@@ -2,7 +2,6 @@ package directory
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
-	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
@@ -23,25 +21,38 @@ import (
 // that is a *problem.Error for every refusal (its code says which) and an
 // INTERNAL_ERROR problem carrying its cause for anything unexpected.
 
+// Ask sends request msg to business biz's actor and returns its answer.
+// Every request goes through here (Do and DoOnce are the writes' short
+// forms): a request that waits on the payment provider (business.Patient)
+// is given the provider's timeout (decisions §5: 10 s) on top of the
+// usual wait.
+func Ask[R any](ctx context.Context, d *Directory, biz uuid.UUID, msg business.Request[R]) (R, error) {
+	wait := d.timeout
+	if p, ok := msg.(business.Patient); ok && p.WaitsForProvider() {
+		wait += BookPaymentWait
+	}
+	return callWithin(ctx, d, biz, msg, wait)
+}
+
+// BookPaymentWait is how much longer than other writes a request that
+// waits on the payment provider may wait for its actor: the provider's
+// timeout and a margin for the journal.
+const BookPaymentWait = payment.Timeout + 2*time.Second
+
 // Do sends write op to business biz's actor, which decides it against
 // the business's state and journals what it changes, and returns its
 // answer once that is durable. Every write that carries its own decision
 // (ledger.Op) goes through here: a new one needs no method of its own.
 func Do[R any](ctx context.Context, d *Directory, biz uuid.UUID, op ledger.Op[R]) (R, error) {
-	return call[R](ctx, d, biz, &business.Do[R]{Op: op})
+	return Ask(ctx, d, biz, &business.Do[R]{Op: op})
 }
 
 // DoOnce sends idempotent write op to business biz's actor under
 // idempotency key idem: the answer is the one stored under the key, the
 // first attempt's, replayed. A write that may pay (a booking that needs
-// prepayment) waits for its checkout as well, for up to the provider's
-// timeout (decisions §5: 10 s) more.
+// prepayment) waits for its checkout as well.
 func DoOnce(ctx context.Context, d *Directory, biz uuid.UUID, op ledger.IdempotentOp, idem business.IdemKey) (*business.Answer, error) {
-	wait := d.timeout
-	if p, ok := op.(interface{ MayPay() bool }); ok && p.MayPay() {
-		wait += BookPaymentWait
-	}
-	return callWithin[*business.Answer](ctx, d, biz, &business.DoOnce{Op: op, Idem: idem}, wait)
+	return Ask(ctx, d, biz, &business.DoOnce{Op: op, Idem: idem})
 }
 
 // PutResult reports what one Put did.
@@ -72,7 +83,7 @@ func (d *Directory) Put(ctx context.Context, specs []model.Spec, alsoInLoad ...u
 	}
 	out := make([]PutResult, 0, len(specs))
 	for i := range specs {
-		r, err := call[business.PutResult](ctx, d, specs[i].Business.ID, &business.Put{Spec: &specs[i]})
+		r, err := Ask(ctx, d, specs[i].Business.ID, &business.Put{Spec: &specs[i]})
 		if err != nil {
 			return out, inLoad(err, i)
 		}
@@ -136,43 +147,5 @@ func keyTaken(i int) error {
 // Issue adds a key to business biz.
 func (d *Directory) Issue(ctx context.Context, biz uuid.UUID, k model.Key) (model.Key, error) {
 	defer d.keyLocks.lock(func(yield func(model.KeyHash) bool) { yield(k.Hash) })()
-	return call[model.Key](ctx, d, biz, &business.Issue{Key: k})
-}
-
-// Revoke revokes key id of business biz.
-func (d *Directory) Revoke(ctx context.Context, biz, id uuid.UUID) (model.Key, error) {
-	return call[model.Key](ctx, d, biz, &business.Revoke{KeyID: id})
-}
-
-// BookPaymentWait is how much longer than other writes a booking may wait
-// for its actor: the provider's timeout and a margin for the journal.
-const BookPaymentWait = payment.Timeout + 2*time.Second
-
-// PaymentEvent hands a verified client_secret provider event to business
-// biz; it returns once whatever the event changed is durable.
-func (d *Directory) PaymentEvent(ctx context.Context, biz uuid.UUID, ev payment.Event) error {
-	_, err := call[business.Done](ctx, d, biz, &business.PaymentEvent{Event: ev})
-	return err
-}
-
-// PaymentNotice hands a redirect provider's notice about payment pid to
-// business biz, which reads the payment from the provider; it returns once
-// whatever that changed is durable.
-func (d *Directory) PaymentNotice(ctx context.Context, biz uuid.UUID, pid string) error {
-	_, err := callWithin[business.Done](ctx, d, biz, &business.PaymentNotice{ProviderPaymentID: pid}, d.timeout+BookPaymentWait)
-	return err
-}
-
-// Replay asks business biz to replay delivery id of endpoint ep; the answer
-// comes from the endpoint's courier.
-func (d *Directory) Replay(ctx context.Context, biz, ep, id uuid.UUID) (*model.Delivery, error) {
-	r, err := d.ask(ctx, biz, &courier.Replay{EndpointID: ep, DeliveryID: id})
-	if err != nil {
-		return nil, err
-	}
-	rep, ok := r.(*courier.ReplayReply)
-	if !ok {
-		return nil, fmt.Errorf("directory: business %s answered a replay with %T", biz, r)
-	}
-	return rep.Delivery, rep.Err
+	return Ask(ctx, d, biz, &business.Issue{Key: k})
 }

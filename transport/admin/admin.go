@@ -385,7 +385,7 @@ func (s *Server) revokeKey(ctx *fasthttp.RequestCtx) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	k, err := s.Dir.Revoke(rctx, st.Business().ID, keyID)
+	k, err := directory.Ask(rctx, s.Dir, st.Business().ID, &directory.Revoke{KeyID: keyID})
 	if err != nil {
 		s.Fail(ctx, err)
 		return

@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/model/wire"
@@ -115,7 +116,7 @@ func (s *Server) replayDelivery(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	d, err := s.Dir.Replay(rctx, c.st.Business().ID, ep.ID, uuid.UUID(id))
+	d, err := directory.Ask(rctx, s.Dir, c.st.Business().ID, &directory.Replay{EndpointID: ep.ID, DeliveryID: uuid.UUID(id)})
 	if err != nil {
 		s.Fail(c.ctx, err)
 		return

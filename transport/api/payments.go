@@ -88,7 +88,7 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		if ev.Kind != payment.EventOther {
-			err = s.Dir.PaymentEvent(rctx, biz, ev)
+			_, err = directory.Ask(rctx, s.Dir, biz, &directory.PaymentEvent{Event: ev})
 		}
 		s.hookAnswer(ctx, err)
 	case model.ProviderRedirect:
@@ -97,7 +97,8 @@ func (s *Server) paymentHook(ctx *fasthttp.RequestCtx) {
 			edge.WriteError(ctx, errBadHook)
 			return
 		}
-		s.hookAnswer(ctx, s.Dir.PaymentNotice(rctx, biz, id))
+		_, err = directory.Ask(rctx, s.Dir, biz, &directory.PaymentNotice{ProviderPaymentID: id})
+		s.hookAnswer(ctx, err)
 	default:
 		// No provider: there is no payment to change.
 		edge.WriteJSON(ctx, 200, hookReceived)
