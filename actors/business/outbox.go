@@ -90,7 +90,7 @@ func (a *businessActor) envelope(st *ledger.State, ch *record.Change, ev *record
 		return wire.AppendEntryEvent(make([]byte, 0, 512), ev.ID, ev.Type, ev.CreatedAt, entryOf(st, ch, ev.Subject))
 	}
 	if strings.HasPrefix(ev.Type, "payment.") {
-		p := paymentIn(ch, ev.Subject)
+		p := ledger.PaymentIn(ch, ev.Subject)
 		if p == nil {
 			p = st.Payment(ev.Subject)
 		}
@@ -112,16 +112,6 @@ func (a *businessActor) envelope(st *ledger.State, ch *record.Change, ev *record
 		cu = ledger.CustomerIn(st, ch, ev.Subject)
 	}
 	return wire.AppendEvent(make([]byte, 0, 1640), ev.ID, ev.Type, ev.CreatedAt, appt, cu, ev.ByCustomer, link)
-}
-
-// paymentIn is the payment of appointment id that ch writes, or nil.
-func paymentIn(ch *record.Change, id uuid.UUID) *model.Payment {
-	for i := range ch.Payments {
-		if ch.Payments[i].AppointmentID == id {
-			return &ch.Payments[i]
-		}
-	}
-	return nil
 }
 
 func appointmentOf(st *ledger.State, ch *record.Change, id uuid.UUID) *model.Appointment {
@@ -149,7 +139,7 @@ func mailRow(st *ledger.State, ch *record.Change, m *record.Mail) *record.MailRo
 	}
 	if appt := appointmentOf(st, ch, m.Appointment); appt != nil {
 		r.Appointment = mailAppointment(appt, ledger.CustomerIn(st, ch, appt.CustomerID))
-		if p := paymentIn(ch, appt.ID); p != nil && appt.Status == model.PendingPayment && p.Status == model.PaymentPending {
+		if p := ledger.PaymentIn(ch, appt.ID); p != nil && appt.Status == model.PendingPayment && p.Status == model.PaymentPending {
 			r.Payment = &record.MailPayment{AmountCents: p.AmountCents, Currency: p.Currency, CheckoutURL: p.CheckoutURL}
 		}
 	}

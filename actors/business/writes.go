@@ -133,21 +133,10 @@ func (a *businessActor) stored(e *record.Idem) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ch := rec.Change
-	switch {
-	case ch == nil:
+	if rec.Change == nil {
 		return nil, errors.New("not a change record")
-	case e.Answer == record.AnswerBooked && len(ch.Appointments) > 0:
-		appt := &ch.Appointments[0]
-		return ledger.Booked(a.state, ch, appt, paymentIn(ch, appt.ID)), nil
-	case e.Answer == record.AnswerCustomer && len(ch.Customers) > 0:
-		return &Answer{Kind: record.AnswerCustomer, Customer: &ch.Customers[0]}, nil
-	case e.Answer == record.AnswerHold && len(ch.Holds) > 0:
-		return &Answer{Kind: record.AnswerHold, Hold: &ch.Holds[0]}, nil
-	case e.Answer == record.AnswerEntry && len(ch.Entries) > 0:
-		return &Answer{Kind: record.AnswerEntry, Entry: &ch.Entries[0]}, nil
 	}
-	return nil, fmt.Errorf("record has no subject for answer kind %d", e.Answer)
+	return ledger.AnswerOf(a.state, rec.Change, e.Answer)
 }
 
 // apply finishes a request that is not idempotent: it journals ch (when

@@ -181,11 +181,11 @@ func (Book) Operation() model.Operation { return model.OpBook }
 func (Book) MayPay() bool { return true }
 
 func (o Book) Decide(s *State, now time.Time, ids IDs) (*record.Change, *Answer, error) {
-	ch, appt, err := DecideCreate(s, &o.In, now, ids)
+	ch, _, err := DecideCreate(s, &o.In, now, ids)
 	if err != nil || len(ch.Checkouts) > 0 {
 		return ch, nil, err
 	}
-	return ch, Booked(s, ch, appt, nil), nil
+	return answered(s, ch, record.AnswerBooked)
 }
 
 // Booked is the answer of a booking: appt with its customer as of s after
@@ -200,9 +200,9 @@ type AddCustomer struct{ In model.Customer }
 func (AddCustomer) Operation() model.Operation { return model.OpAddCustomer }
 
 func (o AddCustomer) Decide(s *State, now time.Time, ids IDs) (*record.Change, *Answer, error) {
-	ch, cu, err := DecideCustomer(s, o.In, now, ids)
+	ch, _, err := DecideCustomer(s, o.In, now, ids)
 	if err != nil {
 		return nil, nil, err
 	}
-	return ch, &Answer{Kind: record.AnswerCustomer, Customer: cu}, nil
+	return answered(s, ch, record.AnswerCustomer)
 }

@@ -283,9 +283,9 @@ type CreateHold struct{ In HoldInput }
 func (CreateHold) Operation() model.Operation { return model.OpCreateHold }
 
 func (o CreateHold) Decide(s *State, now time.Time, ids IDs) (*record.Change, *Answer, error) {
-	ch, h, err := DecideHold(s, &o.In, now, ids)
+	ch, _, err := DecideHold(s, &o.In, now, ids)
 	if err != nil {
 		return nil, nil, err
 	}
-	return ch, &Answer{Kind: record.AnswerHold, Hold: h}, nil
+	return answered(s, ch, record.AnswerHold)
 }

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/slotd/slotd/actors/model"
@@ -48,6 +49,38 @@ type Answer struct {
 	Status   int
 	Body     []byte
 	Replayed bool
+}
+
+// AnswerOf is the answer of kind k that change ch (decided against s)
+// gives: its first appointment, customer, hold or entry, which is what
+// the write created. An idempotent write's Decide answers with it, and a
+// repeat of its key answers with it again from the journalled record
+// (business's stored answers), so the first answer and its replay are
+// made by one function and cannot drift apart.
+func AnswerOf(s *State, ch *record.Change, k record.AnswerKind) (*Answer, error) {
+	switch {
+	case k == record.AnswerBooked && len(ch.Appointments) > 0:
+		appt := &ch.Appointments[0]
+		return Booked(s, ch, appt, PaymentIn(ch, appt.ID)), nil
+	case k == record.AnswerCustomer && len(ch.Customers) > 0:
+		return &Answer{Kind: k, Customer: &ch.Customers[0]}, nil
+	case k == record.AnswerHold && len(ch.Holds) > 0:
+		return &Answer{Kind: k, Hold: &ch.Holds[0]}, nil
+	case k == record.AnswerEntry && len(ch.Entries) > 0:
+		return &Answer{Kind: k, Entry: &ch.Entries[0]}, nil
+	}
+	return nil, fmt.Errorf("ledger: the change has no subject for answer kind %d", k)
+}
+
+// answered is the end of an idempotent write's Decide: ch and its answer
+// of kind k. A change without its subject is a broken decision, an
+// internal error.
+func answered(s *State, ch *record.Change, k record.AnswerKind) (*record.Change, *Answer, error) {
+	ans, err := AnswerOf(s, ch, k)
+	if err != nil {
+		return nil, nil, problem.Wrap(err)
+	}
+	return ch, ans, nil
 }
 
 // Done is the answer of an Op that has nothing to return.

@@ -321,6 +321,16 @@ func remember(seen []string, event string) []string {
 	return out
 }
 
+// PaymentIn is the payment of appointment id that ch writes, or nil.
+func PaymentIn(ch *record.Change, id uuid.UUID) *model.Payment {
+	for i := range ch.Payments {
+		if ch.Payments[i].AppointmentID == id {
+			return &ch.Payments[i]
+		}
+	}
+	return nil
+}
+
 // CustomerIn finds customer id among those change ch (being decided
 // against s; nil for none) creates, or in s.
 func CustomerIn(s *State, ch *record.Change, id uuid.UUID) *model.Customer {

@@ -234,9 +234,9 @@ type AddEntry struct{ In EntryInput }
 func (AddEntry) Operation() model.Operation { return model.OpAddEntry }
 
 func (o AddEntry) Decide(s *State, now time.Time, ids IDs) (*record.Change, *Answer, error) {
-	ch, e, err := DecideEntry(s, &o.In, now, ids)
+	ch, _, err := DecideEntry(s, &o.In, now, ids)
 	if err != nil {
 		return nil, nil, err
 	}
-	return ch, &Answer{Kind: record.AnswerEntry, Entry: e}, nil
+	return answered(s, ch, record.AnswerEntry)
 }
