@@ -15,8 +15,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/storage/clock"
 )
 
 // walFault injects err into the operations of kind on the WAL files

@@ -11,7 +11,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 
 	"github.com/slotd/slotd/actors/problem"
 )

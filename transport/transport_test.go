@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/quota"
 )

@@ -22,13 +22,13 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
-	"github.com/slotd/slotd/webhook/outbox"
+	"github.com/slotd/slotd/webhook/channel"
 )
 
 // KeyIndex is the server-wide map from key hash to business. The actor
@@ -84,7 +84,7 @@ type Env struct {
 	ManageURL func(biz, appt uuid.UUID) string
 	// PaymentOutbox is the payment channel's outbox metrics (the payer's
 	// owed cancels and refunds); nil counts nothing.
-	PaymentOutbox *outbox.Channel
+	PaymentOutbox *channel.Meter
 	// Calendars fetches the businesses' calendar sources; nil keeps the
 	// sources but fetches none.
 	Calendars *Calendars

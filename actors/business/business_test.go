@@ -18,12 +18,12 @@ import (
 
 	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 )
 

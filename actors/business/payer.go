@@ -9,10 +9,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
-	"github.com/slotd/slotd/webhook/outbox"
+	"github.com/slotd/slotd/webhook/channel"
 	"github.com/slotd/slotd/webhook/payment"
 	"github.com/slotd/slotd/webhook/retry"
 )
@@ -83,7 +83,7 @@ type payer struct {
 	// waiting behind it.
 	busy  map[uuid.UUID]payOp
 	after map[uuid.UUID][]*payCall
-	src   *outbox.Source
+	src   *channel.Source
 
 	root   *actor.RootContext
 	self   *actor.PID
@@ -218,9 +218,9 @@ func (p *payer) ended(m *payEnded) {
 	if settled(c.op, m.err) {
 		delete(p.owed, c.id)
 		p.dropKept(c.id)
-		outcome := outbox.Delivered
+		outcome := channel.Delivered
 		if m.err != nil {
-			outcome = outbox.GivenUp
+			outcome = channel.GivenUp
 		}
 		p.env.PaymentOutbox.Attempted(outcome)
 		p.root.Send(p.parent, &payDone{id: c.id, op: c.op, err: m.err})
@@ -232,7 +232,7 @@ func (p *payer) ended(m *payEnded) {
 		"call", c.op.String(), "attempt", r.failures, "retry_in", wait, "err", m.err)
 	p.keep(r, p.env.Clock.Now().Add(wait))
 	p.arm(r, wait)
-	p.env.PaymentOutbox.Attempted(outbox.Retry)
+	p.env.PaymentOutbox.Attempted(channel.Retry)
 }
 
 // settled reports whether an owed call that ended with err needs nothing

@@ -14,10 +14,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
-	"github.com/slotd/slotd/webhook/outbox"
+	"github.com/slotd/slotd/webhook/channel"
 	"github.com/slotd/slotd/webhook/payment"
 )
 
@@ -67,7 +67,7 @@ type payerRig struct {
 	biz    uuid.UUID
 	mu     sync.Mutex
 	done   []*payDone
-	obm    *outbox.Metrics
+	obm    *channel.Metrics
 	stopFn func()
 }
 
@@ -75,9 +75,9 @@ func newPayerRig(t *testing.T) *payerRig {
 	st, err := storage.Open(t.TempDir(), storage.Options{})
 	require.NoError(t, err)
 	fc := clock.NewFake(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
-	r := &payerRig{clock: fc, pays: &flaky{}, biz: uuid.MustParse("11111111-1111-4111-8111-111111111111"), obm: outbox.NewMetrics(fc)}
+	r := &payerRig{clock: fc, pays: &flaky{}, biz: uuid.MustParse("11111111-1111-4111-8111-111111111111"), obm: channel.NewMetrics(fc)}
 	r.env = &Env{Store: st, Clock: fc, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Payments: r.pays,
-		PaymentOutbox: r.obm.Channel(outbox.Payment)}
+		PaymentOutbox: r.obm.Channel(channel.Payment)}
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return r.env.Log }))
 	r.root = sys.Root
 	spawned := make(chan *actor.PID, 1)

@@ -8,10 +8,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/payment"
 )

@@ -5,8 +5,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/ledger"
-	"github.com/slotd/slotd/storage/clock"
 )
 
 // Expiry of holds and waitlist entries (decisions §6) and reminders

@@ -7,11 +7,11 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
+	"github.com/slotd/slotd/webhook/channel"
 	"github.com/slotd/slotd/webhook/deliver"
-	"github.com/slotd/slotd/webhook/outbox"
 	"github.com/slotd/slotd/webhook/retry"
 )
 
@@ -55,7 +55,7 @@ type courier struct {
 	counted int
 	stopped bool
 	// src and byAge report the open deliveries to the outbox metrics.
-	src   *outbox.Source
+	src   *channel.Source
 	byAge entryHeap
 
 	root   *actor.RootContext

@@ -7,7 +7,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/slotd/slotd/webhook/outbox"
+	"github.com/slotd/slotd/webhook/channel"
 )
 
 // The courier reports its open deliveries to the webhook channel's outbox
@@ -51,14 +51,14 @@ func (c *courier) report() {
 }
 
 // outcome counts an attempt's outcome in the channel's metrics.
-func outcomeOf(delivered, retrying bool) outbox.Outcome {
+func outcomeOf(delivered, retrying bool) channel.Outcome {
 	switch {
 	case delivered:
-		return outbox.Delivered
+		return channel.Delivered
 	case retrying:
-		return outbox.Retry
+		return channel.Retry
 	}
-	return outbox.GivenUp
+	return channel.GivenUp
 }
 
 // entryHeap orders entries by since, oldest first.

@@ -32,11 +32,11 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/webhook/channel"
 	"github.com/slotd/slotd/webhook/deliver"
-	"github.com/slotd/slotd/webhook/outbox"
 )
 
 // Sender makes one delivery attempt; *deliver.Client is one.
@@ -59,7 +59,7 @@ type Env struct {
 	// Metrics counts deliveries; nil counts nothing.
 	Metrics *Metrics
 	// Outbox is the webhook channel's outbox metrics; nil counts nothing.
-	Outbox *outbox.Channel
+	Outbox *channel.Meter
 }
 
 // DefaultMaxInFlight is how many attempts an endpoint has in flight at once

@@ -13,12 +13,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
+	"github.com/slotd/slotd/webhook/channel"
 	"github.com/slotd/slotd/webhook/deliver"
-	"github.com/slotd/slotd/webhook/outbox"
 )
 
 var t0 = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
@@ -74,7 +74,7 @@ type rig struct {
 	outcomes chan *Outcome
 	biz      uuid.UUID
 	ep       model.Endpoint
-	outbox   *outbox.Metrics
+	outbox   *channel.Metrics
 }
 
 func newRig(t *testing.T, dir string, answers ...deliver.Result) *rig {
@@ -90,8 +90,8 @@ func newRig(t *testing.T, dir string, answers ...deliver.Result) *rig {
 		ep: model.Endpoint{ID: uuid.MustParse("22222222-2222-4222-8222-222222222222"), URL: "https://hooks.example/x",
 			IsActive: true, Status: model.EndpointActive, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}}
 	r.env = &Env{Store: st, Clock: fc, Sender: r.send, Scale: 1, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: NewMetrics()}
-	r.outbox = outbox.NewMetrics(fc)
-	r.env.Outbox = r.outbox.Channel(outbox.Webhook)
+	r.outbox = channel.NewMetrics(fc)
+	r.env.Outbox = r.outbox.Channel(channel.Webhook)
 	r.start()
 	t.Cleanup(func() {
 		r.stop()

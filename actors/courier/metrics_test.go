@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/webhook/outbox"
+	"github.com/slotd/slotd/webhook/channel"
 )
 
 // TestMetrics: every delivery record written with an outcome is counted by
@@ -64,7 +64,7 @@ func TestMetrics(t *testing.T) {
 		require.Zero(t, testutil.ToFloat64(m.open))
 		rows, _ := r.env.Outbox.Held()
 		require.Zero(t, rows, "a stopped courier's deliveries leave the outbox backlog")
-		assert.Equal(t, [3]int{2, 2, 0}, [3]int{r.env.Outbox.Attempts(outbox.Delivered), r.env.Outbox.Attempts(outbox.Retry), r.env.Outbox.Attempts(outbox.GivenUp)},
+		assert.Equal(t, [3]int{2, 2, 0}, [3]int{r.env.Outbox.Attempts(channel.Delivered), r.env.Outbox.Attempts(channel.Retry), r.env.Outbox.Attempts(channel.GivenUp)},
 			"attempts delivered, retried, failed")
 	})
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 )
 

@@ -24,13 +24,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/dispatch"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
-	"github.com/slotd/slotd/webhook/outbox"
+	"github.com/slotd/slotd/webhook/channel"
 )
 
 // Directory finds and starts business actors.
@@ -75,7 +75,7 @@ type Config struct {
 	ManageURL func(biz, appt uuid.UUID) string
 	// PaymentOutbox is the payment channel's outbox metrics; nil counts
 	// nothing.
-	PaymentOutbox *outbox.Channel
+	PaymentOutbox *channel.Meter
 	// Calendars fetches calendar sources; nil fetches none.
 	Calendars *business.Calendars
 	// Keys is the key index in cluster mode (the cluster-wide registry,

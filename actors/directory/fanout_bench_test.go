@@ -18,11 +18,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/deliver"

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/webhook/payment"
 )
 

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 )
 
 // Pool is an actor.Dispatcher. Its zero value is not usable; New makes

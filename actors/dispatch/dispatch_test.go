@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 )
 
 var _ actor.Dispatcher = (*Pool)(nil)

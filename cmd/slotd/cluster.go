@@ -261,16 +261,6 @@ func (f *clusterFlags) waiting(url string) (why string, all bool) {
 // with every replica up, before the wait is logged as a WARN.
 const electionWait = time.Minute
 
-// waitFree waits until addr can be listened on, or for at most d.
-func waitFree(addr string, d time.Duration) {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if ln, err := net.Listen("tcp", addr); err == nil {
-			ln.Close()
-			return
-		}
-	}
-}
-
 // startWait bounds how long a starting node waits for the journal's
 // replicas to elect leaders (stream, buckets) and for the cluster to settle
 // before it gives up: seconds on an idle machine, far more on a loaded one.
@@ -301,9 +291,9 @@ func (cn *clusterNode) join(dir *directory.Directory, handOver fasthttp.RequestH
 	}
 	lis, _ := hostPort(cn.f.Listen)
 	mem, _ := hostPort(cn.f.Membership)
-	// The membership provider listens on every interface and, when it
-	// cannot, only logs it and leaves the node outside the cluster for
-	// good: refuse to start instead.
+	// A membership port in use fails placement.Start too, but only after
+	// the node has taken its lease: look first, and refuse to start
+	// before claiming anything.
 	probe, err := listenOn("--cluster-membership", fmt.Sprintf(":%d", mem.port))
 	if err != nil {
 		ln.Close()
@@ -353,9 +343,8 @@ func (cn *clusterNode) lapsed() {
 	if old := cn.node.Load(); old != nil {
 		old.Abandon()
 	}
-	// The old member's listeners must be gone before the new one binds
-	// the same ports (the provider only logs a failed bind).
-	waitFree(fmt.Sprintf(":%d", cn.member.MembershipPort), 5*time.Second)
+	// Abandon returns with the old member's listeners closed, so the new
+	// one binds the same ports at once.
 	n, err := placement.Start(cn.member)
 	if err != nil {
 		cn.log.Error("rejoining the cluster failed; the node serves nothing until it restarts", "err", err)

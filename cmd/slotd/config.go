@@ -13,8 +13,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/webhook/mail"
 )

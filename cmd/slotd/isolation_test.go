@@ -19,7 +19,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 )
 
 // Tenant isolation: a key of one business must learn nothing about the

@@ -30,17 +30,18 @@ var layers = []string{"cmd", "actors", "storage", "transport", "webhook", "bench
 var pure = []string{
 	"actors/calendar", "actors/interval", "actors/sorted", "actors/ledger",
 	"actors/model", "actors/model/input", "actors/model/wire", "actors/model/world", "actors/problem",
-	"storage/clock", "storage/record",
+	"actors/clock", "storage/record",
 	"transport/cursor",
 	"webhook", "webhook/retry",
 }
 
-// vocabulary is the engine's language: the domain model, its formats and
-// the problem codes. A rule that forbids a layer the engine (actors/...)
-// lets it use these only where the rule says so (rule.allow): storage
-// journals the model, the senders render it, and the model's packages use
-// each other.
-var vocabulary = []string{"actors/model/...", "actors/problem"}
+// vocabulary is the engine's language: the domain model, its formats,
+// the problem codes and the clock every part reads time from. A rule that
+// forbids a layer the engine (actors/...) lets it use these only where
+// the rule says so (rule.allow): storage journals the model and times its
+// health, the senders render it and time their retries, and the model's
+// packages use each other.
+var vocabulary = []string{"actors/model/...", "actors/problem", "actors/clock"}
 
 var impure = []string{
 	"github.com/asynkron/protoactor-go", "github.com/valyala/fasthttp", "github.com/fasthttp/router",

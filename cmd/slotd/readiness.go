@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/transport/admin"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/transport/admin"
 	"github.com/slotd/slotd/transport/edge"
 )

@@ -37,10 +37,10 @@ import (
 	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
 	"github.com/slotd/slotd/transport/linktoken"
+	"github.com/slotd/slotd/webhook/channel"
 	"github.com/slotd/slotd/webhook/deliver"
 	"github.com/slotd/slotd/webhook/icsfetch"
 	"github.com/slotd/slotd/webhook/mail"
-	"github.com/slotd/slotd/webhook/outbox"
 	"github.com/slotd/slotd/webhook/payment"
 )
 
@@ -116,18 +116,18 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 			public+", which only this machine reaches, while the API listens on "+beyond+"; set --public-url to the address your customers reach",
 			"public_url", public)
 	}
-	mailMetrics, courierMetrics, outboxMetrics := mail.NewMetrics(), courier.NewMetrics(), outbox.NewMetrics(c.clock)
+	mailMetrics, courierMetrics, outboxMetrics := mail.NewMetrics(), courier.NewMetrics(), channel.NewMetrics(c.clock)
 	mailer := &mail.Drainer{Outbox: mail.StoreOutbox{S: store}, Sender: mail.NewSender(c.SMTP, c.SMTPUser, c.SMTPPassword, c.Data, c.clock),
-		From: c.SMTPFrom, Log: log, Clock: c.clock, Metrics: mailMetrics, Channel: outboxMetrics.Channel(outbox.Mail),
+		From: c.SMTPFrom, Log: log, Clock: c.clock, Metrics: mailMetrics, Channel: outboxMetrics.Channel(channel.Mail),
 		Manage: manageLink(public, links)}
 	hooks := deliver.New(deliver.Config{AllowInsecure: c.WebhooksAllowInsecure, Clock: c.clock})
 	defer hooks.CloseIdleConnections()
 	couriers := &courier.Env{Store: store, Clock: c.clock, Sender: hooks, Scale: c.WebhookRetryScale, Log: log, Metrics: courierMetrics,
-		Outbox: outboxMetrics.Channel(outbox.Webhook)}
+		Outbox: outboxMetrics.Channel(channel.Webhook)}
 	metrics := business.NewMetrics()
 	dcfg := directory.Config{Store: store, Clock: c.clock, Log: log, MailQueued: queueMail(mailer), Couriers: couriers,
 		Payments: payment.NewClient(c.WebhooksAllowInsecure), PublicURL: public, ManageURL: manageURL(public, links),
-		Metrics: metrics, PaymentOutbox: outboxMetrics.Channel(outbox.Payment),
+		Metrics: metrics, PaymentOutbox: outboxMetrics.Channel(channel.Payment),
 		Calendars: &business.Calendars{Fetcher: icsfetch.New(c.WebhooksAllowInsecure), Slots: make(chan struct{}, calendarFetches)}}
 	if cn != nil {
 		dcfg.Keys, dcfg.Admit = cn.registry, cn.Local

@@ -10,9 +10,9 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/storage/clock"
 )
 
 // startup answers the admin listener while slotd starts, before the real

@@ -15,12 +15,12 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/model/world"
 	"github.com/slotd/slotd/actors/problem"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/handover"
 )

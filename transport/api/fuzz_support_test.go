@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/courier"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/ledger"
@@ -26,7 +27,6 @@ import (
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/linktoken"

@@ -6,9 +6,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/transport/cursor"
 	"github.com/slotd/slotd/transport/edge"
 	"github.com/slotd/slotd/transport/linktoken"

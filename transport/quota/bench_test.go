@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/storage/clock"
 )
 
 // BenchmarkTake is the limiter's cost per request: a read consults two

@@ -26,8 +26,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/storage/clock"
 )
 
 // Window is one limit: at most N requests per Per.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/storage/clock"
 )
 
 var t0 = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)

@@ -28,7 +28,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/webhook"
 	"github.com/slotd/slotd/webhook/retry"
 )

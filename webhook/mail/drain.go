@@ -11,10 +11,10 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
 	"github.com/slotd/slotd/storage/record"
-	"github.com/slotd/slotd/webhook/outbox"
+	"github.com/slotd/slotd/webhook/channel"
 	"github.com/slotd/slotd/webhook/retry"
 )
 
@@ -203,7 +203,7 @@ type Drainer struct {
 	// Metrics counts sends and keeps the backlog gauge; nil counts nothing.
 	Metrics *Metrics
 	// Channel is the mail channel's outbox metrics; nil counts nothing.
-	Channel *outbox.Channel
+	Channel *channel.Meter
 	// Manage makes the manage link of an appointment of business biz
 	// (decisions §7) for the messages that show one (ManageLinked); nil
 	// shows none.
@@ -234,7 +234,7 @@ type Drainer struct {
 	walkedSent map[OutboxKey]bool
 	retries    []RetryState // failures of this pass, to keep
 	measured   time.Time    // when the oldest row's age was last measured
-	src        *outbox.Source
+	src        *channel.Source
 }
 
 type rowState struct {
@@ -585,10 +585,10 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 			// The row is not logged: it holds a customer's address and name.
 			d.rowLog(p.key).Error("mail: dropping an outbox row that cannot be rendered", "err", err, "bytes", len(p.row))
 			d.Metrics.countDropped()
-			d.Channel.Attempted(outbox.GivenUp)
+			d.Channel.Attempted(channel.GivenUp)
 			st.settled, st.attempts = true, 0
 		case err != nil:
-			d.Channel.Attempted(outbox.Retry)
+			d.Channel.Attempted(channel.Retry)
 			d.fail(p.key, d.rowLog(p.key), st, "mail: cannot render", err)
 		default:
 			if m.Date.IsZero() {
@@ -603,7 +603,7 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 		switch {
 		case err == nil:
 			d.Metrics.countSent()
-			d.Channel.Attempted(outbox.Delivered)
+			d.Channel.Attempted(channel.Delivered)
 			if debug { // a logger per message cost 1 % of a booking storm
 				d.rowLog(key).Debug("mail: sent")
 			}
@@ -612,7 +612,7 @@ func (d *Drainer) deliverAll(ctx context.Context, keys []OutboxKey) error {
 		default:
 			cause := FailureCause(err)
 			d.Metrics.countFailed(cause)
-			d.Channel.Attempted(outbox.Retry)
+			d.Channel.Attempted(channel.Retry)
 			d.fail(key, d.rowLog(key).With(causeAttrs(cause, err)...), st, "mail: send failed", err)
 		}
 	}

@@ -16,11 +16,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/webhook/channel"
 	"github.com/slotd/slotd/webhook/mail/mailtest"
-	"github.com/slotd/slotd/webhook/outbox"
 	"github.com/slotd/slotd/webhook/retry"
 )
 
@@ -357,16 +357,16 @@ func TestDrainerRetriesWithBackoffWithoutBlockingOthers(t *testing.T) {
 		snd := newFakeSender()
 		snd.fails["01A"] = 2
 		var attempts []int
-		obm := outbox.NewMetrics(clock.Real{})
+		obm := channel.NewMetrics(clock.Real{})
 		h := startDrainer(t, ob, snd, func(d *Drainer) {
 			d.Backoff = func(n int) time.Duration { attempts = append(attempts, n); return retry.Mail.Wait(n) }
-			d.Channel = obm.Channel(outbox.Mail)
+			d.Channel = obm.Channel(channel.Mail)
 		})
 
 		assert.Equal(t, time.Second, h.idle(), "first retry after 1 s")
 		assert.Equal(t, []string{"01B", "01C"}, snd.sentIDs(), "the failing message does not hold up the others")
 		assert.Equal(t, []string{"01A"}, ob.ids(), "an unsent row stays")
-		rows, _ := obm.Channel(outbox.Mail).Held()
+		rows, _ := obm.Channel(channel.Mail).Held()
 		assert.Equal(t, 1, rows, "the outbox backlog holds the unsent row")
 
 		// A kick before the message is due does not retry it early.
@@ -386,9 +386,9 @@ func TestDrainerRetriesWithBackoffWithoutBlockingOthers(t *testing.T) {
 		h.shutdown()
 		assert.Equal(t, []int{1, 2}, attempts)
 		assert.Contains(t, h.logs.String(), "send failed")
-		assert.Equal(t, [3]int{3, 2, 0}, [3]int{obm.Channel(outbox.Mail).Attempts(outbox.Delivered), obm.Channel(outbox.Mail).Attempts(outbox.Retry), obm.Channel(outbox.Mail).Attempts(outbox.GivenUp)},
+		assert.Equal(t, [3]int{3, 2, 0}, [3]int{obm.Channel(channel.Mail).Attempts(channel.Delivered), obm.Channel(channel.Mail).Attempts(channel.Retry), obm.Channel(channel.Mail).Attempts(channel.GivenUp)},
 			"attempts delivered, retried, failed")
-		rows, _ = obm.Channel(outbox.Mail).Held()
+		rows, _ = obm.Channel(channel.Mail).Held()
 		assert.Zero(t, rows, "a stopped drainer holds nothing")
 		// The failed row's retry state went with it; the rows that never
 		// failed had none to delete.

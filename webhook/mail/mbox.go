@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 )
 
 // Mbox "sends" by appending messages to Path/YYYY-MM-DD.mbox, one mailbox

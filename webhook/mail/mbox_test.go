@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/webhook/mail/mailtest"
 )
 

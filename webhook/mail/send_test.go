@@ -26,8 +26,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/storage/clock"
 )
 
 func testMessage(t *testing.T) Message {

@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 )
 
 // DefaultSMTPTimeout bounds, when SMTP.Timeout is 0, opening a connection

@@ -1,10 +1,11 @@
-// Package outbox holds what every outbound channel of slotd shares while
-// it runs: one set of metrics per channel (webhook deliveries, e-mail,
-// payment-provider calls). The channels' retry policies are data in
-// webhook/retry, and their rows' retry state has one form
-// (record.Attempt); the workers that drive rows to their destinations
-// report here, so an operator reads every channel the same way.
-package outbox
+// Package channel measures slotd's outbound channels (webhook deliveries,
+// e-mail, payment-provider calls) alike: each channel's backlog, the age
+// of its oldest row and its attempts by outcome (slotd_outbox_*), so an
+// operator reads every channel the same way. The rows themselves are in
+// the store's outbox tables, their retry state has one form
+// (record.Attempt) and the channels' retry policies are data in
+// webhook/retry; the workers that drive the rows report here.
+package channel
 
 import (
 	"sync"
@@ -14,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 )
 
 // Outcome is what one attempt to send a row came to.
@@ -49,7 +50,7 @@ type Metrics struct {
 	attempts *prometheus.CounterVec
 	backlog  *prometheus.Desc
 	oldest   *prometheus.Desc
-	channels map[string]*Channel
+	channels map[string]*Meter
 }
 
 // NewMetrics returns the metrics of every channel; c tells the age of the
@@ -65,10 +66,10 @@ func NewMetrics(c clock.Clock) *Metrics {
 			"Outbox rows a channel's workers hold and have not yet delivered, in flight and waiting for a retry included.", []string{"channel"}, nil),
 		oldest: prometheus.NewDesc("slotd_outbox_oldest_age_seconds",
 			"How long the oldest row a channel's workers hold has waited since it was written; 0 when none waits. Alert on it growing.", []string{"channel"}, nil),
-		channels: map[string]*Channel{},
+		channels: map[string]*Meter{},
 	}
 	for _, name := range channelNames {
-		ch := &Channel{name: name}
+		ch := &Meter{name: name}
 		for o := range outcomes {
 			ch.attempts[o] = m.attempts.WithLabelValues(name, outcomeNames[o])
 		}
@@ -79,7 +80,7 @@ func NewMetrics(c clock.Clock) *Metrics {
 
 // Channel returns the metrics of channel name (Webhook, Mail, Payment); nil
 // when m is nil.
-func (m *Metrics) Channel(name string) *Channel {
+func (m *Metrics) Channel(name string) *Meter {
 	if m == nil {
 		return nil
 	}
@@ -113,17 +114,17 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// Channel is one channel's metrics. Its workers each report through a
+// Meter is one channel's metrics. Its workers each report through a
 // Source of their own, so a worker's hot path touches only its own
 // atomics; a scrape adds them up.
-type Channel struct {
+type Meter struct {
 	name     string
 	attempts [outcomes]prometheus.Counter
 	sources  sync.Map // *Source -> struct{}
 }
 
 // Attempted counts one attempt that came to o.
-func (c *Channel) Attempted(o Outcome) {
+func (c *Meter) Attempted(o Outcome) {
 	if c != nil {
 		c.attempts[o].Inc()
 	}
@@ -131,7 +132,7 @@ func (c *Channel) Attempted(o Outcome) {
 
 // Source returns a new reporting source of the channel's backlog, until
 // its Close; nil when c is nil.
-func (c *Channel) Source() *Source {
+func (c *Meter) Source() *Source {
 	if c == nil {
 		return nil
 	}
@@ -141,7 +142,7 @@ func (c *Channel) Source() *Source {
 }
 
 // Attempts returns how many attempts have come to o so far.
-func (c *Channel) Attempts(o Outcome) int {
+func (c *Meter) Attempts(o Outcome) int {
 	var m dto.Metric
 	if err := c.attempts[o].Write(&m); err != nil {
 		return 0
@@ -151,7 +152,7 @@ func (c *Channel) Attempts(o Outcome) int {
 
 // Held returns what the channel's sources hold now: the rows, and when
 // the oldest of them was written (zero when none).
-func (c *Channel) Held() (rows int, oldest time.Time) {
+func (c *Meter) Held() (rows int, oldest time.Time) {
 	n, ms := c.read()
 	if ms > 0 {
 		oldest = time.UnixMilli(ms).UTC()
@@ -159,7 +160,7 @@ func (c *Channel) Held() (rows int, oldest time.Time) {
 	return int(n), oldest
 }
 
-func (c *Channel) read() (backlog int64, oldest int64) {
+func (c *Meter) read() (backlog int64, oldest int64) {
 	c.sources.Range(func(k, _ any) bool {
 		s := k.(*Source)
 		backlog += s.backlog.Load()
@@ -174,7 +175,7 @@ func (c *Channel) read() (backlog int64, oldest int64) {
 // Source is one worker's share of its channel's backlog: the rows it
 // holds and when the oldest of them was written.
 type Source struct {
-	ch      *Channel
+	ch      *Meter
 	backlog atomic.Int64
 	oldest  atomic.Int64 // Unix ms; 0: none
 }

@@ -1,4 +1,6 @@
-// Package clock owns the notion of "now" for slotd's stateful parts. Pure
+// Package clock owns the notion of "now" for slotd's stateful parts, in
+// every layer: the engine's actors, the store's health, the senders'
+// retries and the front end's quotas read time from one Clock. Pure
 // packages take a now time.Time argument instead; only cmd/ uses the real
 // clock, and tests use Fake, which moves only when told.
 //

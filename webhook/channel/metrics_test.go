@@ -1,4 +1,4 @@
-package outbox
+package channel
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/slotd/slotd/storage/clock"
+	"github.com/slotd/slotd/actors/clock"
 )
 
 func TestChannelsAddUpTheirSources(t *testing.T) {
