@@ -2,28 +2,26 @@ package placement
 
 import (
 	"context"
-	"errors"
 	"log/slog"
-	"net/http"
 	"sync"
 	"time"
 )
 
 // quietHandler is the cluster's logger: Proto.Actor logs every member
-// change and every dead letter at INFO, and the membership provider an
-// ERROR for each failed poll of a lost node, twice a second for as long
+// change and every dead letter at INFO, and the membership provider a
+// WARN for each failed poll of a lost node, twice a second for as long
 // as the node is gone. An operator needs to know the node is gone, not
 // to read it 120 times a minute: records below WARN are dropped, and a
 // message repeated within a minute is written once.
 //
 // The levels of the membership layer are also put right (level): a peer
 // that does not answer a poll or a connection is a WARN (the cluster goes
-// on without it, and a node being drained or restarted is one), and the
-// end of the provider's own health server when the node leaves is
-// routine, not an ERROR. In the first startGrace of a node, a peer that
-// does not answer yet is one that has not started yet (the run book starts
-// three nodes at once): those records are dropped, and a healthy start
-// logs no WARN.
+// on without it, and a node being drained or restarted is one). In the
+// first startGrace of a node, a peer that does not answer yet is one that
+// has not started yet (the run book starts three nodes at once): those
+// records are dropped, and a healthy start logs no WARN. (The provider's
+// health server ending when the node leaves is logged at INFO, and so
+// dropped; only its failing is an ERROR.)
 type quietHandler struct {
 	next    slog.Handler
 	mu      *sync.Mutex
@@ -63,8 +61,7 @@ func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
 // starting says the node started less than startGrace ago.
 func level(r slog.Record, starting bool) slog.Level {
 	switch r.Message {
-	case "Failure reaching nodes", "Couldn't request node health status",
-		"Bad connection to the node health status", "Bad response from the node health status",
+	case msgPeerSilent, msgNoPeer,
 		// Proto.Actor's remote, when a peer went away (lost, or drained).
 		"EndpointWriter lost connection", "EndpointWriter failed to create receive stream", "EndpointWriter failed to connect":
 		if starting {
@@ -74,17 +71,6 @@ func level(r slog.Record, starting bool) slog.Level {
 	case "Got gossip request from unknown member":
 		// A peer that joined a moment before this node heard of it.
 		if starting {
-			return slog.LevelInfo
-		}
-	case "Automanaged server stopping..!":
-		closed := false
-		r.Attrs(func(a slog.Attr) bool {
-			if err, ok := a.Value.Any().(error); ok && errors.Is(err, http.ErrServerClosed) {
-				closed = true
-			}
-			return !closed
-		})
-		if closed {
 			return slog.LevelInfo
 		}
 	}

@@ -31,11 +31,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
-	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/google/uuid"
-	"github.com/labstack/echo"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/slotd/slotd/actors/directory"
@@ -52,9 +50,9 @@ type Config struct {
 	// the other nodes reach it.
 	Host string
 	Port int
-	// MembershipPort is this node's port of the automanaged membership
-	// provider (it listens on every interface); Peers are host:port of
-	// every node's membership port, this one's included.
+	// MembershipPort is this node's membership port, where it answers
+	// its peers' polls (on every interface; see membership); Peers are
+	// host:port of every node's membership port, this one's included.
 	MembershipPort int
 	Peers          []string
 	// Refresh is how often membership is polled (0: 500 ms). It bounds
@@ -91,7 +89,7 @@ type Node struct {
 	sweepNow chan struct{}
 	stop     chan struct{}
 	done     sync.WaitGroup
-	health   *echo.Echo // the membership provider's health server
+	member   *membership // the cluster provider
 }
 
 // Start joins the cluster and returns once this node is a member.
@@ -106,9 +104,10 @@ func Start(cfg Config) (*Node, error) {
 	quiet := slog.New(newQuietHandler(cfg.Log.Handler(), time.Now())).With("component", "cluster")
 	n.sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
 	props := actor.PropsFromProducer(func() actor.Actor { return &grain{n: n} })
-	n.health = healthServer(n)
-	provider := automanaged.NewWithTesting(cfg.Refresh, cfg.MembershipPort, n.health, cfg.Peers...)
-	conf := cluster.Configure(cfg.Cluster, provider, disthash.New(), remote.Configure(cfg.Host, cfg.Port),
+	// The node says it hosts businesses only, not the topic kind Proto.Actor
+	// adds of itself: so did the builds before this provider.
+	n.member = newMembership(cfg.MembershipPort, cfg.Peers, cfg.Refresh, kind)
+	conf := cluster.Configure(cfg.Cluster, n.member, disthash.New(), remote.Configure(cfg.Host, cfg.Port),
 		cluster.WithKinds(cluster.NewKind(kind, props)), cluster.WithRequestTimeout(touchTimeout))
 	n.c = cluster.New(n.sys, conf)
 	n.sys.EventStream.Subscribe(func(evt any) {
@@ -124,6 +123,7 @@ func Start(cfg Config) (*Node, error) {
 		}
 	})
 	if err := startMember(n.c); err != nil {
+		n.abort()
 		return nil, err
 	}
 	n.joined.Store(true)
@@ -133,16 +133,29 @@ func Start(cfg Config) (*Node, error) {
 }
 
 // startMember starts the member, turning StartMember's panics (gossip or
-// the provider failing to start) into an error. (A membership port in use
-// is not one of them: the provider only logs it; cmd/slotd checks first.)
+// the provider failing to start, as on a membership port in use) into an
+// error.
 func startMember(c *cluster.Cluster) (err error) {
 	defer func() {
-		if r := recover(); r != nil {
+		switch r := recover().(type) {
+		case nil:
+		case error: // the provider's, through Proto.Actor's panic
+			err = fmt.Errorf("placement: joining the cluster: %w", r)
+		default:
 			err = fmt.Errorf("placement: joining the cluster: %v", r)
 		}
 	}()
 	c.StartMember()
 	return nil
+}
+
+// abort undoes a start that failed half-way: the remote (gRPC) listener
+// and gossip are up by the time the provider starts, and a node that tries
+// again needs the remote's port back.
+func (n *Node) abort() {
+	defer func() { _ = recover() }() // what failed to start may fail to stop
+	defer n.member.Shutdown(false)
+	n.c.Shutdown(false)
 }
 
 // Joined reports whether this node is a member with at least one member
@@ -251,9 +264,10 @@ func (n *Node) Stop(graceful bool) {
 	n.done.Wait()
 	n.joined.Store(false)
 	n.c.Shutdown(graceful)
-	// The provider closes it only on some of its paths; a node that
-	// rejoins needs the membership port back at once.
-	_ = n.health.Close()
+	// Proto.Actor shuts the provider down on a graceful stop only; a
+	// node that rejoins needs the membership port back at once either way,
+	// and the poll loop must end.
+	_ = n.member.Shutdown(graceful)
 }
 
 // Abandon leaves the cluster at once, as a lost node would, and stops
