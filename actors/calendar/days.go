@@ -76,6 +76,12 @@ func dayNumber(ms int64, loc *time.Location) (n, sec int64) {
 	return n, wall - n*secDay
 }
 
+// weekday is the weekday of local day number n (day 0, 1 January 1970,
+// was a Thursday).
+func weekday(n int64) time.Weekday {
+	return time.Weekday((n%7 + 7 + int64(time.Thursday)) % 7)
+}
+
 // window is the stretch of time whose free stretches decide every booking
 // starting on local day d: from d's midnight to the next midnight plus the
 // footprint, widened by pad on both sides. pad exceeds minGap by hours, so a

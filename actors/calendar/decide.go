@@ -106,7 +106,7 @@ func rules(r *Request) *problem.Error {
 func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
 	start := r.Start.UnixMilli()
 	n, sec := dayNumber(start, r.Loc)
-	if !onGrid(r.Start, sec, r.Business.Rules.SlotIntervalMinutes) {
+	if !offered(r.Business, r.Service, r.Start, n, sec) {
 		return 0, refuse(problem.SlotNotOffered)
 	}
 	minGap := gapOf(&r.Business.Rules)
@@ -333,11 +333,22 @@ var sentences = map[problem.Code]string{
 	problem.BookingLimitReached:     "The staff member already has as many bookings that day or week as the business allows.",
 }
 
-// OnGrid reports whether t is on the business's grid of start times in
-// its local time: the candidates a search for bookable starts looks at.
-func OnGrid(biz *model.Business, loc *time.Location, t time.Time) bool {
-	_, sec := dayNumber(t.UnixMilli(), loc)
-	return t.UnixMilli()%1000 == 0 && onGrid(t, sec, biz.Rules.SlotIntervalMinutes)
+// Offered reports whether t is a start the business offers svc at, in
+// its local time: on the service's timetable when it has one, else on the
+// business's grid. These are the candidates a search for bookable starts
+// looks at.
+func Offered(biz *model.Business, svc *model.Service, loc *time.Location, t time.Time) bool {
+	n, sec := dayNumber(t.UnixMilli(), loc)
+	return t.UnixMilli()%1000 == 0 && offered(biz, svc, t, n, sec)
+}
+
+// offered is Offered for a start on local day n whose wall clock reads
+// sec seconds after midnight.
+func offered(biz *model.Business, svc *model.Service, t time.Time, n, sec int64) bool {
+	if tt := svc.Timetable; tt != nil {
+		return t.Nanosecond() == 0 && sec%60 == 0 && tt.Offers(weekday(n), model.Clock(sec/60))
+	}
+	return onGrid(t, sec, biz.Rules.SlotIntervalMinutes)
 }
 
 // Reach is how far from a freed stretch of time a start may lie and still

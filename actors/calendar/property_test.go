@@ -97,6 +97,9 @@ func randomWorld(rng *rand.Rand) *world {
 	if rng.IntN(3) == 0 { // booking limits (decisions §9), small enough to be met
 		w.svc.Limits = &model.BookingLimits{PerDay: randomLimit(rng), PerWeek: randomLimit(rng)}
 	}
+	if rng.IntN(4) == 0 { // a timetable (decisions §10) in place of the grid
+		w.svc.Timetable = randomTimetable(rng)
+	}
 	if rng.IntN(3) == 0 {
 		w.biz.Limits = &model.StaffLimits{PerStaffPerDay: randomLimit(rng), PerStaffPerWeek: randomLimit(rng)}
 	}
@@ -168,6 +171,20 @@ func randomService(rng *rand.Rand, name string) *model.Service {
 		svc.DurationMinutes += d
 	}
 	return svc
+}
+
+// randomTimetable lists up to six start times a day, on five-minute
+// marks, some days none.
+func randomTimetable(rng *rand.Rand) *model.Timetable {
+	var t model.Timetable
+	for d := range t {
+		for range rng.IntN(7) {
+			t[d] = append(t[d], model.Clock(5*rng.IntN(24*12)))
+		}
+		slices.Sort(t[d])
+		t[d] = slices.Compact(t[d])
+	}
+	return &t
 }
 
 func randomLimit(rng *rand.Rand) *int {
@@ -375,10 +392,17 @@ func codeOf(err *problem.Error) problem.Code {
 	return err.Code
 }
 
-// onGrid is the grid read off the wall clock.
+// onGrid is the grid, or the service's timetable, read off the wall
+// clock.
 func (w *world) onGrid(t time.Time) bool {
 	l := t.In(w.loc)
-	return l.Second() == 0 && l.Nanosecond() == 0 && (l.Hour()*60+l.Minute())%gridStep(w.biz.Rules.SlotIntervalMinutes) == 0
+	if l.Second() != 0 || l.Nanosecond() != 0 {
+		return false
+	}
+	if tt := w.svc.Timetable; tt != nil {
+		return slices.Contains(tt[l.Weekday()], model.Clock(l.Hour()*60+l.Minute()))
+	}
+	return (l.Hour()*60+l.Minute())%gridStep(w.biz.Rules.SlotIntervalMinutes) == 0
 }
 
 // The oracle: the refusal of decisions §4 computed straight from the

@@ -116,6 +116,8 @@ func (sc *scenario) run(line string) (string, error) {
 		return "", sc.service(a)
 	case "rule":
 		return "", sc.rule(a)
+	case "timetable":
+		return "", sc.timetable(a)
 	case "staff":
 		if err := a.need(1, "staff NAME [inactive] [unbookable]"); err != nil {
 			return "", err
@@ -449,6 +451,36 @@ func (sc *scenario) nameOf(id uuid.UUID) string {
 		}
 	}
 	return id.String()
+}
+
+// timetable gives a service start times on some weekdays:
+// "timetable yoga tue,thu 18:00 19:30".
+func (sc *scenario) timetable(a args) error {
+	if err := a.need(3, "timetable SERVICE DAYS HH:MM..."); err != nil {
+		return err
+	}
+	svc, err := sc.service1(a.pos[0])
+	if err != nil {
+		return err
+	}
+	days, err := parseDays(a.pos[1])
+	if err != nil {
+		return err
+	}
+	if svc.Timetable == nil {
+		svc.Timetable = &model.Timetable{}
+	}
+	for _, t := range a.pos[2:] {
+		c, err := model.ParseClock(t)
+		if err != nil {
+			return err
+		}
+		for _, d := range days {
+			svc.Timetable[d] = append(svc.Timetable[d], c)
+			slices.Sort(svc.Timetable[d])
+		}
+	}
+	return nil
 }
 
 func (sc *scenario) service1(name string) (*model.Service, error) {

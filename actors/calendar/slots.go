@@ -184,22 +184,51 @@ func (sw *sweep) grid(q *Query) bool {
 		}
 		wall := ceilDiv(c, 1000) + off
 		d := floorDiv(wall, secDay)
-		k := ceilDiv(wall-d*secDay, step) * step
-	zone:
-		for ; ; d, k = d+1, 0 {
-			for ; k < secDay; k += step {
-				s := (d*secDay + k - off) * 1000
-				if s >= end {
-					break zone
-				}
-				if !restrictedMs(br, s) {
-					sw.ticks = append(sw.ticks, tick{s, d})
-				}
-			}
+		if tt := q.Service.Timetable; tt != nil {
+			sw.timetabled(br, tt, d, wall-d*secDay, off, end)
+		} else {
+			sw.grid1(br, d, ceilDiv(wall-d*secDay, step)*step, step, off, end)
 		}
 		c = end
 	}
 	return len(sw.ticks) > 0
+}
+
+// grid1 collects the grid's starts of one zone period, of offset off,
+// from second k of local day d up to end.
+func (sw *sweep) grid1(br *model.BookingRules, d, k, step, off, end int64) {
+	for ; ; d, k = d+1, 0 {
+		for ; k < secDay; k += step {
+			s := (d*secDay + k - off) * 1000
+			if s >= end {
+				return
+			}
+			if !restrictedMs(br, s) {
+				sw.ticks = append(sw.ticks, tick{s, d})
+			}
+		}
+	}
+}
+
+// timetabled collects a timetabled service's starts of one zone period
+// instead (decisions §10): its times of each weekday, from second k of
+// local day d up to end.
+func (sw *sweep) timetabled(br *model.BookingRules, tt *model.Timetable, d, k, off, end int64) {
+	for ; (d*secDay-off)*1000 < end; d, k = d+1, 0 {
+		for _, c := range tt[weekday(d)] {
+			kc := int64(c) * 60
+			if kc < k {
+				continue
+			}
+			s := (d*secDay + kc - off) * 1000
+			if s >= end {
+				return
+			}
+			if !restrictedMs(br, s) {
+				sw.ticks = append(sw.ticks, tick{s, d})
+			}
+		}
+	}
 }
 
 // restrictedMs is restricted for a whole-millisecond instant.

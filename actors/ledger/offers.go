@@ -112,7 +112,7 @@ func firstNewStart(before, cur *State, e *model.WaitlistEntry, freed []freedSpan
 		lo := latest(time.UnixMilli(f.span.Start).Add(-ahead), e.From, now).Truncate(time.Minute)
 		hi := earliest(time.UnixMilli(f.span.End).Add(behind), e.To)
 		for t := lo; !t.After(hi); t = t.Add(time.Minute) {
-			if !t.Before(e.From) && !t.Before(now) && calendar.OnGrid(&cur.Business, cur.Loc, t) {
+			if !t.Before(e.From) && !t.Before(now) && calendar.Offered(&cur.Business, svc, cur.Loc, t) {
 				starts = append(starts, t)
 			}
 		}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,9 +202,28 @@ type Service struct {
 	BufferAfterMinutes  int `json:"bufferAfterMinutes,omitempty"`
 	// Limits caps each staff member's bookings of this service per local
 	// day and week (decisions §9); nil: none.
-	Limits    *BookingLimits `json:"bookingLimits,omitempty"`
-	CreatedAt time.Time      `json:"createdAt"`
-	UpdatedAt time.Time      `json:"updatedAt"`
+	Limits *BookingLimits `json:"bookingLimits,omitempty"`
+	// Timetable, when set, is the only starts the service is offered at
+	// (decisions §10): local wall-clock times per weekday, in place of
+	// the business's slot grid. nil: the grid.
+	Timetable *Timetable `json:"timetable,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+}
+
+// Timetable lists a service's start times per weekday, indexed by
+// time.Weekday, each day's ascending and distinct. The times are local:
+// a class at 18:00 stays at 18:00 across a change of the clocks.
+type Timetable [7][]Clock
+
+// MaxTimetableTimes bounds one day of a timetable.
+const MaxTimetableTimes = 48
+
+// Offers reports whether the timetable has a start at wall-clock time c
+// on weekday d.
+func (t *Timetable) Offers(d time.Weekday, c Clock) bool {
+	_, ok := slices.BinarySearch(t[d], c)
+	return ok
 }
 
 // Buffers is the service's buffers, as a booking of it snapshots them.

@@ -232,6 +232,16 @@ func (o Object) Object(key string, p Presence) (Object, bool) {
 	return checkObject(o.errs, v)
 }
 
+// NullableObject reads an object or null: ok reports an object to read,
+// false for null, absence or a value that is not an object (reported).
+func (o Object) NullableObject(key string) (Object, bool) {
+	v, _ := o.nullable(key)
+	if v.none() {
+		return Object{}, false
+	}
+	return checkObject(o.errs, v)
+}
+
 // Array reads an array.
 func (o Object) Array(key string, p Presence) (Array, bool) {
 	v, ok := o.present(key, p)

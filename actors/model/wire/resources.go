@@ -70,6 +70,8 @@ func AppendService(b []byte, s *model.Service, detail bool) []byte {
 	b = AppendKey(b, "perWeek")
 	b = AppendNullInt(b, lim.PerWeek)
 	b = append(b, '}')
+	b = AppendKey(b, "timetable")
+	b = appendTimetable(b, s.Timetable)
 	if detail {
 		b = AppendKey(b, "pricingRules")
 		b = appendPricingRules(b, s.PricingRules)
@@ -454,4 +456,28 @@ func appendZeroNullTime(b []byte, t time.Time) []byte {
 		return append(b, "null"...)
 	}
 	return AppendTime(b, t)
+}
+
+// appendTimetable appends a service's timetable as the world file writes
+// it, every day from mon to sun (an empty list: not offered that day), or
+// null when the service follows the slot grid.
+func appendTimetable(b []byte, t *model.Timetable) []byte {
+	if t == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '{')
+	for _, d := range [...]time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday} {
+		b = AppendKey(b, model.DayName(d))
+		b = append(b, '[')
+		for j, c := range t[d] {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '"')
+			b = c.Append(b)
+			b = append(b, '"')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }

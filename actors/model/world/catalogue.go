@@ -1,6 +1,7 @@
 package world
 
 import (
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -94,10 +95,48 @@ func (b *business) service(o input.Object) model.Service {
 		s.Limits = &model.BookingLimits{PerDay: limit(lo, "perDay"), PerWeek: limit(lo, "perWeek")}
 		lo.Done()
 	}
+	s.Timetable = b.timetable(o)
 	if idOK && !s.Deleted {
 		b.liveServices[id] = true
 	}
 	return s
+}
+
+// timetable reads a service's start times, {"mon": ["18:00", ...], ...}
+// (decisions §10); absent or null: the service follows the slot grid.
+func (b *business) timetable(o input.Object) *model.Timetable {
+	to, ok := o.NullableObject("timetable")
+	if !ok {
+		return nil
+	}
+	var t model.Timetable
+	n, before := 0, b.errs.Len()
+	for _, name := range dayNames {
+		arr, _ := to.Array(name, input.Optional)
+		if arr.Len() > model.MaxTimetableTimes {
+			b.errs.Add(arr.Path(), problem.Invalid, "Must list at most 48 start times.")
+		}
+		day := distinct(b.errs, arr, func(i int) (model.Clock, bool) { return b.startAt(arr, i) })
+		slices.Sort(day)
+		t[model.Weekdays[name]] = day
+		n += len(day)
+	}
+	if n == 0 && b.errs.Len() == before {
+		b.errs.Add(o.PathOf("timetable"), problem.Invalid, "Must list at least one start time; leave timetable out to offer the slot grid.")
+	}
+	to.Done()
+	return &t
+}
+
+// startAt reads element i of arr as a start time of day, "HH:MM" from
+// 00:00 to 23:59.
+func (b *business) startAt(arr input.Array, i int) (model.Clock, bool) {
+	c, ok := b.clockAt(arr, i)
+	if ok && c >= 24*60 {
+		b.errs.Add(arr.PathOf(i), problem.InvalidFormat, "Must be a start time of day from 00:00 to 23:59.")
+		return 0, false
+	}
+	return c, ok
 }
 
 // segments reads a service's footprint. The sum and active-segment rules

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -334,6 +335,21 @@ func TestServiceRules(t *testing.T) {
 		{"pricing until midnight", rule(arr{"sun"}, "17:00", "24:00"), nil},
 		{"pricing price missing", svc("pricingRules", arr{obj{"days": arr{"mon"}, "from": "17:00", "to": "18:00"}}),
 			[]string{"services.0.pricingRules.0.priceCents required"}},
+		{"timetable ok", svc("timetable", obj{"tue": arr{"19:30", "18:00"}, "sat": arr{"09:00"}}), nil},
+		{"timetable null", svc("timetable", nil), nil},
+		{"timetable time format", svc("timetable", obj{"mon": arr{"18:00", "6pm"}}), []string{"services.0.timetable.mon.1 invalid_format"}},
+		{"timetable 24:00", svc("timetable", obj{"mon": arr{"24:00"}}), []string{"services.0.timetable.mon.0 invalid_format"}},
+		{"timetable repeated time", svc("timetable", obj{"fri": arr{"18:00", "18:00"}}), []string{"services.0.timetable.fri.1 invalid"}},
+		{"timetable unknown day", svc("timetable", obj{"mon": arr{"18:00"}, "funday": arr{"18:00"}}), []string{"services.0.timetable.funday unknown_field"}},
+		{"timetable empty", svc("timetable", obj{"mon": arr{}}), []string{"services.0.timetable invalid"}},
+		{"timetable too many", svc("timetable", obj{"wed": func() arr {
+			var times arr
+			for i := range 49 {
+				times = append(times, model.Clock(i*15).String())
+			}
+			return times
+		}()}), []string{"services.0.timetable.wed invalid"}},
+		{"timetable not an object", svc("timetable", arr{"18:00"}), []string{"services.0.timetable invalid"}},
 		{"duplicate id", func(b obj) {
 			s := minimal()["services"].(arr)[0]
 			set(b, "services", arr{b["services"].(arr)[0], s})
@@ -440,4 +456,24 @@ func TestPeopleRules(t *testing.T) {
 		}, []string{"recurringSeries.1.id invalid"}},
 		{"series unknown member", ser("exdates", arr{}), []string{"recurringSeries.0.exdates unknown_field"}},
 	})
+}
+
+// TestTimetableParsed: a timetable's times come out sorted, by weekday,
+// and a service without one follows the grid (nil).
+func TestTimetableParsed(t *testing.T) {
+	b := minimal()
+	set(b, "services.0.timetable", obj{"tue": arr{"19:30", "18:00"}, "sun": arr{"09:00"}})
+	specs, err := Parse(file(b))
+	require.NoError(t, err)
+	tt := specs[0].Services[0].Timetable
+	require.NotNil(t, tt)
+	require.Equal(t, []model.Clock{18 * 60, 19*60 + 30}, tt[time.Tuesday])
+	require.Equal(t, []model.Clock{9 * 60}, tt[time.Sunday])
+	require.Empty(t, tt[time.Monday])
+	require.True(t, tt.Offers(time.Tuesday, 19*60+30))
+	require.False(t, tt.Offers(time.Wednesday, 18*60))
+
+	specs, err = Parse(file(minimal()))
+	require.NoError(t, err)
+	require.Nil(t, specs[0].Services[0].Timetable)
 }
