@@ -81,6 +81,12 @@ func (v View) Services() []model.Service { return v.st.Services }
 // Service returns the service with id, deleted ones included, or nil.
 func (v View) Service(id uuid.UUID) *model.Service { return v.st.Service(id) }
 
+// Resources are the resources (decisions §10), oldest first.
+func (v View) Resources() []model.Resource { return v.st.Resources }
+
+// Resource returns the resource with id, or nil.
+func (v View) Resource(id uuid.UUID) *model.Resource { return v.st.Resource(id) }
+
 // Staff is the staff, oldest first.
 func (v View) Staff() []model.Staff { return v.st.Staff }
 

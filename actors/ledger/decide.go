@@ -44,6 +44,8 @@ func DecidePut(s *State, spec *model.Spec, now time.Time) (*record.Record, error
 	changed = changed || ch
 	c.Services, ch = stamp(old.Services, spec.Services, now, serviceTimes, func(x *model.Service) uuid.UUID { return x.ID })
 	changed = changed || ch
+	c.Resources, ch = stamp(old.Resources, spec.Resources, now, resourceTimes, func(x *model.Resource) uuid.UUID { return x.ID })
+	changed = changed || ch
 	c.Staff, ch = stamp(old.Staff, spec.Staff, now, staffTimes, func(x *model.Staff) uuid.UUID { return x.ID })
 	changed = changed || ch
 	added, err := newCustomers(s, spec.Customers, now)
@@ -154,6 +156,7 @@ func businessTimes(x *model.Business) (*time.Time, *time.Time) { return &x.Creat
 func keyTimes(x *model.Key) (*time.Time, *time.Time)           { return &x.CreatedAt, &x.UpdatedAt }
 func categoryTimes(x *model.Category) (*time.Time, *time.Time) { return &x.CreatedAt, &x.UpdatedAt }
 func serviceTimes(x *model.Service) (*time.Time, *time.Time)   { return &x.CreatedAt, &x.UpdatedAt }
+func resourceTimes(x *model.Resource) (*time.Time, *time.Time) { return &x.CreatedAt, &x.UpdatedAt }
 func staffTimes(x *model.Staff) (*time.Time, *time.Time)       { return &x.CreatedAt, &x.UpdatedAt }
 
 // DecideIssue returns the record that adds key k, stamped now. An issued

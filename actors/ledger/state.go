@@ -28,6 +28,7 @@ type State struct {
 	Keys       []model.Key      // in creation order
 	Categories []model.Category // createdAt, then id, ascending
 	Services   []model.Service  // createdAt, then id, ascending; deleted ones included
+	Resources  []model.Resource // createdAt, then id, ascending (a handful: found by scanning)
 	Staff      []model.Staff    // createdAt, then id, ascending
 
 	keyByHash  map[model.KeyHash]int
@@ -41,7 +42,7 @@ type State struct {
 // appointments, idempotent answers, endpoints): what a snapshot's cost
 // grows with.
 func (s *State) Size() int {
-	return len(s.Keys) + len(s.Categories) + len(s.Services) + len(s.Staff) +
+	return len(s.Keys) + len(s.Categories) + len(s.Services) + len(s.Resources) + len(s.Staff) +
 		s.customers.Len() + s.appts.Len() + s.idem.Len() + len(s.endpoints) + len(s.feeds) + len(s.sources) + s.payments.Len() + s.checkouts.Len() +
 		s.holds.Len() + s.entries.Len()
 }
@@ -50,6 +51,16 @@ func (s *State) Size() int {
 func (s *State) Key(h model.KeyHash) *model.Key {
 	if i, ok := s.keyByHash[h]; ok {
 		return &s.Keys[i]
+	}
+	return nil
+}
+
+// Resource returns the resource with id, or nil.
+func (s *State) Resource(id uuid.UUID) *model.Resource {
+	for i := range s.Resources {
+		if s.Resources[i].ID == id {
+			return &s.Resources[i]
+		}
 	}
 	return nil
 }
@@ -104,6 +115,7 @@ func fromCatalog(seq uint64, c *record.Catalog, bk book) (*State, error) {
 		Keys:       withOrigins(c.Business.ID, c.Keys),
 		Categories: sortedByCreation(c.Categories, func(x *model.Category) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
 		Services:   sortedByCreation(c.Services, func(x *model.Service) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
+		Resources:  sortedByCreation(c.Resources, func(x *model.Resource) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
 		Staff:      sortedByCreation(c.Staff, func(x *model.Staff) (time.Time, uuid.UUID) { return x.CreatedAt, x.ID }),
 		keyByHash:  make(map[model.KeyHash]int, len(c.Keys)),
 		book:       bk,
@@ -168,5 +180,6 @@ func index[T any](xs []T, id func(*T) uuid.UUID) map[uuid.UUID]int {
 
 // catalogOf returns the catalogue part of s as a record payload.
 func (s *State) catalogOf() record.Catalog {
-	return record.Catalog{Business: s.Business, Keys: s.Keys, Categories: s.Categories, Services: s.Services, Staff: s.Staff}
+	return record.Catalog{Business: s.Business, Keys: s.Keys, Categories: s.Categories, Services: s.Services,
+		Resources: s.Resources, Staff: s.Staff}
 }

@@ -179,6 +179,21 @@ type Category struct {
 	UpdatedAt time.Time  `json:"updatedAt"`
 }
 
+// Resource is something of the business that bookings share besides its
+// staff (decisions §10): a treatment room, a chair, a machine, of which
+// it has Quantity units.
+type Resource struct {
+	ID        uuid.UUID `json:"id"`
+	Name      string    `json:"name"`
+	Quantity  int       `json:"quantity"`
+	IsActive  bool      `json:"isActive"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// MaxResourceQuantity bounds a resource's units.
+const MaxResourceQuantity = 100
+
 // Service is a bookable service. A deleted service stays in the catalogue
 // (appointments keep pointing at it) but is never shown or bookable.
 type Service struct {
@@ -471,6 +486,7 @@ type Spec struct {
 	Keys         []Key              `json:"keys"`
 	Categories   []Category         `json:"categories"`
 	Services     []Service          `json:"services"`
+	Resources    []Resource         `json:"resources"`
 	Staff        []Staff            `json:"staff"`
 	Customers    []Customer         `json:"customers"`
 	Appointments []WorldAppointment `json:"appointments"`

@@ -69,6 +69,7 @@ type Catalog struct {
 	Keys       []model.Key      `json:"keys"`
 	Categories []model.Category `json:"categories"`
 	Services   []model.Service  `json:"services"`
+	Resources  []model.Resource `json:"resources,omitempty"` // decisions §10; absent before them
 	Staff      []model.Staff    `json:"staff"`
 	Customers  []model.Customer `json:"customers,omitempty"`
 	// Appointments lists appointments the put added (world appointments and

@@ -95,6 +95,23 @@ func (s *Server) listCategories(c *call) {
 		wire.AppendCategory)
 }
 
+// listResources lists the business's resources (decisions §10), active
+// or not: isActive filters, as on services.
+func (s *Server) listResources(c *call) {
+	q := parseQuery(c.ctx, "limit", "cursor", "isActive")
+	active, byActive := q.boolParam("isActive")
+	filters := ""
+	if byActive {
+		filters = "isActive=" + boolString(active)
+	}
+	pageAsc(c, &q, listSpec{name: "resources", filters: filters}, c.st.Resources(),
+		func(x *model.Resource) cursor.Position { return creationPos(x.CreatedAt, x.ID) },
+		func(x *model.Resource) bool { return !byActive || x.IsActive == active },
+		wire.AppendResource)
+}
+
+func (s *Server) getResource(c *call) { getOne(c, c.st.Resource, wire.AppendResource) }
+
 func (s *Server) listStaff(c *call) {
 	q := parseQuery(c.ctx, "limit", "cursor")
 	pageAsc(c, &q, listSpec{name: "staff"}, c.st.Staff(),

@@ -124,6 +124,8 @@ func (s *Server) build() fasthttp.RequestHandler {
 	get("/api/v1/services", route{scope: "services:read", publishable: true, fn: s.listServices})
 	get("/api/v1/services/{id}", route{scope: "services:read", publishable: true, fn: s.getService})
 	get("/api/v1/service-categories", route{scope: "services:read", publishable: true, fn: s.listCategories})
+	get("/api/v1/resources", route{scope: "services:read", fn: s.listResources})
+	get("/api/v1/resources/{id}", route{scope: "services:read", fn: s.getResource})
 	get("/api/v1/staff", route{scope: "staff:read", publishable: true, fn: s.listStaff})
 	get("/api/v1/staff/{id}", route{scope: "staff:read", publishable: true, fn: s.getStaff})
 	get("/api/v1/customers/{id}", route{scope: "customers:read", module: model.ModCustomers, fn: s.getCustomer})

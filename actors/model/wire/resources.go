@@ -148,6 +148,24 @@ func AppendCategory(b []byte, c *model.Category) []byte {
 	return append(b, '}')
 }
 
+// AppendResource appends a resource (decisions §10).
+func AppendResource(b []byte, r *model.Resource) []byte {
+	b = append(b, '{')
+	b = AppendKey(b, "id")
+	b = AppendUUID(b, r.ID)
+	b = AppendKey(b, "name")
+	b = AppendString(b, r.Name)
+	b = AppendKey(b, "quantity")
+	b = AppendInt(b, r.Quantity)
+	b = AppendKey(b, "isActive")
+	b = AppendBool(b, r.IsActive)
+	b = AppendKey(b, "createdAt")
+	b = AppendTime(b, r.CreatedAt)
+	b = AppendKey(b, "updatedAt")
+	b = AppendTime(b, r.UpdatedAt)
+	return append(b, '}')
+}
+
 // AppendStaff appends a staff member.
 func AppendStaff(b []byte, s *model.Staff) []byte {
 	b = append(b, '{')

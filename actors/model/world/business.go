@@ -38,6 +38,7 @@ type business struct {
 	categories   map[uuid.UUID]bool
 	services     map[uuid.UUID]bool
 	liveServices map[uuid.UUID]bool
+	resources    map[uuid.UUID]bool
 	staff        map[uuid.UUID]bool
 	customers    map[uuid.UUID]bool
 	series       map[uuid.UUID]bool
@@ -50,13 +51,14 @@ func readBusiness(o input.Object, errs *input.Errors, keys map[model.KeyHash]boo
 	b := &business{
 		errs: errs, keys: keys,
 		categories: map[uuid.UUID]bool{}, services: map[uuid.UUID]bool{},
-		liveServices: map[uuid.UUID]bool{}, staff: map[uuid.UUID]bool{},
+		liveServices: map[uuid.UUID]bool{}, resources: map[uuid.UUID]bool{}, staff: map[uuid.UUID]bool{},
 		customers: map[uuid.UUID]bool{}, series: map[uuid.UUID]bool{},
 		appointments: map[uuid.UUID]bool{},
 	}
 	idOK := b.profile(o)
 	b.readKeys(o)
 	b.readCategories(o)
+	b.readResources(o)
 	b.readServices(o)
 	b.readStaff(o)
 	b.readCustomers(o)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/model"
@@ -355,6 +356,30 @@ func TestServiceRules(t *testing.T) {
 			set(b, "services", arr{b["services"].(arr)[0], s})
 		}, []string{"services.1.id invalid"}},
 	})
+}
+
+func TestResourceRules(t *testing.T) {
+	room := func(fields obj) func(obj) {
+		return setTo("resources", arr{fields})
+	}
+	id := "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+	runRuleCases(t, []ruleCase{
+		{"ok", room(obj{"id": id, "name": "Treatment room", "quantity": 2, "isActive": false}), nil},
+		{"quantity defaults", room(obj{"id": id, "name": "Chair"}), nil},
+		{"id missing", room(obj{"name": "Room"}), []string{"resources.0.id required"}},
+		{"name missing", room(obj{"id": id}), []string{"resources.0.name required"}},
+		{"quantity zero", room(obj{"id": id, "name": "Room", "quantity": 0}), []string{"resources.0.quantity too_small 1"}},
+		{"quantity 101", room(obj{"id": id, "name": "Room", "quantity": 101}), []string{"resources.0.quantity too_large 100"}},
+		{"quantity fraction", room(obj{"id": id, "name": "Room", "quantity": 1.5}), []string{"resources.0.quantity invalid"}},
+		{"unknown member", room(obj{"id": id, "name": "Room", "capacity": 3}), []string{"resources.0.capacity unknown_field"}},
+		{"not a list", setTo("resources", obj{}), []string{"resources invalid"}},
+		{"repeated id", setTo("resources", arr{obj{"id": id, "name": "A"}, obj{"id": id, "name": "B"}}), []string{"resources.1.id invalid"}},
+	})
+	b := minimal()
+	set(b, "resources", arr{obj{"id": id, "name": "Chair"}})
+	specs, err := Parse(file(b))
+	require.NoError(t, err)
+	require.Equal(t, []model.Resource{{ID: uuid.MustParse(id), Name: "Chair", Quantity: 1, IsActive: true}}, specs[0].Resources)
 }
 
 func TestStaffRules(t *testing.T) {
