@@ -46,6 +46,9 @@ func DecidePut(s *State, spec *model.Spec, now time.Time) (*record.Record, error
 	changed = changed || ch
 	c.Resources, ch = stamp(old.Resources, spec.Resources, now, resourceTimes, func(x *model.Resource) uuid.UUID { return x.ID })
 	changed = changed || ch
+	if len(c.Resources) == 0 {
+		c.Resources = nil // as a record or snapshot without them decodes
+	}
 	c.Staff, ch = stamp(old.Staff, spec.Staff, now, staffTimes, func(x *model.Staff) uuid.UUID { return x.ID })
 	changed = changed || ch
 	added, err := newCustomers(s, spec.Customers, now)
