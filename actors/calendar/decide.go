@@ -35,6 +35,11 @@ type Request struct {
 	// with its service unchanged keeps the buffers it was booked with);
 	// nil: the service's.
 	Buffers *model.Buffers
+	// Resources are the business's (decisions §10); Needs, when set, are
+	// the booking's own (an appointment moved with its service unchanged
+	// keeps what it was booked with); nil: the service's.
+	Resources []model.Resource
+	Needs     *[]model.ResourceNeed
 }
 
 // Decision is an accepted booking: who does it, and its footprint.
@@ -49,8 +54,8 @@ type Decision struct {
 // BOOKING_REQUIRES_EXISTING_CUSTOMER, SLOT_NOT_OFFERED and
 // BOOKING_LIMIT_REACHED (the pinned staff member, or every eligible one who
 // works then, at a limit), then always SLOT_TAKEN (pinned) or
-// NO_STAFF_AVAILABLE (auto-assigned), and last, when Enforce,
-// BOOKING_SLOT_NOT_CONNECTED. Without Enforce working hours, the
+// NO_STAFF_AVAILABLE (auto-assigned), when Enforce
+// BOOKING_SLOT_NOT_CONNECTED, and last, always, RESOURCE_UNAVAILABLE. Without Enforce working hours, the
 // grid and the gap rule are not looked at: any free eligible staff member
 // will do. An auto-assigned booking goes to the candidate the business's
 // assignment strategy picks.
@@ -78,6 +83,9 @@ func Decide(r *Request) (*Decision, *problem.Error) {
 		}
 	} else {
 		i, err = loose(r, sh, pinned)
+	}
+	if err == nil {
+		err = r.room(&sh)
 	}
 	if err != nil {
 		return nil, err
@@ -331,6 +339,7 @@ var sentences = map[problem.Code]string{
 	problem.NoStaffAvailable:        "No staff member is available at the requested time.",
 	problem.BookingSlotNotConnected: "The start time would leave a gap in the day that cannot be booked.",
 	problem.BookingLimitReached:     "The staff member already has as many bookings that day or week as the business allows.",
+	problem.ResourceUnavailable:     "A resource the service needs (a room, a chair, a machine) is not free at the requested time.",
 }
 
 // Offered reports whether t is a start the business offers svc at, in

@@ -46,6 +46,10 @@ type world struct {
 	index    interval.Index
 	bookings []booking
 	from, to time.Time
+	// resources (decisions §10): the business's, and the units its other
+	// bookings take, kept apart from the index for the oracle.
+	resources []model.Resource
+	taken     []interval.Item
 }
 
 type booking struct {
@@ -118,11 +122,25 @@ func randomWorld(rng *rand.Rand) *world {
 		// Its occupied stretches: active pieces with buffers.
 		spans := Occupied(svc, start)
 		for k, sp := range spans {
-			b.items = append(b.items, interval.Item{Span: sp, Owner: b.owner, Seg: k})
+			b.items = append(b.items, interval.Item{Span: sp, Owner: b.owner, Seg: int32(k)})
 		}
 		if len(b.items) > 0 && w.index.Fits(st.ID, spans, uuid.Nil) {
 			w.index = w.index.Add(st.ID, b.items...)
 			w.bookings = append(w.bookings, b)
+		}
+	}
+	// A room the service needs (decisions §10), some of whose units other
+	// bookings take.
+	if rng.IntN(3) == 0 {
+		room := model.Resource{ID: uuid.NewSHA1(uuid.NameSpaceOID, []byte("room")), Name: "Room", Quantity: 1 + rng.IntN(3), IsActive: rng.IntN(10) > 0}
+		w.resources = []model.Resource{room}
+		w.svc.Resources = []model.ResourceNeed{{ResourceID: room.ID, Quantity: 1 + rng.IntN(room.Quantity)}}
+		for i := range rng.IntN(12) {
+			start := base.Add(time.Duration(rng.IntN(96*60)-36*60) * time.Minute).Truncate(5 * time.Minute).UnixMilli()
+			it := interval.Item{Span: interval.Span{Start: start, End: start + int64(5+rng.IntN(120))*msMinute},
+				Owner: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Append(nil, "user", i)), Units: int32(1 + rng.IntN(2))}
+			w.taken = append(w.taken, it)
+			w.index = w.index.Take(room.ID, it)
 		}
 	}
 	// External busy time (decisions §8) over some staff members: any
@@ -291,7 +309,7 @@ func randomHours(rng *rand.Rand) []model.Span {
 // from the wall clock), and at a few starts off the grid.
 func (w *world) check(t *testing.T, rng *rand.Rand) {
 	q := &Query{Business: &w.biz, Loc: w.loc, Now: w.now, Service: w.svc, Staff: w.staff, Index: w.index, From: w.from, To: w.to,
-		Tally: worldTally{w: w}}
+		Tally: worldTally{w: w}, Resources: w.resources}
 	slots := Slots(q, nil)
 	offered := map[int64][]uuid.UUID{}
 	for i, s := range slots {
@@ -382,7 +400,8 @@ func (w *world) checkLoose(t *testing.T, start time.Time, rng *rand.Rand) {
 
 func (w *world) request(start time.Time, pinned *uuid.UUID, last uuid.UUID) *Request {
 	return &Request{Business: &w.biz, Loc: w.loc, Now: w.now, Service: w.svc, Start: start, Staff: w.staff,
-		Pinned: pinned, Enforce: true, CustomerOnFile: true, Index: w.index, LastAssigned: last, Tally: worldTally{w: w}}
+		Pinned: pinned, Enforce: true, CustomerOnFile: true, Index: w.index, LastAssigned: last, Tally: worldTally{w: w},
+		Resources: w.resources}
 }
 
 func codeOf(err *problem.Error) problem.Code {
@@ -432,7 +451,36 @@ func (w *world) oracle(r *Request) problem.Code {
 	if r.Enforce && !w.gapOK(st, r.Start, r.Except) {
 		return problem.BookingSlotNotConnected
 	}
+	if !w.roomFree(r.Start) {
+		return problem.ResourceUnavailable
+	}
 	return "ok"
+}
+
+// roomFree reports whether the service's resources have the units it
+// needs at every minute of a booking at start, counted one minute at a
+// time.
+func (w *world) roomFree(start time.Time) bool {
+	for _, n := range w.svc.Resources {
+		i := slices.IndexFunc(w.resources, func(r model.Resource) bool { return r.ID == n.ResourceID })
+		if i < 0 || !w.resources[i].IsActive {
+			return false
+		}
+		for _, sp := range Occupied(w.svc, start) {
+			for m := sp.Start; m < sp.End; m += msMinute {
+				units := n.Quantity
+				for _, it := range w.taken {
+					if it.Start <= m && m < it.End {
+						units += int(it.Units)
+					}
+				}
+				if units > w.resources[i].Quantity {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // oracleAuto is the oracle for a booking with nobody pinned, and the staff
@@ -474,6 +522,8 @@ func (w *world) oracleAuto(r *Request) (problem.Code, uuid.UUID) {
 		return problem.NoStaffAvailable, uuid.Nil
 	case len(fine) == 0:
 		return problem.BookingSlotNotConnected, uuid.Nil
+	case !w.roomFree(r.Start):
+		return problem.ResourceUnavailable, uuid.Nil
 	}
 	return "ok", w.staff[w.strategy(r, fine)].ID
 }

@@ -47,6 +47,8 @@ type scenario struct {
 	// counts is the scenario's tally (Tally): bookings by staff member,
 	// local day and service.
 	counts map[dayCount]int
+	// resources are the business's (decisions §10).
+	resources []model.Resource
 }
 
 type dayCount struct {
@@ -118,6 +120,15 @@ func (sc *scenario) run(line string) (string, error) {
 		return "", sc.rule(a)
 	case "timetable":
 		return "", sc.timetable(a)
+	case "resource":
+		if err := a.need(2, "resource NAME QUANTITY"); err != nil {
+			return "", err
+		}
+		q, err := strconv.Atoi(a.pos[1])
+		sc.resources = append(sc.resources, model.Resource{ID: nameID("resource", a.pos[0]), Name: a.pos[0], Quantity: q, IsActive: true})
+		return "", err
+	case "needs":
+		return "", sc.needs(a)
 	case "staff":
 		if err := a.need(1, "staff NAME [inactive] [unbookable]"); err != nil {
 			return "", err
@@ -321,21 +332,52 @@ func (sc *scenario) book(a args) error {
 	}
 	staff := sc.member(a.pos[0]).ID
 	sc.count(staff, svc, start)
-	return sc.put(staff, nameID("appointment", id), Occupied(svc, start))
+	return sc.put(staff, nameID("appointment", id), Occupied(svc, start), svc.Resources)
 }
 
 // put adds a booking's occupied stretches (its active pieces with its
 // buffers) to the index, refusing overlaps so that a mistake in a scenario
 // does not go unnoticed.
-func (sc *scenario) put(staff, owner uuid.UUID, spans []interval.Span) error {
+func (sc *scenario) put(staff, owner uuid.UUID, spans []interval.Span, needs []model.ResourceNeed) error {
 	var items []interval.Item
 	for i, sp := range spans {
-		items = append(items, interval.Item{Span: sp, Owner: owner, Seg: i})
+		items = append(items, interval.Item{Span: sp, Owner: owner, Seg: int32(i)})
 	}
 	if !sc.index.Fits(staff, spans, uuid.Nil) {
 		return fmt.Errorf("the booking overlaps another one")
 	}
+	if id, ok := Room(sc.index, sc.resources, needs, spans, uuid.Nil); !ok {
+		return fmt.Errorf("the booking takes more of resource %v than is free", id)
+	}
 	sc.index = sc.index.Add(staff, items...)
+	for _, n := range needs {
+		for _, it := range items {
+			it.Units = int32(n.Quantity)
+			sc.index = sc.index.Take(n.ResourceID, it)
+		}
+	}
+	return nil
+}
+
+// needs makes a service take resources: "needs massage room:1 laser".
+func (sc *scenario) needs(a args) error {
+	if err := a.need(2, "needs SERVICE RESOURCE[:UNITS]..."); err != nil {
+		return err
+	}
+	svc, err := sc.service1(a.pos[0])
+	if err != nil {
+		return err
+	}
+	for _, p := range a.pos[1:] {
+		name, units, ok := strings.Cut(p, ":")
+		n := 1
+		if ok {
+			if n, err = strconv.Atoi(units); err != nil {
+				return err
+			}
+		}
+		svc.Resources = append(svc.Resources, model.ResourceNeed{ResourceID: nameID("resource", name), Quantity: n, Name: name})
+	}
 	return nil
 }
 
@@ -350,7 +392,7 @@ func (sc *scenario) decide(a args, reserve bool) (string, error) {
 	}
 	r := &Request{Business: &sc.biz, Loc: sc.loc, Now: sc.now, Service: svc, Start: start, Staff: sc.staff,
 		Enforce: a.opts["enforce"] != "false", CustomerOnFile: a.opts["customer"] != "new", Index: sc.index, LastAssigned: sc.last,
-		Tally: sc}
+		Tally: sc, Resources: sc.resources}
 	if n, ok := a.opts["staff"]; ok {
 		id := sc.member(n).ID
 		r.Pinned, r.Staff = &id, sc.staff
@@ -367,7 +409,7 @@ func (sc *scenario) decide(a args, reserve bool) (string, error) {
 	}
 	if reserve {
 		sc.booked++
-		if err := sc.put(d.Staff.ID, nameID("appointment", fmt.Sprintf("booking-%d", sc.booked)), Occupied(svc, start)); err != nil {
+		if err := sc.put(d.Staff.ID, nameID("appointment", fmt.Sprintf("booking-%d", sc.booked)), Occupied(svc, start), svc.Resources); err != nil {
 			return "", err
 		}
 		sc.count(d.Staff.ID, svc, start)
@@ -407,7 +449,8 @@ func (sc *scenario) slots(a args) (string, error) {
 			return "", err
 		}
 	}
-	q := &Query{Business: &sc.biz, Loc: sc.loc, Now: sc.now, Service: svc, Staff: sc.staff, Index: sc.index, From: from, To: to, Tally: sc}
+	q := &Query{Business: &sc.biz, Loc: sc.loc, Now: sc.now, Service: svc, Staff: sc.staff, Index: sc.index, From: from, To: to, Tally: sc,
+		Resources: sc.resources}
 	if n, ok := a.opts["staff"]; ok {
 		id := sc.member(n).ID
 		q.Only = &id

@@ -25,8 +25,12 @@ type Query struct {
 	Tally Tally
 	// Buffers, when set, replace the service's (a booking being moved
 	// keeps its own).
-	Buffers  *model.Buffers
-	From, To time.Time // both inclusive, on start times
+	Buffers *model.Buffers
+	// Resources are the business's (decisions §10); Needs, when set,
+	// replace the service's, as Buffers do.
+	Resources []model.Resource
+	Needs     *[]model.ResourceNeed
+	From, To  time.Time // both inclusive, on start times
 	// Scratch, if set, lends Slots its working buffers and the staff lists
 	// of its answer; reusing one Scratch (from a pool) across calls makes
 	// Slots allocate nothing once the buffers have grown. The answer's
@@ -126,6 +130,7 @@ func Slots(q *Query, out []Slot) []Slot {
 	for c, i := range cands {
 		sw.staff(c, &sh, &q.Staff[i], q.Index.Busy(q.Staff[i].ID, sw.rng.lo, sw.rng.hi))
 	}
+	sw.roomOnly(q, &sh)
 	out = sw.emit(q, cands, out)
 	sc.ticks, sc.days, sc.mask, sc.open, sc.full, sc.counts = sw.ticks, sw.ds.list, sw.mask, sw.open, sw.full, sw.counts
 	return out
@@ -373,6 +378,28 @@ func (sw *sweep) seek(g int, lo int64) int {
 		}
 	}
 	return g
+}
+
+// roomOnly clears the starts at which the resources the booking needs
+// (decisions §10) are not free: they are the same whoever does it.
+func (sw *sweep) roomOnly(q *Query, sh *shape) {
+	needs := q.Service.Resources
+	if q.Needs != nil {
+		needs = *q.Needs
+	}
+	if len(needs) == 0 {
+		return
+	}
+	var buf [8]interval.Span
+	for g := range sw.ticks {
+		row := sw.mask[g*sw.words : (g+1)*sw.words]
+		if !slices.ContainsFunc(row, func(w uint64) bool { return w != 0 }) {
+			continue
+		}
+		if _, ok := Room(q.Index, q.Resources, needs, sh.spans(buf[:0], sw.ticks[g].at), uuid.Nil); !ok {
+			clear(row)
+		}
+	}
 }
 
 // emit appends the starts someone can take, with their staff, to out.

@@ -175,14 +175,14 @@ type SlotWork struct {
 // live in w until its next use.
 func (v View) Slots(q SlotQuery, w *SlotWork) []Slot {
 	query := calendar.Query{Business: &v.st.Business, Loc: v.st.Loc, Now: q.Now, Service: q.Service,
-		Staff: v.st.Staff, Only: q.Only, Index: v.st.Index(), From: q.From, To: q.To, Scratch: &w.scratch, Tally: v.st}
+		Staff: v.st.Staff, Only: q.Only, Index: v.st.Index(), From: q.From, To: q.To, Scratch: &w.scratch, Tally: v.st,
+		Resources: v.st.Resources}
 	if q.Without != nil {
-		if staff, items := ledger.Items(q.Without); len(items) > 0 {
-			query.Index = query.Index.Delete(staff, items...)
-		}
+		query.Index = ledger.Without(query.Index, q.Without)
 		query.Tally = ledger.TallyExcept(v.st, q.Without)
 		if q.Without.Service.ID == q.Service.ID {
-			query.Buffers = &q.Without.Buffers // its own, as the move judges it
+			// Its own buffers and resources, as the move judges it.
+			query.Buffers, query.Needs = &q.Without.Buffers, &q.Without.Resources
 		}
 	}
 	w.slots = calendar.Slots(&query, w.slots[:0])

@@ -71,7 +71,7 @@ func runBookings(t *testing.T, data []byte) {
 				x = x.Delete(old, ownedBy(x.Tree(old), owner)...)
 			}
 			for i, s := range spans {
-				x = x.Add(staff, Item{Span: s, Owner: owner, Seg: i})
+				x = x.Add(staff, Item{Span: s, Owner: owner, Seg: int32(i)})
 			}
 			staffOf[owner] = staff
 		case 2: // cancel

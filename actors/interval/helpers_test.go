@@ -25,7 +25,7 @@ func id(n int) uuid.UUID {
 }
 
 func item(a, b int64, owner, seg int) Item {
-	return Item{Span: span(a, b), Owner: id(owner), Seg: seg}
+	return Item{Span: span(a, b), Owner: id(owner), Seg: int32(seg)}
 }
 
 func build(items ...Item) Tree {
@@ -228,7 +228,7 @@ func decodeOps(data []byte) []op {
 		start := int64(a) - 64
 		o := op{
 			kind:  int(k) % opKinds,
-			item:  Item{Span: span(start, start+int64(b%24)), Owner: id(int(c % 4)), Seg: int(c>>2) % 3},
+			item:  Item{Span: span(start, start+int64(b%24)), Owner: id(int(c % 4)), Seg: int32(c>>2) % 3},
 			span:  span(start, start+int64(b)-32),
 			owner: id(int(c % 5)), // 4 is nobody's
 			pick:  -1,

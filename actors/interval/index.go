@@ -26,6 +26,10 @@ import (
 // fails loudly in tests instead of double-booking silently in production.
 type Index struct {
 	staff []entry // sorted by id; no entry holds two empty trees
+	// res are the resources' trees (decisions §10), sorted by id, each
+	// entry's tree non-empty. Unlike a staff member's, a resource's items
+	// overlap: each carries the units it takes, and Room counts them.
+	res []entry
 }
 
 type entry struct {
@@ -41,11 +45,7 @@ type entry struct {
 }
 
 // find returns the position of staff in x.staff and whether it is there.
-func (x Index) find(staff uuid.UUID) (int, bool) {
-	return slices.BinarySearchFunc(x.staff, staff, func(e entry, id uuid.UUID) int {
-		return compareUUID(e.id, id)
-	})
-}
+func (x Index) find(staff uuid.UUID) (int, bool) { return findEntry(x.staff, staff) }
 
 // Tree returns the items of staff; the tree is empty for unknown staff.
 func (x Index) Tree(staff uuid.UUID) Tree {
@@ -94,9 +94,9 @@ func (x Index) set(staff uuid.UUID, t, ext Tree) Index {
 	case ok && x.staff[i].tree.root == t.root && x.staff[i].ext.root == ext.root:
 		return x
 	case ok && empty:
-		return Index{staff: slices.Delete(slices.Clone(x.staff), i, i+1)}
+		return Index{staff: slices.Delete(slices.Clone(x.staff), i, i+1), res: x.res}
 	case ok:
-		y := Index{staff: slices.Clone(x.staff)}
+		y := Index{staff: slices.Clone(x.staff), res: x.res}
 		y.staff[i].tree, y.staff[i].ext, y.staff[i].busy = t, ext, new(busyCell)
 		return y
 	case empty:
@@ -105,7 +105,7 @@ func (x Index) set(staff uuid.UUID, t, ext Tree) Index {
 		s := make([]entry, 0, len(x.staff)+1)
 		s = append(s, x.staff[:i]...)
 		s = append(s, entry{id: staff, tree: t, ext: ext, busy: new(busyCell)})
-		return Index{staff: append(s, x.staff[i:]...)}
+		return Index{staff: append(s, x.staff[i:]...), res: x.res}
 	}
 }
 

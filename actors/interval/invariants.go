@@ -17,6 +17,14 @@ const invariants = true
 // staff member overlapping.
 var errOverlap = errors.New("overlapping items")
 
+// verifyUsed panics unless res's tree in x is well formed; its items may
+// overlap (Index.Take).
+func verifyUsed(x Index, res uuid.UUID) {
+	if err := x.Used(res).Check(); err != nil {
+		panic(fmt.Errorf("interval: resource %v: %w", res, err))
+	}
+}
+
 // verify panics unless staff's tree in x is well formed and holds no two
 // overlapping items. It costs O(n) per update, which is why it is confined to
 // the invariants build.

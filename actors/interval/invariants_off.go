@@ -9,3 +9,5 @@ const invariants = false
 
 // verify is the no-op counterpart of the invariants build's check.
 func verify(Index, uuid.UUID) {}
+
+func verifyUsed(Index, uuid.UUID) {}

@@ -24,11 +24,14 @@ func (s Span) Overlaps(o Span) bool {
 
 func (s Span) String() string { return fmt.Sprintf("[%d,%d)", s.Start, s.End) }
 
-// Item is one active segment: which appointment and which segment position.
+// Item is one active segment: which appointment and which segment
+// position. In a resource's tree (Index.Take) it also carries the units
+// of the resource the appointment takes over the span.
 type Item struct {
 	Span
 	Owner uuid.UUID // appointment id
-	Seg   int       // segment position within the appointment
+	Seg   int32     // segment position within the appointment
+	Units int32     // units of a resource taken (resource trees only)
 }
 
 func (it Item) String() string {

@@ -15,7 +15,7 @@ import (
 func randomOp(r *rand.Rand) op {
 	start := r.Int64N(2000)
 	o := op{
-		item:  Item{Span: span(start, start+r.Int64N(60)), Owner: id(r.IntN(8)), Seg: r.IntN(3)},
+		item:  Item{Span: span(start, start+r.Int64N(60)), Owner: id(r.IntN(8)), Seg: r.Int32N(3)},
 		span:  span(start, start+r.Int64N([]int64{16, 220}[r.IntN(2)])-8),
 		owner: id(r.IntN(9)),
 		pick:  -1,

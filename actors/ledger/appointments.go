@@ -159,10 +159,55 @@ func Items(a *model.Appointment) (uuid.UUID, []interval.Item) {
 		}
 		items = append(items, interval.Item{
 			Span:  interval.Span{Start: sg.StartTime.UnixMilli(), End: sg.EndTime.UnixMilli()},
-			Owner: a.ID, Seg: sg.Position,
+			Owner: a.ID, Seg: int32(sg.Position),
 		})
 	}
 	return a.Staff.ID, buffered(items, a.Buffers)
+}
+
+// take returns x with the time of items (owner's, its staff member's)
+// taken: from staff, and units of each resource of needs (decisions §10).
+func take(x interval.Index, staff uuid.UUID, items []interval.Item, needs []model.ResourceNeed) interval.Index {
+	if len(items) == 0 {
+		return x
+	}
+	return takeUnits(x.Add(staff, items...), items, needs)
+}
+
+// takeUnits returns x with the units of needs taken over items.
+func takeUnits(x interval.Index, items []interval.Item, needs []model.ResourceNeed) interval.Index {
+	for _, n := range needs {
+		x = x.Take(n.ResourceID, withUnits(items, n.Quantity)...)
+	}
+	return x
+}
+
+// give returns x with what take took given back.
+func give(x interval.Index, staff uuid.UUID, items []interval.Item, needs []model.ResourceNeed) interval.Index {
+	if len(items) == 0 {
+		return x
+	}
+	x = x.Delete(staff, items...)
+	for _, n := range needs {
+		x = x.Give(n.ResourceID, withUnits(items, n.Quantity)...)
+	}
+	return x
+}
+
+// withUnits returns copies of items carrying units.
+func withUnits(items []interval.Item, units int) []interval.Item {
+	out := slices.Clone(items)
+	for i := range out {
+		out[i].Units = int32(units)
+	}
+	return out
+}
+
+// Without returns x without appointment a's time: what judging a move of
+// it sees.
+func Without(x interval.Index, a *model.Appointment) interval.Index {
+	staff, items := Items(a)
+	return give(x, staff, items, a.Resources)
 }
 
 // buffered stretches the first of items back by b.Before and the last on
@@ -181,9 +226,8 @@ func (b book) putAppointment(a *model.Appointment) book {
 		var v view
 		old := b.refs.materialize(a.ID, &c, &v)
 		b.byStart = b.byStart.Delete(KeyOf(old))
-		if staff, items := Items(old); len(items) > 0 {
-			b.index = b.index.Delete(staff, items...)
-		}
+		staff, items := Items(old)
+		b.index = give(b.index, staff, items, old.Resources)
 		if x, ok := apptCounted(old); ok {
 			b = b.tallied(x, -1)
 		}
@@ -192,9 +236,8 @@ func (b book) putAppointment(a *model.Appointment) book {
 	c, b.refs = compact(b.refs, a)
 	b.appts = b.appts.Set(a.ID, c)
 	b.byStart = b.byStart.Set(KeyOf(a), struct{}{})
-	if staff, items := Items(a); len(items) > 0 {
-		b.index = b.index.Add(staff, items...)
-	}
+	staff, items := Items(a)
+	b.index = take(b.index, staff, items, a.Resources)
 	if x, ok := apptCounted(a); ok {
 		b = b.tallied(x, 1)
 	}
@@ -239,6 +282,12 @@ func (b book) putAppointments(as []model.Appointment) book {
 		}
 	}
 	b.index = addHeld(b.index, held)
+	for _, i := range fresh { // resources: few bookings need them, so one by one
+		if a := &as[i]; len(a.Resources) > 0 {
+			_, items := Items(a)
+			b.index = takeUnits(b.index, items, a.Resources)
+		}
+	}
 	b.appts = b.appts.SetAscending(len(fresh), func(k int) (uuid.UUID, appt) {
 		i := fresh[k]
 		return as[i].ID, cs[i]
@@ -379,9 +428,8 @@ func (b book) openCheckouts(cs []record.Checkout) book {
 		if co.Idem.Key != "" {
 			b.checkoutKeys = b.checkoutKeys.Set(co.Idem.Key, co.Appointment.ID)
 		}
-		if staff, items := Items(&co.Appointment); len(items) > 0 {
-			b.index = b.index.Add(staff, items...)
-		}
+		staff, items := Items(&co.Appointment)
+		b.index = take(b.index, staff, items, co.Appointment.Resources)
 	}
 	return b
 }
@@ -398,9 +446,8 @@ func (b book) closeCheckouts(ids []uuid.UUID) book {
 		if owner, ok := b.checkoutKeys.Get(co.Idem.Key); ok && owner == id {
 			b.checkoutKeys = b.checkoutKeys.Delete(co.Idem.Key)
 		}
-		if staff, items := Items(&co.Appointment); len(items) > 0 {
-			b.index = b.index.Delete(staff, items...)
-		}
+		staff, items := Items(&co.Appointment)
+		b.index = give(b.index, staff, items, co.Appointment.Resources)
 	}
 	return b
 }

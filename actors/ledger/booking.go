@@ -101,7 +101,7 @@ func decideSlot(s *State, in *slotInput, now time.Time) (*model.Service, *calend
 	d, perr := calendar.Decide(&calendar.Request{
 		Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: in.Start, Staff: s.Staff,
 		Pinned: in.StaffID, Enforce: in.Enforce, CustomerOnFile: in.CustomerOnFile, Index: s.index,
-		LastAssigned: s.lastAssigned, Tally: s,
+		LastAssigned: s.lastAssigned, Tally: s, Resources: s.Resources,
 	})
 	if perr != nil {
 		return nil, nil, perr

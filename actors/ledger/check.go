@@ -38,6 +38,9 @@ type StaffVerdict struct {
 	// BusySource and ExternalID name the earliest busy interval under
 	// the booking; "" when none is.
 	BusySource, ExternalID string
+	// ResourceID names the resource that is not free, when Code is
+	// RESOURCE_UNAVAILABLE (decisions §10).
+	ResourceID uuid.UUID
 }
 
 // Check answers a check against s at now. An unknown service or staff
@@ -68,10 +71,13 @@ func Check(s *State, in *CheckInput, now time.Time) ([]Verdict, error) {
 			if in.StaffID == nil {
 				sv.Code = codeOf(s, in.ServiceID, t, &id, now)
 			}
-			if sv.Code == problem.SlotTaken {
+			switch sv.Code {
+			case problem.SlotTaken:
 				if b, ok := s.BusyBlocking(id, calendar.Occupied(svc, t)); ok {
 					sv.BusySource, sv.ExternalID = b.Source, b.ExternalID
 				}
+			case problem.ResourceUnavailable:
+				sv.ResourceID, _ = calendar.Room(s.index, s.Resources, svc.Resources, calendar.Spans(svc, nil, t), uuid.Nil)
 			}
 			v.Staff[j] = sv
 		}

@@ -51,7 +51,7 @@ func TestCheckAgreesWithBooking(t *testing.T) {
 	require.GreaterOrEqual(t, tally[problem.SlotNotOffered], 20)
 	require.GreaterOrEqual(t, tally[problem.BookingTooSoon], 20)
 	require.GreaterOrEqual(t, tally[problem.BookingTooFarAhead], 5)
-	for _, c := range []problem.Code{problem.BookingSlotNotConnected, problem.BookingPeriodRestricted, problem.BookingLimitReached,
+	for _, c := range []problem.Code{problem.BookingSlotNotConnected, problem.BookingPeriodRestricted, problem.BookingLimitReached, problem.ResourceUnavailable,
 		problem.StaffNotBookable, problem.ServiceNotBookable, problem.Validation} {
 		require.GreaterOrEqual(t, tally[c], 1, "%s never came up", c)
 	}
@@ -145,6 +145,15 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 		sp.Services = append(sp.Services, randCheckService(rng, i, cat))
 		if rng.IntN(3) == 0 {
 			sp.Services[i].Limits = &model.BookingLimits{PerDay: randLimit(rng), PerWeek: randLimit(rng)}
+		}
+	}
+	if rng.IntN(2) == 0 { // a room some services need (decisions §10)
+		room := model.Resource{ID: rngUUID(rng), Name: "Room", Quantity: 1 + rng.IntN(2), IsActive: true}
+		sp.Resources = []model.Resource{room}
+		for i := range sp.Services {
+			if rng.IntN(2) == 0 {
+				sp.Services[i].Resources = []model.ResourceNeed{{ResourceID: room.ID, Quantity: 1 + rng.IntN(room.Quantity), Name: room.Name}}
+			}
 		}
 	}
 	if k := rng.IntN(len(sp.Services) * 4); k < len(sp.Services) {

@@ -76,11 +76,13 @@ type price struct {
 }
 
 // shape is an appointment's footprint relative to its start, with its
-// buffers.
+// buffers and the resources it takes (decisions §10): what the bookings of
+// one service share, so they cost an appointment nothing.
 type shape struct {
 	end     int64 // EndTime - StartTime, ms
 	segs    []segShape
 	buffers model.Buffers
+	res     []model.ResourceNeed // never changed in place
 }
 
 type segShape struct {
@@ -97,7 +99,8 @@ func (a segShape) equal(b segShape) bool {
 }
 
 func (a *shape) equal(b *shape) bool {
-	return a.end == b.end && a.buffers == b.buffers && slices.EqualFunc(a.segs, b.segs, segShape.equal)
+	return a.end == b.end && a.buffers == b.buffers && slices.EqualFunc(a.segs, b.segs, segShape.equal) &&
+		slices.Equal(a.res, b.res)
 }
 
 // intern returns the index of v in table (appending it to a copy when it
@@ -199,7 +202,7 @@ func priceOf(a *model.Appointment) price {
 // a segment staffed by someone else, times finer than a millisecond.
 func shapeOf(a *model.Appointment) (shape, bool) {
 	start := a.StartTime.UnixMilli()
-	sh := shape{end: a.EndTime.UnixMilli() - start, segs: make([]segShape, len(a.Segments)), buffers: a.Buffers}
+	sh := shape{end: a.EndTime.UnixMilli() - start, segs: make([]segShape, len(a.Segments)), buffers: a.Buffers, res: a.Resources}
 	if !time.UnixMilli(start + sh.end).Equal(a.EndTime) {
 		return sh, false
 	}
@@ -253,7 +256,7 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *model.Appointment {
 	start := time.UnixMilli(c.start).UTC()
 	sh := &r.shapes[c.shape]
 	v.a = model.Appointment{ID: id, Status: statusOf(c.status), StartTime: start,
-		EndTime: time.UnixMilli(c.start + sh.end).UTC(), CustomerID: c.customer, Service: r.services[c.svc], Buffers: sh.buffers,
+		EndTime: time.UnixMilli(c.start + sh.end).UTC(), CustomerID: c.customer, Service: r.services[c.svc], Buffers: sh.buffers, Resources: sh.res,
 		StaffLocked: c.flags&flagStaffLocked != 0, IsRecurringOccurrence: c.flags&flagRecurring != 0,
 		CreatedAt: time.Unix(0, c.created).UTC(), UpdatedAt: time.Unix(0, c.updated).UTC(), Version: int(c.version)}
 	var staffID *uuid.UUID

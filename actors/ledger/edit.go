@@ -15,10 +15,11 @@ import (
 )
 
 var (
-	errNotFound    = problem.New(problem.NotFound, "No such resource for this business.")
-	errTransition  = problem.New(problem.InvalidTransition, "The appointment cannot move to that status from its current one.")
-	errSlotTaken   = problem.New(problem.SlotTaken, "The time is taken by another booking.")
-	errServiceGone = problem.New(problem.ServiceNotBookable, "The appointment's service is no longer bookable.")
+	errNotFound            = problem.New(problem.NotFound, "No such resource for this business.")
+	errTransition          = problem.New(problem.InvalidTransition, "The appointment cannot move to that status from its current one.")
+	errSlotTaken           = problem.New(problem.SlotTaken, "The time is taken by another booking.")
+	errResourceUnavailable = problem.New(problem.ResourceUnavailable, "A resource the service needs (a room, a chair, a machine) is not free at that time.")
+	errServiceGone         = problem.New(problem.ServiceNotBookable, "The appointment's service is no longer bookable.")
 )
 
 // PatchInput is a validated PATCH /appointments/{id} body; nil members were
@@ -115,10 +116,11 @@ func move(s *State, a *model.Appointment, in *PatchInput, now time.Time) (*model
 	}
 	req := calendar.Request{Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: start, Staff: s.Staff,
 		Enforce: in.Enforce, CustomerOnFile: true, Index: s.index, Except: a.ID, LastAssigned: s.lastAssigned,
-		Tally: TallyExcept(s, a)}
+		Tally: TallyExcept(s, a), Resources: s.Resources}
 	if svc.ID == a.Service.ID {
-		// Its own buffers, as it keeps its own price (decisions §9).
-		req.Buffers = &a.Buffers
+		// Its own buffers and resources, as it keeps its own price
+		// (decisions §9, §10).
+		req.Buffers, req.Needs = &a.Buffers, &a.Resources
 	}
 	switch {
 	case in.StaffID != nil:
@@ -141,7 +143,7 @@ func move(s *State, a *model.Appointment, in *PatchInput, now time.Time) (*model
 	m.RecurringSeriesID, m.IsRecurringOccurrence = a.RecurringSeriesID, a.IsRecurringOccurrence
 	if svc.ID == a.Service.ID {
 		m.BasePriceCents, m.TotalPriceCents, m.DepositCents = a.BasePriceCents, a.TotalPriceCents, a.DepositCents
-		m.Buffers = a.Buffers
+		m.Buffers, m.Resources = a.Buffers, a.Resources
 	}
 	return &m, nil
 }
@@ -211,6 +213,9 @@ func DecideStatus(s *State, id uuid.UUID, to model.Status, ifMatch []int, now ti
 			}
 			if !s.index.Fits(staff, spans, a.ID) {
 				return nil, nil, errSlotTaken
+			}
+			if _, ok := calendar.Room(s.index, s.Resources, next.Resources, spans, a.ID); !ok {
+				return nil, nil, errResourceUnavailable
 			}
 		}
 	}

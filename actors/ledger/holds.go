@@ -68,7 +68,7 @@ func DecideHold(s *State, in *HoldInput, now time.Time, ids IDs) (*record.Change
 	a := Appointment(id, &s.Business, s.Loc, svc, d.Staff, in.Start, now)
 	h := model.Hold{ID: id, ServiceID: svc.ID, StaffID: d.Staff.ID, Start: a.StartTime, End: a.EndTime,
 		Segments: a.Segments, ExpiresAt: now.Add(in.TTL), CreatedAt: now, UpdatedAt: now, Status: model.HoldActive,
-		Buffers: a.Buffers}
+		Buffers: a.Buffers, Resources: a.Resources}
 	ch := &record.Change{At: now, Holds: []model.Hold{h}}
 	if in.StaffID == nil {
 		ch.LastAssigned = &h.StaffID
@@ -162,7 +162,7 @@ func decideHeld(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Chan
 		staff = &model.Staff{ID: h.StaffID}
 	}
 	a := Appointment(ids.UUID(), &s.Business, s.Loc, svc, staff, h.Start, now)
-	a.EndTime, a.Segments, a.Buffers = h.End, make([]model.Segment, len(h.Segments)), h.Buffers
+	a.EndTime, a.Segments, a.Buffers, a.Resources = h.End, make([]model.Segment, len(h.Segments)), h.Buffers, h.Resources
 	for i, sg := range h.Segments {
 		sg.ID = segmentID(a.ID, i)
 		a.Segments[i] = sg
@@ -188,7 +188,7 @@ func HoldItems(h *model.Hold) []interval.Item {
 		if sg.Kind == model.Active {
 			items = append(items, interval.Item{
 				Span:  interval.Span{Start: sg.StartTime.UnixMilli(), End: sg.EndTime.UnixMilli()},
-				Owner: h.ID, Seg: sg.Position,
+				Owner: h.ID, Seg: int32(sg.Position),
 			})
 		}
 	}
@@ -199,18 +199,14 @@ func HoldItems(h *model.Hold) []interval.Item {
 // held while it is active and freed when it is not.
 func (b book) putHold(h model.Hold) book {
 	if old, ok := b.holds.Get(h.ID); ok {
-		if items := HoldItems(old); len(items) > 0 {
-			b.index = b.index.Delete(old.StaffID, items...)
-		}
+		b.index = give(b.index, old.StaffID, HoldItems(old), old.Resources)
 		if x, ok := holdCounted(old); ok {
 			b = b.tallied(x, -1)
 		}
 		b.liveHolds = b.liveHolds.Delete(expiryOf(old))
 	}
 	b.holds = b.holds.Set(h.ID, &h)
-	if items := HoldItems(&h); len(items) > 0 {
-		b.index = b.index.Add(h.StaffID, items...)
-	}
+	b.index = take(b.index, h.StaffID, HoldItems(&h), h.Resources)
 	if x, ok := holdCounted(&h); ok {
 		b = b.tallied(x, 1)
 	}

@@ -28,6 +28,7 @@ func Appointment(id uuid.UUID, biz *model.Business, loc *time.Location, svc *mod
 		Service:  model.ServiceRef{ID: svc.ID, Name: svc.Name, DurationMinutes: svc.DurationMinutes, PriceCents: svc.PriceCents},
 		Currency: biz.Currency, BasePriceCents: &base, TotalPriceCents: &total, DepositCents: deposit,
 		CreatedAt: now, UpdatedAt: now, Version: 1, Buffers: svc.Buffers(),
+		Resources: slices.Clone(svc.Resources),
 	}
 	var staffID *uuid.UUID
 	if staff != nil {
@@ -142,20 +143,31 @@ func (m *materializer) add(wa *model.WorldAppointment, path string) error {
 	a.Status = model.Status(wa.Status)
 	a.CustomerID, a.Notes = wa.CustomerID, wa.Notes
 	a.RecurringSeriesID, a.IsRecurringOccurrence = wa.RecurringSeriesID, wa.IsRecurringOccurrence
-	if sid, items := Items(&a); len(items) > 0 && m.deferred {
+	sid, items := Items(&a)
+	spans := make([]interval.Span, len(items))
+	for i, it := range items {
+		spans[i] = it.Span
+	}
+	switch {
+	case len(items) == 0:
+	case m.deferred:
 		for _, it := range items {
 			m.held = append(m.held, staffItem{sid, it})
 		}
-	} else if len(items) > 0 {
-		spans := make([]interval.Span, len(items))
-		for i, it := range items {
-			spans[i] = it.Span
-		}
-		if !m.index.Fits(sid, spans, uuid.Nil) {
-			return problem.FieldError(path+".startTime", problem.Invalid,
-				"The appointment overlaps another appointment of the same staff member.")
-		}
+	case !m.index.Fits(sid, spans, uuid.Nil):
+		return problem.FieldError(path+".startTime", problem.Invalid,
+			"The appointment overlaps another appointment of the same staff member.")
+	default:
 		m.index = m.index.Add(sid, items...)
+	}
+	// Resources (decisions §10) are judged one by one in either case, in
+	// the file's order: few appointments need them.
+	if len(items) > 0 && len(a.Resources) > 0 {
+		if _, ok := calendar.Room(m.index, m.c.Resources, a.Resources, spans, uuid.Nil); !ok {
+			return problem.FieldError(path+".startTime", problem.Invalid,
+				"The appointment needs more of a resource than is free at that time.")
+		}
+		m.index = takeUnits(m.index, items, a.Resources)
 	}
 	m.out = append(m.out, a)
 	return nil

@@ -90,3 +90,34 @@ func TestWorldBuffersOccupy(t *testing.T) {
 	require.ErrorAs(t, err, &pe, "held already: the one-by-one check")
 	require.Equal(t, "appointments.2.startTime", pe.Fields[0].Path)
 }
+
+// A world file's appointments take their service's resources (decisions
+// §10): two staff members sharing the one room cannot both be booked at
+// once, on a new business and on one already held alike.
+func TestWorldResourcesCounted(t *testing.T) {
+	sp := spec()
+	room := model.Resource{ID: uuid.New(), Name: "Room", Quantity: 1, IsActive: true}
+	sp.Resources = []model.Resource{room}
+	sp.Services[0].Resources = []model.ResourceNeed{{ResourceID: room.ID, Quantity: 1, Name: "Room"}}
+	sp.Staff = append(sp.Staff, model.Staff{ID: uuid.New(), Name: "Bo", IsActive: true, IsBookable: true})
+	start := t0.Add(48 * time.Hour).Truncate(24 * time.Hour).Add(9 * time.Hour)
+	appt := func(st int, at time.Time) model.WorldAppointment {
+		sid := sp.Staff[st].ID
+		return model.WorldAppointment{ID: uuid.New(), CustomerID: sp.Customers[0].ID, ServiceID: sp.Services[0].ID,
+			StaffMemberID: &sid, StartTime: at, Status: string(model.Confirmed)}
+	}
+	sp.Appointments = []model.WorldAppointment{appt(0, start), appt(1, start)}
+	_, err := DecidePut(nil, sp, t0)
+	var pe *problem.Error
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "appointments.1.startTime", pe.Fields[0].Path)
+
+	sp.Appointments = sp.Appointments[:1]
+	s, _ := put(t, nil, sp, t0)
+	require.Equal(t, sp.Services[0].Resources, s.Appointment(sp.Appointments[0].ID).Resources)
+	require.Equal(t, 1, s.index.Used(room.ID).Len())
+	sp.Appointments = append(sp.Appointments, appt(1, start))
+	_, err = DecidePut(s, sp, t0)
+	require.ErrorAs(t, err, &pe, "held already")
+	require.Equal(t, "appointments.1.startTime", pe.Fields[0].Path)
+}

@@ -89,6 +89,10 @@ type Appointment struct {
 	// first active segment's start less Before to the last one's end
 	// plus After (decisions §9).
 	Buffers Buffers `json:"buffers,omitzero"`
+	// Resources are the units of the business's resources it takes
+	// (decisions §10), as its service needed them when it was booked: kept
+	// like its buffers when it is moved with the same service.
+	Resources []ResourceNeed `json:"resources,omitempty"`
 	// RemindFrom is when its reminders were last armed (decisions §9):
 	// the last move, or the last time it became confirmed; zero means
 	// CreatedAt. A reminder is due only if its time is after it, so a

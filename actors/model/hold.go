@@ -41,6 +41,9 @@ type Hold struct {
 	Entry *uuid.UUID
 	// Buffers are the service's, as the booking it keeps would have them.
 	Buffers Buffers
+	// Resources are the service's needs, which the hold takes as the
+	// booking it keeps would (decisions §10).
+	Resources []ResourceNeed
 }
 
 // Live reports whether h still holds its time at now.

@@ -194,6 +194,19 @@ type Resource struct {
 // MaxResourceQuantity bounds a resource's units.
 const MaxResourceQuantity = 100
 
+// ResourceNeed is units of a resource a booking of a service takes over
+// the stretch its staff member is occupied, buffers included. Name is the
+// resource's as the service was put: an appointment keeps it, as it keeps
+// its service's name.
+type ResourceNeed struct {
+	ResourceID uuid.UUID `json:"resourceId"`
+	Quantity   int       `json:"quantity"`
+	Name       string    `json:"name,omitempty"`
+}
+
+// MaxServiceResources bounds the resources one service needs.
+const MaxServiceResources = 5
+
 // Service is a bookable service. A deleted service stays in the catalogue
 // (appointments keep pointing at it) but is never shown or bookable.
 type Service struct {
@@ -222,8 +235,11 @@ type Service struct {
 	// (decisions §10): local wall-clock times per weekday, in place of
 	// the business's slot grid. nil: the grid.
 	Timetable *Timetable `json:"timetable,omitempty"`
-	CreatedAt time.Time  `json:"createdAt"`
-	UpdatedAt time.Time  `json:"updatedAt"`
+	// Resources are the units of the business's resources a booking of
+	// the service takes (decisions §10); none: only its staff member.
+	Resources []ResourceNeed `json:"resources,omitempty"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
 }
 
 // Timetable lists a service's start times per weekday, indexed by

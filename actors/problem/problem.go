@@ -56,6 +56,10 @@ const (
 	// BookingLimitReached (decisions §9): the staff member has as many
 	// bookings that day or week as the service or business allows.
 	BookingLimitReached Code = "BOOKING_LIMIT_REACHED"
+	// ResourceUnavailable (decisions §10): a staff member is free, but
+	// not enough units of a resource the booking needs are. Physical,
+	// like SLOT_TAKEN: enforceBookingRules: false does not lift it.
+	ResourceUnavailable Code = "RESOURCE_UNAVAILABLE"
 
 	// OriginNotAllowed (decisions §7): a publishable key used from a web
 	// origin its allowedOrigins do not list.
@@ -76,7 +80,7 @@ var Codes = []Code{
 	ServiceNotBookable, PaymentsUnavailable, PreconditionFailed, HoldExpired, PaymentError,
 	ModuleUnavailable, Internal, Unavailable, RequestTimeout, SlotNotOffered, BookingTooSoon,
 	BookingTooFarAhead, BookingRequiresCustomer, BookingPeriodRestricted, BookingSlotNotConnected,
-	OriginNotAllowed, OutsideChangeWindow, BookingLimitReached,
+	OriginNotAllowed, OutsideChangeWindow, BookingLimitReached, ResourceUnavailable,
 }
 
 // Reason is why one field was rejected (api-v1 §7.1).

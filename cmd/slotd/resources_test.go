@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,4 +89,118 @@ func TestResourceCatalogue(t *testing.T) {
 	s.stop()
 	s2 := start(t, s.data)
 	assert.Equal(t, after.Body, s2.get("/api/v1/resources/"+roomID, keyFull).Body)
+}
+
+// basinHaircut makes the salon's haircut need its one wash basin: Anna
+// and Bram both cut hair, but only one of them at a time.
+func basinHaircut(biz map[string]any) {
+	biz["resources"] = []any{map[string]any{"id": roomID, "name": "Wash basin", "quantity": 1}}
+	for _, s := range biz["services"].([]any) {
+		if svc := s.(map[string]any); svc["id"] == haircutID {
+			svc["resources"] = []any{map[string]any{"resourceId": roomID}}
+		}
+	}
+}
+
+// TestResourceEnforced: bookings, holds, moves, availability and the
+// check all count the basin's one unit (decisions §10); the staff member
+// is judged first; the rules being skipped does not lift it; a restart
+// keeps it.
+func TestResourceEnforced(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, basinHaircut))
+	svc := s.get("/api/v1/services/"+haircutID, keyFull)
+	assert.Equal(t, []any{map[string]any{"resourceId": roomID, "quantity": float64(1)}}, svc.Body["resources"])
+
+	r := s.post("/api/v1/appointments", keyFull, "r-1", booking(haircutID, tue+"10:00:00Z", annaID, "r1@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	anna := r.Body["appointment"].(map[string]any)
+	assert.Equal(t, []any{map[string]any{"id": roomID, "name": "Wash basin", "quantity": float64(1)}}, anna["resources"])
+
+	requireError(t, s.post("/api/v1/appointments", keyFull, "r-2", booking(haircutID, tue+"10:00:00Z", bramID, "r2@example.com")),
+		409, "RESOURCE_UNAVAILABLE")
+	requireError(t, s.post("/api/v1/appointments", keyFull, "r-3", booking(haircutID, tue+"10:15:00Z", "", "r3@example.com")),
+		409, "RESOURCE_UNAVAILABLE")
+	requireError(t, s.post("/api/v1/appointments", keyFull, "r-4", booking(haircutID, tue+"10:00:00Z", annaID, "r4@example.com")),
+		409, "SLOT_TAKEN") // the staff member is judged first
+	loose := `{"serviceId":"` + haircutID + `","startTime":"` + tue + `10:05:00Z","staffMemberId":"` + bramID +
+		`","enforceBookingRules":false,"customer":{"firstName":"L","email":"loose@example.com"}}`
+	requireError(t, s.post("/api/v1/appointments", keyFull, "r-5", loose), 409, "RESOURCE_UNAVAILABLE")
+
+	v := s.post("/api/v1/availability/check", keyFull, "", `{"serviceId":"`+haircutID+`","staffMemberId":"`+bramID+`","startTimes":["`+tue+`10:00:00Z"]}`)
+	require.Equal(t, 200, v.Status, "%s", v.Raw)
+	sv := v.Body["data"].([]any)[0].(map[string]any)["staff"].([]any)[0].(map[string]any)
+	assert.Equal(t, "RESOURCE_UNAVAILABLE", sv["code"])
+	assert.Equal(t, roomID, sv["resourceId"])
+
+	free := func(s *server) map[string]bool {
+		r := s.get("/api/v1/availability/slots?serviceId="+haircutID+"&from="+tue+"09:00:00Z&to="+tue+"11:00:00Z", keyFull)
+		require.Equal(t, 200, r.Status, "%s", r.Raw)
+		out := map[string]bool{}
+		for _, x := range r.Body["data"].([]any) {
+			out[x.(map[string]any)["startTime"].(string)[11:16]] = true
+		}
+		return out
+	}
+	slots := free(s)
+	for _, taken := range []string{"09:45", "10:00", "10:15"} {
+		assert.False(t, slots[taken], "%s would share the basin", taken)
+	}
+	assert.True(t, slots["09:30"] && slots["10:30"], "%v", slots)
+
+	// A hold takes the basin too; released, it gives it back.
+	h := s.post("/api/v1/holds", keyFull, "r-h", holdBody("10:30:00Z", bramID, 0))
+	require.Equal(t, 201, h.Status, "%s", h.Raw)
+	requireError(t, s.post("/api/v1/appointments", keyFull, "r-6", booking(haircutID, tue+"10:30:00Z", annaID, "r6@example.com")),
+		409, "RESOURCE_UNAVAILABLE")
+	rel := s.request(pcall{method: "DELETE", path: "/api/v1/holds/" + h.Body["id"].(string), key: keyFull})
+	require.Equal(t, 204, rel.Status, "%s", rel.Raw)
+	b := s.post("/api/v1/appointments", keyFull, "r-7", booking(haircutID, tue+"10:30:00Z", bramID, "r7@example.com"))
+	require.Equal(t, 201, b.Status, "%s", b.Raw)
+	bram := b.Body["appointment"].(map[string]any)
+
+	// A move onto the basin's busy time is refused; Anna cancelled, it
+	// goes through.
+	move := func(to string) resp {
+		return s.request(pcall{method: "PATCH", path: "/api/v1/appointments/" + bram["id"].(string), key: keyFull,
+			body: `{"startTime":"` + tue + to + `"}`})
+	}
+	requireError(t, move("10:15:00Z"), 409, "RESOURCE_UNAVAILABLE")
+	require.Equal(t, 200, s.call("POST", "/api/v1/appointments/"+anna["id"].(string)+"/status", `{"status":"cancelled"}`).Status)
+	require.Equal(t, 200, move("10:00:00Z").Status)
+
+	// After a restart, from the journal: Bram's 10:00 holds the basin.
+	s.stop()
+	s2 := start(t, s.data)
+	requireError(t, s2.post("/api/v1/appointments", keyFull, "r-8", booking(haircutID, tue+"10:00:00Z", annaID, "r8@example.com")),
+		409, "RESOURCE_UNAVAILABLE")
+	assert.False(t, free(s2)["10:00"])
+	assert.True(t, free(s2)["10:30"])
+}
+
+// TestResourceRace: 64 bookings at once of one start, spread over the
+// two staff members who share the one basin, give exactly one 201.
+func TestResourceRace(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, basinHaircut))
+	staff := []string{annaID, bramID}
+	codes := make([]string, 64)
+	var wg sync.WaitGroup
+	for i := range codes {
+		wg.Go(func() {
+			r := s.post("/api/v1/appointments", keyFull, fmt.Sprintf("race-%d", i),
+				booking(haircutID, tue+"14:00:00Z", staff[i%2], fmt.Sprintf("race%d@example.com", i)))
+			if r.Status == 201 {
+				codes[i] = "201"
+			} else {
+				codes[i], _ = r.Body["code"].(string)
+			}
+		})
+	}
+	wg.Wait()
+	count := map[string]int{}
+	for _, c := range codes {
+		count[c]++
+	}
+	assert.Equal(t, 1, count["201"], "%v", count)
+	assert.Equal(t, 63, count["RESOURCE_UNAVAILABLE"]+count["SLOT_TAKEN"], "%v", count)
+	t.Logf("64 bookings over two staff and one basin: %v", count)
 }

@@ -16,20 +16,23 @@ import (
 // unknown tag, a repeated one or one out of order. A booking that touches
 // none of them encodes to the same bytes as if they did not exist.
 const (
-	tagPayments    byte = 1 + iota // payments, checkouts reserved, checkouts closed
-	tagHolds                       // holds created or changed
-	tagEntries                     // waitlist entries created or changed
-	tagMetadata                    // the metadata of the record's appointments that have any
-	tagByCustomer                  // the record's events the customer's change caused
-	tagReschedules                 // the customers' reschedules of the record's appointments that have any
-	tagFeeds                       // calendar feeds made, and revoked
-	tagBusy                        // external busy time replaced
-	tagSources                     // calendar sources made or changed, and deleted
-	tagBuffers                     // the buffers of the record's appointments that have any
-	tagHoldBuffers                 // the buffers of the record's holds that have any
-	tagRemindFrom                  // when the reminders of the record's appointments that have it were armed
-	tagReminders                   // the offsets of the record's reminder events
-	tagReminded                    // when the record's write sent the reminders due
+	tagPayments       byte = 1 + iota // payments, checkouts reserved, checkouts closed
+	tagHolds                          // holds created or changed
+	tagEntries                        // waitlist entries created or changed
+	tagMetadata                       // the metadata of the record's appointments that have any
+	tagByCustomer                     // the record's events the customer's change caused
+	tagReschedules                    // the customers' reschedules of the record's appointments that have any
+	tagFeeds                          // calendar feeds made, and revoked
+	tagBusy                           // external busy time replaced
+	tagSources                        // calendar sources made or changed, and deleted
+	tagBuffers                        // the buffers of the record's appointments that have any
+	tagHoldBuffers                    // the buffers of the record's holds that have any
+	tagRemindFrom                     // when the reminders of the record's appointments that have it were armed
+	tagReminders                      // the offsets of the record's reminder events
+	tagReminded                       // when the record's write sent the reminders due
+	tagResources                      // the resources the record's appointments that need any take
+	tagHoldResources                  // the resources the record's holds that need any take
+	tagCheckoutExtras                 // the buffers and resources of the record's reservations that have any
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -105,6 +108,48 @@ func (e *w) sections(p *parts) {
 		e.byte1(tagReminded)
 		e.time(p.reminded)
 	}
+	putIndexed(e, tagResources, p.appts, func(a *model.Appointment) bool { return len(a.Resources) > 0 },
+		func(e *w, a *model.Appointment) { e.needs(a.Resources) })
+	putIndexed(e, tagHoldResources, p.holds, func(h *model.Hold) bool { return len(h.Resources) > 0 },
+		func(e *w, h *model.Hold) { e.needs(h.Resources) })
+	putIndexed(e, tagCheckoutExtras, p.checkouts, func(c *Checkout) bool {
+		return len(c.Appointment.Resources) > 0 || c.Appointment.Buffers != (model.Buffers{})
+	}, func(e *w, c *Checkout) {
+		e.u(uint64(c.Appointment.Buffers.Before))
+		e.u(uint64(c.Appointment.Buffers.After))
+		e.needs(c.Appointment.Resources)
+	})
+}
+
+// The resources sections (decisions §10): each resource a booking takes,
+// and how many units.
+func (e *w) needs(ns []model.ResourceNeed) {
+	e.u(uint64(len(ns)))
+	for _, n := range ns {
+		e.id(n.ResourceID)
+		e.u(uint64(n.Quantity))
+		e.str(n.Name)
+	}
+}
+
+func (d *r) needs(ns *[]model.ResourceNeed) bool {
+	n := d.u()
+	if d.err != nil || n > model.MaxServiceResources {
+		return false
+	}
+	if n == 0 {
+		*ns = nil
+		return true
+	}
+	out := make([]model.ResourceNeed, n)
+	for i := range out {
+		out[i] = model.ResourceNeed{ResourceID: d.id(), Quantity: int(d.u()), Name: d.str()}
+		if out[i].Quantity < 1 || out[i].Quantity > model.MaxResourceQuantity {
+			return false
+		}
+	}
+	*ns = out
+	return d.err == nil
 }
 
 // reminder reads an event's reminder offset: one a business may have.
@@ -359,6 +404,17 @@ func (d *r) sections(p *parts) {
 			if p.reminded = d.time(); p.reminded.IsZero() {
 				d.fail()
 			}
+		case tagResources:
+			getIndexed(d, 2, p.appts, func(d *r, a *model.Appointment) bool { return d.needs(&a.Resources) && len(a.Resources) > 0 })
+		case tagHoldResources:
+			getIndexed(d, 2, p.holds, func(d *r, h *model.Hold) bool { return d.needs(&h.Resources) && len(h.Resources) > 0 })
+		case tagCheckoutExtras:
+			getIndexed(d, 2, p.checkouts, func(d *r, c *Checkout) bool {
+				a := &c.Appointment
+				before, after := d.u(), d.u()
+				a.Buffers = model.Buffers{Before: int(before), After: int(after)}
+				return before <= model.MaxBufferMinutes && after <= model.MaxBufferMinutes && d.needs(&a.Resources)
+			})
 		case tagSources:
 			p.sources, p.dropped = getList(d, 41, (*r).source), d.ids()
 			if len(p.sources) == 0 && len(p.dropped) == 0 {

@@ -243,6 +243,15 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Events[0].Type, c.Events[0].Reminder = model.EventAppointmentReminder, 1440
 			c.Reminded = payAt
 		}),
+		"resources": func() *Change {
+			c := sectionChange()
+			c.Payments, c.Checkouts = samplePayments(c.Appointments[0].ID), sampleCheckouts()
+			c.Appointments[0].Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 2}, {ResourceID: uuid.New(), Quantity: 1}}
+			c.Holds[1].Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 100}}
+			c.Checkouts[1].Appointment.Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 1}}
+			c.Checkouts[0].Appointment.Buffers = model.Buffers{Before: 5}
+			return c
+		}(),
 		"reminded only":   only(func(c *Change) { c.Reminded = payAt.Add(time.Millisecond) }),
 		"sources":         only(func(c *Change) { c.Sources = sampleSources(staff) }),
 		"sources dropped": only(func(c *Change) { c.Dropped = []uuid.UUID{uuid.New()}; c.Busy = sampleBusy(staff)[1:2] }),
@@ -298,8 +307,13 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	withFeeds.Holds[1].Buffers = model.Buffers{Before: 1, After: 2}
 	withFeeds.Appointments[1].RemindFrom = payAt
 	withFeeds.Reminded = payAt.Add(time.Minute)
+	withResources := sectionSnapshot()
+	withResources.Appointments[1].Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 3}}
+	withResources.Holds[0].Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 1}}
+	withResources.Checkouts[0].Appointment.Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 2}}
+	withResources.Checkouts[0].Appointment.Buffers = model.Buffers{After: 10}
 	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta,
-		"feeds": withFeeds} {
+		"feeds": withFeeds, "resources": withResources} {
 		t.Run(name, func(t *testing.T) {
 			b := encodeSnapshot1(t, s)
 			require.Equal(t, byte(VersionTagged), b[0])

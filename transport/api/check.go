@@ -99,6 +99,10 @@ func appendVerdicts(b []byte, vs []directory.Verdict) []byte {
 				b = append(b, `,"externalId":`...)
 				b = appendNullable(b, sv.ExternalID)
 			}
+			if sv.Code == problem.ResourceUnavailable {
+				b = append(b, `,"resourceId":`...)
+				b = wire.AppendUUID(b, sv.ResourceID)
+			}
 			b = append(b, '}')
 		}
 		b = append(b, "]}"...)

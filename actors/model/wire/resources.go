@@ -72,6 +72,8 @@ func AppendService(b []byte, s *model.Service, detail bool) []byte {
 	b = append(b, '}')
 	b = AppendKey(b, "timetable")
 	b = appendTimetable(b, s.Timetable)
+	b = AppendKey(b, "resources")
+	b = appendNeeds(b, s.Resources, false)
 	if detail {
 		b = AppendKey(b, "pricingRules")
 		b = appendPricingRules(b, s.PricingRules)
@@ -275,6 +277,8 @@ func AppendAppointmentLinked(b []byte, a *model.Appointment, cu *model.Customer,
 	b = AppendInt(b, a.Buffers.Before)
 	b = AppendKey(b, "bufferAfterMinutes")
 	b = AppendInt(b, a.Buffers.After)
+	b = AppendKey(b, "resources")
+	b = appendNeeds(b, a.Resources, true)
 	b = AppendKey(b, "metadata")
 	b = AppendStringMap(b, a.Metadata)
 	if manageURL != "" {
@@ -498,4 +502,29 @@ func appendTimetable(b []byte, t *model.Timetable) []byte {
 		b = append(b, ']')
 	}
 	return append(b, '}')
+}
+
+// appendNeeds appends the resources a service needs ({resourceId,
+// quantity}) or, taken, an appointment takes ({id, name, quantity}).
+func appendNeeds(b []byte, ns []model.ResourceNeed, taken bool) []byte {
+	b = append(b, '[')
+	for i, n := range ns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		if taken {
+			b = AppendKey(b, "id")
+			b = AppendUUID(b, n.ResourceID)
+			b = AppendKey(b, "name")
+			b = AppendString(b, n.Name)
+		} else {
+			b = AppendKey(b, "resourceId")
+			b = AppendUUID(b, n.ResourceID)
+		}
+		b = AppendKey(b, "quantity")
+		b = AppendInt(b, n.Quantity)
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }

@@ -39,6 +39,8 @@ type business struct {
 	services     map[uuid.UUID]bool
 	liveServices map[uuid.UUID]bool
 	resources    map[uuid.UUID]bool
+	units        map[uuid.UUID]int // each active resource's quantity
+	names        map[uuid.UUID]string
 	staff        map[uuid.UUID]bool
 	customers    map[uuid.UUID]bool
 	series       map[uuid.UUID]bool
@@ -51,7 +53,7 @@ func readBusiness(o input.Object, errs *input.Errors, keys map[model.KeyHash]boo
 	b := &business{
 		errs: errs, keys: keys,
 		categories: map[uuid.UUID]bool{}, services: map[uuid.UUID]bool{},
-		liveServices: map[uuid.UUID]bool{}, resources: map[uuid.UUID]bool{}, staff: map[uuid.UUID]bool{},
+		liveServices: map[uuid.UUID]bool{}, resources: map[uuid.UUID]bool{}, units: map[uuid.UUID]int{}, staff: map[uuid.UUID]bool{},
 		customers: map[uuid.UUID]bool{}, series: map[uuid.UUID]bool{},
 		appointments: map[uuid.UUID]bool{},
 	}

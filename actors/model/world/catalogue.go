@@ -96,6 +96,9 @@ func (b *business) service(o input.Object) model.Service {
 		lo.Done()
 	}
 	s.Timetable = b.timetable(o)
+	if s.Resources = b.needs(o); len(s.Resources) == 0 {
+		s.Resources = nil
+	}
 	if idOK && !s.Deleted {
 		b.liveServices[id] = true
 	}

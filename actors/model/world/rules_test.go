@@ -375,6 +375,33 @@ func TestResourceRules(t *testing.T) {
 		{"not a list", setTo("resources", obj{}), []string{"resources invalid"}},
 		{"repeated id", setTo("resources", arr{obj{"id": id, "name": "A"}, obj{"id": id, "name": "B"}}), []string{"resources.1.id invalid"}},
 	})
+	// Services name the resources they need.
+	other := "9b2f6a3e-1c4d-4e5f-8a7b-6c5d4e3f2a10"
+	needs := func(resources arr, ns ...obj) func(obj) {
+		return func(b obj) {
+			set(b, "resources", resources)
+			list := arr{}
+			for _, n := range ns {
+				list = append(list, n)
+			}
+			set(b, "services.0.resources", list)
+		}
+	}
+	two := arr{obj{"id": id, "name": "Room", "quantity": 2}, obj{"id": other, "name": "Laser", "isActive": false}}
+	runRuleCases(t, []ruleCase{
+		{"need ok", needs(two, obj{"resourceId": id, "quantity": 2}), nil},
+		{"need default quantity", needs(two, obj{"resourceId": id}), nil},
+		{"need unknown", needs(two, obj{"resourceId": "1b2f6a3e-1c4d-4e5f-8a7b-6c5d4e3f2a10"}), []string{"services.0.resources.0.resourceId invalid"}},
+		{"need inactive", needs(two, obj{"resourceId": other}), []string{"services.0.resources.0.resourceId invalid"}},
+		{"need too many units", needs(two, obj{"resourceId": id, "quantity": 3}), []string{"services.0.resources.0.quantity invalid"}},
+		{"need zero units", needs(two, obj{"resourceId": id, "quantity": 0}), []string{"services.0.resources.0.quantity too_small 1"}},
+		{"need twice", needs(two, obj{"resourceId": id}, obj{"resourceId": id}), []string{"services.0.resources.1.resourceId invalid"}},
+		{"need unknown member", needs(two, obj{"resourceId": id, "units": 1}), []string{"services.0.resources.0.units unknown_field"}},
+		{"six needs", needs(two, obj{"resourceId": id}, obj{"resourceId": id}, obj{"resourceId": id}, obj{"resourceId": id}, obj{"resourceId": id}, obj{"resourceId": id}),
+			[]string{"services.0.resources invalid", "services.0.resources.1.resourceId invalid", "services.0.resources.2.resourceId invalid",
+				"services.0.resources.3.resourceId invalid", "services.0.resources.4.resourceId invalid", "services.0.resources.5.resourceId invalid"}},
+	})
+
 	b := minimal()
 	set(b, "resources", arr{obj{"id": id, "name": "Chair"}})
 	specs, err := Parse(file(b))
