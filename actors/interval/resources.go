@@ -13,6 +13,10 @@ import (
 // at no instant the units taken exceed the quantity. The Index does not
 // know quantities: callers ask Room before they Take, as they ask Fits
 // before they Add.
+//
+// A resource's external busy time (decisions §10: a room under repair,
+// §8's endpoints under /resources/{id}) is kept by its id as a staff
+// member's is (WithExternal, External), and takes every unit.
 
 // Used returns the items taking units of res; empty for an unused one.
 func (x Index) Used(res uuid.UUID) Tree {
@@ -74,6 +78,13 @@ func (x Index) withUsed(res uuid.UUID, t Tree) Index {
 func (x Index) Room(res uuid.UUID, quantity, units int, spans []Span, except uuid.UUID) bool {
 	if units > quantity {
 		return false
+	}
+	if ext := x.External(res); ext.Len() > 0 {
+		for _, s := range spans {
+			if ext.Overlaps(s) {
+				return false
+			}
+		}
 	}
 	t := x.Used(res)
 	if t.Len() == 0 {

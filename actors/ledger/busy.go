@@ -26,8 +26,10 @@ type busyBook map[uuid.UUID]map[string][]model.BusyTime
 
 var errNoStaffHere = problem.New(problem.NotFound, "No such resource for this business.")
 
-// BusyPut is a validated PUT /staff/{id}/busy-times/{source}: the
-// intervals of the source within [From, To) become Busy.
+// BusyPut is a validated PUT /staff/{id}/busy-times/{source} or
+// /resources/{id}/busy-times/{source} (decisions §10): the intervals of
+// the source within [From, To) become Busy. Staff is the id of the staff
+// member or the resource; the two never share an id.
 type BusyPut struct {
 	Staff    uuid.UUID
 	Source   string
@@ -38,7 +40,7 @@ type BusyPut struct {
 // DecideBusyPut replaces the source's intervals that intersect the window
 // with the put's. Bookings already there are left alone.
 func DecideBusyPut(s *State, in *BusyPut, now time.Time) (*record.Change, error) {
-	if s.StaffMember(in.Staff) == nil {
+	if !s.busyOwner(in.Staff) {
 		return nil, errNoStaffHere
 	}
 	return &record.Change{At: now, Busy: []record.BusyChange{{Staff: in.Staff, Source: in.Source, From: in.From, To: in.To,
@@ -58,7 +60,7 @@ func sourced(busy []model.BusyTime, source string) []model.BusyTime {
 // DecideBusyClear drops a source of a staff member whole; nil when it has
 // nothing.
 func DecideBusyClear(s *State, staff uuid.UUID, source string, now time.Time) (*record.Change, error) {
-	if s.StaffMember(staff) == nil {
+	if !s.busyOwner(staff) {
 		return nil, errNoStaffHere
 	}
 	if len(s.busy[staff][source]) == 0 {
@@ -66,6 +68,10 @@ func DecideBusyClear(s *State, staff uuid.UUID, source string, now time.Time) (*
 	}
 	return &record.Change{At: now, Busy: []record.BusyChange{{Staff: staff, Source: source, Clear: true}}}, nil
 }
+
+// busyOwner reports whether id may have busy time: a staff member's or a
+// resource's (decisions §10).
+func (s *State) busyOwner(id uuid.UUID) bool { return s.StaffMember(id) != nil || s.Resource(id) != nil }
 
 // applyBusy returns b with the busy changes made, and the index's external
 // time of each staff member they touch rebuilt from all its sources.

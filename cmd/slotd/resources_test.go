@@ -204,3 +204,43 @@ func TestResourceRace(t *testing.T) {
 	assert.Equal(t, 63, count["RESOURCE_UNAVAILABLE"]+count["SLOT_TAKEN"], "%v", count)
 	t.Logf("64 bookings over two staff and one basin: %v", count)
 }
+
+// TestResourceBusyTime: busy time blocks a resource as §8's blocks a
+// staff member (decisions §10: a room under repair), every unit of it,
+// with the same bodies and answers naming resourceId.
+func TestResourceBusyTime(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, func(biz map[string]any) {
+		basinHaircut(biz)
+		biz["apiKeys"] = append(biz["apiKeys"].([]any), map[string]any{"key": keyCalendars,
+			"scopes": []string{"calendars:manage", "appointments:read"}})
+	}))
+	put := func(id, body string) resp {
+		return s.request(pcall{method: "PUT", path: "/api/v1/resources/" + id + "/busy-times/repair", key: keyCalendars, body: body})
+	}
+	r := put(roomID, busyBody("10:00-11:00"))
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	assert.Equal(t, roomID, r.Body["resourceId"])
+	assert.Equal(t, float64(1), r.Body["count"])
+	requireError(t, put(annaID, busyBody("10:00-11:00")), 404, "NOT_FOUND")
+	requireError(t, put(haircutID, busyBody("10:00-11:00")), 404, "NOT_FOUND")
+
+	requireError(t, s.post("/api/v1/appointments", keyFull, "rb-1", booking(haircutID, tue+"10:30:00Z", annaID, "rb1@example.com")),
+		409, "RESOURCE_UNAVAILABLE")
+	assert.False(t, annaSlots(t, s)["10:00"], "under the repair")
+	assert.True(t, annaSlots(t, s)["11:00"])
+
+	list := s.request(pcall{method: "GET", path: "/api/v1/resources/" + roomID + "/busy-times?from=" + tue + "00:00:00Z&to=" + tue + "23:00:00Z", key: keyCalendars})
+	require.Equal(t, 200, list.Status, "%s", list.Raw)
+	require.Len(t, list.Body["data"].([]any), 1)
+	assert.Equal(t, "repair", list.Body["data"].([]any)[0].(map[string]any)["source"])
+
+	// After a restart it still blocks; cleared, the room is free again.
+	s.stop()
+	s2 := start(t, s.data)
+	requireError(t, s2.post("/api/v1/appointments", keyFull, "rb-2", booking(haircutID, tue+"10:00:00Z", bramID, "rb2@example.com")),
+		409, "RESOURCE_UNAVAILABLE")
+	del := s2.request(pcall{method: "DELETE", path: "/api/v1/resources/" + roomID + "/busy-times/repair", key: keyCalendars})
+	require.Equal(t, 204, del.Status, "%s", del.Raw)
+	ok := s2.post("/api/v1/appointments", keyFull, "rb-3", booking(haircutID, tue+"10:00:00Z", bramID, "rb3@example.com"))
+	require.Equal(t, 201, ok.Status, "%s", ok.Raw)
+}

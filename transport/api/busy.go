@@ -28,16 +28,35 @@ const (
 
 func (s *Server) busyRoutes(add func(method, path string, h fasthttp.RequestHandler)) {
 	cal := s.calendar
-	add(fasthttp.MethodPut, "/api/v1/staff/{id}/busy-times/{source}", cal(s.putBusy))
-	add(fasthttp.MethodDelete, "/api/v1/staff/{id}/busy-times/{source}", cal(s.clearBusy))
-	add(fasthttp.MethodGet, "/api/v1/staff/{id}/busy-times", cal(s.listBusy))
+	for _, o := range []busyOwner{staffBusy, resourceBusy} {
+		add(fasthttp.MethodPut, o.path+"/{id}/busy-times/{source}", cal(func(c *call) { s.putBusy(c, o) }))
+		add(fasthttp.MethodDelete, o.path+"/{id}/busy-times/{source}", cal(func(c *call) { s.clearBusy(c, o) }))
+		add(fasthttp.MethodGet, o.path+"/{id}/busy-times", cal(func(c *call) { s.listBusy(c, o) }))
+	}
 }
 
+// busyOwner is what busy time blocks: a staff member (decisions §8), or a
+// resource (decisions §10: a room under repair), every unit of it. The
+// routes, bodies and answers are the same but for the path and the
+// member naming the owner.
+type busyOwner struct {
+	path   string // the collection the {id} is of
+	member string // the PUT answer's member naming it
+	exists func(v directory.View, id uuid.UUID) bool
+}
+
+var (
+	staffBusy = busyOwner{path: "/api/v1/staff", member: "staffMemberId",
+		exists: func(v directory.View, id uuid.UUID) bool { return v.StaffMember(id) != nil }}
+	resourceBusy = busyOwner{path: "/api/v1/resources", member: "resourceId",
+		exists: func(v directory.View, id uuid.UUID) bool { return v.Resource(id) != nil }}
+)
+
 // busyStaff is the {id} of a busy-time route, having answered 404 for an
-// id that names no staff member of the business.
-func (c *call) busyStaff() (uuid.UUID, bool) {
+// id that names no staff member (or resource) of the business.
+func (c *call) busyStaff(o busyOwner) (uuid.UUID, bool) {
 	id, ok := c.pathID("id")
-	if !ok || c.st.StaffMember(id) == nil {
+	if !ok || !o.exists(c.st, id) {
 		edge.WriteError(c.ctx, errNotFound)
 		return uuid.Nil, false
 	}
@@ -58,8 +77,8 @@ func (c *call) busySource() (string, bool) {
 
 // busyTarget is the staff member and source of a write on one source,
 // having answered 404, 400 on the source, or 400 for a query string.
-func (c *call) busyTarget() (uuid.UUID, string, bool) {
-	staff, ok := c.busyStaff()
+func (c *call) busyTarget(o busyOwner) (uuid.UUID, string, bool) {
+	staff, ok := c.busyStaff(o)
 	if !ok {
 		return uuid.Nil, "", false
 	}
@@ -76,8 +95,8 @@ func (c *call) busyTarget() (uuid.UUID, string, bool) {
 
 // putBusy serves PUT /api/v1/staff/{id}/busy-times/{source} {from, to,
 // busy}: the source's intervals that intersect [from, to) become busy.
-func (s *Server) putBusy(c *call) {
-	staff, src, ok := c.busyTarget()
+func (s *Server) putBusy(c *call, o busyOwner) {
+	staff, src, ok := c.busyTarget(o)
 	if !ok {
 		return
 	}
@@ -94,7 +113,8 @@ func (s *Server) putBusy(c *call) {
 		s.Fail(c.ctx, err)
 		return
 	}
-	b := append([]byte(nil), `{"staffMemberId":`...)
+	b := append([]byte(nil), '{')
+	b = wire.AppendKey(b, o.member)
 	b = wire.AppendUUID(b, staff)
 	b = append(b, `,"source":`...)
 	b = wire.AppendString(b, src)
@@ -181,8 +201,8 @@ func busyInterval(arr input.Array, i int, from, to time.Time, inside bool, errs 
 
 // clearBusy serves DELETE /api/v1/staff/{id}/busy-times/{source}: 204,
 // whether or not the source had any.
-func (s *Server) clearBusy(c *call) {
-	staff, src, ok := c.busyTarget()
+func (s *Server) clearBusy(c *call, o busyOwner) {
+	staff, src, ok := c.busyTarget(o)
 	if !ok {
 		return
 	}
@@ -192,8 +212,8 @@ func (s *Server) clearBusy(c *call) {
 // listBusy serves GET /api/v1/staff/{id}/busy-times?from&to[&source]: the
 // staff member's busy time that intersects the window (at most 400 days),
 // by start.
-func (s *Server) listBusy(c *call) {
-	staff, ok := c.busyStaff()
+func (s *Server) listBusy(c *call, o busyOwner) {
+	staff, ok := c.busyStaff(o)
 	if !ok {
 		return
 	}

@@ -96,7 +96,7 @@ func (s *Server) listSources(c *call) {
 // sourcesStaff is the staff member of a route on all their sources,
 // having answered 404 for an unknown one or 400 for a query string.
 func (c *call) sourcesStaff() (uuid.UUID, bool) {
-	staff, ok := c.busyStaff()
+	staff, ok := c.busyStaff(staffBusy)
 	if !ok {
 		return uuid.Nil, false
 	}
@@ -110,7 +110,7 @@ func (c *call) sourcesStaff() (uuid.UUID, bool) {
 // sourceTarget is the staff member and calendar source of a route on one
 // source, having answered 404 for either, or 400 for a query string.
 func (c *call) sourceTarget() (*model.CalendarSource, bool) {
-	staff, ok := c.busyStaff()
+	staff, ok := c.busyStaff(staffBusy)
 	if !ok {
 		return nil, false
 	}
