@@ -37,9 +37,10 @@ type CreateInput struct {
 }
 
 var (
-	errUnknownService = problem.FieldError("serviceId", problem.Invalid, "No such service.")
-	errUnknownStaff   = problem.FieldError("staffMemberId", problem.Invalid, "No such staff member.")
-	errPayments       = problem.New(problem.PaymentsUnavailable, "This booking requires prepayment and the business has no payment provider connected.")
+	errUnknownService  = problem.FieldError("serviceId", problem.Invalid, "No such service.")
+	errUnknownStaff    = problem.FieldError("staffMemberId", problem.Invalid, "No such staff member.")
+	errUnknownResource = problem.FieldError("resourceId", problem.Invalid, "No such resource.")
+	errPayments        = problem.New(problem.PaymentsUnavailable, "This booking requires prepayment and the business has no payment provider connected.")
 )
 
 // DecideCreate decides a booking (api-v1 §4.2): the rules in the order of

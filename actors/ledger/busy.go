@@ -71,7 +71,9 @@ func DecideBusyClear(s *State, staff uuid.UUID, source string, now time.Time) (*
 
 // busyOwner reports whether id may have busy time: a staff member's or a
 // resource's (decisions §10).
-func (s *State) busyOwner(id uuid.UUID) bool { return s.StaffMember(id) != nil || s.Resource(id) != nil }
+func (s *State) busyOwner(id uuid.UUID) bool {
+	return s.StaffMember(id) != nil || s.Resource(id) != nil
+}
 
 // applyBusy returns b with the busy changes made, and the index's external
 // time of each staff member they touch rebuilt from all its sources.

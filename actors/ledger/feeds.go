@@ -28,6 +28,7 @@ var (
 // FeedInput is a validated POST /calendar-feeds.
 type FeedInput struct {
 	StaffID              *uuid.UUID
+	ResourceID           *uuid.UUID // decisions §10; never with StaffID
 	IncludeCustomerNames bool
 }
 
@@ -37,10 +38,13 @@ func DecideFeedCreate(s *State, in *FeedInput, now time.Time, ids IDs) (*record.
 	if in.StaffID != nil && s.StaffMember(*in.StaffID) == nil {
 		return nil, nil, errUnknownStaff
 	}
+	if in.ResourceID != nil && s.Resource(*in.ResourceID) == nil {
+		return nil, nil, errUnknownResource
+	}
 	if len(s.feeds) >= model.MaxFeeds {
 		return nil, nil, errTooManyFeeds
 	}
-	f := model.Feed{ID: ids.UUID(), StaffID: in.StaffID, IncludeCustomerNames: in.IncludeCustomerNames, CreatedAt: now}
+	f := model.Feed{ID: ids.UUID(), StaffID: in.StaffID, ResourceID: in.ResourceID, IncludeCustomerNames: in.IncludeCustomerNames, CreatedAt: now}
 	ch := &record.Change{At: now, Feeds: []model.Feed{f}}
 	return ch, &ch.Feeds[0], nil
 }
@@ -89,9 +93,15 @@ func FeedCalendar(s *State, f *model.Feed, now time.Time) *ical.Calendar {
 			cal.Name += " – " + m.Name
 		}
 	}
+	if f.ResourceID != nil {
+		if r := s.Resource(*f.ResourceID); r != nil {
+			cal.Name += " – " + r.Name
+		}
+	}
 	s.feedAppointments(from.Add(-longest), to, f.StaffID, func(a *model.Appointment) {
 		status, ok := feedStatus(a, from)
-		if !ok || a.Staff == nil || f.StaffID != nil && a.Staff.ID != *f.StaffID || a.StartTime.After(to) {
+		if !ok || a.Staff == nil || f.StaffID != nil && a.Staff.ID != *f.StaffID || a.StartTime.After(to) ||
+			f.ResourceID != nil && !slices.ContainsFunc(a.Resources, func(n model.ResourceNeed) bool { return n.ResourceID == *f.ResourceID }) {
 			return
 		}
 		summary := a.Service.Name

@@ -15,6 +15,9 @@ type Feed struct {
 	// StaffID is the staff member the feed shows; nil shows the whole
 	// business.
 	StaffID *uuid.UUID
+	// ResourceID, instead, is the resource the feed shows (decisions §10):
+	// the bookings that take it.
+	ResourceID *uuid.UUID
 	// IncludeCustomerNames adds the customer's first name and last
 	// initial to each event's summary.
 	IncludeCustomerNames bool

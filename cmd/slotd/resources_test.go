@@ -244,3 +244,42 @@ func TestResourceBusyTime(t *testing.T) {
 	ok := s2.post("/api/v1/appointments", keyFull, "rb-3", booking(haircutID, tue+"10:00:00Z", bramID, "rb3@example.com"))
 	require.Equal(t, 201, ok.Status, "%s", ok.Raw)
 }
+
+// TestResourceFeed: a calendar feed of a resource (decisions §10) shows
+// the bookings that take it, whoever gives them, and only those.
+func TestResourceFeed(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, func(biz map[string]any) {
+		basinHaircut(biz)
+		biz["apiKeys"] = append(biz["apiKeys"].([]any), map[string]any{"key": keyCalendars,
+			"scopes": []string{"calendars:manage", "appointments:read"}})
+	}))
+	mk := func(body string) resp { return s.post("/api/v1/calendar-feeds", keyCalendars, "", body) }
+	requireError(t, mk(`{"staffMemberId":"`+annaID+`","resourceId":"`+roomID+`"}`), 400, "VALIDATION_ERROR")
+	bad := mk(`{"resourceId":"` + haircutID + `"}`)
+	requireError(t, bad, 400, "VALIDATION_ERROR")
+	assert.Contains(t, string(bad.Raw), `"path":"resourceId"`)
+	r := mk(`{"resourceId":"` + roomID + `"}`)
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	assert.Equal(t, roomID, r.Body["resourceId"])
+	assert.Nil(t, r.Body["staffMemberId"])
+	url := r.Body["url"].(string)
+
+	cut := s.post("/api/v1/appointments", keyFull, "rf-1", booking(haircutID, tue+"09:00:00Z", annaID, "rf1@example.com"))
+	require.Equal(t, 201, cut.Status, "%s", cut.Raw)
+	colour := s.post("/api/v1/appointments", keyFull, "rf-2", booking("d2694ab1-3c85-5e54-bf1d-996f6e4cd775", tue+"10:00:00Z", annaID, "rf2@example.com"))
+	require.Equal(t, 201, colour.Status, "%s", colour.Raw)
+
+	f := getFeed(t, url, "")
+	require.Equal(t, 200, f.status)
+	assert.Contains(t, f.body, "X-WR-CALNAME:Salon Example – Wash basin\r\n")
+	evs := vevents(t, f.body)
+	require.Len(t, evs, 1, "the colour takes no basin")
+	assert.Equal(t, "Haircut (Anna)", evs[0]["SUMMARY"])
+
+	// After a restart the feed still shows the basin.
+	s.stop()
+	s2 := start(t, s.data)
+	list := s2.get("/api/v1/calendar-feeds", keyCalendars)
+	require.Equal(t, 200, list.Status)
+	assert.Equal(t, roomID, list.Body["data"].([]any)[0].(map[string]any)["resourceId"])
+}

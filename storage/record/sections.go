@@ -33,6 +33,7 @@ const (
 	tagResources                      // the resources the record's appointments that need any take
 	tagHoldResources                  // the resources the record's holds that need any take
 	tagCheckoutExtras                 // the buffers and resources of the record's reservations that have any
+	tagFeedResources                  // the resource each of the record's feeds of a resource shows
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -119,6 +120,8 @@ func (e *w) sections(p *parts) {
 		e.u(uint64(c.Appointment.Buffers.After))
 		e.needs(c.Appointment.Resources)
 	})
+	putIndexed(e, tagFeedResources, p.feeds, func(f *model.Feed) bool { return f.ResourceID != nil },
+		func(e *w, f *model.Feed) { e.id(*f.ResourceID) })
 }
 
 // The resources sections (decisions §10): each resource a booking takes,
@@ -408,6 +411,12 @@ func (d *r) sections(p *parts) {
 			getIndexed(d, 2, p.appts, func(d *r, a *model.Appointment) bool { return d.needs(&a.Resources) && len(a.Resources) > 0 })
 		case tagHoldResources:
 			getIndexed(d, 2, p.holds, func(d *r, h *model.Hold) bool { return d.needs(&h.Resources) && len(h.Resources) > 0 })
+		case tagFeedResources:
+			getIndexed(d, 17, p.feeds, func(d *r, f *model.Feed) bool {
+				id := d.id()
+				f.ResourceID = &id
+				return d.err == nil && f.StaffID == nil
+			})
 		case tagCheckoutExtras:
 			getIndexed(d, 2, p.checkouts, func(d *r, c *Checkout) bool {
 				a := &c.Appointment

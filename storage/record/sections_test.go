@@ -250,6 +250,9 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Holds[1].Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 100}}
 			c.Checkouts[1].Appointment.Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 1}}
 			c.Checkouts[0].Appointment.Buffers = model.Buffers{Before: 5}
+			c.Feeds = sampleFeeds(staff)
+			room := uuid.New()
+			c.Feeds[0].StaffID, c.Feeds[0].ResourceID = nil, &room
 			return c
 		}(),
 		"reminded only":   only(func(c *Change) { c.Reminded = payAt.Add(time.Millisecond) }),
@@ -312,6 +315,9 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	withResources.Holds[0].Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 1}}
 	withResources.Checkouts[0].Appointment.Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 2}}
 	withResources.Checkouts[0].Appointment.Buffers = model.Buffers{After: 10}
+	withResources.Feeds = sampleFeeds(staff0(withResources))
+	room := uuid.New()
+	withResources.Feeds[1].StaffID, withResources.Feeds[1].ResourceID = nil, &room
 	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta,
 		"feeds": withFeeds, "resources": withResources} {
 		t.Run(name, func(t *testing.T) {

@@ -75,14 +75,21 @@ func (s *Server) createFeed(c *call) {
 }
 
 // decodeFeed validates a POST /calendar-feeds body: staffMemberId (a
-// uuid, or null or absent for the whole business) and
-// includeCustomerNames (false when absent).
+// uuid, or null or absent for the whole business) or, instead,
+// resourceId (decisions §10; not both), and includeCustomerNames (false
+// when absent).
 func decodeFeed(body []byte) (directory.FeedInput, error) {
 	var errs input.Errors
 	var in directory.FeedInput
 	if obj, ok := input.ParseObject(body, &errs); ok {
 		if id, ok := obj.NullableUUID("staffMemberId"); ok {
 			in.StaffID = id
+		}
+		if id, ok := obj.NullableUUID("resourceId"); ok {
+			in.ResourceID = id
+		}
+		if in.StaffID != nil && in.ResourceID != nil {
+			errs.Add(obj.PathOf("resourceId"), problem.Invalid, "A feed shows a staff member or a resource, not both.")
 		}
 		in.IncludeCustomerNames, _ = obj.Bool("includeCustomerNames", input.Optional)
 		obj.Done()

@@ -11,6 +11,8 @@ func AppendFeed(b []byte, f *model.Feed, url, webcal string) []byte {
 	b = AppendUUID(b, f.ID)
 	b = AppendKey(b, "staffMemberId")
 	b = AppendNullUUID(b, f.StaffID)
+	b = AppendKey(b, "resourceId")
+	b = AppendNullUUID(b, f.ResourceID)
 	b = AppendKey(b, "includeCustomerNames")
 	b = AppendBool(b, f.IncludeCustomerNames)
 	if url != "" {
