@@ -58,7 +58,7 @@ func AddOffers(s *State, ch *record.Change, now time.Time, ids IDs) {
 
 // freedSpan is time a write frees on one staff member.
 type freedSpan struct {
-	staff uuid.UUID
+	staff uuid.UUID // uuid.Nil: a resource's units, which any staff member's booking may need
 	span  interval.Span
 }
 
@@ -66,9 +66,12 @@ type freedSpan struct {
 // it moves or frees, of holds that end unused and of reservations released.
 func freedBy(s *State, ch *record.Change) []freedSpan {
 	var out []freedSpan
-	add := func(staff uuid.UUID, items []interval.Item) {
+	add := func(staff uuid.UUID, items []interval.Item, needs []model.ResourceNeed) {
 		for _, it := range items {
 			out = append(out, freedSpan{staff: staff, span: it.Span})
+			if len(needs) > 0 { // the units free a start for any staff member (decisions §10)
+				out = append(out, freedSpan{staff: uuid.Nil, span: it.Span})
+			}
 		}
 	}
 	for i := range ch.Appointments {
@@ -77,7 +80,7 @@ func freedBy(s *State, ch *record.Change) []freedSpan {
 			staff, items := Items(old)
 			nstaff, nitems := Items(next)
 			if staff != nstaff || !slices.Equal(items, nitems) {
-				add(staff, items)
+				add(staff, items, old.Resources)
 			}
 		}
 	}
@@ -85,12 +88,13 @@ func freedBy(s *State, ch *record.Change) []freedSpan {
 		h := &ch.Holds[i]
 		if old := s.Hold(h.ID); old != nil && old.Status == model.HoldActive &&
 			(h.Status == model.HoldReleased || h.Status == model.HoldExpired) {
-			add(old.StaffID, HoldItems(old))
+			add(old.StaffID, HoldItems(old), old.Resources)
 		}
 	}
 	for _, id := range ch.Closed {
 		if co := s.Checkout(id); co != nil && !slices.ContainsFunc(ch.Appointments, func(a model.Appointment) bool { return a.ID == id }) {
-			add(Items(&co.Appointment))
+			staff, items := Items(&co.Appointment)
+			add(staff, items, co.Appointment.Resources)
 		}
 	}
 	return out
@@ -106,7 +110,7 @@ func firstNewStart(before, cur *State, e *model.WaitlistEntry, freed []freedSpan
 	ahead, behind := calendar.Reach(&cur.Business, svc)
 	var starts []time.Time
 	for _, f := range freed {
-		if e.StaffID != nil && f.staff != *e.StaffID {
+		if e.StaffID != nil && f.staff != uuid.Nil && f.staff != *e.StaffID {
 			continue
 		}
 		lo := latest(time.UnixMilli(f.span.Start).Add(-ahead), e.From, now).Truncate(time.Minute)

@@ -283,3 +283,28 @@ func TestResourceFeed(t *testing.T) {
 	require.Equal(t, 200, list.Status)
 	assert.Equal(t, roomID, list.Body["data"].([]any)[0].(map[string]any)["resourceId"])
 }
+
+// TestResourceFreedOffersWaitlist: when a cancellation frees the basin,
+// a waitlist entry pinned to another staff member, who was free all
+// along, is offered the start the basin blocked.
+func TestResourceFreedOffersWaitlist(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, basinHaircut))
+	// Bram cuts at 09:00 and 10:30; between them only the basin, held by
+	// Anna from 10:00, keeps him from 09:45 and 10:00.
+	for i, at := range []string{"09:00:00Z", "10:30:00Z"} {
+		r := s.post("/api/v1/appointments", keyFull, fmt.Sprintf("rw-b%d", i), booking(haircutID, tue+at, bramID, fmt.Sprintf("rwb%d@example.com", i)))
+		require.Equal(t, 201, r.Status, "%s", r.Raw)
+	}
+	a := s.post("/api/v1/appointments", keyFull, "rw-a", booking(haircutID, tue+"10:00:00Z", annaID, "rwa@example.com"))
+	require.Equal(t, 201, a.Status, "%s", a.Raw)
+	body := fmt.Sprintf(`{"serviceId":%q,"staffMemberId":%q,"from":%q,"to":%q,"customer":{"firstName":"W","email":"w@example.com"}}`,
+		haircutID, bramID, tue+"09:30:00Z", tue+"10:30:00Z")
+	e := s.post("/api/v1/waitlist-entries", keyFull, "rw-e", body)
+	require.Equal(t, 201, e.Status, "%s", e.Raw)
+	id := e.Body["id"].(string)
+	assert.Equal(t, "waiting", s.entry(id)["status"], "Bram is free at 10:00, the basin is not")
+
+	require.Equal(t, 200, s.call("POST", "/api/v1/appointments/"+a.Body["appointment"].(map[string]any)["id"].(string)+"/status", `{"status":"cancelled"}`).Status)
+	offered := s.waitEntry(id, "offered")
+	assert.Equal(t, tue+"09:45:00.000Z", offerOf(offered)["startTime"], "the earliest start the basin freed")
+}
