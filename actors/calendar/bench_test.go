@@ -3,6 +3,7 @@ package calendar
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -373,4 +374,58 @@ func BenchmarkSlotsPoliciesRatio(b *testing.B) {
 		slices.Sort(ratios[i])
 		b.ReportMetric(ratios[i][len(ratios[i])/2], name)
 	}
+}
+
+// resourceCases are a week's search of the salon with 20 staff members
+// and 2,000 bookings, without resources and with a room (decisions §10)
+// of 8 units that every booking also takes one of: the room's tree then
+// holds all 2,000 bookings, and every start the staff allow is counted.
+func resourceCases(tb testing.TB) [2]*Query {
+	var out [2]*Query
+	for i := range out {
+		s := newSalon(tb, 20, 2000)
+		q := s.query(7)
+		if i == 1 {
+			room := model.Resource{ID: uuid.New(), Name: "Room", Quantity: 8, IsActive: true}
+			svc := *q.Service
+			svc.Resources = []model.ResourceNeed{{ResourceID: room.ID, Quantity: 1}}
+			q.Service, q.Resources = &svc, []model.Resource{room}
+			idx := q.Index
+			idx.Staff(func(_ uuid.UUID, t interval.Tree) bool {
+				t.Overlapping(interval.Span{Start: math.MinInt64 / 2, End: math.MaxInt64 / 2}, func(it interval.Item) bool {
+					it.Units = 1
+					q.Index = q.Index.Take(room.ID, it)
+					return true
+				})
+				return true
+			})
+		}
+		q.Scratch = new(Scratch)
+		out[i] = q
+	}
+	return out
+}
+
+// BenchmarkSlotsResourceRatio measures what a room costs a week's search
+// as a same-run ratio (x_room: the search with the room over the one
+// without, the median over rounds), as BenchmarkSlotsPoliciesRatio does
+// for the policies. Issue 41's target is at most 1.3.
+func BenchmarkSlotsResourceRatio(b *testing.B) {
+	cases := resourceCases(b)
+	var outs [2][]Slot
+	const batch = 20
+	var ratios []float64
+	for b.Loop() {
+		var took [2]time.Duration
+		for i, q := range cases {
+			start := time.Now()
+			for range batch {
+				outs[i] = Slots(q, outs[i][:0])
+			}
+			took[i] = time.Since(start)
+		}
+		ratios = append(ratios, float64(took[1])/float64(took[0]))
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "x_room")
 }

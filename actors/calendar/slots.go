@@ -387,17 +387,37 @@ func (sw *sweep) roomOnly(q *Query, sh *shape) {
 	if q.Needs != nil {
 		needs = *q.Needs
 	}
-	if len(needs) == 0 {
+	if len(needs) == 0 || len(sw.ticks) == 0 || len(sh.acts) == 0 {
 		return
 	}
+	// Each resource's profile, built once per version of its tree and
+	// kept: a start is judged in O(log n), not by a search of the tree.
 	var buf [8]interval.Span
+	type use struct {
+		p           *interval.Profile
+		ext         interval.Tree
+		quantity, n int
+	}
+	uses := make([]use, 0, len(needs))
+	for _, n := range needs {
+		r := resource(q.Resources, n.ResourceID)
+		if r == nil || !r.IsActive {
+			clear(sw.mask)
+			return
+		}
+		uses = append(uses, use{q.Index.Profile(n.ResourceID), q.Index.External(n.ResourceID), r.Quantity, n.Quantity})
+	}
 	for g := range sw.ticks {
 		row := sw.mask[g*sw.words : (g+1)*sw.words]
 		if !slices.ContainsFunc(row, func(w uint64) bool { return w != 0 }) {
 			continue
 		}
-		if _, ok := Room(q.Index, q.Resources, needs, sh.spans(buf[:0], sw.ticks[g].at), uuid.Nil); !ok {
+		for _, sp := range sh.spans(buf[:0], sw.ticks[g].at) {
+			if !slices.ContainsFunc(uses, func(u use) bool { return u.p.Peak(sp)+u.n > u.quantity || u.ext.Overlaps(sp) }) {
+				continue
+			}
 			clear(row)
+			break
 		}
 	}
 }

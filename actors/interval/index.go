@@ -41,7 +41,8 @@ type entry struct {
 	// it may overlap bookings made before it arrived, which tree never
 	// holds; a new booking must fit both (Fits, Busy).
 	ext  Tree
-	busy *busyCell // the flat copy of tree and ext, once a reader built it (Busy)
+	busy *busyCell    // the flat copy of tree and ext, once a reader built it (Busy)
+	prof *profileCell // a resource entry's profile, once a reader built it (Profile)
 }
 
 // find returns the position of staff in x.staff and whether it is there.

@@ -1,7 +1,9 @@
 package interval
 
 import (
+	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 )
@@ -61,11 +63,11 @@ func (x Index) withUsed(res uuid.UUID, t Tree) Index {
 		y.res = slices.Delete(slices.Clone(x.res), i, i+1)
 	case ok:
 		y.res = slices.Clone(x.res)
-		y.res[i].tree = t
+		y.res[i].tree, y.res[i].prof = t, new(profileCell)
 	case t.Len() == 0:
 		return x
 	default:
-		y.res = slices.Insert(slices.Clone(x.res), i, entry{id: res, tree: t})
+		y.res = slices.Insert(slices.Clone(x.res), i, entry{id: res, tree: t, prof: new(profileCell)})
 	}
 	return y
 }
@@ -135,4 +137,89 @@ func peak(edges []edge) int {
 // findEntry returns the position of id in es and whether it is there.
 func findEntry(es []entry, id uuid.UUID) (int, bool) {
 	return slices.BinarySearchFunc(es, id, func(e entry, id uuid.UUID) int { return compareUUID(e.id, id) })
+}
+
+// Profile is the units of a resource its items take, as a step function:
+// Level[i] units from At[i] until At[i+1] (0 before At[0]). Many starts
+// are judged against one resource in a search; a profile answers each in
+// O(log n) instead of a search of the tree. Its external busy time is not
+// in it: that takes every unit, and Index.External answers it.
+type Profile struct {
+	At    []int64
+	Level []int
+}
+
+// noProfile is the profile of an unused resource.
+var noProfile Profile
+
+// profileCell holds the profile of one resource entry's tree once a
+// reader built it; Index copies share it as long as they share the tree.
+type profileCell struct{ p atomic.Pointer[Profile] }
+
+// Profile returns the profile of res's items: built on first use from the
+// tree (O(n log n)) and kept for later readers of this version of it, as
+// Index.Busy keeps a staff member's flat copy. Safe for concurrent use.
+func (x Index) Profile(res uuid.UUID) *Profile {
+	i, ok := findEntry(x.res, res)
+	if !ok {
+		return &noProfile
+	}
+	e := &x.res[i]
+	if p := e.prof.p.Load(); p != nil {
+		return p
+	}
+	p := buildProfile(e.tree)
+	e.prof.p.Store(p)
+	return p
+}
+
+// buildProfile builds a tree's profile. A tree reports its items by
+// start, so only the ends need sorting, and they sort as plain integers,
+// each end's time and units packed into one (a time in ms fits 41 bits,
+// units 7).
+func buildProfile(t Tree) *Profile {
+	starts := make([]int64, 0, t.Len())
+	ends := make([]int64, 0, t.Len())
+	t.Overlapping(Span{Start: math.MinInt64 >> 8, End: math.MaxInt64 >> 8}, func(it Item) bool {
+		starts = append(starts, it.Start<<7|int64(it.Units))
+		ends = append(ends, it.End<<7|int64(it.Units))
+		return true
+	})
+	slices.Sort(ends)
+	p := &Profile{At: make([]int64, 0, 2*len(starts)), Level: make([]int, 0, 2*len(starts))}
+	n := 0
+	step := func(packed int64, sign int) {
+		at := packed >> 7
+		n += sign * int(packed&127)
+		if k := len(p.At); k > 0 && p.At[k-1] == at {
+			p.Level[k-1] = n
+			return
+		}
+		p.At, p.Level = append(p.At, at), append(p.Level, n)
+	}
+	for i, j := 0, 0; i < len(starts) || j < len(ends); {
+		// At one instant the ends come first: touching is no overlap.
+		if j < len(ends) && (i == len(starts) || ends[j]>>7 <= starts[i]>>7) {
+			step(ends[j], -1)
+			j++
+		} else {
+			step(starts[i], 1)
+			i++
+		}
+	}
+	return p
+}
+
+// Peak is the most units taken at any instant of s.
+func (p *Profile) Peak(s Span) int {
+	// The last step at or before s.Start, then every step inside s.
+	i, _ := slices.BinarySearch(p.At, s.Start+1)
+	most := 0
+	if i > 0 {
+		most = p.Level[i-1]
+	}
+	for ; i < len(p.At) && p.At[i] < s.End; i++ {
+		most = max(most, p.Level[i])
+	}
+	return most
 }

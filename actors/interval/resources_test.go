@@ -63,3 +63,29 @@ func TestRoomMatchesCounting(t *testing.T) {
 		require.Equal(t, fits, x.Room(res, quantity, units, []Span{want}, except), "%v quantity %d units %d except %v", items, quantity, units, except)
 	}
 }
+
+// TestProfileMatchesRoom checks a profile's peaks against Room.
+func TestProfileMatchesRoom(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 1000 {
+		res, quantity := uuid.New(), 1+r.IntN(5)
+		var x Index
+		for i := range r.IntN(15) {
+			s := r.Int64N(100)
+			x = x.Take(res, Item{Span: span(s, s+1+r.Int64N(40)), Owner: id(i), Units: int32(1 + r.IntN(2))})
+		}
+		if r.IntN(3) == 0 {
+			s := r.Int64N(100)
+			x = x.WithExternal(res, []Span{span(s, s+1+r.Int64N(20))})
+		}
+		p := x.Profile(res)
+		require.Same(t, p, x.Profile(res), "built once per version")
+		for range 20 {
+			s := r.Int64N(150)
+			sp := span(s, s+1+r.Int64N(40))
+			units := 1 + r.IntN(3)
+			fits := p.Peak(sp)+units <= quantity && !x.External(res).Overlaps(sp)
+			require.Equal(t, x.Room(res, quantity, units, []Span{sp}, uuid.Nil), fits, "%v", sp)
+		}
+	}
+}
