@@ -177,32 +177,65 @@ func TestResourceEnforced(t *testing.T) {
 	assert.True(t, free(s2)["10:30"])
 }
 
-// TestResourceRace: 64 bookings at once of one start, spread over the
-// two staff members who share the one basin, give exactly one 201.
-func TestResourceRace(t *testing.T) {
-	s := start(t, "", "--world", salonWorld(t, basinHaircut))
+// raceRoom sends 64 bookings at once over four back-to-back half hours,
+// alternately pinned to Anna and Bram, who share the one basin, and
+// counts the answers: exactly one booking per half hour may get through.
+func raceRoom(t *testing.T, post func(i int, body string) resp) map[string]int {
+	t.Helper()
 	staff := []string{annaID, bramID}
-	codes := make([]string, 64)
+	starts := []string{"14:00", "14:30", "15:00", "15:30"}
+	var mu sync.Mutex
+	got := map[string]int{}
 	var wg sync.WaitGroup
-	for i := range codes {
+	for i := range 64 {
 		wg.Go(func() {
-			r := s.post("/api/v1/appointments", keyFull, fmt.Sprintf("race-%d", i),
-				booking(haircutID, tue+"14:00:00Z", staff[i%2], fmt.Sprintf("race%d@example.com", i)))
-			if r.Status == 201 {
-				codes[i] = "201"
-			} else {
-				codes[i], _ = r.Body["code"].(string)
+			r := post(i, booking(haircutID, tue+starts[i%4]+":00Z", staff[(i/4)%2], fmt.Sprintf("race%d@example.com", i)))
+			key := fmt.Sprint(r.Status)
+			if r.Status != 201 {
+				key += " " + fmt.Sprint(r.Body["code"])
 			}
+			mu.Lock()
+			got[key]++
+			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	count := map[string]int{}
-	for _, c := range codes {
-		count[c]++
+	return got
+}
+
+// TestResourceRace: through one node, exactly one 201 per half hour.
+func TestResourceRace(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, basinHaircut))
+	got := raceRoom(t, func(i int, body string) resp { return s.post("/api/v1/appointments", keyFull, fmt.Sprintf("race-%d", i), body) })
+	assert.Equal(t, 4, got["201"], "%v", got)
+	assert.Equal(t, 64, got["201"]+got["409 RESOURCE_UNAVAILABLE"]+got["409 SLOT_TAKEN"], "%v", got)
+	t.Logf("64 bookings over two staff and one basin, four half hours: %v", got)
+}
+
+// TestClusterResourceRace: the same across a three-node cluster, each
+// booking sent to a node in turn; the basin's business decides them all
+// on its one owner.
+func TestClusterResourceRace(t *testing.T) {
+	clusterFaultTest(t)
+	bin := buildBinary(t)
+	procs := startNodes(t, bin, 3, false, "--world", salonWorld(t, basinHaircut))
+	got := raceRoom(t, func(i int, body string) resp {
+		status, b, _, err := clusterCall("POST", procs[i%len(procs)].pub, "/api/v1/appointments", body, "Idempotency-Key", fmt.Sprint("cluster-room-", i))
+		if err != nil {
+			return resp{Status: 0, Body: map[string]any{"code": err.Error()}}
+		}
+		return resp{Status: status, Body: b}
+	})
+	require.Equal(t, 4, got["201"], "%v", got)
+	require.Equal(t, 64, got["201"]+got["409 RESOURCE_UNAVAILABLE"]+got["409 SLOT_TAKEN"], "%v", got)
+	var booked int
+	for _, a := range listAll(t, procs[0]) {
+		if a["startTime"].(string)[:11] == tue && len(a["resources"].([]any)) == 1 {
+			booked++
+		}
 	}
-	assert.Equal(t, 1, count["201"], "%v", count)
-	assert.Equal(t, 63, count["RESOURCE_UNAVAILABLE"]+count["SLOT_TAKEN"], "%v", count)
-	t.Logf("64 bookings over two staff and one basin: %v", count)
+	require.Equal(t, 4, booked, "one haircut per half hour holds the basin")
+	t.Logf("across three nodes: %v", got)
 }
 
 // TestResourceBusyTime: busy time blocks a resource as §8's blocks a
