@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,18 +55,8 @@ func TestBuffers(t *testing.T) {
 
 	// The service's buffers change: the booking keeps its own, new bookings
 	// get the new ones.
-	raw, err := os.ReadFile(salonWorld(t, bufferedHaircut(0, 0)))
-	require.NoError(t, err)
-	var w map[string]any
-	require.NoError(t, json.Unmarshal(raw, &w))
-	for _, b := range w["businesses"].([]any) {
-		if b.(map[string]any)["id"] == salonID {
-			body, err := json.Marshal(b)
-			require.NoError(t, err)
-			put := s.adminDo("PUT", "/admin/v1/businesses/"+salonID, body)
-			require.Equal(t, 200, put.Status, "%s", put.Raw)
-		}
-	}
+	put := s.putSalon(bufferedHaircut(0, 0))
+	require.Equal(t, 200, put.Status, "%s", put.Raw)
 	// Bad policies through the admin API: refused with their paths, and
 	// nothing changes.
 	for _, bad := range []struct {
@@ -79,13 +67,7 @@ func TestBuffers(t *testing.T) {
 		{limitedHaircut(0), "services.0.bookingLimits.perDay"},
 		{func(biz map[string]any) { biz["bookingLimits"] = map[string]any{"perStaffPerWeek": "five"} }, "bookingLimits.perStaffPerWeek"},
 	} {
-		raw, err := os.ReadFile(salonWorld(t, bad.edit))
-		require.NoError(t, err)
-		var w map[string]any
-		require.NoError(t, json.Unmarshal(raw, &w))
-		body, err := json.Marshal(w["businesses"].([]any)[0])
-		require.NoError(t, err)
-		r := s.adminDo("PUT", "/admin/v1/businesses/"+salonID, body)
+		r := s.putSalon(bad.edit)
 		requireError(t, r, 400, "VALIDATION_ERROR")
 		assert.Contains(t, string(r.Raw), `"path":"`+bad.path+`"`)
 	}

@@ -209,6 +209,23 @@ func sortStrings(s []string) { sort.Strings(s) }
 
 // salonWorld writes testdata/world.json with the salon changed by edit
 // and returns the file's path.
+// putSalon puts the test world's salon, edited, through the admin API,
+// as an operator's tool would.
+func (s *server) putSalon(edit func(biz map[string]any)) resp {
+	s.t.Helper()
+	var w map[string]any
+	require.NoError(s.t, json.Unmarshal(mustRead(s.t, salonWorld(s.t, edit)), &w))
+	for _, b := range w["businesses"].([]any) {
+		if b.(map[string]any)["id"] == salonID {
+			body, err := json.Marshal(b)
+			require.NoError(s.t, err)
+			return s.adminDo("PUT", "/admin/v1/businesses/"+salonID, body)
+		}
+	}
+	s.t.Fatal("the test world has no salon")
+	return resp{}
+}
+
 func salonWorld(t *testing.T, edit func(biz map[string]any)) string {
 	t.Helper()
 	var w map[string]any

@@ -33,14 +33,21 @@ func race(t *testing.T, post func(i int, body string) resp, n int, staff string)
 	t.Helper()
 	starts := []string{"08:00", "08:30", "09:00", "09:30", "10:00", "10:30", "11:00", "12:00", "12:30", "13:00",
 		"13:30", "14:00", "14:30", "15:00", "15:30", "16:00"}
+	return raceBodies(t, post, n, func(i int) string {
+		return booking(haircutID, tue+starts[i%len(starts)]+":00Z", staff, fmt.Sprintf("race%d@example.com", i))
+	})
+}
+
+// raceBodies posts n bodies at once and counts the answers by status
+// and, for a refusal, code ("201", "409 SLOT_TAKEN").
+func raceBodies(t *testing.T, post func(i int, body string) resp, n int, body func(i int) string) map[string]int {
+	t.Helper()
 	var mu sync.Mutex
 	got := map[string]int{}
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := post(i, booking(haircutID, tue+starts[i%len(starts)]+":00Z", staff, fmt.Sprintf("race%d@example.com", i)))
+		wg.Go(func() {
+			r := post(i, body(i))
 			key := fmt.Sprint(r.Status)
 			if r.Status != 201 {
 				key += " " + fmt.Sprint(r.Body["code"])
@@ -48,7 +55,7 @@ func race(t *testing.T, post func(i int, body string) resp, n int, staff string)
 			mu.Lock()
 			got[key]++
 			mu.Unlock()
-		}()
+		})
 	}
 	wg.Wait()
 	return got

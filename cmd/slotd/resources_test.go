@@ -1,10 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -67,15 +64,7 @@ func TestResourceCatalogue(t *testing.T) {
 
 	// The admin API's put changes a resource and refuses a bad one with
 	// its path; nothing changes on a refusal.
-	put := func(edit func(map[string]any)) resp {
-		raw, err := os.ReadFile(salonWorld(t, edit))
-		require.NoError(t, err)
-		var w map[string]any
-		require.NoError(t, json.Unmarshal(raw, &w))
-		body, err := json.Marshal(w["businesses"].([]any)[0])
-		require.NoError(t, err)
-		return s.adminDo("PUT", "/admin/v1/businesses/"+salonID, body)
-	}
+	put := s.putSalon
 	bad := put(withResources(map[string]any{"id": roomID, "name": "Treatment room", "quantity": 0}))
 	requireError(t, bad, 400, "VALIDATION_ERROR")
 	assert.Contains(t, string(bad.Raw), `"path":"resources.0.quantity"`)
@@ -184,23 +173,9 @@ func raceRoom(t *testing.T, post func(i int, body string) resp) map[string]int {
 	t.Helper()
 	staff := []string{annaID, bramID}
 	starts := []string{"14:00", "14:30", "15:00", "15:30"}
-	var mu sync.Mutex
-	got := map[string]int{}
-	var wg sync.WaitGroup
-	for i := range 64 {
-		wg.Go(func() {
-			r := post(i, booking(haircutID, tue+starts[i%4]+":00Z", staff[(i/4)%2], fmt.Sprintf("race%d@example.com", i)))
-			key := fmt.Sprint(r.Status)
-			if r.Status != 201 {
-				key += " " + fmt.Sprint(r.Body["code"])
-			}
-			mu.Lock()
-			got[key]++
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	return got
+	return raceBodies(t, post, 64, func(i int) string {
+		return booking(haircutID, tue+starts[i%4]+":00Z", staff[(i/4)%2], fmt.Sprintf("race%d@example.com", i))
+	})
 }
 
 // TestResourceRace: through one node, exactly one 201 per half hour.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,13 +54,7 @@ func TestTimetable(t *testing.T) {
 		{map[string]any{"someday": []any{"11:00"}}, "services.0.timetable.someday"},
 		{map[string]any{}, "services.0.timetable"},
 	} {
-		raw, err := os.ReadFile(salonWorld(t, timetabledHaircut(bad.tt)))
-		require.NoError(t, err)
-		var w map[string]any
-		require.NoError(t, json.Unmarshal(raw, &w))
-		body, err := json.Marshal(w["businesses"].([]any)[0])
-		require.NoError(t, err)
-		r := s.adminDo("PUT", "/admin/v1/businesses/"+salonID, body)
+		r := s.putSalon(timetabledHaircut(bad.tt))
 		requireError(t, r, 400, "VALIDATION_ERROR")
 		assert.Contains(t, string(r.Raw), `"path":"`+bad.path+`"`)
 	}
