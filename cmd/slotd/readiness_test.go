@@ -135,3 +135,27 @@ func TestDemoBannerAsJSON(t *testing.T) {
 	assert.Equal(t, []string{"secret", "secret", "publishable"}, kinds)
 	assert.Regexp(t, `"msg":"demo booking page: +http://\S+","url":"`+regexp.QuoteMeta(s.base)+`/book/`, s.stdout.String())
 }
+
+// TestHandoffTakesAConnectionAtOnce: a client that connects the moment
+// the listener is handed over (a run book's wait loop, a harness's first
+// probe) reaches the first server; the pump once took it before any
+// server was current, and the node died on a nil pointer.
+func TestHandoffTakesAConnectionAtOnce(t *testing.T) {
+	for range 50 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		dialed := make(chan net.Conn, 1)
+		go func() {
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err == nil {
+				dialed <- c
+			}
+		}()
+		_, first := newHandoff(ln)
+		c, err := first.Accept()
+		require.NoError(t, err)
+		require.NoError(t, c.Close())
+		(<-dialed).Close()
+		require.NoError(t, ln.Close())
+	}
+}

@@ -38,9 +38,9 @@ type startup struct {
 // is written to access (when not nil) as the real admin server writes its
 // own: a probe that waited through a start shows in the log as a 503.
 func serveStartup(ln net.Listener, reason string, access *slog.Logger, c clock.Clock) *startup {
-	s := &startup{access: access, clock: c, hand: newHandoff(ln), done: make(chan struct{})}
+	s := &startup{access: access, clock: c, done: make(chan struct{})}
+	s.hand, s.early = newHandoff(ln)
 	s.set(reason)
-	s.early = s.hand.next()
 	s.srv = &fasthttp.Server{Handler: s.handle, Name: "slotd-admin", NoDefaultServerHeader: true,
 		ReadTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second, Logger: fasthttpQuiet{}}
 	go func() {
@@ -118,10 +118,15 @@ type handoff struct {
 	cur *sub
 }
 
-func newHandoff(ln net.Listener) *handoff {
-	h := &handoff{ln: ln}
+// newHandoff starts handing ln's connections over, to first until next
+// makes another sub the current one. The first sub exists before the
+// first connection can arrive: a probe that connects at once (a run
+// book's wait loop) has somewhere to go.
+func newHandoff(ln net.Listener) (h *handoff, first *sub) {
+	h = &handoff{ln: ln}
+	first = h.next()
 	go h.pump()
-	return h
+	return h, first
 }
 
 // next makes a new sub listener the one connections go to.
