@@ -1,8 +1,6 @@
 package calendar
 
 import (
-	"time"
-
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/interval"
@@ -38,18 +36,6 @@ func resource(rs []model.Resource, id uuid.UUID) *model.Resource {
 		}
 	}
 	return nil
-}
-
-// Spans returns the stretches a booking of svc at start occupies its staff
-// member, buffers included (b, or the service's when nil): what its
-// resources are taken over.
-func Spans(svc *model.Service, b *model.Buffers, start time.Time) []interval.Span {
-	var buf [8]rel
-	sh := shapeOf(svc, buf[:0])
-	if b != nil {
-		sh = sh.withBuffers(*b)
-	}
-	return sh.spans(nil, start.UnixMilli())
 }
 
 // spans appends the stretches a booking at start occupies to dst.

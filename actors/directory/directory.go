@@ -220,12 +220,8 @@ func (d *Directory) KeyOwner(h model.KeyHash) (uuid.UUID, bool) {
 	return d.keys.owner(h)
 }
 
-// ask sends a request to business id and waits for its reply.
-func (d *Directory) ask(ctx context.Context, id uuid.UUID, msg any) (any, error) {
-	return d.askWithin(ctx, id, msg, d.timeout)
-}
-
-// askWithin is ask waiting at most timeout (or ctx's deadline, if sooner).
+// askWithin sends msg to business id and waits for its reply, at most
+// timeout (or ctx's deadline, if sooner).
 func (d *Directory) askWithin(ctx context.Context, id uuid.UUID, msg any, timeout time.Duration) (any, error) {
 	h, err := d.Business(ctx, id)
 	if err != nil {

@@ -77,7 +77,7 @@ func Check(s *State, in *CheckInput, now time.Time) ([]Verdict, error) {
 					sv.BusySource, sv.ExternalID = b.Source, b.ExternalID
 				}
 			case problem.ResourceUnavailable:
-				sv.ResourceID, _ = calendar.Room(s.index, s.Resources, svc.Resources, calendar.Spans(svc, nil, t), uuid.Nil)
+				sv.ResourceID, _ = calendar.Room(s.index, s.Resources, svc.Resources, calendar.Occupied(svc, t), uuid.Nil)
 			}
 			v.Staff[j] = sv
 		}

@@ -181,7 +181,9 @@ func raceRoom(t *testing.T, post func(i int, body string) resp) map[string]int {
 // TestResourceRace: through one node, exactly one 201 per half hour.
 func TestResourceRace(t *testing.T) {
 	s := start(t, "", "--world", salonWorld(t, basinHaircut))
-	got := raceRoom(t, func(i int, body string) resp { return s.post("/api/v1/appointments", keyFull, fmt.Sprintf("race-%d", i), body) })
+	got := raceRoom(t, func(i int, body string) resp {
+		return s.post("/api/v1/appointments", keyFull, fmt.Sprintf("race-%d", i), body)
+	})
 	assert.Equal(t, 4, got["201"], "%v", got)
 	assert.Equal(t, 64, got["201"]+got["409 RESOURCE_UNAVAILABLE"]+got["409 SLOT_TAKEN"], "%v", got)
 	t.Logf("64 bookings over two staff and one basin, four half hours: %v", got)
