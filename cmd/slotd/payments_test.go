@@ -178,7 +178,7 @@ func TestPaymentClientSecretLifecycle(t *testing.T) {
 	require.EqualValues(t, 1000, refunded["refundedCents"])
 	require.Equal(t, "confirmed", s.get("/api/v1/appointments/"+id, keyFull).Body["status"])
 
-	ds := s.waitDeliveries(epID, func(ds []map[string]any) bool { return len(ds) == 4 && ds[3]["status"] == "delivered" })
+	ds := s.waitDeliveries(epID, func(ds []map[string]any) bool { return len(ds) == 4 && settled(ds) })
 	require.Equal(t, "appointment.created#1:delivered payment.succeeded#1:delivered appointment.confirmed#1:delivered payment.refunded#1:delivered",
 		statuses(ds))
 	_, bodies := rcv.events()

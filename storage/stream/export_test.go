@@ -28,5 +28,5 @@ func PurgeBefore(j *Journal, ctx context.Context, biz uuid.UUID, seq uint64) err
 
 // EndedMeanwhile is Claims.endedMeanwhile for node's lease key.
 func EndedMeanwhile(c *Claims, ctx context.Context, node, inc string) bool {
-	return c.endedMeanwhile(ctx, leasePrefix+node, inc)
+	return c.endedMeanwhile(ctx, leasePrefix+node, inc, 0)
 }

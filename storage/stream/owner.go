@@ -180,7 +180,7 @@ func (c *Claims) outlive(ctx context.Context, holder, key string, rev uint64) er
 		case time.Since(changed) >= c.Outlast:
 			// Unchanged for longer than the lease lasts: end it.
 			if _, err := c.kv.Update(ctx, lkey, []byte(fencedValue+" "+inc), lrev); err != nil {
-				if c.endedMeanwhile(ctx, lkey, inc) {
+				if c.endedMeanwhile(ctx, lkey, inc, lrev) {
 					return nil
 				}
 				return ErrHolderAlive
@@ -209,11 +209,28 @@ func (c *Claims) outlive(ctx context.Context, holder, key string, rev uint64) er
 // at once race to fence its lease, and the loser's claim is as good as
 // the winner's. (Told "alive" instead, it waited for the next try of its
 // activation: a second at least, in the soak often the sweep's ten.)
-func (c *Claims) endedMeanwhile(ctx context.Context, lkey, inc string) bool {
+//
+// The failed fence proves the key moved past revision after, but a read
+// may be served by a replica that has not applied that move yet (KV gets
+// are direct gets, answered by any replica): it reads again until it sees
+// a later revision, for at most one attempt's time.
+func (c *Claims) endedMeanwhile(ctx context.Context, lkey, inc string, after uint64) bool {
 	actx, cancel := context.WithTimeout(ctx, attemptTimeout)
 	defer cancel()
-	e, err := c.kv.Get(actx, lkey)
-	return errors.Is(err, jetstream.ErrKeyNotFound) || err == nil && leaseIncarnation(e.Value()) != inc
+	for {
+		e, err := c.kv.Get(actx, lkey)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			return true
+		case err == nil && e.Revision() > after:
+			return leaseIncarnation(e.Value()) != inc
+		}
+		select {
+		case <-actx.Done():
+			return err == nil && leaseIncarnation(e.Value()) != inc
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Release marks biz's record, claimed by holder at revision rev, as free
