@@ -197,7 +197,7 @@ func commitChange[R any](a *businessActor, ctx actor.Context, ch *record.Change,
 func (a *businessActor) commitThen(ctx actor.Context, ch *record.Change, then func(err error)) {
 	// Time this write frees goes to the waitlist in the same record, so
 	// no crash can free it without offering it (a no-op without entries).
-	ledger.AddOffers(a.state, ch, ch.At, a.ids)
+	ledger.Complete(a.state, ch, a.ids)
 	var (
 		fresh map[uuid.UUID][]model.Delivery
 		mails []MailRow

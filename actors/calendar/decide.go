@@ -40,6 +40,10 @@ type Request struct {
 	// keeps what it was booked with); nil: the service's.
 	Resources []model.Resource
 	Needs     *[]model.ResourceNeed
+	// Sessions are the open sessions of classes (decisions §10); nil:
+	// none. Except, moving a seat, is its session's owner when it is the
+	// session's last seat (the move frees the session), else nobody.
+	Sessions Sessions
 }
 
 // Decision is an accepted booking: who does it, and its footprint.
@@ -75,6 +79,15 @@ func Decide(r *Request) (*Decision, *problem.Error) {
 	if r.Buffers != nil {
 		sh = sh.withBuffers(*r.Buffers)
 	}
+	full := false
+	if r.Service.IsClass() && r.Sessions != nil {
+		var d *Decision
+		var err *problem.Error
+		var done bool
+		if d, err, full, done = r.joinSession(&sh, pinned); done {
+			return d, err
+		}
+	}
 	var i int
 	var err *problem.Error
 	if r.Enforce {
@@ -88,7 +101,7 @@ func Decide(r *Request) (*Decision, *problem.Error) {
 		err = r.room(&sh)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fullInstead(err, full)
 	}
 	return &Decision{Staff: &r.Staff[i], Pieces: Footprint(r.Service, r.Start)}, nil
 }
@@ -339,6 +352,7 @@ var sentences = map[problem.Code]string{
 	problem.NoStaffAvailable:        "No staff member is available at the requested time.",
 	problem.BookingSlotNotConnected: "The start time would leave a gap in the day that cannot be booked.",
 	problem.BookingLimitReached:     "The staff member already has as many bookings that day or week as the business allows.",
+	problem.SessionFull:             "The class session at the requested time has no free seat.",
 	problem.ResourceUnavailable:     "A resource the service needs (a room, a chair, a machine) is not free at the requested time.",
 }
 

@@ -50,6 +50,53 @@ type world struct {
 	// bookings take, kept apart from the index for the oracle.
 	resources []model.Resource
 	taken     []interval.Item
+	// sessions (decisions §10) are the seats taken in the class
+	// sessions among the bookings of the service, by staff member and
+	// start, and the stretch each occupies.
+	sessions map[sessionKey]sessionSeats
+}
+
+type sessionKey struct {
+	staff uuid.UUID
+	start int64
+}
+
+type sessionSeats struct {
+	seats int
+	hull  interval.Span
+}
+
+func (w *world) Seats(svc, staff uuid.UUID, start int64) (int, interval.Span, bool) {
+	x, ok := w.sessions[sessionKey{staff, start}]
+	if svc != w.svc.ID || !ok {
+		return 0, interval.Span{}, false
+	}
+	return x.seats, x.hull, true
+}
+
+func (w *world) SessionsOf(svc, staff uuid.UUID, from, to int64, fn func(int64, int, interval.Span)) {
+	var starts []int64
+	for k := range w.sessions {
+		if svc == w.svc.ID && k.staff == staff && k.start >= from && k.start <= to {
+			starts = append(starts, k.start)
+		}
+	}
+	slices.Sort(starts)
+	for _, at := range starts {
+		x := w.sessions[sessionKey{staff, at}]
+		fn(at, x.seats, x.hull)
+	}
+}
+
+// session is staff member st's session of the service at start that a
+// booking at start could join: one whose stretch is the booking's.
+func (w *world) session(st *model.Staff, start time.Time) (sessionSeats, bool) {
+	x, ok := w.sessions[sessionKey{st.ID, start.UnixMilli()}]
+	if !ok || !w.svc.IsClass() {
+		return x, false
+	}
+	own := Occupied(w.svc, start)
+	return x, len(own) > 0 && x.hull == interval.Span{Start: own[0].Start, End: own[len(own)-1].End}
 }
 
 type booking struct {
@@ -104,6 +151,10 @@ func randomWorld(rng *rand.Rand) *world {
 	if rng.IntN(4) == 0 { // a timetable (decisions §10) in place of the grid
 		w.svc.Timetable = randomTimetable(rng)
 	}
+	if rng.IntN(3) == 0 { // a class (decisions §10)
+		w.svc.Capacity = 2 + rng.IntN(3)
+	}
+	w.sessions = map[sessionKey]sessionSeats{}
 	if rng.IntN(3) == 0 {
 		w.biz.Limits = &model.StaffLimits{PerStaffPerDay: randomLimit(rng), PerStaffPerWeek: randomLimit(rng)}
 	}
@@ -127,6 +178,13 @@ func randomWorld(rng *rand.Rand) *world {
 		if len(b.items) > 0 && w.index.Fits(st.ID, spans, uuid.Nil) {
 			w.index = w.index.Add(st.ID, b.items...)
 			w.bookings = append(w.bookings, b)
+			if svc == w.svc && w.svc.IsClass() {
+				x := sessionSeats{seats: 1 + rng.IntN(w.svc.Capacity), hull: interval.Span{Start: spans[0].Start, End: spans[len(spans)-1].End}}
+				if rng.IntN(8) == 0 {
+					x.hull.End += 5 * msMinute // opened before the service's footprint changed
+				}
+				w.sessions[sessionKey{st.ID, start.UnixMilli()}] = x
+			}
 		}
 	}
 	// A room the service needs (decisions §10), some of whose units other
@@ -309,7 +367,7 @@ func randomHours(rng *rand.Rand) []model.Span {
 // from the wall clock), and at a few starts off the grid.
 func (w *world) check(t *testing.T, rng *rand.Rand) {
 	q := &Query{Business: &w.biz, Loc: w.loc, Now: w.now, Service: w.svc, Staff: w.staff, Index: w.index, From: w.from, To: w.to,
-		Tally: worldTally{w: w}, Resources: w.resources}
+		Tally: worldTally{w: w}, Resources: w.resources, Sessions: w}
 	slots := Slots(q, nil)
 	offered := map[int64][]uuid.UUID{}
 	for i, s := range slots {
@@ -323,6 +381,9 @@ func (w *world) check(t *testing.T, rng *rand.Rand) {
 			t.Fatalf("slot %s ends at %s", s.Start(), s.End())
 		}
 		offered[s.Start().UnixMilli()] = s.StaffIDs(w.staff)
+		if want := w.seatsLeft(s.Start(), s.Staff); s.SeatsLeft != want {
+			t.Fatalf("slot %s has %d seats left, want %d", s.Start(), s.SeatsLeft, want)
+		}
 	}
 	last := uuid.Nil
 	if rng.IntN(3) > 0 {
@@ -401,7 +462,26 @@ func (w *world) checkLoose(t *testing.T, start time.Time, rng *rand.Rand) {
 func (w *world) request(start time.Time, pinned *uuid.UUID, last uuid.UUID) *Request {
 	return &Request{Business: &w.biz, Loc: w.loc, Now: w.now, Service: w.svc, Start: start, Staff: w.staff,
 		Pinned: pinned, Enforce: true, CustomerOnFile: true, Index: w.index, LastAssigned: last, Tally: worldTally{w: w},
-		Resources: w.resources}
+		Resources: w.resources, Sessions: w}
+}
+
+// seatsLeft is what a slot of the class at start, listing staff, shows:
+// the capacity when one of them has no session there, else the most
+// seats one of their sessions has left; 0 for a service that is not a
+// class.
+func (w *world) seatsLeft(start time.Time, staff []int32) int32 {
+	if !w.svc.IsClass() {
+		return 0
+	}
+	most := 0
+	for _, i := range staff {
+		x, ok := w.session(&w.staff[i], start)
+		if !ok {
+			return int32(w.svc.Capacity)
+		}
+		most = max(most, w.svc.Capacity-x.seats)
+	}
+	return int32(most)
 }
 
 func codeOf(err *problem.Error) problem.Code {
@@ -433,6 +513,15 @@ func (w *world) oracle(r *Request) problem.Code {
 	st := &w.staff[slices.IndexFunc(w.staff, func(s model.Staff) bool { return s.ID == *r.Pinned })]
 	if !Eligible(st, w.svc) {
 		return problem.StaffNotBookable
+	}
+	if x, ok := w.session(st, r.Start); ok { // join it, or it is full
+		if code := w.startRules(r.Start); r.Enforce && code != "" {
+			return code
+		}
+		if x.seats < w.svc.Capacity {
+			return "ok"
+		}
+		return problem.SessionFull
 	}
 	if r.Enforce {
 		if code := w.startRules(r.Start); code != "" {
@@ -494,6 +583,28 @@ func (w *world) oracleAuto(r *Request) (problem.Code, uuid.UUID) {
 			return code, uuid.Nil
 		}
 	}
+	join, most, full := -1, -1, false
+	for i := range w.staff {
+		if x, ok := w.session(&w.staff[i], r.Start); ok && Eligible(&w.staff[i], w.svc) {
+			if x.seats >= w.svc.Capacity {
+				full = true
+			} else if x.seats > most {
+				join, most = i, x.seats
+			}
+		}
+	}
+	if join >= 0 { // the fullest session with a free seat
+		return "ok", w.staff[join].ID
+	}
+	code, pick := w.oracleOpen(r)
+	if full && (code == problem.NoStaffAvailable || code == problem.SlotTaken) {
+		return problem.SessionFull, uuid.Nil
+	}
+	return code, pick
+}
+
+// oracleOpen is oracleAuto for a booking that joins no session.
+func (w *world) oracleOpen(r *Request) (problem.Code, uuid.UUID) {
 	var working, below, free, fine []int
 	for i := range w.staff {
 		st := &w.staff[i]

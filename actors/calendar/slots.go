@@ -30,7 +30,10 @@ type Query struct {
 	// replace the service's, as Buffers do.
 	Resources []model.Resource
 	Needs     *[]model.ResourceNeed
-	From, To  time.Time // both inclusive, on start times
+	// Sessions are the open sessions of classes (decisions §10); nil:
+	// none.
+	Sessions Sessions
+	From, To time.Time // both inclusive, on start times
 	// Scratch, if set, lends Slots its working buffers and the staff lists
 	// of its answer; reusing one Scratch (from a pool) across calls makes
 	// Slots allocate nothing once the buffers have grown. The answer's
@@ -49,6 +52,7 @@ type Scratch struct {
 	counts []int
 	mask   []uint64
 	staff  []int32
+	joins  []joinable
 }
 
 // Slot is one start time on offer, in Unix milliseconds (an encoder writes
@@ -60,6 +64,10 @@ type Scratch struct {
 type Slot struct {
 	At, Until int64 // start and end, Unix milliseconds
 	Staff     []int32
+	// SeatsLeft, for a class (decisions §10), is the most seats one
+	// session at the start still has: the capacity where a staff member
+	// listed would open one. 0 for a service that is not a class.
+	SeatsLeft int32
 }
 
 // Start is the slot's start time, in UTC.
@@ -117,7 +125,7 @@ func Slots(q *Query, out []Slot) []Slot {
 	if sc == nil {
 		sc = new(Scratch)
 	}
-	sw := sweep{sc: sc, open: sc.open[:0], full: sc.full, counts: sc.counts}
+	sw := sweep{sc: sc, open: sc.open[:0], full: sc.full, counts: sc.counts, joins: sc.joins}
 	if len(cands) == 0 || !sw.grid(q) {
 		return out
 	}
@@ -131,8 +139,9 @@ func Slots(q *Query, out []Slot) []Slot {
 		sw.staff(c, &sh, &q.Staff[i], q.Index.Busy(q.Staff[i].ID, sw.rng.lo, sw.rng.hi))
 	}
 	sw.roomOnly(q, &sh)
+	sw.sessions(q, &sh, cands)
 	out = sw.emit(q, cands, out)
-	sc.ticks, sc.days, sc.mask, sc.open, sc.full, sc.counts = sw.ticks, sw.ds.list, sw.mask, sw.open, sw.full, sw.counts
+	sc.ticks, sc.days, sc.mask, sc.open, sc.full, sc.counts, sc.joins = sw.ticks, sw.ds.list, sw.mask, sw.open, sw.full, sw.counts, sw.joins
 	return out
 }
 
@@ -156,6 +165,7 @@ type sweep struct {
 	counts  []int    // scratch: one candidate's counts, by day from the Monday of the first
 	words   int      // mask words per start
 	mask    []uint64 // bit c of row g: candidate c can take start g
+	joins   []joinable
 }
 
 // tick is a grid start, with its local day number.
@@ -442,6 +452,7 @@ func (sw *sweep) emit(q *Query, cands []int, out []Slot) []Slot {
 	all := sw.sc.staff[:ids]
 	at := 0
 	dur := int64(q.Service.DurationMinutes) * msMinute
+	class, capacity, j := q.Service.IsClass(), int32(q.Service.Seats()), 0
 	for g, tk := range sw.ticks {
 		s, from := tk.at, at
 		for i, w := range sw.mask[g*sw.words : (g+1)*sw.words] {
@@ -451,7 +462,11 @@ func (sw *sweep) emit(q *Query, cands []int, out []Slot) []Slot {
 			}
 		}
 		if at > from {
-			out = append(out, Slot{At: s, Until: s + dur, Staff: all[from:at:at]})
+			sl := Slot{At: s, Until: s + dur, Staff: all[from:at:at]}
+			if class {
+				sl.SeatsLeft = sw.seatsLeft(capacity, g, at-from, &j)
+			}
+			out = append(out, sl)
 		}
 	}
 	return out

@@ -176,9 +176,9 @@ type SlotWork struct {
 func (v View) Slots(q SlotQuery, w *SlotWork) []Slot {
 	query := calendar.Query{Business: &v.st.Business, Loc: v.st.Loc, Now: q.Now, Service: q.Service,
 		Staff: v.st.Staff, Only: q.Only, Index: v.st.Index(), From: q.From, To: q.To, Scratch: &w.scratch, Tally: v.st,
-		Resources: v.st.Resources}
+		Resources: v.st.Resources, Sessions: v.st}
 	if q.Without != nil {
-		query.Index = ledger.Without(query.Index, q.Without)
+		query.Index = ledger.Without(v.st, q.Without)
 		query.Tally = ledger.TallyExcept(v.st, q.Without)
 		if q.Without.Service.ID == q.Service.ID {
 			// Its own buffers and resources, as the move judges it.

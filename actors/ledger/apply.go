@@ -99,6 +99,7 @@ func Snapshot(s *State) *record.Snapshot {
 	s.appts.Ascend(nil, func(id uuid.UUID, c appt) bool {
 		var v view
 		a := s.refs.materialize(id, &c, &v)
+		s.live(a, &v.sess)
 		a.Segments = slices.Clone(a.Segments)
 		snap.Appointments = append(snap.Appointments, *a)
 		return true

@@ -60,6 +60,9 @@ type book struct {
 	entryOrder sorted.Map[CreationKey, struct{}]
 	waiting    sorted.Map[CreationKey, struct{}] // by createdAt, then id
 	windowEnds sorted.Map[CreationKey, struct{}] // the waiting ones by to, then id
+
+	// sessions are the open class sessions (sessions.go).
+	sessions sorted.Map[SessionKey, *session]
 }
 
 // StartKey orders appointments by start time, then id: the order of the
@@ -100,6 +103,7 @@ func newBook() book {
 		entryOrder: sorted.New[CreationKey, struct{}](compareCreation),
 		waiting:    sorted.New[CreationKey, struct{}](compareCreation),
 		windowEnds: sorted.New[CreationKey, struct{}](compareCreation),
+		sessions:   sorted.New[SessionKey, *session](compareSessionKey),
 	}
 }
 
@@ -110,7 +114,10 @@ func (s *State) Appointment(id uuid.UUID) *model.Appointment {
 	if !ok {
 		return nil
 	}
-	return s.refs.materialize(id, &c, new(view))
+	v := new(view)
+	a := s.refs.materialize(id, &c, v)
+	s.live(a, &v.sess)
+	return a
 }
 
 // Appointments calls fn for appointments in (startTime, id) descending
@@ -121,7 +128,9 @@ func (s *State) Appointments(from *StartKey, fn func(*model.Appointment) bool) {
 	var v view
 	s.byStart.Descend(from, func(k StartKey, _ struct{}) bool {
 		c, _ := s.appts.Get(k.ID)
-		return fn(s.refs.materialize(k.ID, &c, &v))
+		a := s.refs.materialize(k.ID, &c, &v)
+		s.live(a, &v.sess)
+		return fn(a)
 	})
 }
 
@@ -203,11 +212,11 @@ func withUnits(items []interval.Item, units int) []interval.Item {
 	return out
 }
 
-// Without returns x without appointment a's time: what judging a move of
-// it sees.
-func Without(x interval.Index, a *model.Appointment) interval.Index {
-	staff, items := Items(a)
-	return give(x, staff, items, a.Resources)
+// Without returns s's index without appointment a's time: what judging a
+// move of it sees. A seat frees its session's time only when it is the
+// session's last (decisions §10).
+func Without(s *State, a *model.Appointment) interval.Index {
+	return s.book.vacate(apptOccupant(a)).index
 }
 
 // buffered stretches the first of items back by b.Before and the last on
@@ -226,22 +235,13 @@ func (b book) putAppointment(a *model.Appointment) book {
 		var v view
 		old := b.refs.materialize(a.ID, &c, &v)
 		b.byStart = b.byStart.Delete(KeyOf(old))
-		staff, items := Items(old)
-		b.index = give(b.index, staff, items, old.Resources)
-		if x, ok := apptCounted(old); ok {
-			b = b.tallied(x, -1)
-		}
+		b = b.vacate(apptOccupant(old))
 	}
 	var c appt
 	c, b.refs = compact(b.refs, a)
 	b.appts = b.appts.Set(a.ID, c)
 	b.byStart = b.byStart.Set(KeyOf(a), struct{}{})
-	staff, items := Items(a)
-	b.index = take(b.index, staff, items, a.Resources)
-	if x, ok := apptCounted(a); ok {
-		b = b.tallied(x, 1)
-	}
-	return b
+	return b.occupy(apptOccupant(a))
 }
 
 // putAppointments returns b with as stored. The new ones go into each
@@ -275,6 +275,9 @@ func (b book) putAppointments(as []model.Appointment) book {
 	var held []staffItem
 	for _, i := range fresh {
 		cs[i], b.refs = compact(b.refs, &as[i])
+		if as[i].Session != nil {
+			continue // a seat: below
+		}
 		if staff, items := Items(&as[i]); len(items) > 0 {
 			for _, it := range items {
 				held = append(held, staffItem{staff, it})
@@ -282,8 +285,10 @@ func (b book) putAppointments(as []model.Appointment) book {
 		}
 	}
 	b.index = addHeld(b.index, held)
-	for _, i := range fresh { // resources: few bookings need them, so one by one
-		if a := &as[i]; len(a.Resources) > 0 {
+	for _, i := range fresh { // resources and seats: few bookings have them, so one by one
+		if a := &as[i]; a.Session != nil {
+			b = b.occupy(apptOccupant(a))
+		} else if len(a.Resources) > 0 {
 			_, items := Items(a)
 			b.index = takeUnits(b.index, items, a.Resources)
 		}
@@ -298,7 +303,7 @@ func (b book) putAppointments(as []model.Appointment) book {
 	})
 	tally := make([]counted, 0, len(fresh))
 	for _, i := range fresh {
-		if x, ok := apptCounted(&as[i]); ok {
+		if x, ok := apptCounted(&as[i]); ok && as[i].Session == nil {
 			tally = append(tally, x)
 		}
 	}
@@ -428,8 +433,7 @@ func (b book) openCheckouts(cs []record.Checkout) book {
 		if co.Idem.Key != "" {
 			b.checkoutKeys = b.checkoutKeys.Set(co.Idem.Key, co.Appointment.ID)
 		}
-		staff, items := Items(&co.Appointment)
-		b.index = take(b.index, staff, items, co.Appointment.Resources)
+		b = b.occupy(reservation(&co.Appointment))
 	}
 	return b
 }
@@ -446,8 +450,7 @@ func (b book) closeCheckouts(ids []uuid.UUID) book {
 		if owner, ok := b.checkoutKeys.Get(co.Idem.Key); ok && owner == id {
 			b.checkoutKeys = b.checkoutKeys.Delete(co.Idem.Key)
 		}
-		staff, items := Items(&co.Appointment)
-		b.index = give(b.index, staff, items, co.Appointment.Resources)
+		b = b.vacate(reservation(&co.Appointment))
 	}
 	return b
 }

@@ -70,6 +70,7 @@ func decideCreate(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Ch
 	ch := &record.Change{At: now}
 	a := Appointment(ids.UUID(), &s.Business, s.Loc, svc, d.Staff, in.Start, now)
 	a.Notes, a.StaffLocked, a.Metadata = in.Notes, in.StaffLocked && in.StaffID != nil, in.Metadata
+	seated(&a, svc)
 	if in.StaffID == nil && d.Staff != nil {
 		id := d.Staff.ID
 		ch.LastAssigned = &id
@@ -102,7 +103,7 @@ func decideSlot(s *State, in *slotInput, now time.Time) (*model.Service, *calend
 	d, perr := calendar.Decide(&calendar.Request{
 		Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: in.Start, Staff: s.Staff,
 		Pinned: in.StaffID, Enforce: in.Enforce, CustomerOnFile: in.CustomerOnFile, Index: s.index,
-		LastAssigned: s.lastAssigned, Tally: s, Resources: s.Resources,
+		LastAssigned: s.lastAssigned, Tally: s, Resources: s.Resources, Sessions: s,
 	})
 	if perr != nil {
 		return nil, nil, perr
@@ -111,6 +112,15 @@ func decideSlot(s *State, in *slotInput, now time.Time) (*model.Service, *calend
 		return nil, nil, errPayments
 	}
 	return svc, d, nil
+}
+
+// seated makes a, a booking of svc, a seat when svc is a class
+// (decisions §10): it joins the session at its start, or opens one. Its
+// session is stamped once the write is complete (Complete).
+func seated(a *model.Appointment, svc *model.Service) {
+	if svc.IsClass() {
+		a.Session = &model.Session{}
+	}
 }
 
 // prepayBlocked reports whether a booking of svc at start would need

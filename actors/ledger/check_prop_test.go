@@ -52,7 +52,7 @@ func TestCheckAgreesWithBooking(t *testing.T) {
 	require.GreaterOrEqual(t, tally[problem.BookingTooSoon], 20)
 	require.GreaterOrEqual(t, tally[problem.BookingTooFarAhead], 5)
 	for _, c := range []problem.Code{problem.BookingSlotNotConnected, problem.BookingPeriodRestricted, problem.BookingLimitReached, problem.ResourceUnavailable,
-		problem.StaffNotBookable, problem.ServiceNotBookable, problem.Validation} {
+		problem.SessionFull, problem.StaffNotBookable, problem.ServiceNotBookable, problem.Validation} {
 		require.GreaterOrEqual(t, tally[c], 1, "%s never came up", c)
 	}
 	require.Zero(t, tally[problem.BookingRequiresCustomer], "a check judges as for a customer on file")
@@ -192,9 +192,15 @@ func newCheckBiz(t *testing.T, rng *rand.Rand, n int) *checkBiz {
 
 	// Existing bookings, with and without the rules, then holds: some left
 	// live, some expired by the timer, some released.
+	last := map[uuid.UUID]time.Time{} // each class's last start booked, to book again
 	for i := range rng.IntN(60) {
 		svc := sp.Services[rng.IntN(len(sp.Services))]
-		in := &CreateInput{ServiceID: svc.ID, Start: b.wallStart(rng, s), Enforce: rng.IntN(2) == 0,
+		at := b.wallStart(rng, s)
+		if t, ok := last[svc.ID]; ok && svc.IsClass() && rng.IntN(3) > 0 {
+			at = t // another seat of a session, often filling it (decisions §10)
+		}
+		last[svc.ID] = at
+		in := &CreateInput{ServiceID: svc.ID, Start: at, Enforce: rng.IntN(2) == 0,
 			Customer: model.Customer{FirstName: "C", Email: fmt.Sprintf("c%d@example.com", i)}}
 		if rng.IntN(4) == 0 {
 			in.Customer.Email = b.onFile
@@ -279,6 +285,9 @@ func randCheckService(rng *rand.Rand, i int, cat uuid.UUID) model.Service {
 	if rng.IntN(2) == 0 { // buffers (decisions §9)
 		pick := func() int { return []int{0, 5, 10, 15, 30, 60}[rng.IntN(6)] }
 		svc.BufferBeforeMinutes, svc.BufferAfterMinutes = pick(), pick()
+	}
+	if rng.IntN(3) == 0 { // a class (decisions §10)
+		svc.Capacity = 2 + rng.IntN(3)
 	}
 	if rng.IntN(2) == 0 {
 		svc.DurationMinutes = 5 * (1 + rng.IntN(18))

@@ -43,6 +43,7 @@ type appt struct {
 const (
 	flagStaffLocked = 1 << iota
 	flagRecurring
+	flagSeat // a seat of a class session (model.Appointment.Session)
 )
 
 // apptExtra holds an appointment's rare fields, or the whole appointment.
@@ -171,6 +172,9 @@ func tryCompact(r *refs, a *model.Appointment) (appt, *refs, bool) {
 	if a.IsRecurringOccurrence {
 		c.flags |= flagRecurring
 	}
+	if a.Session != nil {
+		c.flags |= flagSeat
+	}
 	if a.Notes != nil || a.BookingReference != nil || a.RecurringSeriesID != nil || len(a.Metadata) > 0 || a.CustomerReschedules != 0 ||
 		!a.RemindFrom.IsZero() {
 		c.extra = &apptExtra{notes: a.Notes, ref: a.BookingReference, series: a.RecurringSeriesID, meta: a.Metadata,
@@ -244,6 +248,7 @@ type view struct {
 	staff                model.StaffRef
 	base, total, deposit int
 	segs                 [2]model.Segment
+	sess                 model.Session
 }
 
 // materialize fills v with appointment id in form c.
@@ -259,6 +264,10 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *model.Appointment {
 		EndTime: time.UnixMilli(c.start + sh.end).UTC(), CustomerID: c.customer, Service: r.services[c.svc], Buffers: sh.buffers, Resources: sh.res,
 		StaffLocked: c.flags&flagStaffLocked != 0, IsRecurringOccurrence: c.flags&flagRecurring != 0,
 		CreatedAt: time.Unix(0, c.created).UTC(), UpdatedAt: time.Unix(0, c.updated).UTC(), Version: int(c.version)}
+	if c.flags&flagSeat != 0 {
+		v.sess = model.Session{} // a state fills it in (State.live)
+		v.a.Session = &v.sess
+	}
 	var staffID *uuid.UUID
 	if c.staff > 0 {
 		v.staff = r.staff[c.staff-1]

@@ -18,6 +18,7 @@ var (
 	errNotFound            = problem.New(problem.NotFound, "No such resource for this business.")
 	errTransition          = problem.New(problem.InvalidTransition, "The appointment cannot move to that status from its current one.")
 	errSlotTaken           = problem.New(problem.SlotTaken, "The time is taken by another booking.")
+	errSessionFull         = problem.New(problem.SessionFull, "The class session at that time has no free seat.")
 	errResourceUnavailable = problem.New(problem.ResourceUnavailable, "A resource the service needs (a room, a chair, a machine) is not free at that time.")
 	errServiceGone         = problem.New(problem.ServiceNotBookable, "The appointment's service is no longer bookable.")
 )
@@ -115,8 +116,8 @@ func move(s *State, a *model.Appointment, in *PatchInput, now time.Time) (*model
 		start = *in.Start
 	}
 	req := calendar.Request{Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: start, Staff: s.Staff,
-		Enforce: in.Enforce, CustomerOnFile: true, Index: s.index, Except: a.ID, LastAssigned: s.lastAssigned,
-		Tally: TallyExcept(s, a), Resources: s.Resources}
+		Enforce: in.Enforce, CustomerOnFile: true, Index: s.index, Except: s.MovedOwner(a), LastAssigned: s.lastAssigned,
+		Tally: TallyExcept(s, a), Resources: s.Resources, Sessions: s}
 	if svc.ID == a.Service.ID {
 		// Its own buffers and resources, as it keeps its own price
 		// (decisions §9, §10).
@@ -141,6 +142,7 @@ func move(s *State, a *model.Appointment, in *PatchInput, now time.Time) (*model
 	m.Status, m.CustomerID, m.Notes, m.BookingReference = a.Status, a.CustomerID, a.Notes, a.BookingReference
 	m.StaffLocked, m.Version = a.StaffLocked, a.Version
 	m.RecurringSeriesID, m.IsRecurringOccurrence = a.RecurringSeriesID, a.IsRecurringOccurrence
+	seated(&m, svc) // a seat moves alone: it joins or opens the session at its new start
 	if svc.ID == a.Service.ID {
 		m.BasePriceCents, m.TotalPriceCents, m.DepositCents = a.BasePriceCents, a.TotalPriceCents, a.DepositCents
 		m.Buffers, m.Resources = a.Buffers, a.Resources
@@ -201,22 +203,8 @@ func DecideStatus(s *State, id uuid.UUID, to model.Status, ifMatch []int, now ti
 	next.Touch(now)
 	next.Rearm(a, now)
 	if !a.Status.Occupies() && to.Occupies() {
-		if svc := s.Service(a.Service.ID); svc != nil && a.Staff != nil {
-			if perr := calendar.CheckLimit(&s.Business, svc, s, s.Loc, a.Staff.ID, a.StartTime); perr != nil {
-				return nil, nil, perr
-			}
-		}
-		if staff, items := Items(&next); len(items) > 0 {
-			spans := make([]interval.Span, len(items))
-			for i, it := range items {
-				spans[i] = it.Span
-			}
-			if !s.index.Fits(staff, spans, a.ID) {
-				return nil, nil, errSlotTaken
-			}
-			if _, ok := calendar.Room(s.index, s.Resources, next.Resources, spans, a.ID); !ok {
-				return nil, nil, errResourceUnavailable
-			}
+		if err := s.backIn(&next); err != nil {
+			return nil, nil, err
 		}
 	}
 	ch := &record.Change{At: now, Appointments: []model.Appointment{next},
@@ -226,6 +214,46 @@ func DecideStatus(s *State, id uuid.UUID, to model.Status, ifMatch []int, now ti
 		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: model.MailStatus, To: cu.Email, Appointment: a.ID, At: now}}
 	}
 	return ch, &ch.Appointments[0], nil
+}
+
+// backIn judges appointment a, freed (cancelled) before, taking its time
+// again: a seat rejoins its session while the session has a free seat
+// (nothing else to judge: the session holds the time, the room and its
+// place in the limits), or opens it again; anything else must fit as a
+// new booking would, within the booking limits.
+func (s *State) backIn(a *model.Appointment) error {
+	svc := s.Service(a.Service.ID)
+	staff, items := Items(a)
+	if a.Session != nil && len(items) > 0 {
+		if seats, hull, ok := s.Seats(a.Service.ID, staff, a.StartTime.UnixMilli()); ok {
+			switch {
+			case hull != (interval.Span{Start: items[0].Start, End: items[len(items)-1].End}):
+				return errSlotTaken
+			case svc != nil && seats >= svc.Seats():
+				return errSessionFull
+			}
+			return nil
+		}
+	}
+	if svc != nil && a.Staff != nil {
+		if perr := calendar.CheckLimit(&s.Business, svc, s, s.Loc, a.Staff.ID, a.StartTime); perr != nil {
+			return perr
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	spans := make([]interval.Span, len(items))
+	for i, it := range items {
+		spans[i] = it.Span
+	}
+	if !s.index.Fits(staff, spans, a.ID) {
+		return errSlotTaken
+	}
+	if _, ok := calendar.Room(s.index, s.Resources, a.Resources, spans, a.ID); !ok {
+		return errResourceUnavailable
+	}
+	return nil
 }
 
 // AppointmentView is an appointment with its customer, as an answer shows

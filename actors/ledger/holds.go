@@ -68,7 +68,7 @@ func DecideHold(s *State, in *HoldInput, now time.Time, ids IDs) (*record.Change
 	a := Appointment(id, &s.Business, s.Loc, svc, d.Staff, in.Start, now)
 	h := model.Hold{ID: id, ServiceID: svc.ID, StaffID: d.Staff.ID, Start: a.StartTime, End: a.EndTime,
 		Segments: a.Segments, ExpiresAt: now.Add(in.TTL), CreatedAt: now, UpdatedAt: now, Status: model.HoldActive,
-		Buffers: a.Buffers, Resources: a.Resources}
+		Buffers: a.Buffers, Resources: a.Resources, Seat: svc.IsClass()}
 	ch := &record.Change{At: now, Holds: []model.Hold{h}}
 	if in.StaffID == nil {
 		ch.LastAssigned = &h.StaffID
@@ -168,6 +168,9 @@ func decideHeld(s *State, in *CreateInput, now time.Time, ids IDs) (*record.Chan
 		a.Segments[i] = sg
 	}
 	a.Notes, a.StaffLocked, a.Metadata = in.Notes, in.StaffLocked, in.Metadata
+	if h.Seat { // its seat goes to the appointment (stamped by Complete)
+		a.Session = &model.Session{}
+	}
 	n := *h
 	n.Status, n.Appointment, n.UpdatedAt = model.HoldBooked, &a.ID, now
 	ch := &record.Change{At: now, Holds: []model.Hold{n}}
@@ -199,17 +202,11 @@ func HoldItems(h *model.Hold) []interval.Item {
 // held while it is active and freed when it is not.
 func (b book) putHold(h model.Hold) book {
 	if old, ok := b.holds.Get(h.ID); ok {
-		b.index = give(b.index, old.StaffID, HoldItems(old), old.Resources)
-		if x, ok := holdCounted(old); ok {
-			b = b.tallied(x, -1)
-		}
+		b = b.vacate(holdOccupant(old))
 		b.liveHolds = b.liveHolds.Delete(expiryOf(old))
 	}
 	b.holds = b.holds.Set(h.ID, &h)
-	b.index = take(b.index, h.StaffID, HoldItems(&h), h.Resources)
-	if x, ok := holdCounted(&h); ok {
-		b = b.tallied(x, 1)
-	}
+	b = b.occupy(holdOccupant(&h))
 	if h.Status == model.HoldActive {
 		b.liveHolds = b.liveHolds.Set(expiryOf(&h), struct{}{})
 	}

@@ -12,6 +12,15 @@ import (
 	"github.com/slotd/slotd/storage/record"
 )
 
+// Complete adds to ch, decided against s, what follows from any write:
+// the waitlist offers of the time it frees (AddOffers) and the sessions
+// its seats are left in (decisions §10), which its answer and events
+// show. The business actor calls it on every change it journals.
+func Complete(s *State, ch *record.Change, ids IDs) {
+	AddOffers(s, ch, ch.At, ids)
+	stampSessions(s, ch)
+}
+
 // AddOffers adds to ch the waitlist offers its freeing of time makes
 // (decisions §6): for each waiting entry, oldest first, the earliest start
 // in its window that is bookable for it after ch and was not before ch is

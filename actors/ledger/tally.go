@@ -279,14 +279,23 @@ func (b book) inZone(loc *time.Location) book {
 	var cs []counted
 	var v view
 	b.appts.Ascend(nil, func(id uuid.UUID, c appt) bool {
-		if x, ok := apptCounted(b.refs.materialize(id, &c, &v)); ok {
-			cs = append(cs, x)
+		if a := b.refs.materialize(id, &c, &v); a.Session == nil {
+			if x, ok := apptCounted(a); ok {
+				cs = append(cs, x)
+			}
 		}
 		return true
 	})
 	b.holds.Ascend(nil, func(_ uuid.UUID, h *model.Hold) bool {
-		if x, ok := holdCounted(h); ok {
+		if x, ok := holdCounted(h); ok && !h.Seat {
 			cs = append(cs, x)
+		}
+		return true
+	})
+	// A session counts once, however many of its seats count.
+	b.sessions.Ascend(nil, func(_ SessionKey, s *session) bool {
+		if s.counting > 0 {
+			cs = append(cs, s.counted)
 		}
 		return true
 	})
@@ -327,7 +336,7 @@ type except struct {
 // TallyExcept is s's tally without appointment a.
 func TallyExcept(s *State, a *model.Appointment) calendar.Tally {
 	c, ok := apptCounted(a)
-	if !ok {
+	if !ok || !s.freesTime(a) { // a seat with others: its session stays
 		return s
 	}
 	return except{Tally: s, c: c, n: calendar.LocalDay(c.start, s.Loc), ok: true}

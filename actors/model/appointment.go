@@ -100,6 +100,20 @@ type Appointment struct {
 	// whose time passed while the appointment was not confirmed is not
 	// sent late. Not shown by the API.
 	RemindFrom time.Time `json:"remindFrom,omitzero"`
+	// Session is set on a seat of a class session (decisions §10): the
+	// appointment shares its staff member's time, and its resources,
+	// with the session's other seats. Read from a state it is live (the
+	// service's capacity and the seats taken now); in a record, as they
+	// were once the write was made, which is what its answer and events
+	// show. nil: not a seat.
+	Session *Session `json:"session,omitempty"`
+}
+
+// Session is what a seat shows of its class session: the service's
+// capacity and the seats taken, live holds included.
+type Session struct {
+	Capacity   int `json:"capacity"`
+	SeatsTaken int `json:"seatsTaken"`
 }
 
 // ArmedAt is when the appointment's reminders were last armed.

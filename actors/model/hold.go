@@ -44,6 +44,9 @@ type Hold struct {
 	// Resources are the service's needs, which the hold takes as the
 	// booking it keeps would (decisions §10).
 	Resources []ResourceNeed
+	// Seat: the hold keeps a seat of a class session (decisions §10),
+	// sharing the session's time and resources with its other seats.
+	Seat bool
 }
 
 // Live reports whether h still holds its time at now.

@@ -238,9 +238,23 @@ type Service struct {
 	// Resources are the units of the business's resources a booking of
 	// the service takes (decisions §10); none: only its staff member.
 	Resources []ResourceNeed `json:"resources,omitempty"`
-	CreatedAt time.Time      `json:"createdAt"`
-	UpdatedAt time.Time      `json:"updatedAt"`
+	// Capacity is the seats of one session of the service (decisions
+	// §10); above 1 the service is a class. 0 (absent) means 1.
+	Capacity  int       `json:"capacity,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
+
+// MaxCapacity bounds a class's seats per session.
+const MaxCapacity = 500
+
+// Seats is the seats of one session of s: its capacity, 1 for a service
+// that is not a class.
+func (s *Service) Seats() int { return max(s.Capacity, 1) }
+
+// IsClass reports whether s is a class: more than one seat per session
+// (decisions §10).
+func (s *Service) IsClass() bool { return s.Capacity > 1 }
 
 // Timetable lists a service's start times per weekday, indexed by
 // time.Weekday, each day's ascending and distinct. The times are local:

@@ -60,6 +60,9 @@ const (
 	// not enough units of a resource the booking needs are. Physical,
 	// like SLOT_TAKEN: enforceBookingRules: false does not lift it.
 	ResourceUnavailable Code = "RESOURCE_UNAVAILABLE"
+	// SessionFull (decisions §10): the class session at that start has
+	// no free seat.
+	SessionFull Code = "SESSION_FULL"
 
 	// OriginNotAllowed (decisions §7): a publishable key used from a web
 	// origin its allowedOrigins do not list.
@@ -81,6 +84,7 @@ var Codes = []Code{
 	ModuleUnavailable, Internal, Unavailable, RequestTimeout, SlotNotOffered, BookingTooSoon,
 	BookingTooFarAhead, BookingRequiresCustomer, BookingPeriodRestricted, BookingSlotNotConnected,
 	OriginNotAllowed, OutsideChangeWindow, BookingLimitReached, ResourceUnavailable,
+	SessionFull,
 }
 
 // Reason is why one field was rejected (api-v1 §7.1).

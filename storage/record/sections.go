@@ -16,24 +16,27 @@ import (
 // unknown tag, a repeated one or one out of order. A booking that touches
 // none of them encodes to the same bytes as if they did not exist.
 const (
-	tagPayments       byte = 1 + iota // payments, checkouts reserved, checkouts closed
-	tagHolds                          // holds created or changed
-	tagEntries                        // waitlist entries created or changed
-	tagMetadata                       // the metadata of the record's appointments that have any
-	tagByCustomer                     // the record's events the customer's change caused
-	tagReschedules                    // the customers' reschedules of the record's appointments that have any
-	tagFeeds                          // calendar feeds made, and revoked
-	tagBusy                           // external busy time replaced
-	tagSources                        // calendar sources made or changed, and deleted
-	tagBuffers                        // the buffers of the record's appointments that have any
-	tagHoldBuffers                    // the buffers of the record's holds that have any
-	tagRemindFrom                     // when the reminders of the record's appointments that have it were armed
-	tagReminders                      // the offsets of the record's reminder events
-	tagReminded                       // when the record's write sent the reminders due
-	tagResources                      // the resources the record's appointments that need any take
-	tagHoldResources                  // the resources the record's holds that need any take
-	tagCheckoutExtras                 // the buffers and resources of the record's reservations that have any
-	tagFeedResources                  // the resource each of the record's feeds of a resource shows
+	tagPayments         byte = 1 + iota // payments, checkouts reserved, checkouts closed
+	tagHolds                            // holds created or changed
+	tagEntries                          // waitlist entries created or changed
+	tagMetadata                         // the metadata of the record's appointments that have any
+	tagByCustomer                       // the record's events the customer's change caused
+	tagReschedules                      // the customers' reschedules of the record's appointments that have any
+	tagFeeds                            // calendar feeds made, and revoked
+	tagBusy                             // external busy time replaced
+	tagSources                          // calendar sources made or changed, and deleted
+	tagBuffers                          // the buffers of the record's appointments that have any
+	tagHoldBuffers                      // the buffers of the record's holds that have any
+	tagRemindFrom                       // when the reminders of the record's appointments that have it were armed
+	tagReminders                        // the offsets of the record's reminder events
+	tagReminded                         // when the record's write sent the reminders due
+	tagResources                        // the resources the record's appointments that need any take
+	tagHoldResources                    // the resources the record's holds that need any take
+	tagCheckoutExtras                   // the buffers and resources of the record's reservations that have any
+	tagFeedResources                    // the resource each of the record's feeds of a resource shows
+	tagSessions                         // the class session of each of the record's appointments that is a seat
+	tagHoldSeats                        // the record's holds that keep a seat of a class session
+	tagCheckoutSessions                 // the class session of each of the record's reservations that is a seat
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -122,6 +125,26 @@ func (e *w) sections(p *parts) {
 	})
 	putIndexed(e, tagFeedResources, p.feeds, func(f *model.Feed) bool { return f.ResourceID != nil },
 		func(e *w, f *model.Feed) { e.id(*f.ResourceID) })
+	putIndexed(e, tagSessions, p.appts, func(a *model.Appointment) bool { return a.Session != nil },
+		func(e *w, a *model.Appointment) { e.session(a.Session) })
+	putIndexed(e, tagHoldSeats, p.holds, func(h *model.Hold) bool { return h.Seat }, func(*w, *model.Hold) {})
+	putIndexed(e, tagCheckoutSessions, p.checkouts, func(c *Checkout) bool { return c.Appointment.Session != nil },
+		func(e *w, c *Checkout) { e.session(c.Appointment.Session) })
+}
+
+// The sessions sections (decisions §10): a seat's session as the write
+// left it, its capacity and the seats taken.
+func (e *w) session(s *model.Session) {
+	e.u(uint64(s.Capacity))
+	e.u(uint64(s.SeatsTaken))
+}
+
+func (d *r) session(s **model.Session) bool {
+	c, n := d.u(), d.u()
+	*s = &model.Session{Capacity: int(c), SeatsTaken: int(n)}
+	// A capacity lowered below the seats taken keeps them: the seats are
+	// bounded by the most a session ever held, not by the capacity.
+	return d.err == nil && c <= model.MaxCapacity && n <= 1<<20
 }
 
 // The resources sections (decisions §10): each resource a booking takes,
@@ -424,6 +447,15 @@ func (d *r) sections(p *parts) {
 				a.Buffers = model.Buffers{Before: int(before), After: int(after)}
 				return before <= model.MaxBufferMinutes && after <= model.MaxBufferMinutes && d.needs(&a.Resources)
 			})
+		case tagSessions:
+			getIndexed(d, 3, p.appts, func(d *r, a *model.Appointment) bool { return d.session(&a.Session) })
+		case tagHoldSeats:
+			getIndexed(d, 1, p.holds, func(_ *r, h *model.Hold) bool {
+				h.Seat = true
+				return true
+			})
+		case tagCheckoutSessions:
+			getIndexed(d, 3, p.checkouts, func(d *r, c *Checkout) bool { return d.session(&c.Appointment.Session) })
 		case tagSources:
 			p.sources, p.dropped = getList(d, 41, (*r).source), d.ids()
 			if len(p.sources) == 0 && len(p.dropped) == 0 {

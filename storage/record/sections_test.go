@@ -255,6 +255,14 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Feeds[0].StaffID, c.Feeds[0].ResourceID = nil, &room
 			return c
 		}(),
+		"sessions": func() *Change {
+			c := sectionChange()
+			c.Payments, c.Checkouts = samplePayments(c.Appointments[0].ID), sampleCheckouts()
+			c.Appointments[1].Session = &model.Session{Capacity: 12, SeatsTaken: 3}
+			c.Holds[0].Seat = true
+			c.Checkouts[1].Appointment.Session = &model.Session{Capacity: 2, SeatsTaken: 5} // capacity lowered since
+			return c
+		}(),
 		"reminded only":   only(func(c *Change) { c.Reminded = payAt.Add(time.Millisecond) }),
 		"sources":         only(func(c *Change) { c.Sources = sampleSources(staff) }),
 		"sources dropped": only(func(c *Change) { c.Dropped = []uuid.UUID{uuid.New()}; c.Busy = sampleBusy(staff)[1:2] }),
@@ -318,8 +326,12 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	withResources.Feeds = sampleFeeds(staff0(withResources))
 	room := uuid.New()
 	withResources.Feeds[1].StaffID, withResources.Feeds[1].ResourceID = nil, &room
+	withSessions := sectionSnapshot()
+	withSessions.Appointments[0].Session = &model.Session{Capacity: 500, SeatsTaken: 500}
+	withSessions.Holds[1].Seat = true
+	withSessions.Checkouts[0].Appointment.Session = &model.Session{Capacity: 10, SeatsTaken: 1}
 	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta,
-		"feeds": withFeeds, "resources": withResources} {
+		"feeds": withFeeds, "resources": withResources, "sessions": withSessions} {
 		t.Run(name, func(t *testing.T) {
 			b := encodeSnapshot1(t, s)
 			require.Equal(t, byte(VersionTagged), b[0])

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -123,6 +124,9 @@ func appendSlots(b []byte, slots []directory.Slot, st directory.View) []byte {
 	n := len(`{"data":[]}`)
 	for i := range slots {
 		n += slotFixedLen + slotStaffLen*len(slots[i].Staff)
+		if slots[i].SeatsLeft > 0 {
+			n += len(`,"seatsLeft":500`)
+		}
 	}
 	b = slices.Grow(b, n)
 	b = append(b, `{"data":[`...)
@@ -155,7 +159,12 @@ func appendSlots(b []byte, slots []directory.Slot, st directory.View) []byte {
 			}
 		}
 		last.to = len(b)
-		b = append(b, "]}"...)
+		b = append(b, ']')
+		if sl.SeatsLeft > 0 { // a class (decisions §10)
+			b = append(b, `,"seatsLeft":`...)
+			b = strconv.AppendInt(b, int64(sl.SeatsLeft), 10)
+		}
+		b = append(b, '}')
 	}
 	return append(b, "]}"...)
 }

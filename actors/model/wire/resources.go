@@ -70,6 +70,8 @@ func AppendService(b []byte, s *model.Service, detail bool) []byte {
 	b = AppendKey(b, "perWeek")
 	b = AppendNullInt(b, lim.PerWeek)
 	b = append(b, '}')
+	b = AppendKey(b, "capacity")
+	b = AppendInt(b, s.Seats())
 	b = AppendKey(b, "timetable")
 	b = appendTimetable(b, s.Timetable)
 	b = AppendKey(b, "resources")
@@ -279,6 +281,16 @@ func AppendAppointmentLinked(b []byte, a *model.Appointment, cu *model.Customer,
 	b = AppendInt(b, a.Buffers.After)
 	b = AppendKey(b, "resources")
 	b = appendNeeds(b, a.Resources, true)
+	b = AppendKey(b, "session")
+	if s := a.Session; s != nil {
+		b = append(b, `{"capacity":`...)
+		b = AppendInt(b, s.Capacity)
+		b = append(b, `,"seatsTaken":`...)
+		b = AppendInt(b, s.SeatsTaken)
+		b = append(b, '}')
+	} else {
+		b = append(b, "null"...)
+	}
 	b = AppendKey(b, "metadata")
 	b = AppendStringMap(b, a.Metadata)
 	if manageURL != "" {

@@ -19,6 +19,7 @@ var statusOf = map[problem.Code]int{
 	problem.SlotTaken:              409,
 	problem.NoStaffAvailable:       409,
 	problem.ResourceUnavailable:    409,
+	problem.SessionFull:            409,
 	problem.Conflict:               409,
 	problem.IdempotencyInProgress:  409,
 	problem.IdempotencyKeyReused:   409,

@@ -96,6 +96,11 @@ func (b *business) service(o input.Object) model.Service {
 		lo.Done()
 	}
 	s.Timetable = b.timetable(o)
+	// A class (decisions §10): 1, the default, is kept as 0, so that a
+	// file that spells it out puts the same service as one that does not.
+	if c, _ := o.Int("capacity", input.Optional, 1, model.MaxCapacity); c > 1 {
+		s.Capacity = c
+	}
 	if s.Resources = b.needs(o); len(s.Resources) == 0 {
 		s.Resources = nil
 	}

@@ -351,6 +351,13 @@ func TestServiceRules(t *testing.T) {
 			return times
 		}()}), []string{"services.0.timetable.wed invalid"}},
 		{"timetable not an object", svc("timetable", arr{"18:00"}), []string{"services.0.timetable invalid"}},
+		{"capacity class", svc("capacity", 12), nil},
+		{"capacity one", svc("capacity", 1), nil},
+		{"capacity 500", svc("capacity", 500), nil},
+		{"capacity zero", svc("capacity", 0), []string{"services.0.capacity too_small 1"}},
+		{"capacity 501", svc("capacity", 501), []string{"services.0.capacity too_large 500"}},
+		{"capacity fraction", svc("capacity", 2.5), []string{"services.0.capacity invalid"}},
+		{"capacity text", svc("capacity", "10"), []string{"services.0.capacity invalid"}},
 		{"duplicate id", func(b obj) {
 			s := minimal()["services"].(arr)[0]
 			set(b, "services", arr{b["services"].(arr)[0], s})

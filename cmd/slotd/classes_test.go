@@ -1,0 +1,193 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Classes (decisions §10): a service with capacity above 1 sells seats
+// of sessions; each seat is an appointment of its own, and the staff
+// member (and any resource) is taken once per session.
+
+// haircutClass makes the salon's haircut a class of capacity seats.
+func haircutClass(capacity int) func(biz map[string]any) {
+	return func(biz map[string]any) {
+		for _, s := range biz["services"].([]any) {
+			if svc := s.(map[string]any); svc["id"] == haircutID {
+				svc["capacity"] = capacity
+			}
+		}
+	}
+}
+
+// session is an answer's appointment's session.
+func session(t *testing.T, r resp) map[string]any {
+	t.Helper()
+	require.Contains(t, []int{200, 201}, r.Status, "%s", r.Raw)
+	a := r.Body
+	if x, ok := r.Body["appointment"]; ok {
+		a = x.(map[string]any)
+	}
+	s, _ := a["session"].(map[string]any)
+	return s
+}
+
+// classSlots is the class's starts on tue between from and to (HH:MM,
+// UTC) with their seats left and staff.
+func classSlots(t *testing.T, s *server, from, to string) map[string]string {
+	t.Helper()
+	r := s.get("/api/v1/availability/slots?serviceId="+haircutID+"&from="+tue+from+":00Z&to="+tue+to+":00Z", keyFull)
+	require.Equal(t, 200, r.Status, "%s", r.Raw)
+	out := map[string]string{}
+	for _, x := range r.Body["data"].([]any) {
+		sl := x.(map[string]any)
+		var who []string
+		for _, id := range sl["staffMemberIds"].([]any) {
+			who = append(who, map[string]string{annaID: "anna", bramID: "bram", chrisID: "chris"}[id.(string)])
+		}
+		out[sl["startTime"].(string)[11:16]] = fmt.Sprintf("%v %s", sl["seatsLeft"], strings.Join(who, ","))
+	}
+	return out
+}
+
+func TestClassSeats(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, haircutClass(3)))
+	assert.EqualValues(t, 3, s.get("/api/v1/services/"+haircutID, keyFull).Body["capacity"])
+	assert.EqualValues(t, 1, s.get("/api/v1/services/"+colourID, keyFull).Body["capacity"])
+	assert.Equal(t, "3 anna,bram", classSlots(t, s, "09:00", "09:00")["09:00"], "an unopened start shows the capacity")
+
+	// Three seats of Anna's 10:00 session, each its own appointment.
+	var seats []string
+	for i := range 3 {
+		r := s.post("/api/v1/appointments", keyFull, fmt.Sprint("seat-", i), booking(haircutID, tue+"10:00:00Z", annaID, fmt.Sprintf("seat%d@example.com", i)))
+		assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(i + 1)}, session(t, r))
+		seats = append(seats, r.Body["appointment"].(map[string]any)["id"].(string))
+	}
+	assert.Len(t, map[string]bool{seats[0]: true, seats[1]: true, seats[2]: true}, 3)
+	requireError(t, s.post("/api/v1/appointments", keyFull, "seat-3", booking(haircutID, tue+"10:00:00Z", annaID, "late@example.com")),
+		409, "SESSION_FULL")
+	// A replay is the first answer, byte for byte: the session as that
+	// booking left it.
+	first := s.post("/api/v1/appointments", keyFull, "seat-0", booking(haircutID, tue+"10:00:00Z", annaID, "seat0@example.com"))
+	require.Equal(t, "true", first.Header.Get("Idempotency-Replayed"))
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(1)}, session(t, first))
+	// Read back, each seat shows the session live.
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(3)}, session(t, s.get("/api/v1/appointments/"+seats[0], keyFull)))
+	// Anna is taken once: anything else overlapping the session is taken.
+	requireError(t, s.post("/api/v1/appointments", keyFull, "colour", booking(colourID, tue+"09:00:00Z", annaID, "c@example.com")),
+		409, "SLOT_TAKEN")
+	// A service that is not a class shows no session.
+	c := s.post("/api/v1/appointments", keyFull, "colour-2", booking(colourID, tue+"13:00:00Z", annaID, "c@example.com"))
+	require.Equal(t, 201, c.Status, "%s", c.Raw)
+	assert.Nil(t, c.Body["appointment"].(map[string]any)["session"])
+
+	// The full session is not offered; Bram would open one.
+	assert.Equal(t, "3 bram", classSlots(t, s, "10:00", "10:00")["10:00"])
+	b := s.post("/api/v1/appointments", keyFull, "bram-1", booking(haircutID, tue+"10:00:00Z", bramID, "b1@example.com"))
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(1)}, session(t, b))
+	assert.Equal(t, "2 bram", classSlots(t, s, "10:00", "10:00")["10:00"])
+	// Unpinned, a booking joins the session with a free seat, the fullest first.
+	u := s.post("/api/v1/appointments", keyFull, "any-1", booking(haircutID, tue+"10:00:00Z", "", "u1@example.com"))
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(2)}, session(t, u))
+	assert.Equal(t, bramID, u.Body["appointment"].(map[string]any)["staffMember"].(map[string]any)["id"])
+
+	// The check names the full session per staff member.
+	v := s.post("/api/v1/availability/check", keyFull, "", `{"serviceId":"`+haircutID+`","startTimes":["`+tue+`10:00:00Z"]}`)
+	require.Equal(t, 200, v.Status, "%s", v.Raw)
+	codes := map[string]any{}
+	for _, x := range v.Body["data"].([]any)[0].(map[string]any)["staff"].([]any) {
+		codes[x.(map[string]any)["id"].(string)] = x.(map[string]any)["code"]
+	}
+	assert.Equal(t, "SESSION_FULL", codes[annaID], "%s", v.Raw)
+	assert.Nil(t, codes[bramID], "%s", v.Raw)
+
+	// A seat cancelled frees a seat, not the time.
+	require.Equal(t, 200, s.call("POST", "/api/v1/appointments/"+seats[2]+"/status", `{"status":"cancelled"}`).Status)
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(2)}, session(t, s.get("/api/v1/appointments/"+seats[0], keyFull)))
+	assert.Equal(t, "1 anna,bram", classSlots(t, s, "10:00", "10:00")["10:00"])
+	requireError(t, s.post("/api/v1/appointments", keyFull, "colour-3", booking(colourID, tue+"09:00:00Z", annaID, "c@example.com")),
+		409, "SLOT_TAKEN")
+
+	// A PATCH moves one seat alone.
+	m := s.request(pcall{method: "PATCH", path: "/api/v1/appointments/" + seats[1], key: keyFull, body: `{"startTime":"` + tue + `11:00:00Z"}`})
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(1)}, session(t, m))
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(1)}, session(t, s.get("/api/v1/appointments/"+seats[0], keyFull)))
+
+	// The cancelled seat comes back into its session; once it is full
+	// again, reinstating is SESSION_FULL.
+	require.Equal(t, 200, s.call("POST", "/api/v1/appointments/"+seats[2]+"/status", `{"status":"confirmed"}`).Status)
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(2)}, session(t, s.get("/api/v1/appointments/"+seats[2], keyFull)))
+
+	// The last seat cancelled frees the time.
+	for _, id := range []string{seats[0], seats[2]} {
+		require.Equal(t, 200, s.call("POST", "/api/v1/appointments/"+id+"/status", `{"status":"cancelled"}`).Status)
+	}
+	o := s.post("/api/v1/appointments", keyFull, "colour-4", booking(colourID, tue+"09:00:00Z", annaID, "c@example.com"))
+	require.Equal(t, 201, o.Status, "%s", o.Raw)
+	requireError(t, s.call("POST", "/api/v1/appointments/"+seats[0]+"/status", `{"status":"confirmed"}`), 409, "SLOT_TAKEN")
+
+	// After a restart, from the journal: the same sessions.
+	s.stop()
+	s2 := start(t, s.data)
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(2)}, session(t, s2.get("/api/v1/appointments/"+u.Body["appointment"].(map[string]any)["id"].(string), keyFull)))
+	assert.Equal(t, "1 bram", classSlots(t, s2, "10:00", "10:00")["10:00"])
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(1)}, session(t, s2.get("/api/v1/appointments/"+seats[1], keyFull)))
+}
+
+// raceClass sends 64 bookings of Anna's 14:00 session of capacity 10
+// at once.
+func raceClass(t *testing.T, post func(i int, body string) resp) map[string]int {
+	t.Helper()
+	return raceBodies(t, post, 64, func(i int) string {
+		return booking(haircutID, tue+"14:00:00Z", annaID, fmt.Sprintf("yogi%d@example.com", i))
+	})
+}
+
+// TestClassRace: through one node, exactly ten seats.
+func TestClassRace(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, haircutClass(10)))
+	got := raceClass(t, func(i int, body string) resp {
+		return s.post("/api/v1/appointments", keyFull, fmt.Sprintf("race-%d", i), body)
+	})
+	assert.Equal(t, map[string]int{"201": 10, "409 SESSION_FULL": 54}, got)
+	taken := 0
+	l := s.get("/api/v1/appointments?limit=100&staffMemberId="+annaID+"&from="+tue+"14:00:00Z&to="+tue+"14:01:00Z", keyFull)
+	require.Equal(t, 200, l.Status, "%s", l.Raw)
+	for _, x := range l.Body["data"].([]any) {
+		a := x.(map[string]any)
+		if a["startTime"] != tue+"14:00:00.000Z" {
+			continue
+		}
+		assert.Equal(t, map[string]any{"capacity": float64(10), "seatsTaken": float64(10)}, a["session"])
+		taken++
+	}
+	assert.Equal(t, 10, taken, "%s", l.Raw)
+	t.Logf("64 bookings for one session of ten: %v", got)
+}
+
+// TestClusterClassRace: the same across a three-node cluster.
+func TestClusterClassRace(t *testing.T) {
+	clusterFaultTest(t)
+	bin := buildBinary(t)
+	procs := startNodes(t, bin, 3, false, "--world", salonWorld(t, haircutClass(10)))
+	got := raceClass(t, func(i int, body string) resp {
+		status, b, _, err := clusterCall("POST", procs[i%len(procs)].pub, "/api/v1/appointments", body, "Idempotency-Key", fmt.Sprint("cluster-class-", i))
+		if err != nil {
+			return resp{Status: 0, Body: map[string]any{"code": err.Error()}}
+		}
+		return resp{Status: status, Body: b}
+	})
+	require.Equal(t, map[string]int{"201": 10, "409 SESSION_FULL": 54}, got)
+	seats := 0
+	for _, a := range listAll(t, procs[0]) {
+		if a["startTime"] == tue+"14:00:00.000Z" && a["session"] != nil {
+			seats++
+		}
+	}
+	require.Equal(t, 10, seats)
+	t.Logf("across three nodes: %v", got)
+}
