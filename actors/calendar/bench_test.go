@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -428,4 +429,102 @@ func BenchmarkSlotsResourceRatio(b *testing.B) {
 	}
 	slices.Sort(ratios)
 	b.ReportMetric(ratios[len(ratios)/2], "x_room")
+}
+
+// benchSessions are the sessions of a benchmark's class: per staff
+// member, sorted by start, as a state's sorted map yields them.
+type benchSessions map[uuid.UUID][]benchSession
+
+type benchSession struct {
+	start int64
+	seats int
+	hull  interval.Span
+}
+
+func (bs benchSessions) Seats(_, staff uuid.UUID, start int64) (int, interval.Span, bool) {
+	list := bs[staff]
+	i, ok := slices.BinarySearchFunc(list, start, func(x benchSession, at int64) int { return cmp.Compare(x.start, at) })
+	if !ok {
+		return 0, interval.Span{}, false
+	}
+	return list[i].seats, list[i].hull, true
+}
+
+func (bs benchSessions) SessionsOf(_, staff uuid.UUID, from, to int64, dst []Session) []Session {
+	list := bs[staff]
+	i, _ := slices.BinarySearchFunc(list, from, func(x benchSession, at int64) int { return cmp.Compare(x.start, at) })
+	for ; i < len(list) && list[i].start <= to; i++ {
+		dst = append(dst, Session{Start: list[i].start, Seats: list[i].seats, Hull: list[i].hull})
+	}
+	return dst
+}
+
+// classCases are a week's search of the salon with 20 staff members and
+// 2,000 bookings: the cut as it is (no capacity, no room), then the cut
+// as a class of 12 seats that needs one of a room's 8 units, every
+// booking taking a unit and each half-hour booking (a seventh of them)
+// a session of the class, some full, the rest with seats left.
+func classCases(tb testing.TB) [2]*Query {
+	var out [2]*Query
+	for i := range out {
+		s := newSalon(tb, 20, 2000)
+		q := s.query(7)
+		if i == 1 {
+			room := model.Resource{ID: uuid.New(), Name: "Room", Quantity: 8, IsActive: true}
+			svc := *q.Service
+			svc.Capacity = 12
+			svc.Resources = []model.ResourceNeed{{ResourceID: room.ID, Quantity: 1}}
+			q.Service, q.Resources = &svc, []model.Resource{room}
+			sessions := benchSessions{}
+			idx := q.Index
+			idx.Staff(func(staff uuid.UUID, t interval.Tree) bool {
+				t.Overlapping(interval.Span{Start: math.MinInt64 / 2, End: math.MaxInt64 / 2}, func(it interval.Item) bool {
+					it.Units = 1
+					q.Index = q.Index.Take(room.ID, it)
+					if it.End-it.Start == 30*msMinute {
+						sessions[staff] = append(sessions[staff], benchSession{start: it.Start, seats: 1 + int(it.Start/msMinute)%12, hull: it.Span})
+					}
+					return true
+				})
+				return true
+			})
+			q.Sessions = sessions
+		}
+		q.Scratch = new(Scratch)
+		out[i] = q
+	}
+	return out
+}
+
+// BenchmarkSlotsClassRatio measures what a class with a room costs a
+// week's search, as a same-run ratio (x_class: the class's search over
+// the plain service's, the median over rounds). Issue 41's target is at
+// most 1.3.
+func BenchmarkSlotsClassRatio(b *testing.B) {
+	cases := classCases(b)
+	var outs [2][]Slot
+	const batch = 20
+	var ratios []float64
+	for b.Loop() {
+		var took [2]time.Duration
+		for i, q := range cases {
+			start := time.Now()
+			for range batch {
+				outs[i] = Slots(q, outs[i][:0])
+			}
+			took[i] = time.Since(start)
+		}
+		ratios = append(ratios, float64(took[1])/float64(took[0]))
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "x_class")
+	joined := 0
+	for _, sl := range outs[1] {
+		if sl.SeatsLeft > 0 && sl.SeatsLeft < 12 {
+			joined++
+		}
+	}
+	if joined == 0 {
+		b.Fatal("no start offered a session with seats taken: the class case measures nothing")
+	}
 }

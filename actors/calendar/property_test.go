@@ -74,7 +74,7 @@ func (w *world) Seats(svc, staff uuid.UUID, start int64) (int, interval.Span, bo
 	return x.seats, x.hull, true
 }
 
-func (w *world) SessionsOf(svc, staff uuid.UUID, from, to int64, fn func(int64, int, interval.Span)) {
+func (w *world) SessionsOf(svc, staff uuid.UUID, from, to int64, dst []Session) []Session {
 	var starts []int64
 	for k := range w.sessions {
 		if svc == w.svc.ID && k.staff == staff && k.start >= from && k.start <= to {
@@ -84,8 +84,9 @@ func (w *world) SessionsOf(svc, staff uuid.UUID, from, to int64, fn func(int64, 
 	slices.Sort(starts)
 	for _, at := range starts {
 		x := w.sessions[sessionKey{staff, at}]
-		fn(at, x.seats, x.hull)
+		dst = append(dst, Session{Start: at, Seats: x.seats, Hull: x.hull})
 	}
+	return dst
 }
 
 // session is staff member st's session of the service at start that a

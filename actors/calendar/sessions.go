@@ -1,8 +1,6 @@
 package calendar
 
 import (
-	"slices"
-
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/interval"
@@ -30,9 +28,17 @@ type Sessions interface {
 	// at start (Unix ms), and the stretch it occupies; false when there
 	// is none.
 	Seats(svc, staff uuid.UUID, start int64) (seats int, hull interval.Span, ok bool)
-	// SessionsOf calls fn for staff's sessions of svc starting in
-	// [from, to], in ascending order.
-	SessionsOf(svc, staff uuid.UUID, from, to int64, fn func(start int64, seats int, hull interval.Span))
+	// SessionsOf appends to dst staff's sessions of svc starting in
+	// [from, to], in ascending order of start.
+	SessionsOf(svc, staff uuid.UUID, from, to int64, dst []Session) []Session
+}
+
+// Session is one open session of a class: its start (Unix ms), the seats
+// taken and the stretch it occupies.
+type Session struct {
+	Start int64
+	Seats int
+	Hull  interval.Span
 }
 
 // hull is the stretch a booking of shape sh at start occupies.
@@ -105,73 +111,50 @@ func fullInstead(err *problem.Error, full bool) *problem.Error {
 	return err
 }
 
-// joinable is one class session a slot search found at a start: the
-// grid index of the start, the candidate, and the seats left in it.
-type joinable struct {
-	g, c int
-	left int32
-}
-
 // sessions marks the starts where a candidate's session of the class has
-// a free seat (taking no time, room or limit: see above), and keeps the
-// seats left of each for emit.
+// a free seat (taking no time, room or limit: see above), and keeps, per
+// start, how many candidates join one and the most seats one has left,
+// for emit.
 func (sw *sweep) sessions(q *Query, sh *shape, cands []int) {
-	sw.joins = sw.joins[:0]
 	if !q.Service.IsClass() || q.Sessions == nil || len(sw.ticks) == 0 {
 		return
 	}
 	capacity := q.Service.Seats()
 	from, to := sw.ticks[0].at, sw.ticks[len(sw.ticks)-1].at
-	var open []session
+	sw.joins = grow(sw.sc.joins, len(sw.ticks))[:len(sw.ticks)]
+	clear(sw.joins)
 	for c, i := range cands {
 		word, bit := c/64, uint64(1)<<(c%64)
 		g := 0
-		open = sessionsOf(q.Sessions, q.Service.ID, q.Staff[i].ID, from, to, open[:0])
-		for _, o := range open {
-			if g = sw.seek(g, o.start); g == len(sw.ticks) || sw.ticks[g].at != o.start {
+		sw.open1 = q.Sessions.SessionsOf(q.Service.ID, q.Staff[i].ID, from, to, sw.open1[:0])
+		for _, o := range sw.open1 {
+			if g = sw.seek(g, o.Start); g == len(sw.ticks) || sw.ticks[g].at != o.Start {
 				continue // not a start on offer
 			}
-			if o.hull != sh.hull(o.start) || o.seats >= capacity {
+			if o.Hull != sh.hull(o.Start) || o.Seats >= capacity {
 				continue // time taken, or full: not offered by this staff member
 			}
 			sw.mask[g*sw.words+word] |= bit
-			sw.joins = append(sw.joins, joinable{g: g, c: c, left: int32(capacity - o.seats)})
+			j := &sw.joins[g]
+			j.n++
+			j.left = max(j.left, int32(capacity-o.Seats))
 		}
 	}
-	slices.SortFunc(sw.joins, func(a, b joinable) int { return a.g - b.g })
 }
 
-// session is one open session a search meets.
-type session struct {
-	start int64
-	seats int
-	hull  interval.Span
-}
-
-// sessionsOf appends staff's sessions of svc starting in [from, to] to
-// dst. (Apart from sweep, so that the callback captures no pointer to a
-// sweep: that would move every search's sweep to the heap.)
-func sessionsOf(ss Sessions, svc, staff uuid.UUID, from, to int64, dst []session) []session {
-	ss.SessionsOf(svc, staff, from, to, func(start int64, seats int, hull interval.Span) {
-		dst = append(dst, session{start, seats, hull})
-	})
-	return dst
+// joined is, for one start, how many candidates would join a session
+// there and the most seats one of those has left.
+type joined struct {
+	n    int32
+	left int32
 }
 
 // seatsLeft is the seats left at grid start g, whose row in the mask
-// has n candidates (j walks sw.joins along the starts): the capacity when
-// one of them would open a session, else the most any of their sessions
-// has left.
-func (sw *sweep) seatsLeft(capacity int32, g, n int, j *int) int32 {
-	for *j < len(sw.joins) && sw.joins[*j].g < g {
-		*j++
-	}
-	most, k := int32(0), 0
-	for ; *j < len(sw.joins) && sw.joins[*j].g == g; *j++ {
-		most, k = max(most, sw.joins[*j].left), k+1
-	}
-	if n > k {
+// has n candidates: the capacity when one of them would open a session,
+// else the most any of their sessions has left.
+func (sw *sweep) seatsLeft(capacity int32, g, n int) int32 {
+	if len(sw.joins) == 0 || n > int(sw.joins[g].n) {
 		return capacity
 	}
-	return most
+	return sw.joins[g].left
 }

@@ -52,7 +52,8 @@ type Scratch struct {
 	counts []int
 	mask   []uint64
 	staff  []int32
-	joins  []joinable
+	joins  []joined
+	open1  []Session
 }
 
 // Slot is one start time on offer, in Unix milliseconds (an encoder writes
@@ -125,7 +126,7 @@ func Slots(q *Query, out []Slot) []Slot {
 	if sc == nil {
 		sc = new(Scratch)
 	}
-	sw := sweep{sc: sc, open: sc.open[:0], full: sc.full, counts: sc.counts, joins: sc.joins}
+	sw := sweep{sc: sc, open: sc.open[:0], full: sc.full, counts: sc.counts, open1: sc.open1}
 	if len(cands) == 0 || !sw.grid(q) {
 		return out
 	}
@@ -141,7 +142,11 @@ func Slots(q *Query, out []Slot) []Slot {
 	sw.roomOnly(q, &sh)
 	sw.sessions(q, &sh, cands)
 	out = sw.emit(q, cands, out)
-	sc.ticks, sc.days, sc.mask, sc.open, sc.full, sc.counts, sc.joins = sw.ticks, sw.ds.list, sw.mask, sw.open, sw.full, sw.counts, sw.joins
+	sc.ticks, sc.days, sc.mask, sc.open, sc.full, sc.counts = sw.ticks, sw.ds.list, sw.mask, sw.open, sw.full, sw.counts
+	if sw.joins != nil {
+		sc.joins = sw.joins
+	}
+	sc.open1 = sw.open1
 	return out
 }
 
@@ -161,11 +166,12 @@ type sweep struct {
 	open    []interval.Span // scratch: one candidate's unoccupied stretches, with buffers
 	lim     limits          // the booking limits, when limited
 	limited bool
-	full    []bool   // one candidate's days at a limit, by day - ticks[0].day
-	counts  []int    // scratch: one candidate's counts, by day from the Monday of the first
-	words   int      // mask words per start
-	mask    []uint64 // bit c of row g: candidate c can take start g
-	joins   []joinable
+	full    []bool    // one candidate's days at a limit, by day - ticks[0].day
+	counts  []int     // scratch: one candidate's counts, by day from the Monday of the first
+	words   int       // mask words per start
+	mask    []uint64  // bit c of row g: candidate c can take start g
+	joins   []joined  // by grid start, a class's sessions (sessions)
+	open1   []Session // scratch: one candidate's sessions
 }
 
 // tick is a grid start, with its local day number.
@@ -452,7 +458,7 @@ func (sw *sweep) emit(q *Query, cands []int, out []Slot) []Slot {
 	all := sw.sc.staff[:ids]
 	at := 0
 	dur := int64(q.Service.DurationMinutes) * msMinute
-	class, capacity, j := q.Service.IsClass(), int32(q.Service.Seats()), 0
+	class, capacity := q.Service.IsClass(), int32(q.Service.Seats())
 	for g, tk := range sw.ticks {
 		s, from := tk.at, at
 		for i, w := range sw.mask[g*sw.words : (g+1)*sw.words] {
@@ -464,7 +470,7 @@ func (sw *sweep) emit(q *Query, cands []int, out []Slot) []Slot {
 		if at > from {
 			sl := Slot{At: s, Until: s + dur, Staff: all[from:at:at]}
 			if class {
-				sl.SeatsLeft = sw.seatsLeft(capacity, g, at-from, &j)
+				sl.SeatsLeft = sw.seatsLeft(capacity, g, at-from)
 			}
 			out = append(out, sl)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/actors/interval"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
@@ -192,17 +193,19 @@ func (s *State) Seats(svc, staff uuid.UUID, start int64) (int, interval.Span, bo
 	return cur.seats, cur.hull(), true
 }
 
-// SessionsOf implements calendar.Sessions: fn gets, in ascending order of
-// start, staff's sessions of svc starting in [from, to].
-func (s *State) SessionsOf(svc, staff uuid.UUID, from, to int64, fn func(start int64, seats int, hull interval.Span)) {
+// SessionsOf implements calendar.Sessions: it appends to dst, in
+// ascending order of start, staff's sessions of svc starting in
+// [from, to].
+func (s *State) SessionsOf(svc, staff uuid.UUID, from, to int64, dst []calendar.Session) []calendar.Session {
 	k := SessionKey{Service: svc, Staff: staff, Start: from}
 	s.sessions.Ascend(&k, func(k SessionKey, cur *session) bool {
 		if k.Service != svc || k.Staff != staff || k.Start > to {
 			return false
 		}
-		fn(k.Start, cur.seats, cur.hull())
+		dst = append(dst, calendar.Session{Start: k.Start, Seats: cur.seats, Hull: cur.hull()})
 		return true
 	})
+	return dst
 }
 
 // seatsOf is the seats taken in the session of seat a, 0 when it has none.
