@@ -60,6 +60,13 @@ func worldAppointments(s *State, spec *model.Spec, c *record.Catalog, now time.T
 		// A world file's appointments are the business's own: external
 		// busy time does not refuse them, as it leaves booked ones alone.
 		m.known, m.index = s.Appointment, s.index.Bookings()
+		m.sessions = func(k SessionKey) (int, bool) {
+			x, ok := s.sessions.Get(k)
+			if !ok {
+				return 0, false
+			}
+			return x.seats, true
+		}
 	} else {
 		// A new business: its appointments are all new, each one piece or
 		// more. Growing the slices one append at a time was a fifth of
@@ -79,7 +86,45 @@ func worldAppointments(s *State, spec *model.Spec, c *record.Catalog, now time.T
 			return nil, err
 		}
 	}
+	m.stampSeats()
 	return m.out, nil
+}
+
+// seat decides where appointment a, a seat of a class, goes: into the
+// session at its start when there is one (joined: its time, room and
+// limit are the session's), else it opens one. A full session refuses it.
+func (m *materializer) seat(a *model.Appointment, svc *model.Service, staff uuid.UUID, path string) (joined bool, err error) {
+	k := SessionKey{Service: svc.ID, Staff: staff, Start: a.StartTime.UnixMilli()}
+	if m.seats == nil {
+		m.seats = map[SessionKey]int{}
+	}
+	n, ok := m.seats[k]
+	if !ok && m.sessions != nil {
+		n, ok = m.sessions(k)
+	}
+	switch {
+	case !ok:
+		m.seats[k] = 1
+		return false, nil
+	case n >= svc.Seats():
+		return false, problem.FieldError(path+".startTime", problem.Invalid,
+			"The class session at this time is full: it has "+strconv.Itoa(svc.Seats())+" seats.")
+	}
+	m.seats[k] = n + 1
+	return true, nil
+}
+
+// stampSeats sets each seat's session to its class's capacity and the
+// seats its session holds once the file is in.
+func (m *materializer) stampSeats() {
+	for i := range m.out {
+		a := &m.out[i]
+		if a.Session == nil || a.Staff == nil {
+			continue
+		}
+		svc := findService(m.c.Services, a.Service.ID)
+		a.Session = &model.Session{Capacity: svc.Seats(), SeatsTaken: m.seats[SessionKey{Service: svc.ID, Staff: a.Staff.ID, Start: a.StartTime.UnixMilli()}]}
+	}
 }
 
 // overlapping reports whether two of the items held by one staff member
@@ -128,6 +173,11 @@ type materializer struct {
 	// materializing a loaded world (2026-11-27).
 	deferred bool
 	held     []staffItem
+	// seats counts the seats of each class session the file's
+	// appointments open or join (decisions §10), with those the business
+	// already had (sessions, nil for a new business).
+	seats    map[SessionKey]int
+	sessions func(SessionKey) (int, bool)
 }
 
 func (m *materializer) add(wa *model.WorldAppointment, path string) error {
@@ -143,7 +193,18 @@ func (m *materializer) add(wa *model.WorldAppointment, path string) error {
 	a.Status = model.Status(wa.Status)
 	a.CustomerID, a.Notes = wa.CustomerID, wa.Notes
 	a.RecurringSeriesID, a.IsRecurringOccurrence = wa.RecurringSeriesID, wa.IsRecurringOccurrence
+	seated(&a, svc)
 	sid, items := Items(&a)
+	if a.Session != nil && len(items) > 0 {
+		joined, err := m.seat(&a, svc, sid, path)
+		if err != nil {
+			return err
+		}
+		if joined { // the session's first seat took the time and the room
+			m.out = append(m.out, a)
+			return nil
+		}
+	}
 	spans := make([]interval.Span, len(items))
 	for i, it := range items {
 		spans[i] = it.Span

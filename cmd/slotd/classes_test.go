@@ -191,3 +191,98 @@ func TestClusterClassRace(t *testing.T) {
 	require.Equal(t, 10, seats)
 	t.Logf("across three nodes: %v", got)
 }
+
+// TestClassHoldsRoomLimitsWaitlist: a live hold takes a seat; a session
+// takes its room once however many seats it holds; booking limits count
+// sessions, not seats; a freed seat is offered to the waitlist.
+func TestClassHoldsRoomLimitsWaitlist(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, func(biz map[string]any) {
+		haircutClass(2)(biz)
+		basinHaircut(biz)      // one basin, which every haircut session needs
+		limitedHaircut(1)(biz) // one haircut session per staff member a day
+	}))
+	first := s.post("/api/v1/appointments", keyFull, "c-1", booking(haircutID, tue+"10:00:00Z", annaID, "c1@example.com"))
+	assert.Equal(t, map[string]any{"capacity": float64(2), "seatsTaken": float64(1)}, session(t, first))
+	firstID := first.Body["appointment"].(map[string]any)["id"].(string)
+
+	// The hold joins Anna's session (the limit counts the session once)
+	// and takes its second seat; the session has the basin once.
+	h := s.post("/api/v1/holds", keyFull, "c-h", holdBody("10:00:00Z", annaID, 0))
+	require.Equal(t, 201, h.Status, "%s", h.Raw)
+	assert.Equal(t, map[string]any{"capacity": float64(2), "seatsTaken": float64(2)}, session(t, s.get("/api/v1/appointments/"+firstID, keyFull)))
+	requireError(t, s.post("/api/v1/appointments", keyFull, "c-2", booking(haircutID, tue+"10:00:00Z", annaID, "c2@example.com")),
+		409, "SESSION_FULL")
+	requireError(t, s.post("/api/v1/appointments", keyFull, "c-3", booking(haircutID, tue+"10:00:00Z", bramID, "c3@example.com")),
+		409, "RESOURCE_UNAVAILABLE") // Bram would open a second session: the basin is in Anna's
+	requireError(t, s.post("/api/v1/appointments", keyFull, "c-4", booking(haircutID, tue+"13:00:00Z", annaID, "c4@example.com")),
+		422, "BOOKING_LIMIT_REACHED") // a second session for Anna that day
+
+	// A waitlist entry for Anna at 10:00 waits while the session is
+	// full; the hold released, the freed seat is offered to it.
+	body := fmt.Sprintf(`{"serviceId":%q,"staffMemberId":%q,"from":%q,"to":%q,"customer":{"firstName":"W","email":"w@example.com"}}`,
+		haircutID, annaID, tue+"09:30:00Z", tue+"10:30:00Z")
+	e := s.post("/api/v1/waitlist-entries", keyFull, "c-e", body)
+	require.Equal(t, 201, e.Status, "%s", e.Raw)
+	id := e.Body["id"].(string)
+	assert.Equal(t, "waiting", s.entry(id)["status"])
+	rel := s.request(pcall{method: "DELETE", path: "/api/v1/holds/" + h.Body["id"].(string), key: keyFull})
+	require.Equal(t, 204, rel.Status, "%s", rel.Raw)
+	offered := s.waitEntry(id, "offered")
+	assert.Equal(t, tue+"10:00:00.000Z", offerOf(offered)["startTime"], "the freed seat")
+	assert.Equal(t, map[string]any{"capacity": float64(2), "seatsTaken": float64(2)}, session(t, s.get("/api/v1/appointments/"+firstID, keyFull)),
+		"the offer's hold keeps the seat")
+
+	// Booked with the offer's hold, the seat is an appointment of the
+	// session.
+	b := s.post("/api/v1/appointments", keyFull, "c-5", fmt.Sprintf(`{"holdId":%q,"customer":{"firstName":"W","email":"w@example.com"}}`, offerOf(offered)["holdId"]))
+	assert.Equal(t, map[string]any{"capacity": float64(2), "seatsTaken": float64(2)}, session(t, b))
+	assert.Equal(t, tue+"10:00:00.000Z", b.Body["appointment"].(map[string]any)["startTime"])
+}
+
+// TestClassWorldFile: a world file's appointments of a class at one
+// start fill one session, and one too many is refused with its path; the
+// sessions, and world appointments' buffers, survive a restart.
+func TestClassWorldFile(t *testing.T) {
+	seat := func(i int, at string) map[string]any {
+		return map[string]any{"id": fmt.Sprintf("00000000-0000-4000-8000-%012d", i), "customerId": evaID, "serviceId": haircutID,
+			"staffMemberId": annaID, "startTime": tue + at, "status": "confirmed"}
+	}
+	withSeats := func(n int) func(biz map[string]any) {
+		return func(biz map[string]any) {
+			haircutClass(3)(biz)
+			var as []any
+			for i := range n {
+				as = append(as, seat(i, "10:00:00Z"))
+			}
+			for _, s := range biz["services"].([]any) {
+				if svc := s.(map[string]any); svc["id"] == colourID {
+					svc["bufferAfterMinutes"] = 15
+				}
+			}
+			as = append(as, map[string]any{"id": "00000000-0000-4000-8000-000000000099", "customerId": evaID, "serviceId": colourID,
+				"staffMemberId": annaID, "startTime": tue + "13:00:00Z", "status": "confirmed"})
+			biz["appointments"] = as
+		}
+	}
+	s := start(t, "", "--world", salonWorld(t, withSeats(3)))
+	first := "/api/v1/appointments/00000000-0000-4000-8000-000000000000"
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(3)}, session(t, s.get(first, keyFull)))
+	requireError(t, s.post("/api/v1/appointments", keyFull, "w-1", booking(haircutID, tue+"10:00:00Z", annaID, "w1@example.com")),
+		409, "SESSION_FULL")
+	assert.EqualValues(t, 15, s.get("/api/v1/appointments/00000000-0000-4000-8000-000000000099", keyFull).Body["bufferAfterMinutes"])
+
+	// A fourth seat in the file: refused, naming it.
+	r := s.putSalon(withSeats(4))
+	require.Equal(t, 400, r.Status, "%s", r.Raw)
+	assert.Contains(t, string(r.Raw), `"appointments.3.startTime"`)
+
+	// From the journal after a restart: the same session, the same buffer.
+	s.stop()
+	s2 := start(t, s.data)
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(3)}, session(t, s2.get(first, keyFull)))
+	requireError(t, s2.post("/api/v1/appointments", keyFull, "w-2", booking(haircutID, tue+"10:00:00Z", annaID, "w2@example.com")),
+		409, "SESSION_FULL")
+	assert.EqualValues(t, 15, s2.get("/api/v1/appointments/00000000-0000-4000-8000-000000000099", keyFull).Body["bufferAfterMinutes"])
+	requireError(t, s2.post("/api/v1/appointments", keyFull, "w-3", booking(haircutID, tue+"14:30:00Z", annaID, "w3@example.com")),
+		409, "SLOT_TAKEN") // Anna's colour from the file ends at 14:30, its buffer at 14:45
+}

@@ -208,6 +208,10 @@ func encodeCatalog(dst []byte, c *Catalog) ([]byte, error) {
 	e.bytes(js)
 	e.customers(c.Customers)
 	e.appointments(c.Appointments)
+	// What only some appointments have (buffers, resources, a seat's
+	// session) follows in the tagged sections, as in a change; a
+	// catalogue written before had none, and decodes as it did.
+	e.sections(&parts{appts: c.Appointments})
 	return e.b, nil
 }
 
@@ -221,6 +225,13 @@ func decodeCatalog(d *r) *Catalog {
 	}
 	c.Customers = d.customers()
 	c.Appointments = d.appointments()
+	var p parts
+	p.appts = c.Appointments
+	d.sections(&p)
+	if p.payments != nil || p.checkouts != nil || p.closed != nil || p.holds != nil || p.entries != nil || p.feeds != nil ||
+		p.revoked != nil || p.busy != nil || p.sources != nil || p.dropped != nil || !p.reminded.IsZero() {
+		d.fail() // a catalogue carries its appointments' sections only
+	}
 	return c
 }
 

@@ -36,6 +36,16 @@ func sample() []*Record {
 			Removed: []uuid.UUID{uuid.New()}}},
 		{Kind: KindCatalog, Catalog: &Catalog{At: at, Business: model.Business{ID: uuid.New(), Name: "World", Timezone: "UTC"},
 			Customers: sampleChange(at).Customers, Appointments: slices.Repeat(sampleChange(at).Appointments, 20)}},
+		{Kind: KindCatalog, Catalog: &Catalog{At: at, Business: model.Business{ID: uuid.New(), Name: "Studio", Timezone: "UTC"},
+			Appointments: func() []model.Appointment {
+				// A world's appointments keep their buffers, resources and
+				// seats (decisions §9, §10) through the catalogue's sections.
+				as := slices.Repeat(sampleChange(at).Appointments, 3)
+				as[0].Buffers = model.Buffers{Before: 5, After: 10}
+				as[1].Resources = []model.ResourceNeed{{ResourceID: uuid.New(), Quantity: 2, Name: "Room"}}
+				as[2].Session = &model.Session{Capacity: 12, SeatsTaken: 2}
+				return as
+			}()}},
 	}
 }
 
