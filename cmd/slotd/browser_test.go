@@ -570,3 +570,45 @@ func omit(m map[string]any, keys ...string) map[string]any {
 	}
 	return out
 }
+
+// A class on the booking page (decisions §10): each time shows the
+// places its session still has, and a full session is not offered.
+func TestBrowserBookingClassSeats(t *testing.T) {
+	site := startBookingSite(t, func(biz map[string]any) {
+		haircutClass(3)(biz)
+		for _, st := range biz["staff"].([]any) { // Anna alone teaches it
+			if m := st.(map[string]any); m["id"] != annaID {
+				m["assignedServiceIds"] = []any{}
+			}
+		}
+	})
+	for i := range 3 { // Anna's 13:00 session full, her 14:00 one with a place taken
+		r := site.s.post("/api/v1/appointments", keyFull, fmt.Sprint("full-", i), booking(haircutID, tue+"13:00:00Z", annaID, fmt.Sprintf("f%d@example.com", i)))
+		require.Equal(t, 201, r.Status, "%s", r.Raw)
+	}
+	r := site.s.post("/api/v1/appointments", keyFull, "one", booking(haircutID, tue+"14:00:00Z", annaID, "one@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+
+	b := newBrowser(t, browserOpts{Lang: "en-GB", TimeZone: "Europe/Amsterdam"})
+	b.Navigate(t, site.host+"/")
+	f := b.Frame(t, "#booking iframe")
+	b.Click(t, `.choice[data-service="`+haircutID+`"]`, f)
+	b.Click(t, `.day[data-day="2026-12-08"]`, f)
+	b.WaitText(t, `.time[data-start^="2026-12-08T14:00"] .seats`, "2 places left", f)
+	assert.Equal(t, "3 places left", b.Text(t, `.time[data-start^="2026-12-08T15:00"] .seats`, f), "an unopened session")
+	starts := frameEval[[]string](t, b, f, `return [...this.querySelectorAll('.time')].map((e) => e.dataset.start);`)
+	assert.NotContains(t, starts, tue+"13:00:00.000Z", "the full session is not offered")
+	assert.Contains(t, starts, tue+"13:30:00.000Z")
+	b.Axe(t, "class times", f)
+
+	// Booked from the page, the session has one place fewer.
+	b.Click(t, `.time[data-start^="2026-12-08T14:00"]`, f)
+	b.SendKeys(t, "#f-firstName", "Sam", f)
+	b.SendKeys(t, "#f-email", "sam@example.com", f)
+	b.Click(t, "button[type=submit]", f)
+	b.Click(t, `[data-action="confirm"]`, f)
+	booked := waitEvent(t, b, "slotd:booked")
+	a := site.s.get("/api/v1/appointments/"+booked.Detail["appointmentId"].(string), keyFull)
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(2)}, session(t, a))
+	b.RequireNoJSErrors(t)
+}

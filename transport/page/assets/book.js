@@ -171,7 +171,7 @@
       return hold;
     } catch (err) {
       fail(err);
-      if (['SLOT_TAKEN', 'NO_STAFF_AVAILABLE', 'SLOT_NOT_OFFERED', 'BOOKING_TOO_SOON', 'BOOKING_SLOT_NOT_CONNECTED', 'BOOKING_LIMIT_REACHED'].includes(err.code)) {
+      if (['SLOT_TAKEN', 'NO_STAFF_AVAILABLE', 'SLOT_NOT_OFFERED', 'BOOKING_TOO_SOON', 'BOOKING_SLOT_NOT_CONNECTED', 'BOOKING_LIMIT_REACHED', 'SESSION_FULL', 'RESOURCE_UNAVAILABLE'].includes(err.code)) {
         await refreshTimes();
       }
       return null;

@@ -35,6 +35,8 @@
       'zone.business': 'Times are shown in {zone}.',
       'zone.visitor': 'Your own time ({zone}) is shown beside each time.',
       'your.time': '{time} your time',
+      'seats.one': '1 place left',
+      'seats.many': '{n} places left',
       'held': 'We are holding this time for you for {time}.',
       'day.free': '{day}, free times',
       'day.none': '{day}, fully booked',
@@ -70,6 +72,8 @@
       'err.BOOKING_PERIOD_RESTRICTED': 'Online booking is closed for this period. Please choose another day.',
       'err.BOOKING_SLOT_NOT_CONNECTED': 'This time would leave a gap in the day that cannot be filled. Please choose another time.',
       'err.BOOKING_LIMIT_REACHED': 'No more bookings can be taken for this period. Please choose another day.',
+      'err.SESSION_FULL': 'Sorry, this class has just filled up. Please choose another time.',
+      'err.RESOURCE_UNAVAILABLE': 'Sorry, the room or equipment for this is no longer free at this time. Please choose another time.',
       'err.STAFF_NOT_BOOKABLE': 'This person cannot be booked online. Please choose someone else.',
       'err.OUTSIDE_CHANGE_WINDOW': 'This change can no longer be made online. Please contact {business}.',
       'err.INVALID_STATUS_TRANSITION': 'This appointment can no longer be changed.',
@@ -122,6 +126,8 @@
       'zone.business': 'Tijden staan in {zone}.',
       'zone.visitor': 'Uw eigen tijd ({zone}) staat naast elke tijd.',
       'your.time': '{time} uw tijd',
+      'seats.one': 'nog 1 plek vrij',
+      'seats.many': 'nog {n} plekken vrij',
       'held': 'We houden deze tijd nog {time} voor u vast.',
       'day.free': '{day}, vrije tijden',
       'day.none': '{day}, volgeboekt',
@@ -157,6 +163,8 @@
       'err.BOOKING_PERIOD_RESTRICTED': 'Online boeken is in deze periode gesloten. Kies een andere dag.',
       'err.BOOKING_SLOT_NOT_CONNECTED': 'Deze tijd laat een gat in de dag dat niet te vullen is. Kies een andere tijd.',
       'err.BOOKING_LIMIT_REACHED': 'Voor deze periode kunnen geen afspraken meer worden gemaakt. Kies een andere dag.',
+      'err.SESSION_FULL': 'Helaas, deze les is net volgeboekt. Kies een andere tijd.',
+      'err.RESOURCE_UNAVAILABLE': 'Helaas, de ruimte of apparatuur hiervoor is op deze tijd niet meer vrij. Kies een andere tijd.',
       'err.STAFF_NOT_BOOKABLE': 'Deze medewerker is niet online te boeken. Kies iemand anders.',
       'err.OUTSIDE_CHANGE_WINDOW': 'Deze wijziging kan niet meer online. Neem contact op met {business}.',
       'err.INVALID_STATUS_TRANSITION': 'Deze afspraak kan niet meer gewijzigd worden.',
@@ -436,7 +444,9 @@
       const time = fmt(bizZone, 'time').format(new Date(s.startTime));
       ul.append(el('li', null, el('button', {
         type: 'button', class: 'time', 'data-start': s.startTime, onclick: () => onPick(s),
-      }, time, other ? ' ' : null, other ? el('span', { class: 'other', text: t('your.time', { time: other }) }) : null)));
+      }, time, other ? ' ' : null, other ? el('span', { class: 'other', text: t('your.time', { time: other }) }) : null,
+      // A class (decisions §10): the places its session still has.
+      s.seatsLeft ? el('span', { class: 'seats', 'data-seats': s.seatsLeft, text: s.seatsLeft === 1 ? t('seats.one') : t('seats.many', { n: s.seatsLeft }) }) : null)));
     }
     return ul;
   }
