@@ -18,7 +18,7 @@ const colourID = "d2694ab1-3c85-5e54-bf1d-996f6e4cd775"
 // offered is refused. The calendar fills up as the test books, so later
 // rounds see gaps, neighbours and full days.
 func TestAvailabilityAgreesWithBooking(t *testing.T) {
-	availabilityAgrees(t, startWorld(t), 7)
+	availabilityAgrees(t, startWorld(t), 7, 10)
 }
 
 // TestAvailabilityAgreesWithBookingPolicies is the same with the service
@@ -36,12 +36,27 @@ func TestAvailabilityAgreesWithBookingPolicies(t *testing.T) {
 		}
 		biz["bookingLimits"] = map[string]any{"perStaffPerDay": 4}
 	})
-	availabilityAgrees(t, start(t, "", "--world", world), 8)
+	availabilityAgrees(t, start(t, "", "--world", world), 8, 10)
+}
+
+// TestAvailabilityAgreesWithBookingClasses is the same with capacity
+// (decisions §10): the haircut a class of three seats that needs the one
+// basin, so starts are offered to join sessions, and refused when they
+// are full or the basin is in another one.
+func TestAvailabilityAgreesWithBookingClasses(t *testing.T) {
+	world := salonWorld(t, func(biz map[string]any) {
+		haircutClass(3)(biz)
+		basinHaircut(biz)
+	})
+	joined := availabilityAgrees(t, start(t, "", "--world", world), 9, 1)
+	require.Positive(t, joined, "no booking joined a session: the test proves nothing")
 }
 
 // availabilityAgrees runs the sampling of TestAvailabilityAgreesWithBooking
-// on s, seeded with seed.
-func availabilityAgrees(t *testing.T, s *server, seed uint64) {
+// on s, seeded with seed, over the next days days (one: the day fills up,
+// and a class's sessions with it), and returns how many bookings joined a
+// class session.
+func availabilityAgrees(t *testing.T, s *server, seed uint64, days int) (joined int) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 11))
 	services := []string{haircutID, colourID}
@@ -50,7 +65,7 @@ func availabilityAgrees(t *testing.T, s *server, seed uint64) {
 	for round := 0; round < 60; round++ {
 		svc := services[r.IntN(len(services))]
 		pin := staff[r.IntN(len(staff))]
-		day := testEpoch.Truncate(24*time.Hour).AddDate(0, 0, 1+r.IntN(10))
+		day := testEpoch.Truncate(24*time.Hour).AddDate(0, 0, 1+r.IntN(days))
 		offered := slotsOn(t, s, svc, pin, day)
 		if len(offered) > 0 && r.IntN(3) > 0 {
 			starts := keysOf(offered)
@@ -59,6 +74,9 @@ func availabilityAgrees(t *testing.T, s *server, seed uint64) {
 			require.Equal(t, 201, res.Status, "round %d: %s offered for %q but refused: %s", round, at, pin, res.Raw)
 			if pin != "" {
 				require.Equal(t, pin, res.Body["appointment"].(map[string]any)["staffMember"].(map[string]any)["id"])
+			}
+			if ses, ok := res.Body["appointment"].(map[string]any)["session"].(map[string]any); ok && ses["seatsTaken"].(float64) > 1 {
+				joined++
 			}
 			booked++
 			continue
@@ -77,6 +95,7 @@ func availabilityAgrees(t *testing.T, s *server, seed uint64) {
 	}
 	require.Greater(t, booked, 10)
 	require.Greater(t, refused, 10)
+	return joined
 }
 
 // slotsOn returns the starts offered on day, each with its staff.

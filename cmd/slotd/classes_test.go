@@ -1,12 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/webhook/payment/paymenttest"
 )
 
 // Classes (decisions §10): a service with capacity above 1 sells seats
@@ -285,4 +290,49 @@ func TestClassWorldFile(t *testing.T) {
 	assert.EqualValues(t, 15, s2.get("/api/v1/appointments/00000000-0000-4000-8000-000000000099", keyFull).Body["bufferAfterMinutes"])
 	requireError(t, s2.post("/api/v1/appointments", keyFull, "w-3", booking(haircutID, tue+"14:30:00Z", annaID, "w3@example.com")),
 		409, "SLOT_TAKEN") // Anna's colour from the file ends at 14:30, its buffer at 14:45
+}
+
+// TestClassPrepayment: a seat waiting for its payment holds its place in
+// the session (decisions §5, §10); paid, it keeps it; cancelled, it gives
+// it up.
+func TestClassPrepayment(t *testing.T) {
+	stripe := paymenttest.NewStripe(payAPIKey, paySecret)
+	t.Cleanup(stripe.Close)
+	var w map[string]any
+	require.NoError(t, json.Unmarshal(mustRead(t, payWorld(t, map[string]any{"provider": "client_secret", "requiresPayment": true, "holdMinutes": 15,
+		"baseUrl": stripe.URL(), "apiKey": payAPIKey, "webhookSecret": paySecret, "returnUrl": "https://salon.example/thanks"})), &w))
+	for _, b := range w["businesses"].([]any) {
+		if biz := b.(map[string]any); biz["id"] == salonID {
+			haircutClass(2)(biz)
+		}
+	}
+	raw, err := json.Marshal(w)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "world.json")
+	require.NoError(t, os.WriteFile(path, raw, 0o600))
+	s := start(t, "", "--world", path, "--webhooks-allow-insecure")
+
+	var ids []string
+	for i := range 2 {
+		r := s.post("/api/v1/appointments", keyFull, fmt.Sprint("pay-", i), booking(haircutID, tue+"10:00:00Z", annaID, fmt.Sprintf("p%d@example.com", i)))
+		require.Equal(t, 201, r.Status, "%s", r.Raw)
+		require.Equal(t, "pending_payment", appointmentOf(r)["status"])
+		assert.Equal(t, map[string]any{"capacity": float64(2), "seatsTaken": float64(i + 1)}, session(t, r))
+		ids = append(ids, appointmentOf(r)["id"].(string))
+	}
+	requireError(t, s.post("/api/v1/appointments", keyFull, "pay-2", booking(haircutID, tue+"10:00:00Z", annaID, "p2@example.com")),
+		409, "SESSION_FULL")
+
+	pid := s.paymentOf(ids[0]).Body["providerPaymentId"].(string)
+	ev, sig := stripe.Pay(pid, s.clock.Now())
+	st, err := stripe.Send(s.base+payHookFmt+salonID, ev, sig)
+	require.NoError(t, err)
+	require.Equal(t, 200, st)
+	assert.Equal(t, map[string]any{"capacity": float64(2), "seatsTaken": float64(2)}, session(t, s.get("/api/v1/appointments/"+ids[0], keyFull)))
+	assert.Equal(t, "confirmed", s.get("/api/v1/appointments/"+ids[0], keyFull).Body["status"])
+
+	require.Equal(t, 200, s.call("POST", "/api/v1/appointments/"+ids[1]+"/status", `{"status":"cancelled"}`).Status)
+	r := s.post("/api/v1/appointments", keyFull, "pay-3", booking(haircutID, tue+"10:00:00Z", annaID, "p3@example.com"))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	assert.Equal(t, map[string]any{"capacity": float64(2), "seatsTaken": float64(2)}, session(t, r))
 }
