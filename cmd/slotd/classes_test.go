@@ -336,3 +336,34 @@ func TestClassPrepayment(t *testing.T) {
 	require.Equal(t, 201, r.Status, "%s", r.Raw)
 	assert.Equal(t, map[string]any{"capacity": float64(2), "seatsTaken": float64(2)}, session(t, r))
 }
+
+// TestClassManageLink: a seat's customer moves or cancels their own seat
+// through its manage link; the session's other seats stay where they are.
+func TestClassManageLink(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, func(biz map[string]any) {
+		haircutClass(3)(biz)
+		biz["customerChanges"] = map[string]any{"maxReschedules": 2}
+	}))
+	var tokens, ids []string
+	for i := range 2 {
+		r := s.post("/api/v1/appointments", keyFull, fmt.Sprint("m-", i), booking(haircutID, tue+"10:00:00Z", annaID, fmt.Sprintf("m%d@example.com", i)))
+		require.Equal(t, 201, r.Status, "%s", r.Raw)
+		tokens, ids = append(tokens, linkToken(t, r)), append(ids, r.Body["appointment"].(map[string]any)["id"].(string))
+	}
+	// The manage page offers seat 0 the unopened 11:00, with every place.
+	sl := s.get("/api/v1/manage/"+tokens[0]+"/slots?from="+tue+"10:00:00Z&to="+tue+"11:00:00Z", "")
+	require.Equal(t, 200, sl.Status, "%s", sl.Raw)
+	seats := map[string]any{}
+	for _, x := range sl.Body["data"].([]any) {
+		seats[x.(map[string]any)["startTime"].(string)[11:16]] = x.(map[string]any)["seatsLeft"]
+	}
+	assert.EqualValues(t, 3, seats["11:00"], "%s", sl.Raw)
+
+	m := s.request(pcall{method: "POST", path: "/api/v1/manage/" + tokens[0] + "/reschedule", body: `{"startTime":"` + tue + `11:00:00Z"}`})
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(1)}, session(t, m))
+	assert.Equal(t, map[string]any{"capacity": float64(3), "seatsTaken": float64(1)}, session(t, s.get("/api/v1/appointments/"+ids[1], keyFull)))
+	c := s.request(pcall{method: "POST", path: "/api/v1/manage/" + tokens[1] + "/cancel"})
+	require.Equal(t, 200, c.Status, "%s", c.Raw)
+	assert.Equal(t, "confirmed", s.get("/api/v1/appointments/"+ids[0], keyFull).Body["status"], "the other seat is left alone")
+	assert.Equal(t, "3 anna,bram", classSlots(t, s, "10:00", "10:00")["10:00"], "the last seat cancelled freed the time")
+}
