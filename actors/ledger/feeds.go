@@ -82,7 +82,8 @@ const longest = 7 * 24 * time.Hour
 // FeedCalendar is feed f of s at now (decisions §8): a VEVENT per active
 // segment of every appointment of the feed's staff member (or the whole
 // business) that occupies time, or was cancelled in the last 30 days,
-// from 30 days ago to maxAdvanceDays ahead, in start order. A business
+// from 30 days ago to maxAdvanceDays ahead, in start order; a class
+// session's seats are one event (feedSession). A business
 // feed's summaries name the staff member. Customer names appear only when
 // the feed asks for them, as a first name and the last name's initial.
 func FeedCalendar(s *State, f *model.Feed, now time.Time) *ical.Calendar {
@@ -98,6 +99,7 @@ func FeedCalendar(s *State, f *model.Feed, now time.Time) *ical.Calendar {
 			cal.Name += " – " + r.Name
 		}
 	}
+	classes := map[SessionKey]*feedSession{}
 	s.feedAppointments(from.Add(-longest), to, f.StaffID, func(a *model.Appointment) {
 		status, ok := feedStatus(a, from)
 		if !ok || a.Staff == nil || f.StaffID != nil && a.Staff.ID != *f.StaffID || a.StartTime.After(to) ||
@@ -110,22 +112,100 @@ func FeedCalendar(s *State, f *model.Feed, now time.Time) *ical.Calendar {
 			// apart by who gives them.
 			summary += " (" + a.Staff.Name + ")"
 		}
+		if a.Session != nil { // a seat: its session is one event (below)
+			k := SessionKey{Service: a.Service.ID, Staff: a.Staff.ID, Start: a.StartTime.UnixMilli()}
+			classes[k] = classes[k].add(s, a, summary, status, f.IncludeCustomerNames)
+			return
+		}
 		if f.IncludeCustomerNames {
 			summary += customerName(s.Customer(a.CustomerID))
 		}
-		for _, sg := range a.Segments {
-			if sg.Kind != model.Active || !sg.EndTime.After(from) || sg.StartTime.After(to) {
-				continue
-			}
-			cal.Events = append(cal.Events, ical.Event{
-				UID:   a.ID.String() + "-" + strconv.Itoa(sg.Position) + "@slotd",
-				Stamp: a.UpdatedAt, Sequence: a.Version - 1,
-				Start: sg.StartTime, End: sg.EndTime, Summary: summary, Status: status,
-			})
-		}
+		cal.Events = appendSegments(cal.Events, a, a.ID, summary, status, a.UpdatedAt, a.Version-1, from, to)
 	})
+	for k, c := range classes {
+		cal.Events = appendSegments(cal.Events, &c.first, sessionID(k), c.summary(), c.status(), c.stamp, c.sequence-1, from, to)
+	}
 	cal.Events = inStartOrder(cal.Events)
 	return cal
+}
+
+// appendSegments appends an event per active segment of a inside
+// [from, to] to events, its UID made from owner.
+func appendSegments(events []ical.Event, a *model.Appointment, owner uuid.UUID, summary, status string, stamp time.Time, seq int, from, to time.Time) []ical.Event {
+	for _, sg := range a.Segments {
+		if sg.Kind != model.Active || !sg.EndTime.After(from) || sg.StartTime.After(to) {
+			continue
+		}
+		events = append(events, ical.Event{
+			UID:   owner.String() + "-" + strconv.Itoa(sg.Position) + "@slotd",
+			Stamp: stamp, Sequence: seq,
+			Start: sg.StartTime, End: sg.EndTime, Summary: summary, Status: status,
+		})
+	}
+	return events
+}
+
+// feedSession is a class session as a feed shows it (decisions §10): one
+// event for all its seats, saying how many places are taken and, when
+// the feed shows names, whose; held while any seat holds it, cancelled
+// once every seat shown is.
+type feedSession struct {
+	first    model.Appointment // a seat, for the session's times
+	name     string
+	capacity int
+	names    []string
+	held     int // seats that hold the session
+	pending  int // of those, waiting for their payment
+	stamp    time.Time
+	sequence int // grows as seats join or change
+}
+
+func (c *feedSession) add(s *State, a *model.Appointment, summary, status string, names bool) *feedSession {
+	if c == nil {
+		c = &feedSession{first: *a, name: summary, capacity: 1}
+		c.first.Segments = slices.Clone(a.Segments) // a is built in a reused place
+		if svc := s.Service(a.Service.ID); svc != nil {
+			c.capacity = svc.Seats()
+		}
+	}
+	if status != ical.Cancelled {
+		c.held++
+		if status == ical.Tentative {
+			c.pending++
+		}
+		if n := customerName(s.Customer(a.CustomerID)); names && n != "" {
+			c.names = append(c.names, strings.TrimPrefix(n, " – "))
+		}
+	}
+	if a.UpdatedAt.After(c.stamp) {
+		c.stamp = a.UpdatedAt
+	}
+	c.sequence += a.Version
+	return c
+}
+
+func (c *feedSession) status() string {
+	switch {
+	case c.held == 0:
+		return ical.Cancelled
+	case c.held == c.pending:
+		return ical.Tentative
+	}
+	return ical.Confirmed
+}
+
+// summary is "Yoga – 3 of 12 places", with the names when the feed
+// shows them: "Yoga – 3 of 12 places: Ana J., Bo K.".
+func (c *feedSession) summary() string {
+	out := c.name
+	if c.held > 0 {
+		out += " – " + strconv.Itoa(c.held) + " of " + strconv.Itoa(c.capacity) + " places"
+	}
+	if len(c.names) > 0 {
+		slices.Sort(c.names)
+		out += ": " + strings.Join(c.names, ", ")
+	}
+	return out
 }
 
 // inStartOrder returns events sorted by start, then UID. It sorts their

@@ -367,3 +367,35 @@ func TestClassManageLink(t *testing.T) {
 	assert.Equal(t, "confirmed", s.get("/api/v1/appointments/"+ids[0], keyFull).Body["status"], "the other seat is left alone")
 	assert.Equal(t, "3 anna,bram", classSlots(t, s, "10:00", "10:00")["10:00"], "the last seat cancelled freed the time")
 }
+
+// TestClassFeed: a staff member's calendar feed shows a session as one
+// event saying how many places are taken (and whose, when the feed shows
+// names), not an event per seat; the last seat cancelled cancels it.
+func TestClassFeed(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, func(biz map[string]any) {
+		haircutClass(12)(biz)
+		biz["apiKeys"] = append(biz["apiKeys"].([]any), map[string]any{"key": keyCalendars,
+			"scopes": []string{"calendars:manage", "appointments:read"}})
+	}))
+	r := s.post("/api/v1/calendar-feeds", keyCalendars, "", `{"staffMemberId":"`+annaID+`","includeCustomerNames":true}`)
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	url := r.Body["url"].(string)
+	var ids []string
+	for i, name := range []string{"Ana", "Bo", "Cas"} {
+		b := s.post("/api/v1/appointments", keyFull, fmt.Sprint("f-", i), fmt.Sprintf(`{"serviceId":%q,"startTime":%q,"staffMemberId":%q,"customer":{"firstName":%q,"lastName":"Jansen","email":"%s@example.com"}}`,
+			haircutID, tue+"10:00:00Z", annaID, name, strings.ToLower(name)))
+		require.Equal(t, 201, b.Status, "%s", b.Raw)
+		ids = append(ids, b.Body["appointment"].(map[string]any)["id"].(string))
+	}
+	evs := vevents(t, getFeed(t, url, "").body)
+	require.Len(t, evs, 1, "one event for the session")
+	assert.Equal(t, `Haircut – 3 of 12 places: Ana J.\, Bo J.\, Cas J.`, evs[0]["SUMMARY"])
+	assert.Equal(t, "CONFIRMED", evs[0]["STATUS"])
+
+	for _, id := range ids {
+		require.Equal(t, 200, s.call("POST", "/api/v1/appointments/"+id+"/status", `{"status":"cancelled"}`).Status)
+	}
+	evs = vevents(t, getFeed(t, url, "").body)
+	require.Len(t, evs, 1)
+	assert.Equal(t, "CANCELLED", evs[0]["STATUS"], "calendar apps remove the session")
+}
