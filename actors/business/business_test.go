@@ -2,7 +2,6 @@ package business_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -300,4 +299,3 @@ func requireCode(t *testing.T, err error, c problem.Code) {
 	require.Equal(t, c, pe.Code, "%v", err)
 }
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

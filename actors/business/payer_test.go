@@ -59,16 +59,15 @@ func (f *flaky) calls() []int64 {
 
 // payerRig runs a payer under a parent that records what it reports.
 type payerRig struct {
-	env    *Env
-	clock  *clock.Fake
-	pays   *flaky
-	root   *actor.RootContext
-	payer  *actor.PID
-	biz    uuid.UUID
-	mu     sync.Mutex
-	done   []*payDone
-	obm    *channel.Metrics
-	stopFn func()
+	env   *Env
+	clock *clock.Fake
+	pays  *flaky
+	root  *actor.RootContext
+	payer *actor.PID
+	biz   uuid.UUID
+	mu    sync.Mutex
+	done  []*payDone
+	obm   *channel.Metrics
 }
 
 func newPayerRig(t *testing.T) *payerRig {
