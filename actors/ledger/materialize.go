@@ -243,48 +243,18 @@ func (m *materializer) series(sr *model.Series, path string) error {
 		return problem.FieldError(path+".rule", problem.InvalidFormat, "The recurrence rule is not supported.")
 	}
 	horizon := m.now.Add(time.Duration(m.c.Business.Rules.MaxAdvanceDays) * 24 * time.Hour)
-	first := sr.FirstStart.In(m.loc)
-	for k, n := 0, 0; ; k++ {
-		if rule.Count > 0 && n >= rule.Count || k > 10000 {
-			return nil
+	calendar.Occurrences(rule, sr.FirstStart.In(m.loc), func(at time.Time, k int) bool {
+		if rule.Count == 0 && at.After(horizon) {
+			return false
 		}
-		at, ok := occurrence(first, rule, k)
-		if !ok {
-			continue
-		}
-		if rule.Count == 0 && (at.After(rule.Until) || at.After(horizon)) {
-			return nil
-		}
-		n++
 		id := uuid.NewSHA1(sr.ID, []byte(strconv.Itoa(k)))
 		sid := sr.ID
 		wa := model.WorldAppointment{ID: id, CustomerID: sr.CustomerID, ServiceID: sr.ServiceID, StaffMemberID: sr.StaffMemberID,
 			StartTime: at.UTC(), Status: string(model.Confirmed), RecurringSeriesID: &sid, IsRecurringOccurrence: true}
-		if err := m.add(&wa, path); err != nil {
-			return err
-		}
-	}
-}
-
-// occurrence returns the k-th period's start, false when that date does not
-// exist (the 31st in a shorter month), as RFC 5545 skips it.
-func occurrence(first time.Time, r calendar.Rule, k int) (time.Time, bool) {
-	y, mo, d := first.Date()
-	h, mi, sec := first.Clock()
-	step := k * r.Interval
-	switch r.Freq {
-	case calendar.Daily:
-		d += step
-	case calendar.Weekly:
-		d += 7 * step
-	case calendar.Monthly:
-		mo += time.Month(step)
-	}
-	t := time.Date(y, mo, d, h, mi, sec, 0, first.Location())
-	if r.Freq == calendar.Monthly && t.Day() != first.Day() {
-		return t, false
-	}
-	return t, true
+		err = m.add(&wa, path)
+		return err == nil
+	})
+	return err
 }
 
 func findService(xs []model.Service, id uuid.UUID) *model.Service {

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -47,14 +48,21 @@ func (b *business) readSeries(o input.Object) {
 		s.CustomerID = b.ref(so, "customerId", b.customers, msgCustomerRef)
 		s.ServiceID = b.ref(so, "serviceId", b.liveServices, msgLiveService)
 		s.StaffMemberID = b.optRef(so, "staffMemberId", b.staff, msgStaffRef)
+		var r calendar.Rule
 		if rule, ok := so.String("rule", input.Required, calendar.MaxRuleLen); ok {
-			if _, err := calendar.ParseRule(rule); err != nil {
+			var err error
+			if r, err = calendar.ParseRule(rule); err != nil {
 				b.errs.Add(so.PathOf("rule"), problem.InvalidFormat,
-					"Must be a recurrence rule like FREQ=WEEKLY;COUNT=6 (FREQ, INTERVAL, COUNT or UNTIL).")
+					"Must be a recurrence rule like FREQ=WEEKLY;BYDAY=TU;COUNT=6 (FREQ, INTERVAL, BYDAY, COUNT or UNTIL).")
 			}
 			s.Rule = rule
 		}
-		s.FirstStart, _ = so.Time("firstStart", input.Required)
+		var ok bool
+		if s.FirstStart, ok = so.Time("firstStart", input.Required); ok && len(r.ByDay) > 0 {
+			if loc, err := model.Zone(b.spec.Business.Timezone); err == nil && !slices.Contains(r.ByDay, s.FirstStart.In(loc).Weekday()) {
+				b.errs.Add(so.PathOf("firstStart"), problem.Invalid, "Must fall on one of the rule's BYDAY days, in the business's time zone.")
+			}
+		}
 		b.spec.Series = append(b.spec.Series, s)
 	})
 }

@@ -502,7 +502,9 @@ func TestPeopleRules(t *testing.T) {
 			set(b, "appointments", arr{b["appointments"].(arr)[0], a})
 		}, []string{"appointments.1.id invalid"}},
 
-		{"series rule byday", ser("rule", "FREQ=WEEKLY;BYDAY=MO"), []string{"recurringSeries.0.rule invalid_format"}},
+		{"series rule byday", ser("rule", "FREQ=WEEKLY;BYDAY=TU,TH"), nil},
+		{"series rule byday off its day", ser("rule", "FREQ=WEEKLY;BYDAY=MO"), []string{"recurringSeries.0.firstStart invalid"}},
+		{"series rule byday ordinal", ser("rule", "FREQ=MONTHLY;BYDAY=1MO"), []string{"recurringSeries.0.rule invalid_format"}},
 		{"series rule missing", remove("recurringSeries.0.rule"), []string{"recurringSeries.0.rule required"}},
 		{"series customer unknown", ser("customerId", otherID), []string{"recurringSeries.0.customerId invalid"}},
 		{"series service deleted", func(b obj) { set(b, "services.0.deleted", true); del(b, "appointments") },
