@@ -298,4 +298,3 @@ func requireCode(t *testing.T, err error, c problem.Code) {
 	require.ErrorAs(t, err, &pe)
 	require.Equal(t, c, pe.Code, "%v", err)
 }
-
