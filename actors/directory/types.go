@@ -64,6 +64,10 @@ type (
 	AddCustomer  = ledger.AddCustomer
 	CreateHold   = ledger.CreateHold
 	AddEntry     = ledger.AddEntry
+	// SeriesInput is a series of bookings (decisions §11).
+	SeriesInput = ledger.SeriesInput
+	// Occurrence is one start of a series as judged.
+	Occurrence = ledger.Occurrence
 	// CheckInput asks what bookings would get (POST /availability/check).
 	CheckInput = ledger.CheckInput
 	// Verdict is Check's answer for one start.

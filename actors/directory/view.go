@@ -150,6 +150,12 @@ func (v View) Check(in *CheckInput, now time.Time) ([]Verdict, error) {
 	return ledger.Check(v.st, in, now)
 }
 
+// PreviewSeries judges every occurrence of a series as booking it now
+// would (POST /appointment-series/preview), booking nothing.
+func (v View) PreviewSeries(in *SeriesInput, now time.Time) ([]Occurrence, error) {
+	return ledger.PreviewSeries(v.st, in, now)
+}
+
 // SlotQuery asks for the start times on offer for a service (GET
 // /availability/slots).
 type SlotQuery struct {

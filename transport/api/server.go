@@ -137,6 +137,7 @@ func (s *Server) build() fasthttp.RequestHandler {
 	add(fasthttp.MethodPost, "/api/v1/appointments/{id}/status", s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.setStatus}))
 	add(fasthttp.MethodPost, "/api/v1/customers", s.api(route{scope: "customers:write", module: model.ModCustomers, fn: s.createCustomer}))
 	s.sixRoutes(add)
+	s.seriesRoutes(add)
 	hook := func(fn func(*call)) fasthttp.RequestHandler {
 		return s.api(route{scope: "webhooks:manage", module: model.ModWebhooks, fn: fn})
 	}

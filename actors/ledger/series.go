@@ -1,0 +1,157 @@
+package ledger
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/storage/record"
+)
+
+// Series (decisions §11): a rule's occurrences of one service, judged in
+// one step of the business's actor against one state and against each
+// other: each occurrence that fits is laid into a working copy of the
+// state before the next is judged, so booking limits, class seats,
+// resources and the staff member's time are counted across the series,
+// exactly as if the occurrences had been booked one after the other.
+
+// MaxSeriesOccurrences bounds a series.
+const MaxSeriesOccurrences = 52
+
+// SeriesInput is a validated series body.
+type SeriesInput struct {
+	ServiceID uuid.UUID
+	StaffID   *uuid.UUID
+	Start     time.Time
+	Rule      calendar.Rule
+	// Customer is the customer's details, or CustomerID one on file:
+	// exactly one is set.
+	Customer   *model.Customer
+	CustomerID *uuid.UUID
+	Enforce    bool
+	Skip       bool // onConflict: skip (else fail)
+	Notes      *string
+	Metadata   map[string]string
+}
+
+// Occurrence is one start of a series as judged: Code is "" when it fits,
+// and Staff then the staff member who takes it.
+type Occurrence struct {
+	Start time.Time
+	Code  problem.Code
+	Staff *model.Staff
+}
+
+var errUnknownCustomer = problem.FieldError("customerId", problem.Invalid, "No such customer.")
+
+// PreviewSeries judges every occurrence of in as a series booked now
+// would (POST /appointment-series/preview), booking nothing.
+func PreviewSeries(s *State, in *SeriesInput, now time.Time) ([]Occurrence, error) {
+	occ, _, err := planSeries(s, in, now, &previewIDs{})
+	return occ, err
+}
+
+// planSeries judges the occurrences of in against s, each against the
+// ones before it that fit, and returns them with the appointments of
+// those that fit (their customer still to set).
+func planSeries(s *State, in *SeriesInput, now time.Time, ids IDs) ([]Occurrence, []model.Appointment, error) {
+	svc := s.Service(in.ServiceID)
+	if svc == nil || svc.Deleted {
+		return nil, nil, errUnknownService
+	}
+	if in.StaffID != nil && s.StaffMember(*in.StaffID) == nil {
+		return nil, nil, errUnknownStaff
+	}
+	onFile := false
+	switch {
+	case in.CustomerID != nil:
+		if s.Customer(*in.CustomerID) == nil {
+			return nil, nil, errUnknownCustomer
+		}
+		onFile = true
+	case in.Customer != nil:
+		onFile = s.CustomerByEmail(in.Customer.Email) != nil
+	}
+	if svc.PaymentRequired || s.Business.Payments.RequiresPayment {
+		return nil, nil, problem.FieldError("serviceId", problem.Invalid,
+			"A service paid in advance cannot be booked as a series: book its occurrences one by one.")
+	}
+	starts, err := seriesStarts(s, in, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	occ := make([]Occurrence, len(starts))
+	var appts []model.Appointment
+	series := ids.UUID()
+	cur := s
+	for i, t := range starts {
+		occ[i].Start = t
+		_, d, err := decideSlot(cur, &slotInput{ServiceID: svc.ID, Start: t, StaffID: in.StaffID, Enforce: in.Enforce, CustomerOnFile: onFile}, now)
+		if err != nil {
+			occ[i].Code = problem.As(err).Code
+			continue
+		}
+		occ[i].Staff = d.Staff
+		a := Appointment(ids.UUID(), &s.Business, s.Loc, svc, d.Staff, t, now)
+		seated(&a, svc)
+		a.Notes, a.Metadata, a.StaffLocked = in.Notes, in.Metadata, in.StaffID != nil
+		a.RecurringSeriesID, a.IsRecurringOccurrence = &series, true
+		ch := &record.Change{At: now, Appointments: []model.Appointment{a}}
+		if in.StaffID == nil {
+			ch.LastAssigned = &d.Staff.ID // round robin turns across the series
+		}
+		next := *cur
+		next.book = cur.book.applyChange(cur.Seq, ch)
+		cur = &next
+		appts = append(appts, a)
+	}
+	return occ, appts, nil
+}
+
+// seriesStarts expands in's rule from its start on the business's wall
+// clock: at most MaxSeriesOccurrences, an UNTIL no further ahead than the
+// business books when the rules are enforced, the start one of BYDAY's
+// days.
+func seriesStarts(s *State, in *SeriesInput, now time.Time) ([]time.Time, error) {
+	first := in.Start.In(s.Loc)
+	r := in.Rule
+	if len(r.ByDay) > 0 && !slices.Contains(r.ByDay, first.Weekday()) {
+		return nil, problem.FieldError("startTime", problem.Invalid, "Must fall on one of the rule's BYDAY days, in the business's time zone.")
+	}
+	if in.Enforce && !r.Until.IsZero() {
+		if horizon := now.AddDate(0, 0, s.Business.Rules.MaxAdvanceDays); r.Until.After(horizon) {
+			return nil, problem.FieldError("rule", problem.Invalid,
+				"UNTIL is further ahead than the business accepts bookings ("+strconv.Itoa(s.Business.Rules.MaxAdvanceDays)+" days).")
+		}
+	}
+	var out []time.Time
+	calendar.Occurrences(r, first, func(t time.Time, _ int) bool {
+		out = append(out, t.UTC())
+		return len(out) <= MaxSeriesOccurrences
+	})
+	if len(out) > MaxSeriesOccurrences {
+		return nil, problem.Fields(problem.Bound("rule", problem.TooLarge, MaxSeriesOccurrences, "A series has at most 52 occurrences."))
+	}
+	if len(out) == 0 {
+		return nil, problem.FieldError("rule", problem.Invalid, "The rule has no occurrence from startTime on.")
+	}
+	return out, nil
+}
+
+// previewIDs mints the ids of a preview, which keeps none of them.
+type previewIDs struct{ n uint64 }
+
+func (p *previewIDs) UUID() uuid.UUID {
+	p.n++
+	var u uuid.UUID
+	u[0], u[15] = 0xff, byte(p.n)
+	u[14], u[13] = byte(p.n>>8), byte(p.n>>16)
+	return u
+}
+func (p *previewIDs) Event(time.Time) string { return "" }
+func (p *previewIDs) Mail(time.Time) string  { return "" }

@@ -1,0 +1,132 @@
+package api
+
+import (
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/slotd/slotd/actors/calendar"
+	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/ledger"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/model/input"
+	"github.com/slotd/slotd/actors/model/wire"
+	"github.com/slotd/slotd/actors/problem"
+	"github.com/slotd/slotd/transport/edge"
+)
+
+// Appointment series (decisions §11).
+
+// seriesRoutes adds the series endpoints, of module appointments.
+func (s *Server) seriesRoutes(add func(method, path string, h fasthttp.RequestHandler)) {
+	add(fasthttp.MethodPost, "/api/v1/appointment-series/preview",
+		s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.previewSeries}))
+}
+
+// previewSeries answers POST /appointment-series/preview: every
+// occurrence of the series as booking it now would judge it, nothing
+// booked.
+func (s *Server) previewSeries(c *call) {
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	in, err := decodeSeries(c.ctx.PostBody())
+	if err != nil {
+		s.Fail(c.ctx, err)
+		return
+	}
+	occ, err := c.st.PreviewSeries(in, s.Clock.Now().UTC().Truncate(time.Millisecond))
+	if err != nil {
+		s.Fail(c.ctx, err)
+		return
+	}
+	b := getBuf()
+	defer putBuf(b)
+	*b = appendOccurrences((*b)[:0], occ)
+	edge.WriteJSON(c.ctx, 200, *b)
+}
+
+// appendOccurrences writes {"occurrences":[{startTime, ok, code,
+// staffMemberIds}]}: the staff member who would take each one that fits.
+func appendOccurrences(b []byte, occ []directory.Occurrence) []byte {
+	b = append(b, `{"occurrences":[`...)
+	for i, o := range occ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"startTime":`...)
+		b = wire.AppendTime(b, o.Start)
+		b = append(b, `,"ok":`...)
+		b = wire.AppendBool(b, o.Code == "")
+		b = append(b, `,"code":`...)
+		b = appendCode(b, o.Code)
+		b = append(b, `,"staffMemberIds":[`...)
+		if o.Staff != nil {
+			b = wire.AppendUUID(b, o.Staff.ID)
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, "]}"...)
+}
+
+// decodeSeries validates a series body: { serviceId, staffMemberId?,
+// startTime, rule, customer | customerId, notes?, metadata?,
+// enforceBookingRules?, onConflict? }.
+func decodeSeries(body []byte) (*directory.SeriesInput, error) {
+	var errs input.Errors
+	in := &directory.SeriesInput{Enforce: true}
+	if obj, ok := input.ParseObject(body, &errs); ok {
+		in.ServiceID, _ = obj.UUID("serviceId", input.Required)
+		if id, ok := obj.NullableUUID("staffMemberId"); ok {
+			in.StaffID = id
+		}
+		in.Start, _ = obj.Time("startTime", input.Required)
+		if text, ok := obj.String("rule", input.Required, calendar.MaxRuleLen); ok {
+			r, err := calendar.ParseRule(text)
+			switch {
+			case err != nil:
+				errs.Add(obj.PathOf("rule"), problem.InvalidFormat, "Must be a recurrence rule of FREQ (DAILY, WEEKLY or MONTHLY), INTERVAL, BYDAY, and COUNT or UNTIL; "+strings.TrimPrefix(err.Error(), "recurrence rule: ")+".")
+			case r.Count == 0 && r.Until.IsZero():
+				errs.Add(obj.PathOf("rule"), problem.Invalid, "Must end: give COUNT (at most 52) or UNTIL.")
+			case r.Count > ledger.MaxSeriesOccurrences:
+				errs.AddBound(obj.PathOf("rule"), problem.TooLarge, ledger.MaxSeriesOccurrences, "COUNT must be at most 52.")
+			}
+			in.Rule = r
+		}
+		switch has, hasID := obj.Has("customer"), obj.Has("customerId"); {
+		case has == hasID:
+			errs.Add(obj.PathOf("customer"), problem.Invalid, "Give either customer (their details) or customerId (one on file), not both or neither.")
+			if has {
+				obj.Object("customer", input.Optional)
+				obj.UUID("customerId", input.Optional)
+			}
+		case has:
+			if cu, ok := obj.Object("customer", input.Required); ok {
+				c := decodeCustomer(cu)
+				in.Customer = &c
+			}
+		default:
+			if id, ok := obj.UUID("customerId", input.Required); ok {
+				in.CustomerID = &id
+			}
+		}
+		if v, ok := obj.Bool("enforceBookingRules", input.Optional); ok {
+			in.Enforce = v
+		}
+		if mode, ok := obj.Option("onConflict", input.Optional, "fail", "skip"); ok {
+			in.Skip = mode == "skip"
+		}
+		in.Notes, _ = obj.NullableString("notes", maxNotes)
+		in.Metadata, _ = decodeMetadata(obj, &errs)
+		obj.Done()
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	if !in.Rule.Until.IsZero() && in.Rule.Until.Before(in.Start) {
+		return nil, problem.FieldError("rule", problem.Invalid, "UNTIL is before startTime.")
+	}
+	return in, nil
+}
