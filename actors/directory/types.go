@@ -99,6 +99,7 @@ const (
 	AnswerRefused  = record.AnswerRefused
 	AnswerHold     = record.AnswerHold
 	AnswerEntry    = record.AnswerEntry
+	AnswerSeries   = record.AnswerSeries
 )
 
 // KeyOf is the list position of appointment a.

@@ -141,3 +141,22 @@ func (a *Appointment) Touch(now time.Time) {
 	a.UpdatedAt = now
 	a.Version = max(a.Version, 1) + 1
 }
+
+// AppointmentSeries is a series booked through the API (decisions §11):
+// its rule, its occurrences as booked (their ids, in order) and the
+// starts it skipped, each with the code it would have got.
+type AppointmentSeries struct {
+	ID          uuid.UUID
+	Rule        string
+	ServiceID   uuid.UUID
+	CustomerID  uuid.UUID
+	Occurrences []uuid.UUID
+	Skipped     []SkippedStart
+	CreatedAt   time.Time
+}
+
+// SkippedStart is an occurrence a series in skip mode did not book.
+type SkippedStart struct {
+	StartTime time.Time
+	Code      string
+}

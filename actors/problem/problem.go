@@ -8,6 +8,7 @@ package problem
 import (
 	"errors"
 	"strings"
+	"time"
 )
 
 // Code is a stable error identifier clients branch on.
@@ -63,6 +64,9 @@ const (
 	// SessionFull (decisions §10): the class session at that start has
 	// no free seat.
 	SessionFull Code = "SESSION_FULL"
+	// SeriesConflict (decisions §11): an occurrence of a series in
+	// onConflict "fail" mode would be refused; Conflicts names each.
+	SeriesConflict Code = "SERIES_CONFLICT"
 
 	// OriginNotAllowed (decisions §7): a publishable key used from a web
 	// origin its allowedOrigins do not list.
@@ -84,7 +88,7 @@ var Codes = []Code{
 	ModuleUnavailable, Internal, Unavailable, RequestTimeout, SlotNotOffered, BookingTooSoon,
 	BookingTooFarAhead, BookingRequiresCustomer, BookingPeriodRestricted, BookingSlotNotConnected,
 	OriginNotAllowed, OutsideChangeWindow, BookingLimitReached, ResourceUnavailable,
-	SessionFull,
+	SessionFull, SeriesConflict,
 }
 
 // Reason is why one field was rejected (api-v1 §7.1).
@@ -129,6 +133,9 @@ type Error struct {
 	Fields       []Field
 	Scope        string
 	RequiredPlan string
+	// Conflicts, of a SERIES_CONFLICT, are the occurrences that would be
+	// refused, each with its own code.
+	Conflicts []Occurrence
 	// RetryAfter is the Retry-After, in seconds, of a SERVICE_UNAVAILABLE
 	// (0: the transport's default of 1).
 	RetryAfter int
@@ -228,4 +235,10 @@ func MapPaths(err error, fn func(path string) string) error {
 		out.Fields[i] = f
 	}
 	return &out
+}
+
+// Occurrence is one occurrence of a series that would be refused.
+type Occurrence struct {
+	StartTime time.Time
+	Code      Code
 }

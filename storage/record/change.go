@@ -109,7 +109,7 @@ func encodeChange(e *w, c *Change) {
 	}
 	e.sections(&parts{payments: c.Payments, checkouts: c.Checkouts, closed: c.Closed, holds: c.Holds, entries: c.Entries, appts: c.Appointments,
 		events: c.Events, feeds: c.Feeds, revoked: c.Revoked, busy: c.Busy, sources: c.Sources, dropped: c.Dropped,
-		reminded: c.Reminded})
+		reminded: c.Reminded, series: c.Series, idems: idemList(c.Idempotency)})
 }
 
 func decodeChange(d *r) *Change {
@@ -145,7 +145,7 @@ func decodeChange(d *r) *Change {
 			c.Removed[i] = d.id()
 		}
 	}
-	p := parts{appts: c.Appointments, events: c.Events}
+	p := parts{appts: c.Appointments, events: c.Events, idems: idemList(c.Idempotency)}
 	if d.tagged {
 		d.sections(&p)
 	} else {
@@ -154,7 +154,16 @@ func decodeChange(d *r) *Change {
 	c.Payments, c.Checkouts, c.Closed, c.Holds, c.Entries = p.payments, p.checkouts, p.closed, p.holds, p.entries
 	c.Feeds, c.Revoked, c.Busy = p.feeds, p.revoked, p.busy
 	c.Sources, c.Dropped, c.Reminded = p.sources, p.dropped, p.reminded
+	c.Series = p.series
 	return c
+}
+
+// idemList is a change's stored answer as the sections index it.
+func idemList(x *Idem) []*Idem {
+	if x == nil {
+		return nil
+	}
+	return []*Idem{x}
 }
 
 // The entity lists of the binary form: a count, then each item
@@ -258,7 +267,7 @@ func (d *r) idem() *Idem {
 	copy(x.BodyHash[:], d.take(32))
 	x.Status, x.At = d.int(), d.time()
 	x.Answer = AnswerKind(d.byte1())
-	if x.Answer > AnswerEntry {
+	if x.Answer > AnswerSeries {
 		d.fail()
 	}
 	if b := d.bytes(); len(b) > 0 {

@@ -160,7 +160,7 @@ func Decode(b []byte) (*Record, error) {
 	if err := json.Unmarshal(b[2:], target); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if r.Change != nil && r.Change.Idempotency != nil && r.Change.Idempotency.Answer > AnswerEntry {
+	if r.Change != nil && r.Change.Idempotency != nil && r.Change.Idempotency.Answer > AnswerSeries {
 		// The binary forms refuse it too: what one form accepts, the
 		// other must (FuzzDecodeSnapshot found a JSON snapshot that did not).
 		return nil, fmt.Errorf("%w: unknown answer kind", ErrCorrupt)
@@ -280,6 +280,8 @@ type Change struct {
 	// (decisions §9): every reminder due by then has been sent or passed
 	// over, so none is sent twice. Zero: the write sent none.
 	Reminded time.Time `json:"reminded,omitzero"`
+	// Series are the appointment series the write made (decisions §11).
+	Series []model.AppointmentSeries `json:"series,omitempty"`
 }
 
 // BusyChange replaces a staff member's busy time of one source: within
@@ -333,13 +335,14 @@ const (
 	AnswerRefused                    // Refused
 	AnswerHold                       // the hold created by the record at Seq
 	AnswerEntry                      // the waitlist entry created by the record at Seq
+	AnswerSeries                     // the appointment series created by the record at Seq
 )
 
 // FromRecord reports whether answers of kind k are rendered from the
 // journal record at their Seq, which must then be kept while they may be
 // replayed.
 func (k AnswerKind) FromRecord() bool {
-	return k == AnswerBooked || k == AnswerCustomer || k == AnswerHold || k == AnswerEntry
+	return k == AnswerBooked || k == AnswerCustomer || k == AnswerHold || k == AnswerEntry || k == AnswerSeries
 }
 
 // Event is one entry of the business's event log (api-v1 §6). Its data is
@@ -387,6 +390,9 @@ type Snapshot struct {
 	Busy         []BusyChange           `json:"busy,omitempty"`
 	Sources      []model.CalendarSource `json:"sources,omitempty"`
 	Reminded     time.Time              `json:"reminded,omitzero"`
+	// Series are the appointment series booked through the API
+	// (decisions §11).
+	Series []model.AppointmentSeries `json:"series,omitempty"`
 }
 
 // EncodeSnapshot returns the encoding of s, in the binary form: the
@@ -415,7 +421,7 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 		e.endpoint(&s.Endpoints[i])
 	}
 	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries, appts: s.Appointments, feeds: s.Feeds, busy: s.Busy,
-		sources: s.Sources, reminded: s.Reminded})
+		sources: s.Sources, reminded: s.Reminded, series: s.Series, idems: snapshotIdems(s.Idempotency)})
 	return e.b, nil
 }
 
@@ -441,7 +447,7 @@ func DecodeSnapshot(b []byte) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	for i := range s.Idempotency {
-		if s.Idempotency[i].Answer > AnswerEntry {
+		if s.Idempotency[i].Answer > AnswerSeries {
 			return nil, fmt.Errorf("%w: snapshot: unknown answer kind", ErrCorrupt)
 		}
 	}
@@ -471,18 +477,28 @@ func decodeSnapshot(d *r) *Snapshot {
 			d.endpoint(&s.Endpoints[i])
 		}
 	}
-	p := parts{appts: s.Appointments}
+	p := parts{appts: s.Appointments, idems: snapshotIdems(s.Idempotency)}
 	if d.tagged {
 		d.sections(&p)
 	} else if len(d.b) > 0 && d.err == nil { // version 2: payments, untagged
 		p.payments, p.checkouts = d.payments(), d.checkouts()
 	}
 	s.Payments, s.Checkouts, s.Holds, s.Entries, s.Feeds, s.Busy = p.payments, p.checkouts, p.holds, p.entries, p.feeds, p.busy
-	s.Sources, s.Reminded = p.sources, p.reminded
+	s.Sources, s.Reminded, s.Series = p.sources, p.reminded, p.series
 	if len(p.revoked) > 0 || len(p.dropped) > 0 { // a snapshot holds the feeds and sources there are
 		d.fail()
 	}
 	return s
+}
+
+// snapshotIdems is a snapshot's stored answers as the sections index
+// them.
+func snapshotIdems(xs []Idem) []*Idem {
+	out := make([]*Idem, len(xs))
+	for i := range xs {
+		out[i] = &xs[i]
+	}
+	return out
 }
 
 // EncodeDelivery returns the encoding of a webhook delivery record. Delivery

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // The tagged sections that end a change or snapshot of format version 3:
@@ -37,6 +38,8 @@ const (
 	tagSessions                         // the class session of each of the record's appointments that is a seat
 	tagHoldSeats                        // the record's holds that keep a seat of a class session
 	tagCheckoutSessions                 // the class session of each of the record's reservations that is a seat
+	tagSeries                           // appointment series made (decisions §11)
+	tagRefusalConflicts                 // the occurrences a stored SERIES_CONFLICT names
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -66,6 +69,10 @@ type parts struct {
 	// reminded is Change.Reminded, or a snapshot's: when the reminders
 	// due were last sent.
 	reminded time.Time
+	// series are the appointment series a change made or a snapshot
+	// holds; idems, the stored answers whose refusals name conflicts.
+	series []model.AppointmentSeries
+	idems  []*Idem
 }
 
 func (e *w) sections(p *parts) {
@@ -130,6 +137,45 @@ func (e *w) sections(p *parts) {
 	putIndexed(e, tagHoldSeats, p.holds, func(h *model.Hold) bool { return h.Seat }, func(*w, *model.Hold) {})
 	putIndexed(e, tagCheckoutSessions, p.checkouts, func(c *Checkout) bool { return c.Appointment.Session != nil },
 		func(e *w, c *Checkout) { e.session(c.Appointment.Session) })
+	if len(p.series) > 0 {
+		e.byte1(tagSeries)
+		putList(e, p.series, (*w).series)
+	}
+	putIndexed(e, tagRefusalConflicts, p.idems, func(x **Idem) bool { return (*x).Refused != nil && len((*x).Refused.Conflicts) > 0 },
+		func(e *w, x **Idem) {
+			e.u(uint64(len((*x).Refused.Conflicts)))
+			for _, c := range (*x).Refused.Conflicts {
+				e.time(c.StartTime)
+				e.str(string(c.Code))
+			}
+		})
+}
+
+// An appointment series: its rule, service, customer, occurrences and
+// skipped starts.
+func (e *w) series(s *model.AppointmentSeries) {
+	e.id(s.ID)
+	e.str(s.Rule)
+	e.id(s.ServiceID)
+	e.id(s.CustomerID)
+	e.ids(s.Occurrences)
+	e.u(uint64(len(s.Skipped)))
+	for _, k := range s.Skipped {
+		e.time(k.StartTime)
+		e.str(k.Code)
+	}
+	e.time(s.CreatedAt)
+}
+
+func (d *r) series(s *model.AppointmentSeries) {
+	*s = model.AppointmentSeries{ID: d.id(), Rule: d.str(), ServiceID: d.id(), CustomerID: d.id(), Occurrences: d.ids()}
+	if n := d.n(9); n > 0 {
+		s.Skipped = make([]model.SkippedStart, n)
+		for i := range s.Skipped {
+			s.Skipped[i] = model.SkippedStart{StartTime: d.time(), Code: d.str()}
+		}
+	}
+	s.CreatedAt = d.time()
 }
 
 // The sessions sections (decisions §10): a seat's session as the write
@@ -446,6 +492,23 @@ func (d *r) sections(p *parts) {
 				before, after := d.u(), d.u()
 				a.Buffers = model.Buffers{Before: int(before), After: int(after)}
 				return before <= model.MaxBufferMinutes && after <= model.MaxBufferMinutes && d.needs(&a.Resources)
+			})
+		case tagSeries:
+			if p.series = getList(d, 60, (*r).series); len(p.series) == 0 {
+				d.fail()
+			}
+		case tagRefusalConflicts:
+			getIndexed(d, 2, p.idems, func(d *r, x **Idem) bool {
+				n := d.n(9)
+				if (*x).Refused == nil || n == 0 {
+					return false
+				}
+				cs := make([]problem.Occurrence, n)
+				for i := range cs {
+					cs[i] = problem.Occurrence{StartTime: d.time(), Code: problem.Code(d.str())}
+				}
+				(*x).Refused.Conflicts = cs
+				return d.err == nil
 			})
 		case tagSessions:
 			getIndexed(d, 3, p.appts, func(d *r, a *model.Appointment) bool { return d.session(&a.Session) })

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/actors/problem"
 )
 
 // Format version 3 (VersionTagged): appointment versions, and the tagged
@@ -263,6 +264,18 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 			c.Checkouts[1].Appointment.Session = &model.Session{Capacity: 2, SeatsTaken: 5} // capacity lowered since
 			return c
 		}(),
+		"series": func() *Change {
+			c := sectionChange()
+			c.Series = []model.AppointmentSeries{{ID: uuid.New(), Rule: "FREQ=WEEKLY;COUNT=3", ServiceID: uuid.New(), CustomerID: uuid.New(),
+				Occurrences: []uuid.UUID{c.Appointments[0].ID, c.Appointments[1].ID},
+				Skipped:     []model.SkippedStart{{StartTime: payAt.Add(7 * 24 * time.Hour), Code: "SLOT_TAKEN"}}, CreatedAt: payAt}}
+			return c
+		}(),
+		"series conflict": only(func(c *Change) {
+			c.Idempotency = &Idem{Key: "s-1", Op: model.OpBook, Status: 409, At: payAt, Answer: AnswerRefused,
+				Refused: &problem.Error{Code: problem.SeriesConflict, Message: "m", Conflicts: []problem.Occurrence{
+					{StartTime: payAt, Code: problem.SlotTaken}, {StartTime: payAt.Add(time.Hour), Code: problem.BookingLimitReached}}}}
+		}),
 		"reminded only":   only(func(c *Change) { c.Reminded = payAt.Add(time.Millisecond) }),
 		"sources":         only(func(c *Change) { c.Sources = sampleSources(staff) }),
 		"sources dropped": only(func(c *Change) { c.Dropped = []uuid.UUID{uuid.New()}; c.Busy = sampleBusy(staff)[1:2] }),
@@ -326,12 +339,18 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	withResources.Feeds = sampleFeeds(staff0(withResources))
 	room := uuid.New()
 	withResources.Feeds[1].StaffID, withResources.Feeds[1].ResourceID = nil, &room
+	withSeries := sectionSnapshot()
+	withSeries.Series = []model.AppointmentSeries{{ID: uuid.New(), Rule: "FREQ=DAILY;COUNT=2", ServiceID: uuid.New(), CustomerID: uuid.New(),
+		Occurrences: []uuid.UUID{uuid.New()}, CreatedAt: payAt}}
+	withSeries.Idempotency = []Idem{{Key: "a", Op: model.OpBook, Status: 201, At: payAt, Answer: AnswerSeries, Seq: 4},
+		{Key: "b", Op: model.OpBook, Status: 409, At: payAt, Answer: AnswerRefused, Seq: 5,
+			Refused: &problem.Error{Code: problem.SeriesConflict, Message: "m", Conflicts: []problem.Occurrence{{StartTime: payAt, Code: problem.SlotTaken}}}}}
 	withSessions := sectionSnapshot()
 	withSessions.Appointments[0].Session = &model.Session{Capacity: 500, SeatsTaken: 500}
 	withSessions.Holds[1].Seat = true
 	withSessions.Checkouts[0].Appointment.Session = &model.Session{Capacity: 10, SeatsTaken: 1}
 	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta,
-		"feeds": withFeeds, "resources": withResources, "sessions": withSessions} {
+		"feeds": withFeeds, "resources": withResources, "sessions": withSessions, "series": withSeries} {
 		t.Run(name, func(t *testing.T) {
 			b := encodeSnapshot1(t, s)
 			require.Equal(t, byte(VersionTagged), b[0])
@@ -883,7 +902,7 @@ func TestTaggedMinimalEntryRoundTrip(t *testing.T) {
 // decoder that knew only the older kinds refused the whole record (and so
 // the business's journal after a restart).
 func TestHoldAndEntryAnswersDecode(t *testing.T) {
-	for _, kind := range []AnswerKind{AnswerHold, AnswerEntry} {
+	for _, kind := range []AnswerKind{AnswerHold, AnswerEntry, AnswerSeries} {
 		c := &Change{At: payAt, Holds: sampleHolds(uuid.New(), uuid.New(), uuid.New()), Entries: sampleEntries(uuid.New(), uuid.New(), uuid.New()),
 			Idempotency: &Idem{Key: "k", Op: model.OpCreateHold, Status: 201, At: payAt, Answer: kind}}
 		b, err := Encode(nil, &Record{Kind: KindChange, Change: c})
@@ -894,7 +913,7 @@ func TestHoldAndEntryAnswersDecode(t *testing.T) {
 		require.True(t, kind.FromRecord())
 	}
 	b, err := Encode(nil, &Record{Kind: KindChange, Change: &Change{At: payAt,
-		Idempotency: &Idem{Key: "k", Op: "POST /x", At: payAt, Answer: AnswerEntry + 1}}})
+		Idempotency: &Idem{Key: "k", Op: "POST /x", At: payAt, Answer: AnswerSeries + 1}}})
 	require.NoError(t, err)
 	_, err = Decode(b)
 	require.ErrorIs(t, err, ErrCorrupt, "an unknown answer kind")

@@ -382,6 +382,21 @@ func AppendError(b []byte, e *problem.Error) []byte {
 		b = AppendKey(b, "requiredPlan")
 		b = AppendString(b, e.RequiredPlan)
 	}
+	if e.Code == problem.SeriesConflict {
+		b = AppendKey(b, "conflicts")
+		b = append(b, '[')
+		for i, c := range e.Conflicts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"startTime":`...)
+			b = AppendTime(b, c.StartTime)
+			b = append(b, `,"code":`...)
+			b = AppendString(b, string(c.Code))
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}')
 }
 

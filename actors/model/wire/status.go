@@ -20,6 +20,7 @@ var statusOf = map[problem.Code]int{
 	problem.NoStaffAvailable:       409,
 	problem.ResourceUnavailable:    409,
 	problem.SessionFull:            409,
+	problem.SeriesConflict:         409,
 	problem.Conflict:               409,
 	problem.IdempotencyInProgress:  409,
 	problem.IdempotencyKeyReused:   409,
