@@ -139,6 +139,13 @@ func mailRow(st *ledger.State, ch *record.Change, m *record.Mail) *record.MailRo
 	}
 	if appt := appointmentOf(st, ch, m.Appointment); appt != nil {
 		r.Appointment = mailAppointment(appt, ledger.CustomerIn(st, ch, appt.CustomerID))
+		if m.Kind == model.MailSeriesConfirmation {
+			for i := range ch.Appointments {
+				if x := &ch.Appointments[i]; x.RecurringSeriesID != nil && appt.RecurringSeriesID != nil && *x.RecurringSeriesID == *appt.RecurringSeriesID {
+					r.Dates = append(r.Dates, record.MailDate{StartTime: x.StartTime, EndTime: x.EndTime})
+				}
+			}
+		}
 		if p := ledger.PaymentIn(ch, appt.ID); p != nil && appt.Status == model.PendingPayment && p.Status == model.PaymentPending {
 			r.Payment = &record.MailPayment{AmountCents: p.AmountCents, Currency: p.Currency, CheckoutURL: p.CheckoutURL}
 		}

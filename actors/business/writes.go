@@ -77,7 +77,7 @@ func (a *businessActor) idempotent(ctx actor.Context, op model.Operation, idem I
 // fields (what the transport renders), without its cause.
 func refusedAnswer(pe *problem.Error) *Answer {
 	return &Answer{Kind: record.AnswerRefused, Refused: &problem.Error{Code: pe.Code, Message: pe.Message, Fields: pe.Fields,
-		Scope: pe.Scope, RequiredPlan: pe.RequiredPlan}}
+		Scope: pe.Scope, RequiredPlan: pe.RequiredPlan, Conflicts: pe.Conflicts}}
 }
 
 // known answers a request whose key was seen in the last 24 hours: a

@@ -64,8 +64,11 @@ type (
 	AddCustomer  = ledger.AddCustomer
 	CreateHold   = ledger.CreateHold
 	AddEntry     = ledger.AddEntry
-	// SeriesInput is a series of bookings (decisions §11).
+	BookSeries   = ledger.BookSeries
+	// SeriesInput is a series of bookings (decisions §11), its rule a
+	// Rule.
 	SeriesInput = ledger.SeriesInput
+	Rule        = calendar.Rule
 	// Occurrence is one start of a series as judged.
 	Occurrence = ledger.Occurrence
 	// CheckInput asks what bookings would get (POST /availability/check).
@@ -119,3 +122,13 @@ func CustomerChanges(a *model.Appointment, set model.CustomerChanges, now time.T
 
 // Op is a write that carries its own decision (ledger.Op), sent with Do.
 type Op[R any] = ledger.Op[R]
+
+// A series' rule (decisions §11): its longest text, its parser, and the
+// most occurrences a series has.
+const (
+	MaxRuleLen           = calendar.MaxRuleLen
+	MaxSeriesOccurrences = ledger.MaxSeriesOccurrences
+)
+
+// ParseRule parses a recurrence rule of the supported subset.
+func ParseRule(s string) (Rule, error) { return calendar.ParseRule(s) }

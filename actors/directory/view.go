@@ -150,6 +150,9 @@ func (v View) Check(in *CheckInput, now time.Time) ([]Verdict, error) {
 	return ledger.Check(v.st, in, now)
 }
 
+// Series returns the appointment series with id, or nil.
+func (v View) Series(id uuid.UUID) *model.AppointmentSeries { return v.st.Series(id) }
+
 // PreviewSeries judges every occurrence of a series as booking it now
 // would (POST /appointment-series/preview), booking nothing.
 func (v View) PreviewSeries(in *SeriesInput, now time.Time) ([]Occurrence, error) {

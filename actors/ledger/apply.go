@@ -130,6 +130,10 @@ func Snapshot(s *State) *record.Snapshot {
 		la := s.lastAssigned
 		snap.LastAssigned = &la
 	}
+	s.series.Ascend(nil, func(_ uuid.UUID, x *model.AppointmentSeries) bool {
+		snap.Series = append(snap.Series, *x)
+		return true
+	})
 	return snap
 }
 
@@ -165,6 +169,10 @@ func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
 	}
 	for i := range snap.Entries {
 		st.book = st.book.putEntry(snap.Entries[i])
+	}
+	for i := range snap.Series {
+		x := snap.Series[i]
+		st.series = st.series.Set(x.ID, &x)
 	}
 	return st, nil
 }

@@ -63,6 +63,9 @@ type book struct {
 
 	// sessions are the open class sessions (sessions.go).
 	sessions sorted.Map[SessionKey, *session]
+	// series are the appointment series booked through the API
+	// (series.go), by id.
+	series sorted.Map[uuid.UUID, *model.AppointmentSeries]
 }
 
 // StartKey orders appointments by start time, then id: the order of the
@@ -104,6 +107,7 @@ func newBook() book {
 		waiting:    sorted.New[CreationKey, struct{}](compareCreation),
 		windowEnds: sorted.New[CreationKey, struct{}](compareCreation),
 		sessions:   sorted.New[SessionKey, *session](compareSessionKey),
+		series:     sorted.New[uuid.UUID, *model.AppointmentSeries](compareID),
 	}
 }
 
@@ -407,6 +411,10 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 	}
 	if len(c.Checkouts) > 0 {
 		b = b.openCheckouts(c.Checkouts)
+	}
+	for i := range c.Series {
+		x := c.Series[i]
+		b.series = b.series.Set(x.ID, &x)
 	}
 	return b
 }

@@ -38,12 +38,14 @@ type IdempotentOp interface {
 // same facts (Replayed set), gets the same status and the same bytes.
 type Answer struct {
 	Kind        record.AnswerKind
-	Appointment *model.Appointment   // AnswerBooked
-	Customer    *model.Customer      // AnswerBooked (the appointment's customer), AnswerCustomer
-	Payment     *model.Payment       // AnswerBooked, when the booking needs prepayment
-	Hold        *model.Hold          // AnswerHold
-	Entry       *model.WaitlistEntry // AnswerEntry
-	Refused     *problem.Error       // AnswerRefused
+	Appointment *model.Appointment       // AnswerBooked
+	Customer    *model.Customer          // AnswerBooked (the appointment's customer), AnswerCustomer
+	Payment     *model.Payment           // AnswerBooked, when the booking needs prepayment
+	Hold        *model.Hold              // AnswerHold
+	Entry       *model.WaitlistEntry     // AnswerEntry
+	Series      *model.AppointmentSeries // AnswerSeries, with its occurrences in Occurrences
+	Occurrences []model.Appointment
+	Refused     *problem.Error // AnswerRefused
 	// Status and Body are an answer journalled as its bytes, by a version
 	// from before the facts (AnswerBody).
 	Status   int
@@ -68,6 +70,9 @@ func AnswerOf(s *State, ch *record.Change, k record.AnswerKind) (*Answer, error)
 		return &Answer{Kind: k, Hold: &ch.Holds[0]}, nil
 	case k == record.AnswerEntry && len(ch.Entries) > 0:
 		return &Answer{Kind: k, Entry: &ch.Entries[0]}, nil
+	case k == record.AnswerSeries && len(ch.Series) > 0:
+		x := &ch.Series[0]
+		return &Answer{Kind: k, Series: x, Occurrences: ch.Appointments, Customer: CustomerIn(s, ch, x.CustomerID)}, nil
 	}
 	return nil, fmt.Errorf("ledger: the change has no subject for answer kind %d", k)
 }

@@ -3,6 +3,7 @@ package ledger
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,6 +26,7 @@ const MaxSeriesOccurrences = 52
 
 // SeriesInput is a validated series body.
 type SeriesInput struct {
+	RuleText  string // the rule as given, which the series keeps
 	ServiceID uuid.UUID
 	StaffID   *uuid.UUID
 	Start     time.Time
@@ -52,48 +54,63 @@ var errUnknownCustomer = problem.FieldError("customerId", problem.Invalid, "No s
 // PreviewSeries judges every occurrence of in as a series booked now
 // would (POST /appointment-series/preview), booking nothing.
 func PreviewSeries(s *State, in *SeriesInput, now time.Time) ([]Occurrence, error) {
-	occ, _, err := planSeries(s, in, now, &previewIDs{})
-	return occ, err
+	p, err := planSeries(s, in, now, &previewIDs{})
+	if err != nil {
+		return nil, err
+	}
+	return p.occ, nil
+}
+
+// seriesPlan is a series judged: every occurrence, the appointments of
+// those that fit (their customer still to set), the series' id, and the
+// first refusal, as a booking at that start would have got it.
+type seriesPlan struct {
+	id      uuid.UUID
+	svc     *model.Service
+	occ     []Occurrence
+	appts   []model.Appointment
+	refusal error
 }
 
 // planSeries judges the occurrences of in against s, each against the
-// ones before it that fit, and returns them with the appointments of
-// those that fit (their customer still to set).
-func planSeries(s *State, in *SeriesInput, now time.Time, ids IDs) ([]Occurrence, []model.Appointment, error) {
+// ones before it that fit.
+func planSeries(s *State, in *SeriesInput, now time.Time, ids IDs) (*seriesPlan, error) {
 	svc := s.Service(in.ServiceID)
 	if svc == nil || svc.Deleted {
-		return nil, nil, errUnknownService
+		return nil, errUnknownService
 	}
 	if in.StaffID != nil && s.StaffMember(*in.StaffID) == nil {
-		return nil, nil, errUnknownStaff
+		return nil, errUnknownStaff
 	}
 	onFile := false
 	switch {
 	case in.CustomerID != nil:
 		if s.Customer(*in.CustomerID) == nil {
-			return nil, nil, errUnknownCustomer
+			return nil, errUnknownCustomer
 		}
 		onFile = true
 	case in.Customer != nil:
 		onFile = s.CustomerByEmail(in.Customer.Email) != nil
 	}
 	if svc.PaymentRequired || s.Business.Payments.RequiresPayment {
-		return nil, nil, problem.FieldError("serviceId", problem.Invalid,
+		return nil, problem.FieldError("serviceId", problem.Invalid,
 			"A service paid in advance cannot be booked as a series: book its occurrences one by one.")
 	}
 	starts, err := seriesStarts(s, in, now)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	occ := make([]Occurrence, len(starts))
-	var appts []model.Appointment
-	series := ids.UUID()
+	p := &seriesPlan{id: ids.UUID(), svc: svc, occ: make([]Occurrence, len(starts))}
+	occ, series := p.occ, p.id
 	cur := s
 	for i, t := range starts {
 		occ[i].Start = t
 		_, d, err := decideSlot(cur, &slotInput{ServiceID: svc.ID, Start: t, StaffID: in.StaffID, Enforce: in.Enforce, CustomerOnFile: onFile}, now)
 		if err != nil {
 			occ[i].Code = problem.As(err).Code
+			if p.refusal == nil {
+				p.refusal = err
+			}
 			continue
 		}
 		occ[i].Staff = d.Staff
@@ -108,9 +125,79 @@ func planSeries(s *State, in *SeriesInput, now time.Time, ids IDs) ([]Occurrence
 		next := *cur
 		next.book = cur.book.applyChange(cur.Seq, ch)
 		cur = &next
-		appts = append(appts, a)
+		p.appts = append(p.appts, a)
 	}
-	return occ, appts, nil
+	return p, nil
+}
+
+// BookSeries books a series (POST /appointment-series, decisions §11):
+// every occurrence judged in this one step, all of them written in one
+// record, so a crash leaves the whole series or none of it. In fail mode
+// any refused occurrence refuses the series, SERIES_CONFLICT naming
+// each; in skip mode the others are booked (none fitting: the first
+// refusal's own answer). Each occurrence has its own events and manage
+// link; the customer gets one confirmation listing every date.
+type BookSeries struct{ In SeriesInput }
+
+func (BookSeries) Operation() model.Operation { return model.OpBookSeries }
+
+func (o BookSeries) Decide(s *State, now time.Time, ids IDs) (*record.Change, *Answer, error) {
+	in := &o.In
+	p, err := planSeries(s, in, now, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	var conflicts []problem.Occurrence
+	var skipped []model.SkippedStart
+	for _, x := range p.occ {
+		if x.Code != "" {
+			conflicts = append(conflicts, problem.Occurrence{StartTime: x.Start, Code: x.Code})
+			skipped = append(skipped, model.SkippedStart{StartTime: x.Start, Code: string(x.Code)})
+		}
+	}
+	switch {
+	case len(conflicts) > 0 && !in.Skip:
+		return nil, nil, &problem.Error{Code: problem.SeriesConflict, Conflicts: conflicts,
+			Message: "An occurrence of the series cannot be booked, so none was: see conflicts."}
+	case len(p.appts) == 0:
+		return nil, nil, p.refusal
+	}
+	ch := &record.Change{At: now}
+	var cu *model.Customer
+	switch {
+	case in.CustomerID != nil:
+		cu = s.Customer(*in.CustomerID)
+	default:
+		if cu = s.CustomerByEmail(in.Customer.Email); cu == nil {
+			c := *in.Customer
+			c.ID, c.Email, c.CreatedAt, c.UpdatedAt = ids.UUID(), strings.TrimSpace(c.Email), now, now
+			cu = &c
+			ch.Customers = []model.Customer{c}
+			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventCustomerCreated, CreatedAt: now, Subject: c.ID})
+		}
+	}
+	x := model.AppointmentSeries{ID: p.id, Rule: in.RuleText, ServiceID: p.svc.ID, CustomerID: cu.ID, Skipped: skipped, CreatedAt: now}
+	for i := range p.appts {
+		a := &p.appts[i]
+		a.CustomerID = cu.ID
+		x.Occurrences = append(x.Occurrences, a.ID)
+		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventAppointmentCreated, CreatedAt: now, Subject: a.ID})
+	}
+	ch.Appointments, ch.Series = p.appts, []model.AppointmentSeries{x}
+	if in.StaffID == nil {
+		last := p.appts[len(p.appts)-1].Staff.ID
+		ch.LastAssigned = &last
+	}
+	if cu.Email != "" {
+		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: model.MailSeriesConfirmation, To: cu.Email, Appointment: p.appts[0].ID, At: now}}
+	}
+	return answered(s, ch, record.AnswerSeries)
+}
+
+// Series returns the appointment series with id, or nil.
+func (s *State) Series(id uuid.UUID) *model.AppointmentSeries {
+	x, _ := s.series.Get(id)
+	return x
 }
 
 // seriesStarts expands in's rule from its start on the business's wall

@@ -156,6 +156,9 @@ const (
 	// MailReminder reminds the customer of a confirmed appointment
 	// (decisions §9).
 	MailReminder MailKind = "appointment_reminder"
+	// MailSeriesConfirmation confirms a series (decisions §11): one
+	// e-mail listing every date booked.
+	MailSeriesConfirmation MailKind = "series_confirmation"
 )
 
 // MailKinds are the kinds of e-mail.
@@ -165,6 +168,7 @@ var MailKinds = newEnum("mail kind",
 	EnumEntry[MailKind]{MailEndpointDisabled, 3},
 	EnumEntry[MailKind]{MailWaitlistOffer, 4},
 	EnumEntry[MailKind]{MailReminder, 5},
+	EnumEntry[MailKind]{MailSeriesConfirmation, 6},
 )
 
 // Operation is a write that takes an Idempotency-Key (api-v1 §4.1). A
@@ -179,6 +183,7 @@ const (
 	OpAddCustomer Operation = "customer.add"
 	OpCreateHold  Operation = "hold.create"
 	OpAddEntry    Operation = "waitlist_entry.add"
+	OpBookSeries  Operation = "appointment_series.book"
 )
 
 // Operations are the idempotent operations. Their codes are the codes the
@@ -189,6 +194,7 @@ var Operations = newEnum("operation",
 	EnumEntry[Operation]{OpAddCustomer, 2},
 	EnumEntry[Operation]{OpCreateHold, 3},
 	EnumEntry[Operation]{OpAddEntry, 4},
+	EnumEntry[Operation]{OpBookSeries, 5},
 )
 
 // EndpointStatus is a webhook endpoint's delivery status.

@@ -45,6 +45,15 @@ type MailRow struct {
 	// renders the row, so the link follows the server's --public-url and
 	// its secret, and no link is ever stored in the outbox.
 	ManageURL string `json:"manageUrl,omitempty"`
+	// Dates are the occurrences a series confirmation lists (decisions
+	// §11), in order; Appointment is then the first of them.
+	Dates []MailDate `json:"dates,omitempty"`
+}
+
+// MailDate is one occurrence of a series.
+type MailDate struct {
+	StartTime time.Time `json:"startTime"`
+	EndTime   time.Time `json:"endTime"`
 }
 
 // MailOffer is what a waitlist offer is about: the hold slotd placed for

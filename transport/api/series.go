@@ -6,9 +6,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/slotd/slotd/actors/calendar"
 	"github.com/slotd/slotd/actors/directory"
-	"github.com/slotd/slotd/actors/ledger"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/model/wire"
@@ -22,6 +20,89 @@ import (
 func (s *Server) seriesRoutes(add func(method, path string, h fasthttp.RequestHandler)) {
 	add(fasthttp.MethodPost, "/api/v1/appointment-series/preview",
 		s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.previewSeries}))
+	add(fasthttp.MethodPost, "/api/v1/appointment-series",
+		s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.bookSeries}))
+	add(fasthttp.MethodGet, "/api/v1/appointment-series/{id}",
+		s.api(route{scope: "appointments:read", module: model.ModAppointments, fn: s.getSeries}))
+	// "preview" is not a series' {id}: a GET of it is the 405 of a path
+	// served for POST only, as the router answers any other.
+	add(fasthttp.MethodGet, "/api/v1/appointment-series/preview", func(ctx *fasthttp.RequestCtx) {
+		ctx.Response.Header.Set("Allow", fasthttp.MethodPost)
+		edge.WriteError(ctx, errPreviewMethod)
+	})
+}
+
+var errPreviewMethod = problem.New(problem.MethodNotAllowed, "The method is not allowed on this resource.")
+
+// bookSeries answers POST /appointment-series: every occurrence booked
+// in one write of the business, or none (decisions §11).
+func (s *Server) bookSeries(c *call) {
+	create(c, decodeSeries, func(in directory.SeriesInput) directory.IdempotentOp { return directory.BookSeries{In: in} })
+}
+
+// appendSeriesBooked renders a series booked: {id, rule, occurrences,
+// skipped}, each occurrence as GET shows it, with its manage link.
+func (c *call) appendSeriesBooked(b []byte, ans *directory.Answer) []byte {
+	x := ans.Series
+	b = append(b, `{"id":`...)
+	b = wire.AppendUUID(b, x.ID)
+	b = append(b, `,"rule":`...)
+	b = wire.AppendString(b, x.Rule)
+	b = append(b, `,"occurrences":[`...)
+	for i := range ans.Occurrences {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = c.appendAppointment(b, &ans.Occurrences[i], ans.Customer)
+	}
+	b = append(b, `],"skipped":[`...)
+	for i, k := range x.Skipped {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"startTime":`...)
+		b = wire.AppendTime(b, k.StartTime)
+		b = append(b, `,"code":`...)
+		b = wire.AppendString(b, k.Code)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// getSeries answers GET /appointment-series/{id}: {id, rule, serviceId,
+// customerId, occurrenceIds, createdAt}.
+func (s *Server) getSeries(c *call) {
+	id, ok := c.pathID("id")
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	var x *model.AppointmentSeries
+	if ok {
+		x = c.st.Series(id)
+	}
+	if x == nil {
+		edge.WriteError(c.ctx, errNotFound)
+		return
+	}
+	b := append(make([]byte, 0, 256+40*len(x.Occurrences)), `{"id":`...)
+	b = wire.AppendUUID(b, x.ID)
+	b = append(b, `,"rule":`...)
+	b = wire.AppendString(b, x.Rule)
+	b = append(b, `,"serviceId":`...)
+	b = wire.AppendUUID(b, x.ServiceID)
+	b = append(b, `,"customerId":`...)
+	b = wire.AppendUUID(b, x.CustomerID)
+	b = append(b, `,"occurrenceIds":[`...)
+	for i, o := range x.Occurrences {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = wire.AppendUUID(b, o)
+	}
+	b = append(b, `],"createdAt":`...)
+	b = wire.AppendTime(b, x.CreatedAt)
+	edge.WriteJSON(c.ctx, 200, append(b, '}'))
 }
 
 // previewSeries answers POST /appointment-series/preview: every
@@ -83,15 +164,16 @@ func decodeSeries(body []byte) (*directory.SeriesInput, error) {
 			in.StaffID = id
 		}
 		in.Start, _ = obj.Time("startTime", input.Required)
-		if text, ok := obj.String("rule", input.Required, calendar.MaxRuleLen); ok {
-			r, err := calendar.ParseRule(text)
+		if text, ok := obj.String("rule", input.Required, directory.MaxRuleLen); ok {
+			in.RuleText = text
+			r, err := directory.ParseRule(text)
 			switch {
 			case err != nil:
 				errs.Add(obj.PathOf("rule"), problem.InvalidFormat, "Must be a recurrence rule of FREQ (DAILY, WEEKLY or MONTHLY), INTERVAL, BYDAY, and COUNT or UNTIL; "+strings.TrimPrefix(err.Error(), "recurrence rule: ")+".")
 			case r.Count == 0 && r.Until.IsZero():
 				errs.Add(obj.PathOf("rule"), problem.Invalid, "Must end: give COUNT (at most 52) or UNTIL.")
-			case r.Count > ledger.MaxSeriesOccurrences:
-				errs.AddBound(obj.PathOf("rule"), problem.TooLarge, ledger.MaxSeriesOccurrences, "COUNT must be at most 52.")
+			case r.Count > directory.MaxSeriesOccurrences:
+				errs.AddBound(obj.PathOf("rule"), problem.TooLarge, directory.MaxSeriesOccurrences, "COUNT must be at most 52.")
 			}
 			in.Rule = r
 		}

@@ -83,6 +83,8 @@ func (c *call) renderAnswer(b []byte, ans *directory.Answer) (int, []byte) {
 		return 201, wire.AppendHold(b, ans.Hold)
 	case directory.AnswerEntry:
 		return 201, wire.AppendEntry(b, ans.Entry)
+	case directory.AnswerSeries:
+		return 201, c.appendSeriesBooked(b, ans)
 	case directory.AnswerRefused:
 		return wire.Status(ans.Refused.Code), wire.AppendError(b, ans.Refused)
 	}

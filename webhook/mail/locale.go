@@ -47,6 +47,9 @@ var locales = map[string]map[string]string{
 		"subject.generic":         "Notification from {business}: {kind}",
 
 		"intro.booking":         "Thank you for booking with {business}. Your appointment is confirmed.",
+		"subject.series":        "Your {count} appointments at {business} are confirmed",
+		"intro.series":          "Thank you for booking with {business}. These appointments are confirmed:",
+		"series.date":           "– {when}",
 		"intro.pending_payment": "Thank you for booking with {business}. Your appointment will be confirmed as soon as your payment has been received.",
 		"intro.confirmed":       "Your appointment at {business} is confirmed.",
 		"pay.amount":            "Amount to pay: {amount}.",

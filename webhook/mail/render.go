@@ -221,7 +221,8 @@ func ManageLinked(r *record.MailRow) bool {
 }
 
 func needsAppointment(kind string) bool {
-	return kind == model.MailConfirmation || kind == model.MailStatus || kind == model.MailWaitlistOffer || kind == model.MailReminder
+	return kind == model.MailConfirmation || kind == model.MailStatus || kind == model.MailWaitlistOffer || kind == model.MailReminder ||
+		kind == model.MailSeriesConfirmation
 }
 
 func loadZone(name string) *time.Location {
@@ -384,6 +385,13 @@ func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *docume
 	case r.Kind == model.MailStatus:
 		d.subject = l.get("subject.status", "business", biz, "status", words)
 		d.paras = append(d.paras, l.get("intro.status", "business", biz, "status", words))
+	case r.Kind == model.MailSeriesConfirmation && len(r.Dates) > 0:
+		// A series (decisions §11): one message listing every date.
+		d.subject = l.get("subject.series", "business", biz, "count", strconv.Itoa(len(r.Dates)))
+		d.paras = append(d.paras, l.get("intro.series", "business", biz))
+		for _, x := range r.Dates {
+			d.paras = append(d.paras, l.get("series.date", "when", moment(l, x.StartTime, loc)))
+		}
 	case r.Kind == model.MailReminder:
 		d.subject = l.get("subject.reminder", "business", biz, "when", v[valWhen])
 		d.paras = append(d.paras, l.get("intro.reminder", "business", biz, "when", v[valWhen]))
