@@ -139,7 +139,7 @@ func mailRow(st *ledger.State, ch *record.Change, m *record.Mail) *record.MailRo
 	}
 	if appt := appointmentOf(st, ch, m.Appointment); appt != nil {
 		r.Appointment = mailAppointment(appt, ledger.CustomerIn(st, ch, appt.CustomerID))
-		if m.Kind == model.MailSeriesConfirmation {
+		if m.Kind == model.MailSeriesConfirmation || m.Kind == model.MailSeriesCancelled {
 			for i := range ch.Appointments {
 				if x := &ch.Appointments[i]; x.RecurringSeriesID != nil && appt.RecurringSeriesID != nil && *x.RecurringSeriesID == *appt.RecurringSeriesID {
 					r.Dates = append(r.Dates, record.MailDate{StartTime: x.StartTime, EndTime: x.EndTime})

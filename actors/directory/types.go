@@ -69,6 +69,10 @@ type (
 	// Rule.
 	SeriesInput = ledger.SeriesInput
 	Rule        = calendar.Rule
+	// CancelSeries cancels a series from a time on; SeriesCancelled is
+	// what it did.
+	CancelSeries    = ledger.CancelSeries
+	SeriesCancelled = ledger.SeriesCancelled
 	// Occurrence is one start of a series as judged.
 	Occurrence = ledger.Occurrence
 	// CheckInput asks what bookings would get (POST /availability/check).

@@ -242,3 +242,62 @@ func (p *previewIDs) UUID() uuid.UUID {
 }
 func (p *previewIDs) Event(time.Time) string { return "" }
 func (p *previewIDs) Mail(time.Time) string  { return "" }
+
+// CancelSeries cancels every occurrence of series ID that starts at or
+// after From (nil: now) and may be cancelled (POST
+// /appointment-series/{id}/cancel), in one write; the others it names
+// with INVALID_STATUS_TRANSITION. Each cancelled occurrence emits its own
+// appointment.cancelled; the customer gets one e-mail listing the dates.
+type CancelSeries struct {
+	ID   uuid.UUID
+	From *time.Time
+}
+
+// SeriesCancelled is what cancelling a series did.
+type SeriesCancelled struct {
+	Cancelled []uuid.UUID
+	Skipped   []SkippedOccurrence
+}
+
+// SkippedOccurrence is an occurrence a series' cancel left alone.
+type SkippedOccurrence struct {
+	ID   uuid.UUID
+	Code problem.Code
+}
+
+func (o CancelSeries) Decide(s *State, now time.Time, ids IDs) (*record.Change, SeriesCancelled, error) {
+	x := s.Series(o.ID)
+	if x == nil {
+		return nil, SeriesCancelled{}, errNotFound
+	}
+	from := now
+	if o.From != nil {
+		from = *o.From
+	}
+	var out SeriesCancelled
+	ch := &record.Change{At: now}
+	for _, id := range x.Occurrences {
+		a := s.Appointment(id)
+		if a == nil || a.StartTime.Before(from) {
+			continue
+		}
+		if !slices.Contains(transitions[a.Status], model.Cancelled) {
+			out.Skipped = append(out.Skipped, SkippedOccurrence{ID: id, Code: problem.InvalidTransition})
+			continue
+		}
+		next := *a
+		next.Status = model.Cancelled
+		next.Touch(now)
+		next.Rearm(a, now)
+		ch.Appointments = append(ch.Appointments, next)
+		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.StatusEvent(model.Cancelled), CreatedAt: now, Subject: id})
+		out.Cancelled = append(out.Cancelled, id)
+	}
+	if len(ch.Appointments) == 0 {
+		return nil, out, nil
+	}
+	if cu := s.Customer(x.CustomerID); cu != nil && cu.Email != "" {
+		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: model.MailSeriesCancelled, To: cu.Email, Appointment: ch.Appointments[0].ID, At: now}}
+	}
+	return ch, out, nil
+}

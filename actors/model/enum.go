@@ -159,6 +159,9 @@ const (
 	// MailSeriesConfirmation confirms a series (decisions §11): one
 	// e-mail listing every date booked.
 	MailSeriesConfirmation MailKind = "series_confirmation"
+	// MailSeriesCancelled tells the customer which occurrences of a
+	// series were cancelled, in one e-mail.
+	MailSeriesCancelled MailKind = "series_cancelled"
 )
 
 // MailKinds are the kinds of e-mail.
@@ -169,6 +172,7 @@ var MailKinds = newEnum("mail kind",
 	EnumEntry[MailKind]{MailWaitlistOffer, 4},
 	EnumEntry[MailKind]{MailReminder, 5},
 	EnumEntry[MailKind]{MailSeriesConfirmation, 6},
+	EnumEntry[MailKind]{MailSeriesCancelled, 7},
 )
 
 // Operation is a write that takes an Idempotency-Key (api-v1 §4.1). A

@@ -212,3 +212,36 @@ func TestSeriesRace(t *testing.T) {
 	}
 	t.Logf("32 series at once: %v", got)
 }
+
+// TestSeriesCancel: cancelling a series from a date on cancels the
+// occurrences from then that may be cancelled, names those that may not,
+// and frees their time; one occurrence cancelled through its own manage
+// link leaves the others.
+func TestSeriesCancel(t *testing.T) {
+	s := start(t, "", "--world", salonWorld(t, func(map[string]any) {}))
+	r := s.post("/api/v1/appointment-series", keyFull, "c-1", seriesBody("10:00:00Z", annaID, "FREQ=WEEKLY;COUNT=4", ""))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	id := r.Body["id"].(string)
+	var occ []string
+	for _, x := range r.Body["occurrences"].([]any) {
+		occ = append(occ, x.(map[string]any)["id"].(string))
+	}
+	// The first occurrence's customer cancels it through its manage link.
+	link := r.Body["occurrences"].([]any)[0].(map[string]any)["manageUrl"].(string)
+	token := link[strings.LastIndex(link, "/")+1:]
+	require.Equal(t, 200, s.request(pcall{method: "POST", path: "/api/v1/manage/" + token + "/cancel"}).Status)
+	assert.Equal(t, "confirmed", s.get("/api/v1/appointments/"+occ[1], keyFull).Body["status"], "the others stay")
+	// The last one completed: it may not be cancelled.
+	require.Equal(t, 200, s.call("POST", "/api/v1/appointments/"+occ[3]+"/status", `{"status":"completed"}`).Status)
+
+	c := s.request(pcall{method: "POST", path: "/api/v1/appointment-series/" + id + "/cancel", key: keyFull, body: `{"from":"2026-12-10T00:00:00Z"}`})
+	require.Equal(t, 200, c.Status, "%s", c.Raw)
+	assert.Equal(t, []any{occ[1], occ[2]}, c.Body["cancelled"])
+	assert.Equal(t, []any{map[string]any{"id": occ[3], "code": "INVALID_STATUS_TRANSITION"}}, c.Body["skipped"])
+	assert.Equal(t, "cancelled", s.get("/api/v1/appointments/"+occ[2], keyFull).Body["status"])
+	assert.Equal(t, 201, s.post("/api/v1/appointments", keyFull, "c-2", booking(haircutID, "2026-12-15T10:00:00Z", annaID, "c2@example.com")).Status,
+		"the cancelled occurrence's time is free")
+	requireError(t, s.request(pcall{method: "POST", path: "/api/v1/appointment-series/" + annaID + "/cancel", key: keyFull}), 404, "NOT_FOUND")
+	requireField(t, s.request(pcall{method: "POST", path: "/api/v1/appointment-series/" + id + "/cancel", key: keyFull, body: `{"from":"soon"}`}), "from", "invalid_date")
+	require.Eventually(t, func() bool { return outboxHas(t, s, "2 of your appointments at") }, 10*time.Second, 10*time.Millisecond)
+}

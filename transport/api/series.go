@@ -24,6 +24,8 @@ func (s *Server) seriesRoutes(add func(method, path string, h fasthttp.RequestHa
 		s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.bookSeries}))
 	add(fasthttp.MethodGet, "/api/v1/appointment-series/{id}",
 		s.api(route{scope: "appointments:read", module: model.ModAppointments, fn: s.getSeries}))
+	add(fasthttp.MethodPost, "/api/v1/appointment-series/{id}/cancel",
+		s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.cancelSeries}))
 	// "preview" is not a series' {id}: a GET of it is the 405 of a path
 	// served for POST only, as the router answers any other.
 	add(fasthttp.MethodGet, "/api/v1/appointment-series/preview", func(ctx *fasthttp.RequestCtx) {
@@ -211,4 +213,59 @@ func decodeSeries(body []byte) (*directory.SeriesInput, error) {
 		return nil, problem.FieldError("rule", problem.Invalid, "UNTIL is before startTime.")
 	}
 	return in, nil
+}
+
+// cancelSeries answers POST /appointment-series/{id}/cancel {from?}:
+// every occurrence from then on that may be cancelled, in one write:
+// 200 {cancelled: [ids], skipped: [{id, code}]}.
+func (s *Server) cancelSeries(c *call) {
+	id, ok := c.pathID("id")
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return
+	}
+	if !ok || c.st.Series(id) == nil {
+		edge.WriteError(c.ctx, errNotFound)
+		return
+	}
+	var from *time.Time
+	if body := c.ctx.PostBody(); len(strings.TrimSpace(string(body))) > 0 {
+		var errs input.Errors
+		if obj, ok := input.ParseObject(body, &errs); ok {
+			if t, ok := obj.Time("from", input.Optional); ok {
+				from = &t
+			}
+			obj.Done()
+		}
+		if err := errs.Err(); err != nil {
+			s.Fail(c.ctx, err)
+			return
+		}
+	}
+	rctx, cancel := edge.RequestContext()
+	defer cancel()
+	out, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.CancelSeries{ID: id, From: from})
+	if err != nil {
+		s.Fail(c.ctx, err)
+		return
+	}
+	b := append(make([]byte, 0, 128+40*len(out.Cancelled)), `{"cancelled":[`...)
+	for i, x := range out.Cancelled {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = wire.AppendUUID(b, x)
+	}
+	b = append(b, `],"skipped":[`...)
+	for i, x := range out.Skipped {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = wire.AppendUUID(b, x.ID)
+		b = append(b, `,"code":`...)
+		b = wire.AppendString(b, string(x.Code))
+		b = append(b, '}')
+	}
+	edge.WriteJSON(c.ctx, 200, append(b, "]}"...))
 }

@@ -222,7 +222,7 @@ func ManageLinked(r *record.MailRow) bool {
 
 func needsAppointment(kind string) bool {
 	return kind == model.MailConfirmation || kind == model.MailStatus || kind == model.MailWaitlistOffer || kind == model.MailReminder ||
-		kind == model.MailSeriesConfirmation
+		kind == model.MailSeriesConfirmation || kind == model.MailSeriesCancelled
 }
 
 func loadZone(name string) *time.Location {
@@ -385,10 +385,14 @@ func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *docume
 	case r.Kind == model.MailStatus:
 		d.subject = l.get("subject.status", "business", biz, "status", words)
 		d.paras = append(d.paras, l.get("intro.status", "business", biz, "status", words))
-	case r.Kind == model.MailSeriesConfirmation && len(r.Dates) > 0:
+	case (r.Kind == model.MailSeriesConfirmation || r.Kind == model.MailSeriesCancelled) && len(r.Dates) > 0:
 		// A series (decisions §11): one message listing every date.
-		d.subject = l.get("subject.series", "business", biz, "count", strconv.Itoa(len(r.Dates)))
-		d.paras = append(d.paras, l.get("intro.series", "business", biz))
+		key := "series"
+		if r.Kind == model.MailSeriesCancelled {
+			key = "series_cancelled"
+		}
+		d.subject = l.get("subject."+key, "business", biz, "count", strconv.Itoa(len(r.Dates)))
+		d.paras = append(d.paras, l.get("intro."+key, "business", biz))
 		for _, x := range r.Dates {
 			d.paras = append(d.paras, l.get("series.date", "when", moment(l, x.StartTime, loc)))
 		}
