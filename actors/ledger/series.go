@@ -118,12 +118,15 @@ func planSeries(s *State, in *SeriesInput, now time.Time, ids IDs) (*seriesPlan,
 		seated(&a, svc)
 		a.Notes, a.Metadata, a.StaffLocked = in.Notes, in.Metadata, in.StaffID != nil
 		a.RecurringSeriesID, a.IsRecurringOccurrence = &series, true
-		ch := &record.Change{At: now, Appointments: []model.Appointment{a}}
-		if in.StaffID == nil {
-			ch.LastAssigned = &d.Staff.ID // round robin turns across the series
-		}
+		// The next occurrences see this one as a booking: its time, seat,
+		// room and place in the limits (occupy), and who was assigned last
+		// (round robin turns across the series). Nothing else of the
+		// state judges a booking, so nothing else is copied.
 		next := *cur
-		next.book = cur.book.applyChange(cur.Seq, ch)
+		next.book = next.book.occupy(apptOccupant(&a))
+		if in.StaffID == nil {
+			next.book.lastAssigned = d.Staff.ID
+		}
 		cur = &next
 		p.appts = append(p.appts, a)
 	}
