@@ -142,7 +142,7 @@ func mailRow(st *ledger.State, ch *record.Change, m *record.Mail) *record.MailRo
 		if m.Kind == model.MailSeriesConfirmation || m.Kind == model.MailSeriesCancelled {
 			for i := range ch.Appointments {
 				if x := &ch.Appointments[i]; x.RecurringSeriesID != nil && appt.RecurringSeriesID != nil && *x.RecurringSeriesID == *appt.RecurringSeriesID {
-					r.Dates = append(r.Dates, record.MailDate{StartTime: x.StartTime, EndTime: x.EndTime})
+					r.Dates = append(r.Dates, record.MailDate{ID: x.ID.String(), StartTime: x.StartTime, EndTime: x.EndTime})
 				}
 			}
 		}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"mime/quotedprintable"
 	"regexp"
 	"strings"
 	"sync"
@@ -164,6 +166,11 @@ func TestSeriesBook(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond, "no series confirmation")
 	assert.Contains(t, mail, "15 December 2026")
 	assert.Contains(t, mail, "29 December 2026")
+	plain, err := io.ReadAll(quotedprintable.NewReader(strings.NewReader(mail)))
+	require.NoError(t, err)
+	links := regexp.MustCompile(`to cancel or change it: (http\S+/manage/[A-Za-z0-9_-]+)`).FindAllStringSubmatch(string(plain), -1)
+	require.GreaterOrEqual(t, len(links), 2, "each date with its own manage link: %s", plain)
+	assert.NotEqual(t, links[0][1], links[1][1], "a link per occurrence")
 
 	// After a restart: the same answer, byte for byte; the same series.
 	s.stop()

@@ -50,10 +50,13 @@ type MailRow struct {
 	Dates []MailDate `json:"dates,omitempty"`
 }
 
-// MailDate is one occurrence of a series.
+// MailDate is one occurrence of a series: its appointment and times, and
+// (filled by the mailer, as ManageURL is) its own manage link.
 type MailDate struct {
+	ID        string    `json:"id,omitempty"`
 	StartTime time.Time `json:"startTime"`
 	EndTime   time.Time `json:"endTime"`
+	ManageURL string    `json:"manageUrl,omitempty"`
 }
 
 // MailOffer is what a waitlist offer is about: the hold slotd placed for

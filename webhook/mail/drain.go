@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
 
 	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
 	"github.com/slotd/slotd/storage/record"
 	"github.com/slotd/slotd/webhook/channel"
@@ -637,6 +639,17 @@ func (d *Drainer) render(p *pending) (Message, error) {
 	if d.Manage != nil && ManageLinked(r) {
 		linked := *r // the writer's row is not modified
 		linked.ManageURL = d.Manage(p.key.Biz, r.Appointment.ID)
+		r = &linked
+	}
+	if d.Manage != nil && r.Kind == model.MailSeriesConfirmation && len(r.Dates) > 0 {
+		// A series (decisions §11): each date with its own manage link.
+		linked := *r
+		linked.Dates = slices.Clone(r.Dates)
+		for i := range linked.Dates {
+			if id := linked.Dates[i].ID; id != "" {
+				linked.Dates[i].ManageURL = d.Manage(p.key.Biz, id)
+			}
+		}
 		r = &linked
 	}
 	return RenderRow(r, d.From)

@@ -50,6 +50,7 @@ var locales = map[string]map[string]string{
 		"subject.series":           "Your {count} appointments at {business} are confirmed",
 		"intro.series":             "Thank you for booking with {business}. These appointments are confirmed:",
 		"series.date":              "– {when}",
+		"series.date.link":         "– {when}; to cancel or change it: {url}",
 		"subject.series_cancelled": "{count} of your appointments at {business} have been cancelled",
 		"intro.series_cancelled":   "These appointments at {business} have been cancelled:",
 		"intro.pending_payment":    "Thank you for booking with {business}. Your appointment will be confirmed as soon as your payment has been received.",

@@ -394,6 +394,10 @@ func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *docume
 		d.subject = l.get("subject."+key, "business", biz, "count", strconv.Itoa(len(r.Dates)))
 		d.paras = append(d.paras, l.get("intro."+key, "business", biz))
 		for _, x := range r.Dates {
+			if u := oneLine(x.ManageURL); u != "" {
+				d.paras = append(d.paras, l.get("series.date.link", "when", moment(l, x.StartTime, loc), "url", u))
+				continue
+			}
 			d.paras = append(d.paras, l.get("series.date", "when", moment(l, x.StartTime, loc)))
 		}
 	case r.Kind == model.MailReminder:
