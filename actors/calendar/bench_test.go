@@ -387,24 +387,32 @@ func resourceCases(tb testing.TB) [2]*Query {
 		s := newSalon(tb, 20, 2000)
 		q := s.query(7)
 		if i == 1 {
-			room := model.Resource{ID: uuid.New(), Name: "Room", Quantity: 8, IsActive: true}
-			svc := *q.Service
-			svc.Resources = []model.ResourceNeed{{ResourceID: room.ID, Quantity: 1}}
-			q.Service, q.Resources = &svc, []model.Resource{room}
-			idx := q.Index
-			idx.Staff(func(_ uuid.UUID, t interval.Tree) bool {
-				t.Overlapping(interval.Span{Start: math.MinInt64 / 2, End: math.MaxInt64 / 2}, func(it interval.Item) bool {
-					it.Units = 1
-					q.Index = q.Index.Take(room.ID, it)
-					return true
-				})
-				return true
-			})
+			withRoom(q, func(uuid.UUID, interval.Item) {})
 		}
 		q.Scratch = new(Scratch)
 		out[i] = q
 	}
 	return out
+}
+
+// withRoom makes q's service (a copy of it) need one unit of a room of 8
+// that every booking in q's index also takes, calling each with every
+// booking's item and staff member.
+func withRoom(q *Query, each func(staff uuid.UUID, it interval.Item)) {
+	room := model.Resource{ID: uuid.New(), Name: "Room", Quantity: 8, IsActive: true}
+	svc := *q.Service
+	svc.Resources = []model.ResourceNeed{{ResourceID: room.ID, Quantity: 1}}
+	q.Service, q.Resources = &svc, []model.Resource{room}
+	idx := q.Index
+	idx.Staff(func(staff uuid.UUID, t interval.Tree) bool {
+		t.Overlapping(interval.Span{Start: math.MinInt64 / 2, End: math.MaxInt64 / 2}, func(it interval.Item) bool {
+			it.Units = 1
+			q.Index = q.Index.Take(room.ID, it)
+			each(staff, it)
+			return true
+		})
+		return true
+	})
 }
 
 // BenchmarkSlotsResourceRatio measures what a room costs a week's search
@@ -476,24 +484,13 @@ func classCases(tb testing.TB) [2]*Query {
 		s := newSalon(tb, 20, 2000)
 		q := s.query(7)
 		if i == 1 {
-			room := model.Resource{ID: uuid.New(), Name: "Room", Quantity: 8, IsActive: true}
-			svc := *q.Service
-			svc.Capacity = 12
-			svc.Resources = []model.ResourceNeed{{ResourceID: room.ID, Quantity: 1}}
-			q.Service, q.Resources = &svc, []model.Resource{room}
 			sessions := benchSessions{}
-			idx := q.Index
-			idx.Staff(func(staff uuid.UUID, t interval.Tree) bool {
-				t.Overlapping(interval.Span{Start: math.MinInt64 / 2, End: math.MaxInt64 / 2}, func(it interval.Item) bool {
-					it.Units = 1
-					q.Index = q.Index.Take(room.ID, it)
-					if it.End-it.Start == 30*msMinute {
-						sessions[staff] = append(sessions[staff], benchSession{start: it.Start, seats: 1 + int(it.Start/msMinute)%12, hull: it.Span})
-					}
-					return true
-				})
-				return true
+			withRoom(q, func(staff uuid.UUID, it interval.Item) {
+				if it.End-it.Start == 30*msMinute {
+					sessions[staff] = append(sessions[staff], benchSession{start: it.Start, seats: 1 + int(it.Start/msMinute)%12, hull: it.Span})
+				}
 			})
+			q.Service.Capacity = 12 // withRoom's copy of the service
 			q.Sessions = sessions
 		}
 		q.Scratch = new(Scratch)

@@ -233,7 +233,14 @@ func segmentID(appt uuid.UUID, i int) uuid.UUID {
 	var name [17]byte
 	copy(name[:16], appt[:])
 	name[16] = byte(i)
-	sum := sha1.Sum(name[:])
+	return hashedID(name[:])
+}
+
+// hashedID is the SHA-1 name-based (version 5) UUID of name, whose first
+// 16 bytes are its namespace, as uuid.NewSHA1 makes it without its hash
+// object's allocation.
+func hashedID(name []byte) uuid.UUID {
+	sum := sha1.Sum(name)
 	var u uuid.UUID
 	copy(u[:], sum[:16])
 	u[6] = u[6]&0x0f | 0x50 // version 5

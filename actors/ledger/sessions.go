@@ -3,7 +3,6 @@ package ledger
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha1"
 	"encoding/binary"
 	"slices"
 
@@ -66,12 +65,7 @@ func sessionID(k SessionKey) uuid.UUID {
 	copy(name[:16], k.Service[:])
 	copy(name[16:32], k.Staff[:])
 	binary.BigEndian.PutUint64(name[32:], uint64(k.Start))
-	sum := sha1.Sum(name[:])
-	var u uuid.UUID
-	copy(u[:], sum[:16])
-	u[6] = u[6]&0x0f | 0x50
-	u[8] = u[8]&0x3f | 0x80
-	return u
+	return hashedID(name[:])
 }
 
 // occupant is what an appointment, hold or reservation takes while it
