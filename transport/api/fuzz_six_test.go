@@ -772,7 +772,7 @@ func FuzzFeedBody(f *testing.F) {
 
 // FuzzSourceBody fuzzes the calendar-source POST body decoder (decisions
 // §8): a refusal names the members; an accepted body has an https:// or
-// webcal:// URL, as sent, and a refresh of 5 to 1440 minutes, 15 when
+// webcal:// URL (the scheme in any case), as sent, and a refresh of 5 to 1440 minutes, 15 when
 // absent.
 func FuzzSourceBody(f *testing.F) {
 	for _, b := range []string{`{"url":"https://calendar.example.com/a.ics"}`, `{"url":"webcal://x.example/b.ics","refreshMinutes":60}`,
@@ -792,7 +792,8 @@ func FuzzSourceBody(f *testing.F) {
 		if json.Unmarshal(m["url"], &url) != nil || url != in.URL {
 			t.Fatalf("url %s read as %q", m["url"], in.URL)
 		}
-		if !strings.HasPrefix(in.URL, "https://") && !strings.HasPrefix(in.URL, "webcal://") {
+		// A scheme is case-insensitive (RFC 3986 §3.1): "hTtps://" is https.
+		if lower := strings.ToLower(in.URL); !strings.HasPrefix(lower, "https://") && !strings.HasPrefix(lower, "webcal://") {
 			t.Fatalf("url %q accepted", in.URL)
 		}
 		if in.RefreshMinutes < 5 || in.RefreshMinutes > 1440 || m["refreshMinutes"] == nil && in.RefreshMinutes != 15 {
