@@ -69,9 +69,11 @@ type Appointment struct {
 	Currency              string     `json:"currency"`
 	RecurringSeriesID     *uuid.UUID `json:"recurringSeriesId"`
 	IsRecurringOccurrence bool       `json:"isRecurringOccurrence"`
-	Segments              []Segment  `json:"segments"`
-	CreatedAt             time.Time  `json:"createdAt"`
-	UpdatedAt             time.Time  `json:"updatedAt"`
+	// BasketID is the basket it was booked in (decisions §11), or nil.
+	BasketID  *uuid.UUID `json:"basketId,omitempty"`
+	Segments  []Segment  `json:"segments"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
 	// Version is 1 at creation and grows by one with every change of any
 	// field (decisions §6): consumers order at-least-once events by it,
 	// and If-Match refuses an edit made against an older one.
@@ -159,4 +161,13 @@ type AppointmentSeries struct {
 type SkippedStart struct {
 	StartTime time.Time
 	Code      string
+}
+
+// Basket is several services booked back to back in one write (decisions
+// §11): its appointments, in the order of the items.
+type Basket struct {
+	ID           uuid.UUID
+	CustomerID   uuid.UUID
+	Appointments []uuid.UUID
+	CreatedAt    time.Time
 }

@@ -162,6 +162,12 @@ const (
 	// MailSeriesCancelled tells the customer which occurrences of a
 	// series were cancelled, in one e-mail.
 	MailSeriesCancelled MailKind = "series_cancelled"
+	// MailBasketConfirmation confirms a basket (decisions §11): one
+	// e-mail listing every service booked, each with its time.
+	MailBasketConfirmation MailKind = "basket_confirmation"
+	// MailBasketCancelled tells the customer which appointments of a
+	// basket were cancelled, in one e-mail.
+	MailBasketCancelled MailKind = "basket_cancelled"
 )
 
 // MailKinds are the kinds of e-mail.
@@ -173,6 +179,8 @@ var MailKinds = newEnum("mail kind",
 	EnumEntry[MailKind]{MailReminder, 5},
 	EnumEntry[MailKind]{MailSeriesConfirmation, 6},
 	EnumEntry[MailKind]{MailSeriesCancelled, 7},
+	EnumEntry[MailKind]{MailBasketConfirmation, 8},
+	EnumEntry[MailKind]{MailBasketCancelled, 9},
 )
 
 // Operation is a write that takes an Idempotency-Key (api-v1 §4.1). A
@@ -188,6 +196,7 @@ const (
 	OpCreateHold  Operation = "hold.create"
 	OpAddEntry    Operation = "waitlist_entry.add"
 	OpBookSeries  Operation = "appointment_series.book"
+	OpBookBasket  Operation = "basket.book"
 )
 
 // Operations are the idempotent operations. Their codes are the codes the
@@ -199,6 +208,7 @@ var Operations = newEnum("operation",
 	EnumEntry[Operation]{OpCreateHold, 3},
 	EnumEntry[Operation]{OpAddEntry, 4},
 	EnumEntry[Operation]{OpBookSeries, 5},
+	EnumEntry[Operation]{OpBookBasket, 6},
 )
 
 // EndpointStatus is a webhook endpoint's delivery status.

@@ -109,7 +109,7 @@ func encodeChange(e *w, c *Change) {
 	}
 	e.sections(&parts{payments: c.Payments, checkouts: c.Checkouts, closed: c.Closed, holds: c.Holds, entries: c.Entries, appts: c.Appointments,
 		events: c.Events, feeds: c.Feeds, revoked: c.Revoked, busy: c.Busy, sources: c.Sources, dropped: c.Dropped,
-		reminded: c.Reminded, series: c.Series, idems: idemList(c.Idempotency)})
+		reminded: c.Reminded, series: c.Series, idems: idemList(c.Idempotency), baskets: c.Baskets})
 }
 
 func decodeChange(d *r) *Change {
@@ -154,7 +154,7 @@ func decodeChange(d *r) *Change {
 	c.Payments, c.Checkouts, c.Closed, c.Holds, c.Entries = p.payments, p.checkouts, p.closed, p.holds, p.entries
 	c.Feeds, c.Revoked, c.Busy = p.feeds, p.revoked, p.busy
 	c.Sources, c.Dropped, c.Reminded = p.sources, p.dropped, p.reminded
-	c.Series = p.series
+	c.Series, c.Baskets = p.series, p.baskets
 	return c
 }
 
@@ -267,7 +267,7 @@ func (d *r) idem() *Idem {
 	copy(x.BodyHash[:], d.take(32))
 	x.Status, x.At = d.int(), d.time()
 	x.Answer = AnswerKind(d.byte1())
-	if x.Answer > AnswerSeries {
+	if x.Answer > AnswerBasket {
 		d.fail()
 	}
 	if b := d.bytes(); len(b) > 0 {

@@ -45,8 +45,9 @@ type MailRow struct {
 	// renders the row, so the link follows the server's --public-url and
 	// its secret, and no link is ever stored in the outbox.
 	ManageURL string `json:"manageUrl,omitempty"`
-	// Dates are the occurrences a series confirmation lists (decisions
-	// §11), in order; Appointment is then the first of them.
+	// Dates are the occurrences a series confirmation lists, or the
+	// appointments of a basket (decisions §11), in order; Appointment is
+	// then the first of them.
 	Dates []MailDate `json:"dates,omitempty"`
 }
 
@@ -57,6 +58,10 @@ type MailDate struct {
 	StartTime time.Time `json:"startTime"`
 	EndTime   time.Time `json:"endTime"`
 	ManageURL string    `json:"manageUrl,omitempty"`
+	// Service and Staff name a basket's appointment: its service, and
+	// who does it.
+	Service string `json:"service,omitempty"`
+	Staff   string `json:"staff,omitempty"`
 }
 
 // MailOffer is what a waitlist offer is about: the hold slotd placed for

@@ -160,7 +160,7 @@ func Decode(b []byte) (*Record, error) {
 	if err := json.Unmarshal(b[2:], target); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if r.Change != nil && r.Change.Idempotency != nil && r.Change.Idempotency.Answer > AnswerSeries {
+	if r.Change != nil && r.Change.Idempotency != nil && r.Change.Idempotency.Answer > AnswerBasket {
 		// The binary forms refuse it too: what one form accepts, the
 		// other must (FuzzDecodeSnapshot found a JSON snapshot that did not).
 		return nil, fmt.Errorf("%w: unknown answer kind", ErrCorrupt)
@@ -282,6 +282,8 @@ type Change struct {
 	Reminded time.Time `json:"reminded,omitzero"`
 	// Series are the appointment series the write made (decisions §11).
 	Series []model.AppointmentSeries `json:"series,omitempty"`
+	// Baskets are the baskets the write made (decisions §11).
+	Baskets []model.Basket `json:"baskets,omitempty"`
 }
 
 // BusyChange replaces a staff member's busy time of one source: within
@@ -336,13 +338,14 @@ const (
 	AnswerHold                       // the hold created by the record at Seq
 	AnswerEntry                      // the waitlist entry created by the record at Seq
 	AnswerSeries                     // the appointment series created by the record at Seq
+	AnswerBasket                     // the basket created by the record at Seq
 )
 
 // FromRecord reports whether answers of kind k are rendered from the
 // journal record at their Seq, which must then be kept while they may be
 // replayed.
 func (k AnswerKind) FromRecord() bool {
-	return k == AnswerBooked || k == AnswerCustomer || k == AnswerHold || k == AnswerEntry || k == AnswerSeries
+	return k == AnswerBooked || k == AnswerCustomer || k == AnswerHold || k == AnswerEntry || k == AnswerSeries || k == AnswerBasket
 }
 
 // Event is one entry of the business's event log (api-v1 §6). Its data is
@@ -393,6 +396,8 @@ type Snapshot struct {
 	// Series are the appointment series booked through the API
 	// (decisions §11).
 	Series []model.AppointmentSeries `json:"series,omitempty"`
+	// Baskets are the baskets booked (decisions §11).
+	Baskets []model.Basket `json:"baskets,omitempty"`
 }
 
 // EncodeSnapshot returns the encoding of s, in the binary form: the
@@ -421,7 +426,7 @@ func EncodeSnapshot(s *Snapshot) ([]byte, error) {
 		e.endpoint(&s.Endpoints[i])
 	}
 	e.sections(&parts{payments: s.Payments, checkouts: s.Checkouts, holds: s.Holds, entries: s.Entries, appts: s.Appointments, feeds: s.Feeds, busy: s.Busy,
-		sources: s.Sources, reminded: s.Reminded, series: s.Series, idems: snapshotIdems(s.Idempotency)})
+		sources: s.Sources, reminded: s.Reminded, series: s.Series, idems: snapshotIdems(s.Idempotency), baskets: s.Baskets})
 	return e.b, nil
 }
 
@@ -447,7 +452,7 @@ func DecodeSnapshot(b []byte) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	for i := range s.Idempotency {
-		if s.Idempotency[i].Answer > AnswerSeries {
+		if s.Idempotency[i].Answer > AnswerBasket {
 			return nil, fmt.Errorf("%w: snapshot: unknown answer kind", ErrCorrupt)
 		}
 	}
@@ -484,7 +489,7 @@ func decodeSnapshot(d *r) *Snapshot {
 		p.payments, p.checkouts = d.payments(), d.checkouts()
 	}
 	s.Payments, s.Checkouts, s.Holds, s.Entries, s.Feeds, s.Busy = p.payments, p.checkouts, p.holds, p.entries, p.feeds, p.busy
-	s.Sources, s.Reminded, s.Series = p.sources, p.reminded, p.series
+	s.Sources, s.Reminded, s.Series, s.Baskets = p.sources, p.reminded, p.series, p.baskets
 	if len(p.revoked) > 0 || len(p.dropped) > 0 { // a snapshot holds the feeds and sources there are
 		d.fail()
 	}

@@ -40,6 +40,8 @@ const (
 	tagCheckoutSessions                 // the class session of each of the record's reservations that is a seat
 	tagSeries                           // appointment series made (decisions §11)
 	tagRefusalConflicts                 // the occurrences a stored SERIES_CONFLICT names
+	tagBaskets                          // baskets made (decisions §11)
+	tagApptBaskets                      // the basket of each of the record's appointments booked in one
 )
 
 // parts is what the sections carry, for a change or a snapshot (which
@@ -73,6 +75,8 @@ type parts struct {
 	// holds; idems, the stored answers whose refusals name conflicts.
 	series []model.AppointmentSeries
 	idems  []*Idem
+	// baskets are the baskets a change made or a snapshot holds.
+	baskets []model.Basket
 }
 
 func (e *w) sections(p *parts) {
@@ -141,6 +145,12 @@ func (e *w) sections(p *parts) {
 		e.byte1(tagSeries)
 		putList(e, p.series, (*w).series)
 	}
+	if len(p.baskets) > 0 {
+		e.byte1(tagBaskets)
+		putList(e, p.baskets, (*w).basket)
+	}
+	putIndexed(e, tagApptBaskets, p.appts, func(a *model.Appointment) bool { return a.BasketID != nil },
+		func(e *w, a *model.Appointment) { e.id(*a.BasketID) })
 	putIndexed(e, tagRefusalConflicts, p.idems, func(x **Idem) bool { return (*x).Refused != nil && len((*x).Refused.Conflicts) > 0 },
 		func(e *w, x **Idem) {
 			e.u(uint64(len((*x).Refused.Conflicts)))
@@ -149,6 +159,22 @@ func (e *w) sections(p *parts) {
 				e.str(string(c.Code))
 			}
 		})
+}
+
+// A basket: its customer, its appointments in the items' order, and
+// when it was made.
+func (e *w) basket(b *model.Basket) {
+	e.id(b.ID)
+	e.id(b.CustomerID)
+	e.ids(b.Appointments)
+	e.time(b.CreatedAt)
+}
+
+func (d *r) basket(b *model.Basket) {
+	*b = model.Basket{ID: d.id(), CustomerID: d.id(), Appointments: d.ids(), CreatedAt: d.time()}
+	if len(b.Appointments) == 0 {
+		d.fail()
+	}
 }
 
 // An appointment series: its rule, service, customer, occurrences and
@@ -508,6 +534,16 @@ func (d *r) sections(p *parts) {
 					cs[i] = problem.Occurrence{StartTime: d.time(), Code: problem.Code(d.str())}
 				}
 				(*x).Refused.Conflicts = cs
+				return d.err == nil
+			})
+		case tagBaskets:
+			if p.baskets = getList(d, 40, (*r).basket); len(p.baskets) == 0 {
+				d.fail()
+			}
+		case tagApptBaskets:
+			getIndexed(d, 17, p.appts, func(d *r, a *model.Appointment) bool {
+				id := d.id()
+				a.BasketID = &id
 				return d.err == nil
 			})
 		case tagSessions:

@@ -271,6 +271,13 @@ func TestTaggedChangeRoundTrip(t *testing.T) {
 				Skipped:     []model.SkippedStart{{StartTime: payAt.Add(7 * 24 * time.Hour), Code: "SLOT_TAKEN"}}, CreatedAt: payAt}}
 			return c
 		}(),
+		"baskets": func() *Change {
+			c := sectionChange()
+			b := uuid.New()
+			c.Appointments[0].BasketID, c.Appointments[1].BasketID = &b, &b
+			c.Baskets = []model.Basket{{ID: b, CustomerID: uuid.New(), Appointments: []uuid.UUID{c.Appointments[0].ID, c.Appointments[1].ID}, CreatedAt: payAt}}
+			return c
+		}(),
 		"series conflict": only(func(c *Change) {
 			c.Idempotency = &Idem{Key: "s-1", Op: model.OpBook, Status: 409, At: payAt, Answer: AnswerRefused,
 				Refused: &problem.Error{Code: problem.SeriesConflict, Message: "m", Conflicts: []problem.Occurrence{
@@ -345,12 +352,17 @@ func TestTaggedSnapshotRoundTrip(t *testing.T) {
 	withSeries.Idempotency = []Idem{{Key: "a", Op: model.OpBook, Status: 201, At: payAt, Answer: AnswerSeries, Seq: 4},
 		{Key: "b", Op: model.OpBook, Status: 409, At: payAt, Answer: AnswerRefused, Seq: 5,
 			Refused: &problem.Error{Code: problem.SeriesConflict, Message: "m", Conflicts: []problem.Occurrence{{StartTime: payAt, Code: problem.SlotTaken}}}}}
+	withBaskets := sectionSnapshot()
+	basket := uuid.New()
+	withBaskets.Appointments[0].BasketID = &basket
+	withBaskets.Baskets = []model.Basket{{ID: basket, CustomerID: uuid.New(), Appointments: []uuid.UUID{withBaskets.Appointments[0].ID, uuid.New()}, CreatedAt: payAt}}
+	withBaskets.Idempotency = []Idem{{Key: "a", Op: model.OpBookBasket, Status: 201, At: payAt, Answer: AnswerBasket, Seq: 4}}
 	withSessions := sectionSnapshot()
 	withSessions.Appointments[0].Session = &model.Session{Capacity: 500, SeatsTaken: 500}
 	withSessions.Holds[1].Seat = true
 	withSessions.Checkouts[0].Appointment.Session = &model.Session{Capacity: 10, SeatsTaken: 1}
 	for name, s := range map[string]*Snapshot{"everything": full, "holds and entries": noPay, "entries only": onlyEntries, "metadata": withMeta,
-		"feeds": withFeeds, "resources": withResources, "sessions": withSessions, "series": withSeries} {
+		"feeds": withFeeds, "resources": withResources, "sessions": withSessions, "series": withSeries, "baskets": withBaskets} {
 		t.Run(name, func(t *testing.T) {
 			b := encodeSnapshot1(t, s)
 			require.Equal(t, byte(VersionTagged), b[0])
@@ -902,7 +914,7 @@ func TestTaggedMinimalEntryRoundTrip(t *testing.T) {
 // decoder that knew only the older kinds refused the whole record (and so
 // the business's journal after a restart).
 func TestHoldAndEntryAnswersDecode(t *testing.T) {
-	for _, kind := range []AnswerKind{AnswerHold, AnswerEntry, AnswerSeries} {
+	for _, kind := range []AnswerKind{AnswerHold, AnswerEntry, AnswerSeries, AnswerBasket} {
 		c := &Change{At: payAt, Holds: sampleHolds(uuid.New(), uuid.New(), uuid.New()), Entries: sampleEntries(uuid.New(), uuid.New(), uuid.New()),
 			Idempotency: &Idem{Key: "k", Op: model.OpCreateHold, Status: 201, At: payAt, Answer: kind}}
 		b, err := Encode(nil, &Record{Kind: KindChange, Change: c})
@@ -913,7 +925,7 @@ func TestHoldAndEntryAnswersDecode(t *testing.T) {
 		require.True(t, kind.FromRecord())
 	}
 	b, err := Encode(nil, &Record{Kind: KindChange, Change: &Change{At: payAt,
-		Idempotency: &Idem{Key: "k", Op: "POST /x", At: payAt, Answer: AnswerSeries + 1}}})
+		Idempotency: &Idem{Key: "k", Op: "POST /x", At: payAt, Answer: AnswerBasket + 1}}})
 	require.NoError(t, err)
 	_, err = Decode(b)
 	require.ErrorIs(t, err, ErrCorrupt, "an unknown answer kind")

@@ -273,6 +273,8 @@ func AppendAppointmentLinked(b []byte, a *model.Appointment, cu *model.Customer,
 	b = AppendNullUUID(b, a.RecurringSeriesID)
 	b = AppendKey(b, "isRecurringOccurrence")
 	b = AppendBool(b, a.IsRecurringOccurrence)
+	b = AppendKey(b, "basketId")
+	b = AppendNullUUID(b, a.BasketID)
 	b = AppendKey(b, "segments")
 	b = appendSegments(b, a.Segments)
 	b = AppendKey(b, "bufferBeforeMinutes")
