@@ -139,10 +139,21 @@ func mailRow(st *ledger.State, ch *record.Change, m *record.Mail) *record.MailRo
 	}
 	if appt := appointmentOf(st, ch, m.Appointment); appt != nil {
 		r.Appointment = mailAppointment(appt, ledger.CustomerIn(st, ch, appt.CustomerID))
-		if m.Kind == model.MailSeriesConfirmation || m.Kind == model.MailSeriesCancelled {
+		switch m.Kind {
+		case model.MailSeriesConfirmation, model.MailSeriesCancelled:
 			for i := range ch.Appointments {
 				if x := &ch.Appointments[i]; x.RecurringSeriesID != nil && appt.RecurringSeriesID != nil && *x.RecurringSeriesID == *appt.RecurringSeriesID {
 					r.Dates = append(r.Dates, record.MailDate{ID: x.ID.String(), StartTime: x.StartTime, EndTime: x.EndTime})
+				}
+			}
+		case model.MailBasketConfirmation, model.MailBasketCancelled:
+			for i := range ch.Appointments {
+				if x := &ch.Appointments[i]; x.BasketID != nil && appt.BasketID != nil && *x.BasketID == *appt.BasketID {
+					d := record.MailDate{ID: x.ID.String(), StartTime: x.StartTime, EndTime: x.EndTime, Service: x.Service.Name}
+					if x.Staff != nil {
+						d.Staff = x.Staff.Name
+					}
+					r.Dates = append(r.Dates, d)
 				}
 			}
 		}

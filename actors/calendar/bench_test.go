@@ -516,3 +516,44 @@ func BenchmarkSlotsClassRatio(b *testing.B) {
 		b.Fatal("no start offered a session with seats taken: the class case measures nothing")
 	}
 }
+
+// BenchmarkChainRatio measures a week's search for a basket of two
+// services (decisions §11: a cut, then a 45-minute colour every staff
+// member does, its buffer before 10 minutes) as a same-run ratio against
+// the cut's own search (x_chain, the median over rounds), on the salon of
+// 20 staff members and 2,000 bookings. Issue 42's target is at most 3.
+func BenchmarkChainRatio(b *testing.B) {
+	s := newSalon(b, 20, 2000)
+	single := s.query(7)
+	single.Scratch = new(Scratch)
+	colour := model.Service{ID: uuid.NewSHA1(uuid.NameSpaceOID, []byte("colour")), Name: "colour", DurationMinutes: 45,
+		BufferBeforeMinutes: 10, IsActive: true}
+	for i := range s.staff {
+		s.staff[i].AssignedServiceIDs = append(s.staff[i].AssignedServiceIDs, colour.ID)
+	}
+	chain := s.query(7)
+	chain.Scratch = new(Scratch)
+	rest := []*model.Service{&colour}
+	var one []Slot
+	var two []ChainSlot
+	const batch = 20
+	var ratios []float64
+	for b.Loop() {
+		start := time.Now()
+		for range batch {
+			one = Slots(single, one[:0])
+		}
+		took := time.Since(start)
+		start = time.Now()
+		for range batch {
+			two = Chain(chain, rest, two[:0])
+		}
+		ratios = append(ratios, float64(time.Since(start))/float64(took))
+	}
+	if len(two) == 0 || len(two) >= len(one) {
+		b.Fatalf("%d chains of %d single slots: the chain measures nothing", len(two), len(one))
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "x_chain")
+	b.ReportMetric(float64(len(two)), "chains")
+}

@@ -44,6 +44,10 @@ type Request struct {
 	// none. Except, moving a seat, is its session's owner when it is the
 	// session's last seat (the move frees the session), else nobody.
 	Sessions Sessions
+	// Chained says the start follows the item before it in a basket
+	// (decisions §11, Follows): the customer did not choose it, so the
+	// service's grid or timetable does not apply; every other rule does.
+	Chained bool
 }
 
 // Decision is an accepted booking: who does it, and its footprint.
@@ -127,7 +131,7 @@ func rules(r *Request) *problem.Error {
 func enforced(r *Request, sh shape, pinned int) (int, *problem.Error) {
 	start := r.Start.UnixMilli()
 	n, sec := dayNumber(start, r.Loc)
-	if !offered(r.Business, r.Service, r.Start, n, sec) {
+	if !r.Chained && !offered(r.Business, r.Service, r.Start, n, sec) {
 		return 0, refuse(problem.SlotNotOffered)
 	}
 	minGap := gapOf(&r.Business.Rules)

@@ -46,6 +46,16 @@ func Occupied(svc *model.Service, start time.Time) []interval.Span {
 	return out
 }
 
+// Follows returns where a booking of next starts when it follows a
+// booking of prev at prevStart in a basket (decisions §11): back to back,
+// the buffers respected, so that next's buffer before begins where prev's
+// buffer after ends, and one staff member may take both.
+func Follows(prev *model.Service, prevStart time.Time, next *model.Service) time.Time {
+	var b1, b2 [8]rel
+	p, n := shapeOf(prev, b1[:0]), shapeOf(next, b2[:0])
+	return prevStart.Add(time.Duration(p.long+p.post+n.pre) * time.Millisecond)
+}
+
 func copyString(s *string) *string {
 	if s == nil {
 		return nil

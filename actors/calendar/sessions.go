@@ -90,7 +90,7 @@ func (r *Request) joinSession(sh *shape, pinned int) (d *Decision, err *problem.
 			return nil, err, full, true
 		}
 		n, sec := dayNumber(r.Start.UnixMilli(), r.Loc)
-		if !offered(r.Business, r.Service, r.Start, n, sec) {
+		if !r.Chained && !offered(r.Business, r.Service, r.Start, n, sec) {
 			return nil, refuse(problem.SlotNotOffered), full, true
 		}
 	}

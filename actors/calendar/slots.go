@@ -34,6 +34,12 @@ type Query struct {
 	// none.
 	Sessions Sessions
 	From, To time.Time // both inclusive, on start times
+	// Starts, when set, are the only candidate starts (Unix ms,
+	// ascending), instead of the grid or the timetable: the starts of a
+	// basket's later items, which follow the items before them
+	// (decisions §11, Follows). Those inside [From, To] are judged by
+	// every other rule.
+	Starts []int64
 	// Scratch, if set, lends Slots its working buffers and the staff lists
 	// of its answer; reusing one Scratch (from a pool) across calls makes
 	// Slots allocate nothing once the buffers have grown. The answer's
@@ -54,6 +60,7 @@ type Scratch struct {
 	staff  []int32
 	joins  []joined
 	open1  []Session
+	chain  *chainScratch // Chain's, made by its first use
 }
 
 // Slot is one start time on offer, in Unix milliseconds (an encoder writes
@@ -127,7 +134,7 @@ func Slots(q *Query, out []Slot) []Slot {
 		sc = new(Scratch)
 	}
 	sw := sweep{sc: sc, open: sc.open[:0], full: sc.full, counts: sc.counts, open1: sc.open1}
-	if len(cands) == 0 || !sw.grid(q) {
+	if len(cands) == 0 || !sw.candidates(q) {
 		return out
 	}
 	sh := shapeOf(q.Service, acts[:0])
@@ -176,6 +183,25 @@ type sweep struct {
 
 // tick is a grid start, with its local day number.
 type tick struct{ at, day int64 }
+
+// candidates collects the starts to judge: q.Starts when set, else the
+// grid's or the timetable's.
+func (sw *sweep) candidates(q *Query) bool {
+	if q.Starts == nil {
+		return sw.grid(q)
+	}
+	br := &q.Business.Rules
+	lo := max(ceilMs(q.From), ceilMs(q.Now.Add(minutes(br.MinNoticeMinutes))))
+	hi := min(q.To.UnixMilli(), ceilMs(q.Now.Add(advance(br.MaxAdvanceDays)))-1)
+	sw.ticks = grow(sw.sc.ticks, len(q.Starts))
+	for _, s := range q.Starts {
+		if s >= lo && s <= hi && !restrictedMs(br, s) {
+			n, _ := dayNumber(s, q.Loc)
+			sw.ticks = append(sw.ticks, tick{s, n})
+		}
+	}
+	return len(sw.ticks) > 0
+}
 
 // grid collects the starts that pass every rule depending on the start alone:
 // on the grid, inside [From, To], past the notice period, before the advance

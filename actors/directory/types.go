@@ -75,6 +75,16 @@ type (
 	SeriesCancelled = ledger.SeriesCancelled
 	// Occurrence is one start of a series as judged.
 	Occurrence = ledger.Occurrence
+	// BookBasket books several services back to back, all or nothing
+	// (decisions §11); BasketInput and BasketItem are its body;
+	// CancelBasket cancels what of one may be cancelled.
+	BookBasket   = ledger.BookBasket
+	BasketInput  = ledger.BasketInput
+	BasketItem   = ledger.BasketItem
+	CancelBasket = ledger.CancelBasket
+	// ChainSlot is one start of a basket's chain on offer, each item's
+	// slot.
+	ChainSlot = calendar.ChainSlot
 	// CheckInput asks what bookings would get (POST /availability/check).
 	CheckInput = ledger.CheckInput
 	// Verdict is Check's answer for one start.
@@ -107,6 +117,7 @@ const (
 	AnswerHold     = record.AnswerHold
 	AnswerEntry    = record.AnswerEntry
 	AnswerSeries   = record.AnswerSeries
+	AnswerBasket   = record.AnswerBasket
 )
 
 // KeyOf is the list position of appointment a.
@@ -132,6 +143,8 @@ type Op[R any] = ledger.Op[R]
 const (
 	MaxRuleLen           = calendar.MaxRuleLen
 	MaxSeriesOccurrences = ledger.MaxSeriesOccurrences
+	MinBasketItems       = ledger.MinBasketItems
+	MaxBasketItems       = ledger.MaxBasketItems
 )
 
 // ParseRule parses a recurrence rule of the supported subset.

@@ -159,6 +159,16 @@ func (v View) PreviewSeries(in *SeriesInput, now time.Time) ([]Occurrence, error
 	return ledger.PreviewSeries(v.st, in, now)
 }
 
+// Basket returns the basket with id, or nil.
+func (v View) Basket(id uuid.UUID) *model.Basket { return v.st.Basket(id) }
+
+// Chains returns the starts on offer for a basket of services (GET
+// /availability/slots?serviceIds=…), each with every item's slot; the
+// first item's staff lists live in w until its next use.
+func (v View) Chains(services []*model.Service, only *uuid.UUID, from, to, now time.Time, w *SlotWork) []ChainSlot {
+	return ledger.Chains(v.st, &ledger.ChainQuery{Services: services, Only: only, From: from, To: to, Now: now, Scratch: &w.scratch})
+}
+
 // SlotQuery asks for the start times on offer for a service (GET
 // /availability/slots).
 type SlotQuery struct {

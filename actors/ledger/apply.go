@@ -134,6 +134,10 @@ func Snapshot(s *State) *record.Snapshot {
 		snap.Series = append(snap.Series, *x)
 		return true
 	})
+	s.baskets.Ascend(nil, func(_ uuid.UUID, x *model.Basket) bool {
+		snap.Baskets = append(snap.Baskets, *x)
+		return true
+	})
 	return snap
 }
 
@@ -173,6 +177,10 @@ func FromSnapshot(seq uint64, snap *record.Snapshot) (*State, error) {
 	for i := range snap.Series {
 		x := snap.Series[i]
 		st.series = st.series.Set(x.ID, &x)
+	}
+	for i := range snap.Baskets {
+		x := snap.Baskets[i]
+		st.baskets = st.baskets.Set(x.ID, &x)
 	}
 	return st, nil
 }

@@ -66,6 +66,8 @@ type book struct {
 	// series are the appointment series booked through the API
 	// (series.go), by id.
 	series sorted.Map[uuid.UUID, *model.AppointmentSeries]
+	// baskets are the baskets booked (baskets.go), by id.
+	baskets sorted.Map[uuid.UUID, *model.Basket]
 }
 
 // StartKey orders appointments by start time, then id: the order of the
@@ -108,6 +110,7 @@ func newBook() book {
 		windowEnds: sorted.New[CreationKey, struct{}](compareCreation),
 		sessions:   sorted.New[SessionKey, *session](compareSessionKey),
 		series:     sorted.New[uuid.UUID, *model.AppointmentSeries](compareID),
+		baskets:    sorted.New[uuid.UUID, *model.Basket](compareID),
 	}
 }
 
@@ -415,6 +418,10 @@ func (b book) applyChange(seq uint64, c *record.Change) book {
 	for i := range c.Series {
 		x := c.Series[i]
 		b.series = b.series.Set(x.ID, &x)
+	}
+	for i := range c.Baskets {
+		x := c.Baskets[i]
+		b.baskets = b.baskets.Set(x.ID, &x)
 	}
 	return b
 }

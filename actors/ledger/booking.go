@@ -86,6 +86,7 @@ type slotInput struct {
 	StaffID        *uuid.UUID
 	Enforce        bool
 	CustomerOnFile bool
+	Chained        bool // a basket's later item (calendar.Request.Chained)
 }
 
 // decideSlot is the one decision behind a booking, a hold and a check
@@ -103,7 +104,7 @@ func decideSlot(s *State, in *slotInput, now time.Time) (*model.Service, *calend
 	d, perr := calendar.Decide(&calendar.Request{
 		Business: &s.Business, Loc: s.Loc, Now: now, Service: svc, Start: in.Start, Staff: s.Staff,
 		Pinned: in.StaffID, Enforce: in.Enforce, CustomerOnFile: in.CustomerOnFile, Index: s.index,
-		LastAssigned: s.lastAssigned, Tally: s, Resources: s.Resources, Sessions: s,
+		LastAssigned: s.lastAssigned, Tally: s, Resources: s.Resources, Sessions: s, Chained: in.Chained,
 	})
 	if perr != nil {
 		return nil, nil, perr

@@ -50,6 +50,7 @@ const (
 type apptExtra struct {
 	notes, ref *string
 	series     *uuid.UUID
+	basket     *uuid.UUID
 	meta       map[string]string  // never changed in place (model.Appointment.Metadata)
 	moves      int                // model.Appointment.CustomerReschedules
 	remindFrom time.Time          // model.Appointment.RemindFrom
@@ -175,9 +176,9 @@ func tryCompact(r *refs, a *model.Appointment) (appt, *refs, bool) {
 	if a.Session != nil {
 		c.flags |= flagSeat
 	}
-	if a.Notes != nil || a.BookingReference != nil || a.RecurringSeriesID != nil || len(a.Metadata) > 0 || a.CustomerReschedules != 0 ||
+	if a.Notes != nil || a.BookingReference != nil || a.RecurringSeriesID != nil || a.BasketID != nil || len(a.Metadata) > 0 || a.CustomerReschedules != 0 ||
 		!a.RemindFrom.IsZero() {
-		c.extra = &apptExtra{notes: a.Notes, ref: a.BookingReference, series: a.RecurringSeriesID, meta: a.Metadata,
+		c.extra = &apptExtra{notes: a.Notes, ref: a.BookingReference, series: a.RecurringSeriesID, basket: a.BasketID, meta: a.Metadata,
 			moves: a.CustomerReschedules, remindFrom: a.RemindFrom}
 	}
 	if len(n.services) == len(r.services) && len(n.staff) == len(r.staff) &&
@@ -294,7 +295,7 @@ func (r *refs) materialize(id uuid.UUID, c *appt, v *view) *model.Appointment {
 	}
 	if x := c.extra; x != nil {
 		v.a.Notes, v.a.BookingReference, v.a.RecurringSeriesID, v.a.Metadata = x.notes, x.ref, x.series, x.meta
-		v.a.CustomerReschedules, v.a.RemindFrom = x.moves, x.remindFrom
+		v.a.CustomerReschedules, v.a.RemindFrom, v.a.BasketID = x.moves, x.remindFrom, x.basket
 	}
 	v.a.Segments = v.segs[:0]
 	for i, s := range sh.segs {

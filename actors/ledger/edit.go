@@ -141,7 +141,7 @@ func move(s *State, a *model.Appointment, in *PatchInput, now time.Time) (*model
 	m := Appointment(a.ID, &s.Business, s.Loc, svc, d.Staff, start, a.CreatedAt)
 	m.Status, m.CustomerID, m.Notes, m.BookingReference = a.Status, a.CustomerID, a.Notes, a.BookingReference
 	m.StaffLocked, m.Version = a.StaffLocked, a.Version
-	m.RecurringSeriesID, m.IsRecurringOccurrence = a.RecurringSeriesID, a.IsRecurringOccurrence
+	m.RecurringSeriesID, m.IsRecurringOccurrence, m.BasketID = a.RecurringSeriesID, a.IsRecurringOccurrence, a.BasketID
 	seated(&m, svc) // a seat moves alone: it joins or opens the session at its new start
 	if svc.ID == a.Service.ID {
 		m.BasePriceCents, m.TotalPriceCents, m.DepositCents = a.BasePriceCents, a.TotalPriceCents, a.DepositCents

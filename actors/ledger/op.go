@@ -44,6 +44,7 @@ type Answer struct {
 	Hold        *model.Hold              // AnswerHold
 	Entry       *model.WaitlistEntry     // AnswerEntry
 	Series      *model.AppointmentSeries // AnswerSeries, with its occurrences in Occurrences
+	Basket      *model.Basket            // AnswerBasket, with its appointments in Occurrences
 	Occurrences []model.Appointment
 	Refused     *problem.Error // AnswerRefused
 	// Status and Body are an answer journalled as its bytes, by a version
@@ -73,6 +74,9 @@ func AnswerOf(s *State, ch *record.Change, k record.AnswerKind) (*Answer, error)
 	case k == record.AnswerSeries && len(ch.Series) > 0:
 		x := &ch.Series[0]
 		return &Answer{Kind: k, Series: x, Occurrences: ch.Appointments, Customer: CustomerIn(s, ch, x.CustomerID)}, nil
+	case k == record.AnswerBasket && len(ch.Baskets) > 0:
+		x := &ch.Baskets[0]
+		return &Answer{Kind: k, Basket: x, Occurrences: ch.Appointments, Customer: CustomerIn(s, ch, x.CustomerID)}, nil
 	}
 	return nil, fmt.Errorf("ledger: the change has no subject for answer kind %d", k)
 }

@@ -39,6 +39,9 @@ type SeriesInput struct {
 	Skip       bool // onConflict: skip (else fail)
 	Notes      *string
 	Metadata   map[string]string
+	// ByCustomer: booked on a booking page, with a publishable key
+	// (decisions §7); its events say so.
+	ByCustomer bool
 }
 
 // Occurrence is one start of a series as judged: Code is "" when it fits,
@@ -82,15 +85,9 @@ func planSeries(s *State, in *SeriesInput, now time.Time, ids IDs) (*seriesPlan,
 	if in.StaffID != nil && s.StaffMember(*in.StaffID) == nil {
 		return nil, errUnknownStaff
 	}
-	onFile := false
-	switch {
-	case in.CustomerID != nil:
-		if s.Customer(*in.CustomerID) == nil {
-			return nil, errUnknownCustomer
-		}
-		onFile = true
-	case in.Customer != nil:
-		onFile = s.CustomerByEmail(in.Customer.Email) != nil
+	onFile, err := customerOnFile(s, in.Customer, in.CustomerID)
+	if err != nil {
+		return nil, err
 	}
 	if svc.PaymentRequired || s.Business.Payments.RequiresPayment {
 		return nil, problem.FieldError("serviceId", problem.Invalid,
@@ -166,19 +163,7 @@ func (o BookSeries) Decide(s *State, now time.Time, ids IDs) (*record.Change, *A
 		return nil, nil, p.refusal
 	}
 	ch := &record.Change{At: now}
-	var cu *model.Customer
-	switch {
-	case in.CustomerID != nil:
-		cu = s.Customer(*in.CustomerID)
-	default:
-		if cu = s.CustomerByEmail(in.Customer.Email); cu == nil {
-			c := *in.Customer
-			c.ID, c.Email, c.CreatedAt, c.UpdatedAt = ids.UUID(), strings.TrimSpace(c.Email), now, now
-			cu = &c
-			ch.Customers = []model.Customer{c}
-			ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventCustomerCreated, CreatedAt: now, Subject: c.ID})
-		}
-	}
+	cu := customerFor(s, ch, in.Customer, in.CustomerID, now, ids)
 	x := model.AppointmentSeries{ID: p.id, Rule: in.RuleText, ServiceID: p.svc.ID, CustomerID: cu.ID, Skipped: skipped, CreatedAt: now}
 	for i := range p.appts {
 		a := &p.appts[i]
@@ -194,7 +179,43 @@ func (o BookSeries) Decide(s *State, now time.Time, ids IDs) (*record.Change, *A
 	if cu.Email != "" {
 		ch.Mails = []record.Mail{{ID: ids.Mail(now), Kind: model.MailSeriesConfirmation, To: cu.Email, Appointment: p.appts[0].ID, At: now}}
 	}
+	if in.ByCustomer {
+		byCustomer(ch)
+	}
 	return answered(s, ch, record.AnswerSeries)
+}
+
+// customerOnFile reports whether the customer of a series or basket is
+// on file: the one of id (an unknown id is refused), or the one with the
+// e-mail address of c.
+func customerOnFile(s *State, c *model.Customer, id *uuid.UUID) (bool, error) {
+	switch {
+	case id != nil:
+		if s.Customer(*id) == nil {
+			return false, errUnknownCustomer
+		}
+		return true, nil
+	case c != nil:
+		return s.CustomerByEmail(c.Email) != nil, nil
+	}
+	return false, nil
+}
+
+// customerFor is the customer of a series or basket: the one of id, the
+// one on file with c's e-mail address, or a new one made from c, whom ch
+// then creates.
+func customerFor(s *State, ch *record.Change, c *model.Customer, id *uuid.UUID, now time.Time, ids IDs) *model.Customer {
+	if id != nil {
+		return s.Customer(*id)
+	}
+	if cu := s.CustomerByEmail(c.Email); cu != nil {
+		return cu
+	}
+	n := *c
+	n.ID, n.Email, n.CreatedAt, n.UpdatedAt = ids.UUID(), strings.TrimSpace(n.Email), now, now
+	ch.Customers = append(ch.Customers, n)
+	ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.EventCustomerCreated, CreatedAt: now, Subject: n.ID})
+	return &ch.Customers[len(ch.Customers)-1]
 }
 
 // Series returns the appointment series with id, or nil.
@@ -277,25 +298,7 @@ func (o CancelSeries) Decide(s *State, now time.Time, ids IDs) (*record.Change, 
 	if o.From != nil {
 		from = *o.From
 	}
-	var out SeriesCancelled
-	ch := &record.Change{At: now}
-	for _, id := range x.Occurrences {
-		a := s.Appointment(id)
-		if a == nil || a.StartTime.Before(from) {
-			continue
-		}
-		if !slices.Contains(transitions[a.Status], model.Cancelled) {
-			out.Skipped = append(out.Skipped, SkippedOccurrence{ID: id, Code: problem.InvalidTransition})
-			continue
-		}
-		next := *a
-		next.Status = model.Cancelled
-		next.Touch(now)
-		next.Rearm(a, now)
-		ch.Appointments = append(ch.Appointments, next)
-		ch.Events = append(ch.Events, record.Event{ID: ids.Event(now), Type: model.StatusEvent(model.Cancelled), CreatedAt: now, Subject: id})
-		out.Cancelled = append(out.Cancelled, id)
-	}
+	ch, out := cancelAll(s, x.Occurrences, func(a *model.Appointment) bool { return !a.StartTime.Before(from) }, now, ids)
 	if len(ch.Appointments) == 0 {
 		return nil, out, nil
 	}

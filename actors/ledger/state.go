@@ -44,7 +44,7 @@ type State struct {
 func (s *State) Size() int {
 	return len(s.Keys) + len(s.Categories) + len(s.Services) + len(s.Resources) + len(s.Staff) +
 		s.customers.Len() + s.appts.Len() + s.idem.Len() + len(s.endpoints) + len(s.feeds) + len(s.sources) + s.payments.Len() + s.checkouts.Len() +
-		s.holds.Len() + s.entries.Len() + s.series.Len()
+		s.holds.Len() + s.entries.Len() + s.series.Len() + s.baskets.Len()
 }
 
 // Key returns the key with hash h, or nil.

@@ -240,13 +240,21 @@ type Service struct {
 	Resources []ResourceNeed `json:"resources,omitempty"`
 	// Capacity is the seats of one session of the service (decisions
 	// §10); above 1 the service is a class. 0 (absent) means 1.
-	Capacity  int       `json:"capacity,omitempty"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	Capacity int `json:"capacity,omitempty"`
+	// RepeatWeeks, above 1, lets the booking page offer "repeat weekly"
+	// for the service (decisions §11): a series in fail mode of at most
+	// that many weeks. 0: not offered.
+	RepeatWeeks int       `json:"repeatWeeks,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
 // MaxCapacity bounds a class's seats per session.
 const MaxCapacity = 500
+
+// MaxRepeatWeeks bounds a service's repeatWeeks: a series has at most 52
+// occurrences.
+const MaxRepeatWeeks = 52
 
 // Seats is the seats of one session of s: its capacity, 1 for a service
 // that is not a class.

@@ -339,3 +339,63 @@ func TestSeriesHardKill(t *testing.T) {
 	}
 	t.Logf("%d series acknowledged before the kill, all whole after the restart", len(acked))
 }
+
+// repeatHaircut offers "repeat weekly" for the haircut, up to weeks.
+func repeatHaircut(weeks any) func(biz map[string]any) {
+	return func(biz map[string]any) {
+		for _, x := range biz["services"].([]any) {
+			if svc := x.(map[string]any); svc["id"] == haircutID {
+				svc["repeatWeeks"] = weeks
+			}
+		}
+	}
+}
+
+// TestSeriesOnTheBookingPage: a service's repeatWeeks is shown with it
+// and survives a restart; bad values are refused with their path; a
+// booking page's publishable key previews and books a series, the rules
+// enforced, and may not book one past them.
+func TestSeriesOnTheBookingPage(t *testing.T) {
+	s := startPublishableWorld(t, nil)
+	require.Equal(t, 200, s.putSalon(func(biz map[string]any) {
+		repeatHaircut(6)(biz)
+		biz["apiKeys"] = append(biz["apiKeys"].([]any), map[string]any{"key": keyPublishable, "kind": "publishable", "allowedOrigins": []string{pageOrigin}})
+	}).Status)
+	repeat := func(s *server) map[string]any {
+		out := map[string]any{}
+		for _, x := range s.get("/api/v1/services?limit=100", keyFull).Body["data"].([]any) {
+			svc := x.(map[string]any)
+			out[svc["id"].(string)] = svc["repeatWeeks"]
+		}
+		return out
+	}
+	assert.EqualValues(t, 6, repeat(s)[haircutID])
+	assert.Nil(t, repeat(s)[colourID])
+	for _, bad := range []any{1, 53, "weekly"} {
+		r := s.putSalon(repeatHaircut(bad))
+		require.Equal(t, 400, r.Status, "%v: %s", bad, r.Raw)
+		assert.Contains(t, string(r.Raw), `"services.0.repeatWeeks"`, "%v", bad)
+	}
+
+	page := func(path, idem, body string) resp {
+		h := map[string]string{"Origin": pageOrigin}
+		if idem != "" {
+			h["Idempotency-Key"] = idem
+		}
+		return s.request(pcall{method: "POST", path: path, key: keyPublishable, header: h, body: body})
+	}
+	p := page("/api/v1/appointment-series/preview", "", seriesBody("10:00:00Z", "", "FREQ=WEEKLY;COUNT=3", ""))
+	require.Equal(t, 200, p.Status, "%s", p.Raw)
+	assert.Len(t, p.Body["occurrences"], 3)
+	r := page("/api/v1/appointment-series", "p-1", seriesBody("10:00:00Z", "", "FREQ=WEEKLY;COUNT=3", ""))
+	require.Equal(t, 201, r.Status, "%s", r.Raw)
+	assert.Len(t, r.Body["occurrences"], 3)
+	requireError(t, page("/api/v1/appointment-series", "p-2", seriesBody("13:00:00Z", "", "FREQ=WEEKLY;COUNT=3", `,"enforceBookingRules":false`)), 403, "INSUFFICIENT_SCOPE")
+	requireError(t, page("/api/v1/appointment-series/preview", "", seriesBody("13:00:00Z", "", "FREQ=WEEKLY;COUNT=3", `,"enforceBookingRules":false`)), 403, "INSUFFICIENT_SCOPE")
+	requireError(t, s.request(pcall{method: "GET", path: "/api/v1/appointment-series/" + r.Body["id"].(string), key: keyPublishable,
+		header: map[string]string{"Origin": pageOrigin}}), 403, "INSUFFICIENT_SCOPE")
+
+	s.stop()
+	s2 := start(t, s.data)
+	assert.EqualValues(t, 6, repeat(s2)[haircutID])
+}

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/slotd/slotd/actors/directory"
+	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/edge"
@@ -47,16 +51,26 @@ func (w *slotWork) Close() error {
 type slotWorkKey struct{}
 
 func (s *Server) availability(c *call) {
-	q := parseQuery(c.ctx, "serviceId", "from", "to", "staffMemberId")
-	q.require("serviceId", "from", "to")
-	svcID, okSvc := q.uuidParam("serviceId")
+	q := parseQuery(c.ctx, "serviceId", "serviceIds", "from", "to", "staffMemberId")
+	var chain []*model.Service
+	var svc *model.Service
+	if q.has("serviceIds") {
+		if q.has("serviceId") {
+			q.add("serviceId", problem.Invalid, "Give serviceId (one service) or serviceIds (a basket's), not both.")
+		}
+		chain = q.services(c.st, "serviceIds")
+	} else {
+		q.require("serviceId")
+		svcID, okSvc := q.uuidParam("serviceId")
+		svc = c.st.Service(svcID)
+		if okSvc && (svc == nil || svc.Deleted) {
+			q.add("serviceId", problem.Invalid, "No such service.")
+		}
+	}
+	q.require("from", "to")
 	from, okFrom := q.timeParam("from")
 	to, okTo := q.timeParam("to")
 	staffID, byStaff := q.uuidParam("staffMemberId")
-	svc := c.st.Service(svcID)
-	if okSvc && (svc == nil || svc.Deleted) {
-		q.add("serviceId", problem.Invalid, "No such service.")
-	}
 	if byStaff && c.st.StaffMember(staffID) == nil {
 		q.add("staffMemberId", problem.Invalid, "No such staff member.")
 	}
@@ -79,16 +93,54 @@ func (s *Server) availability(c *call) {
 	}
 	w := slotPool.Get().(*slotWork)
 	c.ctx.SetUserValue(slotWorkKey{}, w) // back to the pool once the answer is written
-	query := directory.SlotQuery{Service: svc, From: from, To: to, Now: now}
+	var only *uuid.UUID
 	if byStaff {
-		query.Only = &staffID
+		only = &staffID
 	}
-	slots := c.st.Slots(query, &w.engine)
-	w.body = appendSlots(w.body[:0], slots, c.st)
+	if chain != nil {
+		w.body = appendChains(w.body[:0], c.st.Chains(chain, only, from, to, now, &w.engine), chain, c.st)
+	} else {
+		slots := c.st.Slots(directory.SlotQuery{Service: svc, From: from, To: to, Now: now, Only: only}, &w.engine)
+		w.body = appendSlots(w.body[:0], slots, c.st)
+	}
 	if again {
 		s.slots.put(h, &key, bytes.Clone(w.body))
 	}
 	edge.WriteRawJSON(c.ctx, 200, w.body)
+}
+
+// services reads parameter name as a basket's services (decisions §11):
+// two to five ids, comma-separated, each of a service of the business and
+// none twice. Nil when it is refused.
+func (q *query) services(st directory.View, name string) []*model.Service {
+	text, ok := q.get(name)
+	if !ok || text == "" {
+		return nil
+	}
+	parts := strings.Split(text, ",")
+	if len(parts) < directory.MinBasketItems || len(parts) > directory.MaxBasketItems {
+		q.add(name, problem.Invalid, "Must list 2 to 5 service ids, separated by commas (one service: serviceId).")
+		return nil
+	}
+	out := make([]*model.Service, 0, len(parts))
+	for i, p := range parts {
+		id, err := uuid.Parse(p)
+		switch {
+		case err != nil || len(p) != 36:
+			q.add(name, problem.InvalidFormat, "Item "+strconv.Itoa(i)+" is not a UUID.")
+			return nil
+		case slices.ContainsFunc(out, func(s *model.Service) bool { return s.ID == id }):
+			q.add(name, problem.Invalid, "Service "+p+" is listed twice.")
+			return nil
+		}
+		svc := st.Service(id)
+		if svc == nil || svc.Deleted {
+			q.add(name, problem.Invalid, "No such service: "+p+".")
+			return nil
+		}
+		out = append(out, svc)
+	}
+	return out
 }
 
 // require refuses every one of names the query lacks.
@@ -167,4 +219,60 @@ func appendSlots(b []byte, slots []directory.Slot, st directory.View) []byte {
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
+}
+
+// appendChains appends the answer for a basket's services: each start on
+// offer as a slot whose startTime and staffMemberIds are its first
+// item's and whose endTime is its last item's end, with items: [{
+// serviceId, startTime, endTime, staffMemberIds[, seatsLeft]}].
+func appendChains(b []byte, chains []directory.ChainSlot, svcs []*model.Service, st directory.View) []byte {
+	b = append(b, `{"data":[`...)
+	var times wire.Times
+	for i := range chains {
+		items := chains[i].Items
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"startTime":`...)
+		b = times.AppendMs(b, items[0].At)
+		b = append(b, `,"endTime":`...)
+		b = times.AppendMs(b, items[len(items)-1].Until)
+		b = append(b, `,"staffMemberIds":`...)
+		b = appendStaffIDs(b, items[0].Staff, st)
+		b = append(b, `,"items":[`...)
+		for k := range items {
+			sl := &items[k]
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"serviceId":`...)
+			b = wire.AppendUUID(b, svcs[k].ID)
+			b = append(b, `,"startTime":`...)
+			b = times.AppendMs(b, sl.At)
+			b = append(b, `,"endTime":`...)
+			b = times.AppendMs(b, sl.Until)
+			b = append(b, `,"staffMemberIds":`...)
+			b = appendStaffIDs(b, sl.Staff, st)
+			if sl.SeatsLeft > 0 {
+				b = append(b, `,"seatsLeft":`...)
+				b = strconv.AppendInt(b, int64(sl.SeatsLeft), 10)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, "]}"...)
+}
+
+// appendStaffIDs appends a JSON array of the ids of staff (indexes into
+// the state's staff list).
+func appendStaffIDs(b []byte, staff []int32, st directory.View) []byte {
+	b = append(b, '[')
+	for j, x := range staff {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, st.StaffIDText(int(x))...)
+	}
+	return append(b, ']')
 }

@@ -1,9 +1,11 @@
 package api
 
 import (
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
 	"github.com/slotd/slotd/actors/directory"
@@ -16,12 +18,14 @@ import (
 
 // Appointment series (decisions §11).
 
-// seriesRoutes adds the series endpoints, of module appointments.
+// seriesRoutes adds the series endpoints, of module appointments. A
+// booking page previews and books a series with its publishable key
+// ("repeat weekly"), the rules enforced.
 func (s *Server) seriesRoutes(add func(method, path string, h fasthttp.RequestHandler)) {
 	add(fasthttp.MethodPost, "/api/v1/appointment-series/preview",
-		s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.previewSeries}))
+		s.api(route{scope: "appointments:write", module: model.ModAppointments, publishable: true, fn: s.previewSeries}))
 	add(fasthttp.MethodPost, "/api/v1/appointment-series",
-		s.api(route{scope: "appointments:write", module: model.ModAppointments, fn: s.bookSeries}))
+		s.api(route{scope: "appointments:write", module: model.ModAppointments, publishable: true, fn: s.bookSeries}))
 	add(fasthttp.MethodGet, "/api/v1/appointment-series/{id}",
 		s.api(route{scope: "appointments:read", module: model.ModAppointments, fn: s.getSeries}))
 	add(fasthttp.MethodPost, "/api/v1/appointment-series/{id}/cancel",
@@ -39,7 +43,16 @@ var errPreviewMethod = problem.New(problem.MethodNotAllowed, "The method is not 
 // bookSeries answers POST /appointment-series: every occurrence booked
 // in one write of the business, or none (decisions §11).
 func (s *Server) bookSeries(c *call) {
-	create(c, decodeSeries, func(in directory.SeriesInput) directory.IdempotentOp { return directory.BookSeries{In: in} })
+	create(c, func(body []byte) (*directory.SeriesInput, error) {
+		in, err := decodeSeries(body)
+		if err == nil && c.key.Publishable() {
+			if !in.Enforce {
+				return nil, scopeError("appointments:write") // past the rules: the business's own call (decisions §7)
+			}
+			in.ByCustomer = true
+		}
+		return in, err
+	}, func(in directory.SeriesInput) directory.IdempotentOp { return directory.BookSeries{In: in} })
 }
 
 // appendSeriesBooked renders a series booked: {id, rule, occurrences,
@@ -116,6 +129,9 @@ func (s *Server) previewSeries(c *call) {
 		return
 	}
 	in, err := decodeSeries(c.ctx.PostBody())
+	if err == nil && c.key.Publishable() && !in.Enforce {
+		err = scopeError("appointments:write")
+	}
 	if err != nil {
 		s.Fail(c.ctx, err)
 		return
@@ -179,23 +195,7 @@ func decodeSeries(body []byte) (*directory.SeriesInput, error) {
 			}
 			in.Rule = r
 		}
-		switch has, hasID := obj.Has("customer"), obj.Has("customerId"); {
-		case has == hasID:
-			errs.Add(obj.PathOf("customer"), problem.Invalid, "Give either customer (their details) or customerId (one on file), not both or neither.")
-			if has {
-				obj.Object("customer", input.Optional)
-				obj.UUID("customerId", input.Optional)
-			}
-		case has:
-			if cu, ok := obj.Object("customer", input.Required); ok {
-				c := decodeCustomer(cu)
-				in.Customer = &c
-			}
-		default:
-			if id, ok := obj.UUID("customerId", input.Required); ok {
-				in.CustomerID = &id
-			}
-		}
+		in.Customer, in.CustomerID = decodeWho(obj, &errs)
 		if v, ok := obj.Bool("enforceBookingRules", input.Optional); ok {
 			in.Enforce = v
 		}
@@ -213,6 +213,29 @@ func decodeSeries(body []byte) (*directory.SeriesInput, error) {
 		return nil, problem.FieldError("rule", problem.Invalid, "UNTIL is before startTime.")
 	}
 	return in, nil
+}
+
+// decodeWho reads the customer of a series or basket: customer (their
+// details) or customerId (one on file), exactly one of them.
+func decodeWho(obj input.Object, errs *input.Errors) (*model.Customer, *uuid.UUID) {
+	switch has, hasID := obj.Has("customer"), obj.Has("customerId"); {
+	case has == hasID:
+		errs.Add(obj.PathOf("customer"), problem.Invalid, "Give either customer (their details) or customerId (one on file), not both or neither.")
+		if has {
+			obj.Object("customer", input.Optional)
+			obj.UUID("customerId", input.Optional)
+		}
+	case has:
+		if cu, ok := obj.Object("customer", input.Required); ok {
+			c := decodeCustomer(cu)
+			return &c, nil
+		}
+	default:
+		if id, ok := obj.UUID("customerId", input.Required); ok {
+			return nil, &id
+		}
+	}
+	return nil, nil
 }
 
 // cancelSeries answers POST /appointment-series/{id}/cancel {from?}:
@@ -249,7 +272,13 @@ func (s *Server) cancelSeries(c *call) {
 		s.Fail(c.ctx, err)
 		return
 	}
-	b := append(make([]byte, 0, 128+40*len(out.Cancelled)), `{"cancelled":[`...)
+	edge.WriteJSON(c.ctx, 200, appendCancelled(nil, &out))
+}
+
+// appendCancelled writes what cancelling a series or a basket did:
+// {cancelled: [ids], skipped: [{id, code}]}.
+func appendCancelled(b []byte, out *directory.SeriesCancelled) []byte {
+	b = append(slices.Grow(b, 128+40*len(out.Cancelled)), `{"cancelled":[`...)
 	for i, x := range out.Cancelled {
 		if i > 0 {
 			b = append(b, ',')
@@ -267,5 +296,5 @@ func (s *Server) cancelSeries(c *call) {
 		b = wire.AppendString(b, string(x.Code))
 		b = append(b, '}')
 	}
-	edge.WriteJSON(c.ctx, 200, append(b, "]}"...))
+	return append(b, "]}"...)
 }

@@ -138,6 +138,7 @@ func (s *Server) build() fasthttp.RequestHandler {
 	add(fasthttp.MethodPost, "/api/v1/customers", s.api(route{scope: "customers:write", module: model.ModCustomers, fn: s.createCustomer}))
 	s.sixRoutes(add)
 	s.seriesRoutes(add)
+	s.basketRoutes(add)
 	hook := func(fn func(*call)) fasthttp.RequestHandler {
 		return s.api(route{scope: "webhooks:manage", module: model.ModWebhooks, fn: fn})
 	}

@@ -85,6 +85,8 @@ func (c *call) renderAnswer(b []byte, ans *directory.Answer) (int, []byte) {
 		return 201, wire.AppendEntry(b, ans.Entry)
 	case directory.AnswerSeries:
 		return 201, c.appendSeriesBooked(b, ans)
+	case directory.AnswerBasket:
+		return 201, c.appendBasketBooked(b, ans)
 	case directory.AnswerRefused:
 		return wire.Status(ans.Refused.Code), wire.AppendError(b, ans.Refused)
 	}

@@ -641,8 +641,9 @@ func (d *Drainer) render(p *pending) (Message, error) {
 		linked.ManageURL = d.Manage(p.key.Biz, r.Appointment.ID)
 		r = &linked
 	}
-	if d.Manage != nil && r.Kind == model.MailSeriesConfirmation && len(r.Dates) > 0 {
-		// A series (decisions §11): each date with its own manage link.
+	if d.Manage != nil && (r.Kind == model.MailSeriesConfirmation || r.Kind == model.MailBasketConfirmation) && len(r.Dates) > 0 {
+		// A series or a basket (decisions §11): each date with its own
+		// manage link.
 		linked := *r
 		linked.Dates = slices.Clone(r.Dates)
 		for i := range linked.Dates {

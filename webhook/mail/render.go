@@ -222,7 +222,8 @@ func ManageLinked(r *record.MailRow) bool {
 
 func needsAppointment(kind string) bool {
 	return kind == model.MailConfirmation || kind == model.MailStatus || kind == model.MailWaitlistOffer || kind == model.MailReminder ||
-		kind == model.MailSeriesConfirmation || kind == model.MailSeriesCancelled
+		kind == model.MailSeriesConfirmation || kind == model.MailSeriesCancelled ||
+		kind == model.MailBasketConfirmation || kind == model.MailBasketCancelled
 }
 
 func loadZone(name string) *time.Location {
@@ -399,6 +400,24 @@ func compose(r *record.MailRow, l locale, loc *time.Location, v *values) *docume
 				continue
 			}
 			d.paras = append(d.paras, l.get("series.date", "when", moment(l, x.StartTime, loc)))
+		}
+	case (r.Kind == model.MailBasketConfirmation || r.Kind == model.MailBasketCancelled) && len(r.Dates) > 0:
+		// A basket (decisions §11): one message listing every service.
+		key := "basket"
+		if r.Kind == model.MailBasketCancelled {
+			key = "basket_cancelled"
+		}
+		d.subject = l.get("subject."+key, "business", biz, "count", strconv.Itoa(len(r.Dates)))
+		d.paras = append(d.paras, l.get("intro."+key, "business", biz))
+		for _, x := range r.Dates {
+			item := l.get("basket.item", "service", oneLine(x.Service), "when", when(l, x.StartTime, x.EndTime, loc))
+			if staff := oneLine(x.Staff); staff != "" {
+				item = l.get("basket.item.staff", "service", oneLine(x.Service), "when", when(l, x.StartTime, x.EndTime, loc), "staff", staff)
+			}
+			if u := oneLine(x.ManageURL); u != "" {
+				item = l.get("basket.item.link", "item", item, "url", u)
+			}
+			d.paras = append(d.paras, item)
 		}
 	case r.Kind == model.MailReminder:
 		d.subject = l.get("subject.reminder", "business", biz, "when", v[valWhen])

@@ -74,6 +74,12 @@ func AppendService(b []byte, s *model.Service, detail bool) []byte {
 	b = AppendInt(b, s.Seats())
 	b = AppendKey(b, "timetable")
 	b = appendTimetable(b, s.Timetable)
+	b = AppendKey(b, "repeatWeeks")
+	if s.RepeatWeeks > 1 {
+		b = AppendInt(b, s.RepeatWeeks)
+	} else {
+		b = append(b, "null"...)
+	}
 	b = AppendKey(b, "resources")
 	b = appendNeeds(b, s.Resources, false)
 	if detail {

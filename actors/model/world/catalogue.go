@@ -101,6 +101,11 @@ func (b *business) service(o input.Object) model.Service {
 	if c, _ := o.Int("capacity", input.Optional, 1, model.MaxCapacity); c > 1 {
 		s.Capacity = c
 	}
+	// "Repeat weekly" on the booking page (decisions §11): null or
+	// absent, not offered; else the most weeks, 2 to 52.
+	if n, ok := o.NullableInt("repeatWeeks", 2, model.MaxRepeatWeeks); ok && n != nil {
+		s.RepeatWeeks = *n
+	}
 	if s.Resources = b.needs(o); len(s.Resources) == 0 {
 		s.Resources = nil
 	}
