@@ -149,6 +149,23 @@ func (s *Server) authorize(c *call, rt route) *problem.Error {
 
 // scopeError is the 403 of a key that may not call an endpoint needing
 // scope.
+// fromPage applies a booking page's bounds to a write (decisions §7): a
+// publishable key books only with the rules enforced (past them is the
+// business's own call: 403 naming appointments:write), and what it books
+// is the customer's own (*byCustomer). A secret key is not bounded.
+func (c *call) fromPage(enforce bool, byCustomer *bool) error {
+	switch {
+	case !c.key.Publishable():
+		return nil
+	case !enforce:
+		return scopeError("appointments:write")
+	}
+	if byCustomer != nil {
+		*byCustomer = true
+	}
+	return nil
+}
+
 func scopeError(scope string) *problem.Error {
 	return &problem.Error{Code: problem.InsufficientScope, Message: "The API key lacks the scope this endpoint needs.", Scope: scope}
 }

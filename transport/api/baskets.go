@@ -31,12 +31,8 @@ func (s *Server) basketRoutes(add func(method, path string, h fasthttp.RequestHa
 func (s *Server) bookBasket(c *call) {
 	create(c, func(body []byte) (*directory.BasketInput, error) {
 		in, err := decodeBasket(body)
-		if err == nil && c.key.Publishable() {
-			if !in.Enforce {
-				// Booking past the rules is the business's own call (decisions §7).
-				return nil, scopeError("appointments:write")
-			}
-			in.ByCustomer = true
+		if err == nil {
+			err = c.fromPage(in.Enforce, &in.ByCustomer)
 		}
 		return in, err
 	}, func(in directory.BasketInput) directory.IdempotentOp { return directory.BookBasket{In: in} })
@@ -88,15 +84,9 @@ func (s *Server) cancelBasket(c *call) {
 	if x == nil {
 		return
 	}
-	if body := c.ctx.PostBody(); len(body) > 0 {
-		var errs input.Errors
-		if obj, ok := input.ParseObject(body, &errs); ok {
-			obj.Done()
-		}
-		if err := errs.Err(); err != nil {
-			s.Fail(c.ctx, err)
-			return
-		}
+	if perr := noBody(c.ctx.PostBody()); perr != nil {
+		s.Fail(c.ctx, perr)
+		return
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()

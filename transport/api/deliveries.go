@@ -5,7 +5,6 @@ import (
 
 	"github.com/slotd/slotd/actors/directory"
 	"github.com/slotd/slotd/actors/model"
-	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/model/wire"
 	"github.com/slotd/slotd/actors/problem"
 	"github.com/slotd/slotd/transport/cursor"
@@ -88,15 +87,9 @@ func (s *Server) replayDelivery(c *call) {
 		edge.WriteError(c.ctx, perr)
 		return
 	}
-	if body := c.ctx.PostBody(); len(body) > 0 {
-		var errs input.Errors
-		if obj, ok := input.ParseObject(body, &errs); ok {
-			obj.Done()
-		}
-		if err := errs.Err(); err != nil {
-			s.Fail(c.ctx, err)
-			return
-		}
+	if perr := noBody(c.ctx.PostBody()); perr != nil {
+		s.Fail(c.ctx, perr)
+		return
 	}
 	ep, ok := c.endpointOf()
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
 
+	"github.com/slotd/slotd/actors/model/input"
 	"github.com/slotd/slotd/actors/problem"
 )
 
@@ -73,6 +74,19 @@ func parseQuery(ctx *fasthttp.RequestCtx, allowed ...string) query {
 func noQuery(ctx *fasthttp.RequestCtx) *problem.Error {
 	q := parseQuery(ctx)
 	return q.err()
+}
+
+// noBody refuses a body that is neither empty nor an empty object: for
+// POSTs that take none (an object's members are each unknown_field).
+func noBody(body []byte) error {
+	if len(body) == 0 {
+		return nil
+	}
+	var errs input.Errors
+	if obj, ok := input.ParseObject(body, &errs); ok {
+		obj.Done()
+	}
+	return errs.Err()
 }
 
 // allowedName returns the entry of allowed that equals k, or "".

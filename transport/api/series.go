@@ -45,11 +45,8 @@ var errPreviewMethod = problem.New(problem.MethodNotAllowed, "The method is not 
 func (s *Server) bookSeries(c *call) {
 	create(c, func(body []byte) (*directory.SeriesInput, error) {
 		in, err := decodeSeries(body)
-		if err == nil && c.key.Publishable() {
-			if !in.Enforce {
-				return nil, scopeError("appointments:write") // past the rules: the business's own call (decisions §7)
-			}
-			in.ByCustomer = true
+		if err == nil {
+			err = c.fromPage(in.Enforce, &in.ByCustomer)
 		}
 		return in, err
 	}, func(in directory.SeriesInput) directory.IdempotentOp { return directory.BookSeries{In: in} })
@@ -129,8 +126,8 @@ func (s *Server) previewSeries(c *call) {
 		return
 	}
 	in, err := decodeSeries(c.ctx.PostBody())
-	if err == nil && c.key.Publishable() && !in.Enforce {
-		err = scopeError("appointments:write")
+	if err == nil {
+		err = c.fromPage(in.Enforce, nil)
 	}
 	if err != nil {
 		s.Fail(c.ctx, err)

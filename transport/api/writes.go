@@ -131,12 +131,10 @@ func (s *Server) createAppointment(c *call) {
 		s.Fail(c.ctx, err)
 		return
 	}
-	if c.key.Publishable() && !in.Enforce {
-		// Booking past the rules is the business's own call (decisions §7).
-		edge.WriteError(c.ctx, scopeError("appointments:write"))
+	if err := c.fromPage(in.Enforce, &in.ByCustomer); err != nil {
+		s.Fail(c.ctx, err)
 		return
 	}
-	in.ByCustomer = c.key.Publishable() // a booking page's: the customer's own
 	// A booking that needs prepayment also waits for its checkout.
 	rctx, cancel := context.WithTimeout(context.Background(), edge.RequestTimeout+directory.BookPaymentWait)
 	defer cancel()
