@@ -51,6 +51,8 @@ type Options struct {
 	MixedConnections int
 	SMTPStorm        bool // the storm again, against a slotd that sends its e-mail over SMTP
 	SMTPDuration     time.Duration
+	Series           bool          // the series phase: one booking against a series of 12, one connection
+	SeriesN          int           // bookings, and series, of the series phase
 	ReadyTimeout     time.Duration // how long slotd may take to become ready
 
 	// The PostgreSQL baseline: "auto" (when initdb and pgbench are on
@@ -80,6 +82,7 @@ func defaults() Options {
 		Timeout: 10 * time.Second, DrainTimeout: 5 * time.Minute, ReadyTimeout: 10 * time.Minute,
 		Mixed: true, MixedDuration: 30 * time.Second, MixedConnections: 64,
 		SMTPStorm: true, SMTPDuration: 10 * time.Second,
+		Series: true, SeriesN: 300,
 		Postgres: "auto", PostgresClients: clientCounts{16, 64}, PostgresDur: 15 * time.Second,
 		Profile: true,
 	}
@@ -118,6 +121,8 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.MixedConnections, "mixed-c", o.MixedConnections, "connections of the mixed phase")
 	fs.BoolVar(&o.SMTPStorm, "smtp-storm", o.SMTPStorm, "run the booking storm again against a slotd sending e-mail over SMTP to bench/smtpsink")
 	fs.DurationVar(&o.SMTPDuration, "smtp-storm-d", o.SMTPDuration, "duration of the SMTP storm")
+	fs.BoolVar(&o.Series, "series", o.Series, "run the series phase: one booking, then a series of 12 weekly occurrences, alternating on one connection: slotd's CPU and latency of each")
+	fs.IntVar(&o.SeriesN, "series-n", o.SeriesN, "bookings, and series, of the series phase")
 	fs.IntVar(&o.RaceClients, "race-clients", o.RaceClients, "clients racing for each slot")
 	fs.IntVar(&o.RaceSlots, "race-slots", o.RaceSlots, "slots raced for")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "per-request timeout")
@@ -168,6 +173,12 @@ func (o Options) validate() error {
 	if o.Mixed {
 		positive("mixed-c", o.MixedConnections)
 	}
+	if o.Series {
+		positive("series-n", o.SeriesN)
+		if o.SeriesN > 1_000_000 {
+			errs = append(errs, fmt.Errorf("-series-n must be at most 1000000, got %d", o.SeriesN))
+		}
+	}
 	if o.Tenancy {
 		positive("tenancy-businesses", o.TenancyBusinesses)
 		positive("tenancy-touch", o.TenancyTouch)
@@ -206,6 +217,12 @@ func (o Options) validate() error {
 	if len(errs) == 0 {
 		if _, err := newLayout(o.mainWorld()); err != nil {
 			errs = append(errs, err)
+		}
+		// A round's series runs 11 weeks past its day, and the base day is
+		// up to 8 days from today: two weeks' margin under slotd's horizon.
+		if last := seriesLastDay(o.SeriesN, o.Businesses, o.Staff); o.Series && last > maxDays-14 {
+			errs = append(errs, fmt.Errorf("-series-n %d over %d businesses × %d staff members books %d days ahead, beyond slotd's %d-day horizon: fewer rounds, or more businesses or staff",
+				o.SeriesN, o.Businesses, o.Staff, last, maxDays))
 		}
 		if o.LoadPhase {
 			if _, err := newLayout(o.loadWorld()); err != nil {

@@ -38,6 +38,9 @@ func TestDefaultsAreTheIssuesSizes(t *testing.T) {
 	assert.Equal(t, 100_000, o.TenancyBusinesses)
 	assert.Equal(t, 10_000, o.TenancyTouch)
 	assert.Equal(t, 10, o.TenancyAppointments)
+	// Issue 42's.
+	assert.True(t, o.Series)
+	assert.Equal(t, 300, o.SeriesN)
 
 	// 60,000 queries over 200 businesses × 3 services: 100 window starts.
 	assert.Equal(t, 100, o.mainWorld().WindowDays)
@@ -53,6 +56,7 @@ func TestParseFlags(t *testing.T) {
 		"-profile=false", "-from", "r.json",
 		"-mixed=false", "-mixed-d", "4s", "-mixed-c", "5", "-smtp-storm=false", "-smtp-storm-d", "6s",
 		"-tenancy=false", "-tenancy-businesses", "50", "-tenancy-touch", "7", "-tenancy-appointments", "3",
+		"-series=false", "-series-n", "20",
 	}, &bytes.Buffer{})
 	require.NoError(t, err)
 	want := defaults()
@@ -64,6 +68,7 @@ func TestParseFlags(t *testing.T) {
 	want.Mixed, want.MixedDuration, want.MixedConnections = false, 4*time.Second, 5
 	want.SMTPStorm, want.SMTPDuration = false, 6*time.Second
 	want.Tenancy, want.TenancyBusinesses, want.TenancyTouch, want.TenancyAppointments = false, 50, 7, 3
+	want.Series, want.SeriesN = false, 20
 	want.JSON, want.SVG, want.Keep = "out.json", "out.svg", true
 	want.DrainTimeout, want.ReadyTimeout, want.Timeout = time.Minute, 2*time.Minute, 3*time.Second
 	want.Slotd, want.TempDir = "/bin/slotd", "/var/tmp"
@@ -93,6 +98,8 @@ func TestParseFlagsRefuses(t *testing.T) {
 		"zero mixed duration":    {"-mixed-d", "0s"},
 		"touch more than exist":  {"-tenancy-businesses", "10", "-tenancy-touch", "11"},
 		"negative tenancy appts": {"-tenancy-appointments", "-1"},
+		"no series":              {"-series-n", "0"},
+		"series beyond 10 yrs":   {"-businesses", "1", "-staff", "1", "-queries", "30", "-series-n", "300"},
 	} {
 		_, err := parseFlags(args, &bytes.Buffer{})
 		assert.Error(t, err, name)
@@ -102,6 +109,10 @@ func TestParseFlagsRefuses(t *testing.T) {
 	assert.NoError(t, err)
 	_, err = parseFlags([]string{"-tenancy=false", "-tenancy-touch", "0", "-mixed=false", "-mixed-c", "0"}, &bytes.Buffer{})
 	assert.NoError(t, err)
+	_, err = parseFlags([]string{"-businesses", "1", "-staff", "1", "-queries", "30", "-series=false"}, &bytes.Buffer{})
+	assert.NoError(t, err)
+	_, err = parseFlags([]string{"-businesses", "1", "-staff", "1", "-queries", "30", "-series-n", "250"}, &bytes.Buffer{})
+	assert.NoError(t, err, "250 rounds of one staff member end within the horizon")
 }
 
 func TestClientCounts(t *testing.T) {
@@ -132,7 +143,7 @@ func TestHelp(t *testing.T) {
 	assert.ErrorIs(t, err, flag.ErrHelp)
 	assert.Contains(t, out.String(), "go run ./bench/harness")
 	assert.Contains(t, out.String(), "-storm-c")
-	for _, flag := range []string{"-mixed-d", "-smtp-storm", "-tenancy-touch", "-pg-clients list"} {
+	for _, flag := range []string{"-mixed-d", "-smtp-storm", "-tenancy-touch", "-pg-clients list", "-series-n"} {
 		assert.Contains(t, out.String(), flag)
 	}
 }

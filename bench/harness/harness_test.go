@@ -38,7 +38,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 		"-businesses", "3", "-staff", "4", "-appointments", "60", "-customers", "5", "-queries", "90",
 		"-d", "500ms", "-storm-d", "1s", "-c", "4", "-storm-c", "8", "-race-clients", "6", "-race-slots", "4",
 		"-load-businesses", "10", "-load-staff", "3", "-load-appointments", "300",
-		"-mixed-d", "1s", "-mixed-c", "4", "-smtp-storm-d", "1s", "-tenancy-businesses", "200", "-tenancy-touch", "50",
+		"-mixed-d", "1s", "-mixed-c", "4", "-smtp-storm-d", "1s", "-series-n", "20", "-tenancy-businesses", "200", "-tenancy-touch", "50",
 		"-pg", pg, "-pg-d", "2s", "-pg-clients", "2,4", "-drain-timeout", "2m", "-ready-timeout", "1m",
 		"-json", filepath.Join(dir, "report.json"), "-svg", filepath.Join(dir, "chart.svg"), "-tmp", dir,
 	}
@@ -54,7 +54,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &rep))
 
 	want := []string{"static-hello", "static-week", "static-day", "availability-week", "availability-day", "mixed", "mixed-read", "mixed-booking",
-		"storm", "race", "smtp-storm", "tenancy"}
+		"storm", "race", "series-single", "series-12", "smtp-storm", "tenancy"}
 	if *withPostgres {
 		want = append(want, "pg-before-2", "pg-before-4", "pg-after-2", "pg-after-4")
 	}
@@ -69,7 +69,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 		if name != "race" {
 			assert.Zero(t, p.Errors, "%s: %+v", name, p)
 		}
-		if strings.HasPrefix(name, "static") || strings.HasPrefix(name, "availability") || slices.Contains([]string{"mixed", "storm", "smtp-storm", "tenancy"}, name) {
+		if strings.HasPrefix(name, "static") || strings.HasPrefix(name, "availability") || slices.Contains([]string{"mixed", "storm", "smtp-storm", "tenancy", "series-single", "series-12"}, name) {
 			assert.Positive(t, p.ServerCPUSeconds, "%s: the server's CPU is measured", name)
 			assert.GreaterOrEqual(t, p.OtherCPUCores, 0.0, "%s: the rest of the machine is measured", name)
 		}
@@ -116,6 +116,17 @@ func TestHarnessEndToEnd(t *testing.T) {
 	assert.Positive(t, rep.Tenancy.HeapBefore, "the live heap is read from the admin listener")
 	assert.Positive(t, rep.Tenancy.HeapAfter)
 
+	require.NotNil(t, rep.Series)
+	for _, k := range []SeriesKind{rep.Series.Single, rep.Series.Series} {
+		assert.Equal(t, int64(20), k.Requests)
+		assert.Zero(t, k.Non201, "%v", rep.Series.UnexpectedAnswers)
+		assert.Zero(t, k.Malformed, "%v", rep.Series.UnexpectedAnswers)
+		assert.Positive(t, k.CPUPerRequestUS)
+		assert.Positive(t, k.Latency.P50)
+	}
+	assert.Positive(t, rep.Series.CPURatio)
+	assert.Positive(t, rep.Series.LatencyRatio)
+
 	require.NotNil(t, rep.Race)
 	assert.Equal(t, 4, rep.Race.OneWinner, "%+v", rep.Race)
 
@@ -161,7 +172,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 		}
 	}
 	// Every row of issue 23's phases is judged.
-	for _, prefix := range []string{"Mixed", "E-mail over SMTP", "Tenancy"} {
+	for _, prefix := range []string{"Mixed", "E-mail over SMTP", "Tenancy", "Series"} {
 		n := 0
 		for _, row := range rep.Rows {
 			if strings.HasPrefix(row.Workload, prefix) {

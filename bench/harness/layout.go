@@ -24,7 +24,9 @@ import (
 // off, staff pinned), and the race books 08:00, before opening, which
 // nothing else uses. So the storm and the race never collide with the
 // booked appointments or with each other, and any 409 they see outside
-// the race is a finding.
+// the race is a finding. The series phase books 06:00 (one booking) and
+// 06:30 (the first of 12 weekly occurrences) on days seriesRound gives
+// it, which nothing else books either.
 
 // WorldSpec sizes one world.
 type WorldSpec struct {
@@ -55,6 +57,8 @@ const (
 	halfHours    = 18 // half-hour starts in a working day
 	workWeekDays = 6  // Monday to Saturday
 	raceHour     = 8  // before opening: only the race books it
+	seriesHour   = 6  // before opening: only the series phase books it (06:00 and 06:30)
+	seriesWeeks  = 12 // occurrences of a series of the series phase, a week apart
 	maxDays      = 3650
 )
 
@@ -228,6 +232,32 @@ func (l *layout) raceSlot(k int) (b, s int, start time.Time) {
 	b, q := k%l.Businesses, k/l.Businesses
 	s, w := q%l.Staff, q/l.Staff
 	return b, s, l.base.Add(time.Duration(dayOf(w))*24*time.Hour + raceHour*time.Hour)
+}
+
+// seriesRound is round k of the series phase: a business, a staff
+// member and a working day that change with k. The round's booking is at
+// 06:00 that day and its series at 06:30 that day and on the same weekday
+// of the 11 weeks after. Rounds of the same staff member take the six
+// weekdays of a block of 12 weeks, then the next block, so no two rounds'
+// bookings or occurrences meet, and none meets another phase's: nothing
+// else books before 08:00.
+func (l *layout) seriesRound(k int) (b, s int, day time.Time) {
+	b, q := k%l.Businesses, k/l.Businesses
+	s, q = q%l.Staff, q/l.Staff
+	return b, s, l.base.Add(time.Duration(seriesDay(q)) * 24 * time.Hour)
+}
+
+// seriesDay is the day (from base) of a staff member's q-th round of the
+// series phase.
+func seriesDay(q int) int { return q/workWeekDays*seriesWeeks*7 + q%workWeekDays }
+
+// seriesLastDay is the day (from base) of the last occurrence of the
+// series phase's n rounds over businesses × staff staff members.
+func seriesLastDay(n, businesses, staff int) int {
+	if n < 1 {
+		return 0
+	}
+	return seriesDay((n-1)/(businesses*staff)) + (seriesWeeks-1)*7
 }
 
 // weekQuery is the q-th 7-day availability query: business, service and

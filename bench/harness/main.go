@@ -33,6 +33,10 @@
 //     staff member's appointments through the API, counting overlapping
 //     pairs and acknowledged bookings (the mixed phase's too) that are
 //     missing;
+//   - runs the series phase (-series-n rounds on one connection: one
+//     booking, then a series of 12 weekly occurrences, each by a new
+//     customer): slotd's CPU per request and latency of each, and the
+//     series' over the booking's;
 //   - runs the PostgreSQL baseline again (fsync drifts: the best run
 //     counts);
 //   - runs the storm again for -smtp-storm-d against a second slotd on the
@@ -224,6 +228,7 @@ func (h *harness) run(ctx context.Context) error {
 		{"booking storm", func(ctx context.Context) error { return h.storm(ctx, s, l) }},
 		{"contention race", func(ctx context.Context) error { return h.race(ctx, s, l) }},
 		{"walk", func(ctx context.Context) error { return h.walk(ctx, s, l) }},
+		{"series phase", func(ctx context.Context) error { return h.seriesPhase(ctx, s, l) }},
 		{"PostgreSQL after the storm", func(ctx context.Context) error { return h.postgres(ctx, l, "after") }},
 		{"stop slotd", func(context.Context) error { return h.stopSlotd(s, "main") }},
 		{"SMTP storm", func(ctx context.Context) error { return h.smtpStorm(ctx, l) }},

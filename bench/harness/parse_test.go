@@ -1,14 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/valyala/fasthttp"
 )
 
 func TestParseGCLine(t *testing.T) {
@@ -161,4 +164,33 @@ Showing nodes accounting for 17.50s, 100% of 17.50s total
 	assert.Zero(t, shares["e-mail (webhook/mail)"])
 	assert.Equal(t, "17.5s sampled: HTTP server (fasthttp) 69%, GC background marking 25%, allocation (mallocgc, assists included) 17%, Pebble compactions 11%, engine (actors/, model codecs included) 4%, request decoding (model/input) 4%",
 		profileText(&Profile{Seconds: total, Shares: shares}))
+}
+
+func TestSeriesRequests(t *testing.T) {
+	l := testLayout(t, smallSpec())
+	req := fasthttp.AcquireRequest()
+	defer fasthttp.ReleaseRequest(req)
+	b, sm, day := l.seriesRound(5)
+	var bodies [2]map[string]any
+	for kind := range seriesKinds {
+		prepareSeriesRequest(req, "http://127.0.0.1:1", l, 11, 5, kind, b, sm, day)
+		assert.Equal(t, "POST", string(req.Header.Method()))
+		assert.Equal(t, l.bearer[b], string(req.Header.Peek("Authorization")))
+		assert.Equal(t, "series-11-5-"+seriesKinds[kind].name, string(req.Header.Peek("Idempotency-Key")))
+		require.NoError(t, json.Unmarshal(req.Body(), &bodies[kind]), "%s", req.Body())
+		assert.Equal(t, l.serviceID(b, 0).String(), bodies[kind]["serviceId"])
+		assert.Equal(t, l.staffID(b, sm).String(), bodies[kind]["staffMemberId"])
+		assert.Equal(t, false, bodies[kind]["enforceBookingRules"])
+		assert.Equal(t, map[string]any{"firstName": "Series", "email": seriesKinds[kind].name + "11.k5.b" + strconv.Itoa(b) + "@bench.example"},
+			bodies[kind]["customer"])
+	}
+	assert.Equal(t, "/api/v1/appointment-series", string(req.URI().Path()))
+	assert.Equal(t, day.Add(6*time.Hour).Format(time.RFC3339), bodies[0]["startTime"])
+	assert.Equal(t, day.Add(6*time.Hour+30*time.Minute).Format(time.RFC3339), bodies[1]["startTime"])
+	assert.NotContains(t, bodies[0], "rule")
+	assert.Equal(t, "FREQ=WEEKLY;COUNT=12", bodies[1]["rule"])
+
+	assert.True(t, answerBooks([]byte(`{"id":"x","rule":"r","occurrences":[`+strings.Repeat(`{"id":"a"},`, 11)+`{"id":"a"}],"skipped":[]}`), 1, 12))
+	assert.False(t, answerBooks([]byte(`{"id":"x","occurrences":[{"id":"a"}]}`), 1, 12))
+	assert.True(t, answerBooks([]byte(`{"appointment":{"id":"0f8fad5b-d9cb-469f-a165-70867728950e"}}`), 0, 1))
 }

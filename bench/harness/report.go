@@ -9,24 +9,25 @@ import (
 
 // Report holds every figure of a run; -json writes it as it is.
 type Report struct {
-	Started   time.Time  `json:"started"`
-	Seconds   float64    `json:"seconds"`
-	Machine   Machine    `json:"machine"`
-	Options   Options    `json:"options"`
-	World     WorldInfo  `json:"world"`
-	Phases    []Phase    `json:"phases"`
-	Mixed     *Mixed     `json:"mixed,omitempty"`
-	Storm     *Storm     `json:"storm,omitempty"`
-	Race      *Race      `json:"race,omitempty"`
-	Walk      *Walk      `json:"walk,omitempty"`
-	Postgres  Postgres   `json:"postgres"`
-	SMTPStorm *SMTPStorm `json:"smtp_storm,omitempty"`
-	Load      *Load      `json:"load,omitempty"`
-	Tenancy   *Tenancy   `json:"tenancy,omitempty"`
-	Rows      []Row      `json:"table"`
-	Passed    int        `json:"passed"`
-	Failed    int        `json:"failed"`
-	Summary   string     `json:"summary"`
+	Started   time.Time    `json:"started"`
+	Seconds   float64      `json:"seconds"`
+	Machine   Machine      `json:"machine"`
+	Options   Options      `json:"options"`
+	World     WorldInfo    `json:"world"`
+	Phases    []Phase      `json:"phases"`
+	Mixed     *Mixed       `json:"mixed,omitempty"`
+	Storm     *Storm       `json:"storm,omitempty"`
+	Race      *Race        `json:"race,omitempty"`
+	Walk      *Walk        `json:"walk,omitempty"`
+	Series    *SeriesPhase `json:"series,omitempty"`
+	Postgres  Postgres     `json:"postgres"`
+	SMTPStorm *SMTPStorm   `json:"smtp_storm,omitempty"`
+	Load      *Load        `json:"load,omitempty"`
+	Tenancy   *Tenancy     `json:"tenancy,omitempty"`
+	Rows      []Row        `json:"table"`
+	Passed    int          `json:"passed"`
+	Failed    int          `json:"failed"`
+	Summary   string       `json:"summary"`
 }
 
 // Machine is where the run happened: figures are only comparable within
@@ -142,6 +143,67 @@ type Race struct {
 	Failures   int64            `json:"failures"`
 	BadSlots   []string         `json:"bad_slots,omitempty"`
 	FirstError string           `json:"first_error,omitempty"`
+}
+
+// SeriesPhase is the series phase (issue 42): one connection, rounds of
+// one booking and one series of 12 weekly occurrences, each by a new
+// customer. Its phases are "series-single" and "series-12".
+type SeriesPhase struct {
+	Rounds      int    `json:"rounds"` // of each kind
+	Rule        string `json:"rule"`
+	Occurrences int    `json:"occurrences"`
+	// How slotd's CPU was read, and what it used while nothing was asked
+	// of it, before the phase (percent of a core).
+	CPUClock         string     `json:"cpu_clock"`
+	IdleCPUPercent   float64    `json:"idle_cpu_percent"`
+	QuietWaitSeconds float64    `json:"quiet_wait_seconds"` // waiting for slotd to be idle before the phase
+	Single           SeriesKind `json:"single"`
+	Series           SeriesKind `json:"series"`
+	// The series' figure over the single booking's: CPU per request (the
+	// judged one), the median request's CPU, the CPU until the answer,
+	// and the median latency; 0 when not measured.
+	CPURatio         float64 `json:"cpu_ratio"`
+	MedianCPURatio   float64 `json:"median_cpu_ratio"`
+	ToAnswerCPURatio float64 `json:"to_answer_cpu_ratio"`
+	LatencyRatio     float64 `json:"median_latency_ratio"`
+	Seconds          float64 `json:"seconds"`
+	// slotd's CPU over the whole phase from /proc/PID/stat, gaps between
+	// the requests' readings included; -1 when not read.
+	WholeCPUSeconds   float64  `json:"whole_cpu_seconds"`
+	UnexpectedAnswers []string `json:"unexpected_answers,omitempty"`
+}
+
+// SeriesKind is one kind of request of the series phase.
+type SeriesKind struct {
+	Requests int64 `json:"requests"`
+	// Answers other than 201 and requests without an answer; 201s whose
+	// body did not hold the appointments asked for.
+	Non201    int64     `json:"non_201"`
+	Malformed int64     `json:"malformed_201"`
+	Latency   LatencyMS `json:"latency_ms"`
+	// slotd's CPU from just before each request until it was quiet after
+	// the answer, summed, and per request.
+	CPUSeconds      float64 `json:"cpu_seconds"`
+	CPUPerRequestUS float64 `json:"cpu_per_request_us"`
+	MedianCPUUS     float64 `json:"median_cpu_us"`                // the median request's
+	CPUToAnswerUS   float64 `json:"cpu_to_answer_per_request_us"` // until the answer, the e-mail and the rest after it excluded
+	GCCycles        int64   `json:"gc_cycles"`
+	GCCPUSeconds    float64 `json:"gc_cpu_seconds"` // gctrace's estimate, in CPUSeconds
+	Unsettled       int     `json:"unsettled"`      // requests after which slotd was not quiet within 200 ms
+}
+
+// ratios sets the series' figures over the single booking's.
+func (sp *SeriesPhase) ratios() {
+	ratio := func(series, single float64) float64 {
+		if single <= 0 {
+			return 0
+		}
+		return series / single
+	}
+	sp.CPURatio = ratio(sp.Series.CPUPerRequestUS, sp.Single.CPUPerRequestUS)
+	sp.MedianCPURatio = ratio(sp.Series.MedianCPUUS, sp.Single.MedianCPUUS)
+	sp.ToAnswerCPURatio = ratio(sp.Series.CPUToAnswerUS, sp.Single.CPUToAnswerUS)
+	sp.LatencyRatio = ratio(sp.Series.Latency.P50, sp.Single.Latency.P50)
 }
 
 // Walk is the check after the writes: every touched staff member's

@@ -44,6 +44,9 @@ const (
 	targetTenancyPerAppointment = 200 // the live heap an appointment may take (docs/PERFORMANCE.md)
 )
 
+// Targets of issue 42.
+const targetSeriesRatio = 4.0 // a series of 12 against one booking, slotd's CPU per request
+
 // evaluate fills the table, the counts and the summary line from what was
 // measured; a figure the run did not reach is "skipped".
 func (h *harness) evaluate() {
@@ -95,6 +98,7 @@ func (h *harness) evaluate() {
 	h.stormRows(add, judge)
 	h.smtpRows(add, judge)
 	h.integrityRows(add, judge)
+	h.seriesRows(add, judge)
 	h.memoryRows(add, judge)
 	h.tenancyRows(add, judge)
 	if row, ok := h.disturbedRow(); ok {
@@ -282,6 +286,73 @@ func tenancyTarget(appointments int) float64 {
 	return targetTenancyPerBusiness + float64(appointments)*targetTenancyPerAppointment
 }
 
+func (h *harness) seriesRows(add func(Row), judge func(bool) string) {
+	r := &h.rep
+	sp := r.Series
+	target := fmt.Sprintf("≤ %.0f×", targetSeriesRatio)
+	if sp == nil || sp.Single.Requests == 0 || sp.Series.Requests == 0 {
+		why := skippedText(!r.Options.Series, "-series=false")
+		add(Row{Workload: "Series of 12 against one booking: slotd CPU per request", Slotd: why, Target: target, Result: resultSkipped})
+		add(Row{Workload: "Series phase: answers other than 201", Slotd: why, Target: "0", Result: resultSkipped})
+		return
+	}
+	sp.ratios()
+	kind := func(k *SeriesKind) string {
+		return fmt.Sprintf("%s CPU per request (median %s; %s until the answer; %s)", usText(k.CPUPerRequestUS),
+			usText(k.MedianCPUUS), usText(k.CPUToAnswerUS), gcCyclesText(k))
+	}
+	add(Row{Workload: fmt.Sprintf("Series of %d weekly occurrences (POST /api/v1/appointment-series, %s) against one booking, %d of each alternating on one connection, a new customer each: slotd CPU per request, until slotd is quiet after the answer",
+		sp.Occurrences, sp.Rule, sp.Rounds),
+		Slotd: "series: " + kind(&sp.Series), Baseline: "one booking: " + kind(&sp.Single),
+		Ratio:  fmt.Sprintf("%s (medians %s, until the answer %s)", ratioText(sp.CPURatio), ratioText(sp.MedianCPURatio), ratioText(sp.ToAnswerCPURatio)),
+		Target: target, Result: judge(sp.CPURatio > 0 && sp.CPURatio <= targetSeriesRatio)})
+	add(Row{Workload: "Series of 12 against one booking: wall latency, one request at a time",
+		Slotd:    fmt.Sprintf("series: p50 %s, p99 %s", msText(sp.Series.Latency.P50), msText(sp.Series.Latency.P99)),
+		Baseline: fmt.Sprintf("one booking: p50 %s, p99 %s", msText(sp.Single.Latency.P50), msText(sp.Single.Latency.P99)),
+		Ratio:    ratioText(sp.LatencyRatio) + " (p50)", Target: "—", Result: resultInfo})
+	bad := sp.Single.Non201 + sp.Single.Malformed + sp.Series.Non201 + sp.Series.Malformed
+	add(Row{Workload: "Series phase: answers other than 201 (or a 201 without its appointments)",
+		Slotd: fmt.Sprintf("%d of %d bookings, %d of %d series%s", sp.Single.Non201+sp.Single.Malformed, sp.Single.Requests,
+			sp.Series.Non201+sp.Series.Malformed, sp.Series.Requests, seriesOddText(r)),
+		Target: "0", Result: judge(bad == 0)})
+}
+
+// seriesOddText lists the series phase's answers other than 201 and its
+// requests without an answer: " (409: 2, timeout: 1)".
+func seriesOddText(r *Report) string {
+	odd := map[string]int64{}
+	for _, name := range []string{"series-single", "series-12"} {
+		if p := r.phase(name); p != nil {
+			for k, n := range p.Failures {
+				odd[k] += n
+			}
+			for k, n := range p.Statuses {
+				if k != "201" {
+					odd[k] += n
+				}
+			}
+		}
+	}
+	if len(odd) == 0 {
+		return ""
+	}
+	return " (" + countsText(odd) + ")"
+}
+
+func usText(us float64) string {
+	if us >= 1000 {
+		return fmt.Sprintf("%.2f ms", us/1000)
+	}
+	return fmt.Sprintf("%.0f µs", us)
+}
+
+func gcCyclesText(k *SeriesKind) string {
+	if k.GCCycles == 0 {
+		return "no GC cycle"
+	}
+	return fmt.Sprintf("%s included, %.0f ms by gctrace", plural(k.GCCycles, "GC cycle"), 1e3*k.GCCPUSeconds)
+}
+
 func (h *harness) integrityRows(add func(Row), judge func(bool) string) {
 	r := &h.rep
 	if rc := r.Race; rc != nil {
@@ -421,6 +492,9 @@ func (h *harness) summaryLine() string {
 	if rc := r.Race; rc != nil {
 		parts = append(parts, fmt.Sprintf("race %d/%d", rc.OneWinner, rc.Slots))
 	}
+	if sp := r.Series; sp != nil && sp.CPURatio > 0 {
+		parts = append(parts, fmt.Sprintf("series of %d %s one booking's CPU (p50 %s)", sp.Occurrences, ratioText(sp.CPURatio), ratioText(sp.LatencyRatio)))
+	}
 	if ld := r.Load; ld != nil && ld.ReadySeconds > 0 {
 		parts = append(parts, fmt.Sprintf("load %d appts %.0f s, peak %s", ld.Appointments, ld.ReadySeconds, bytesText(ld.HWM)))
 	}
@@ -482,6 +556,9 @@ func (o Options) belowFullSize() []string {
 	}
 	if o.SMTPStorm {
 		duration("smtp-storm-d", o.SMTPDuration, full.SMTPDuration)
+	}
+	if o.Series {
+		count("series-n", o.SeriesN, full.SeriesN)
 	}
 	if o.Tenancy {
 		count("tenancy-businesses", o.TenancyBusinesses, full.TenancyBusinesses)

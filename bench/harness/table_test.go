@@ -152,3 +152,61 @@ func TestTableOldPostgresRuns(t *testing.T) {
 	require.Len(t, storm, 1)
 	assert.Contains(t, storm[0].Baseline, "8.9k inserts/s in its best run (after the storm, 16 clients); runs: before the storm, 16 clients 8.1k; after the storm, 16 clients 8.9k")
 }
+
+// Issue 42's series rows: the CPU per request of a series of 12 against
+// one booking's, judged against 4×; the latencies beside it; any answer
+// other than 201 fails the phase's check.
+func TestTableSeriesRows(t *testing.T) {
+	off, err := parseFlags([]string{"-series=false"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	rows := rowsOf(t, Report{Options: off})("Series")
+	require.Len(t, rows, 2)
+	for _, r := range rows {
+		assert.Equal(t, resultSkipped, r.Result, r.Workload)
+		assert.Equal(t, "-series=false", r.Slotd)
+	}
+
+	rep := Report{Options: defaults()}
+	rep.Phases = []Phase{
+		{Name: "series-single", Server: "slotd", Requests: 300, Statuses: map[string]int64{"201": 300}},
+		{Name: "series-12", Server: "slotd", Requests: 300, Errors: 2, Statuses: map[string]int64{"201": 298, "409": 1},
+			Failures: map[string]int64{"timeout": 1}},
+	}
+	rep.Series = &SeriesPhase{Rounds: 300, Rule: seriesRule, Occurrences: 12,
+		Single: SeriesKind{Requests: 300, Latency: LatencyMS{P50: 1.2, P99: 3}, CPUPerRequestUS: 250, MedianCPUUS: 240, CPUToAnswerUS: 200},
+		Series: SeriesKind{Requests: 300, Non201: 2, Latency: LatencyMS{P50: 2.4, P99: 7.5}, CPUPerRequestUS: 975, MedianCPUUS: 720, CPUToAnswerUS: 1100,
+			GCCycles: 1, GCCPUSeconds: 0.1}}
+	rows = rowsOf(t, rep)("Series")
+	require.Len(t, rows, 3)
+	cpu, lat, odd := rows[0], rows[1], rows[2]
+	assert.Contains(t, cpu.Workload, "Series of 12 weekly occurrences (POST /api/v1/appointment-series, FREQ=WEEKLY;COUNT=12) against one booking, 300 of each")
+	assert.Equal(t, "series: 975 µs CPU per request (median 720 µs; 1.10 ms until the answer; 1 GC cycle included, 100 ms by gctrace)", cpu.Slotd)
+	assert.Equal(t, "one booking: 250 µs CPU per request (median 240 µs; 200 µs until the answer; no GC cycle)", cpu.Baseline)
+	assert.Equal(t, "3.90× (medians 3.00×, until the answer 5.50×)", cpu.Ratio, "judged on the first")
+	assert.Equal(t, "≤ 4×", cpu.Target)
+	assert.Equal(t, resultPass, cpu.Result)
+	assert.Equal(t, "series: p50 2.40ms, p99 7.50ms", lat.Slotd)
+	assert.Equal(t, "one booking: p50 1.20ms, p99 3.00ms", lat.Baseline)
+	assert.Equal(t, "2.00× (p50)", lat.Ratio)
+	assert.Equal(t, resultInfo, lat.Result)
+	assert.Equal(t, "0 of 300 bookings, 2 of 300 series (409: 1, timeout: 1)", odd.Slotd)
+	assert.Equal(t, resultFail, odd.Result)
+
+	// Over 4×, and every answer a 201.
+	rep.Series.Series.CPUPerRequestUS, rep.Series.Series.Non201 = 1250, 0
+	rep.Phases[1].Statuses, rep.Phases[1].Failures, rep.Phases[1].Errors = map[string]int64{"201": 300}, nil, 0
+	rows = rowsOf(t, rep)("Series")
+	assert.True(t, strings.HasPrefix(rows[0].Ratio, "5.00× "), rows[0].Ratio)
+	assert.Equal(t, resultFail, rows[0].Result)
+	assert.Equal(t, "0 of 300 bookings, 0 of 300 series", rows[2].Slotd)
+	assert.Equal(t, resultPass, rows[2].Result)
+	h := &harness{rep: rep}
+	h.evaluate()
+	assert.Contains(t, h.rep.Summary, "series of 12 5.00× one booking's CPU (p50 2.00×)")
+
+	// A 201 that does not hold its appointments fails the check too.
+	rep.Series.Single.Malformed = 1
+	rows = rowsOf(t, rep)("Series")
+	assert.Equal(t, "1 of 300 bookings, 0 of 300 series", rows[2].Slotd)
+	assert.Equal(t, resultFail, rows[2].Result)
+}

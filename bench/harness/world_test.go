@@ -190,6 +190,23 @@ func TestStormAndRaceSlotsAreFree(t *testing.T) {
 			require.False(t, clash(key{b, s}, at, 30), "race slot %d clashes", k)
 			busy[key{b, s}] = append(busy[key{b, s}], [2]time.Time{at, at.Add(30 * time.Minute)})
 		}
+		// The series phase's rounds, over several blocks of 12 weeks: the
+		// booking at 06:00, the series at 06:30 on 12 weekdays a week apart.
+		rounds := 3*workWeekDays*l.Businesses*l.Staff + 1
+		for k := range rounds {
+			b, s, day := l.seriesRound(k)
+			require.NotEqual(t, time.Sunday, day.Weekday(), "round %d", k)
+			at := day.Add(seriesHour * time.Hour)
+			require.False(t, clash(key{b, s}, at, 30), "series round %d's booking clashes", k)
+			busy[key{b, s}] = append(busy[key{b, s}], [2]time.Time{at, at.Add(30 * time.Minute)})
+			for w := range seriesWeeks {
+				at := day.AddDate(0, 0, 7*w).Add(seriesHour*time.Hour + 30*time.Minute)
+				require.False(t, clash(key{b, s}, at, 30), "series round %d's occurrence %d clashes", k, w)
+				busy[key{b, s}] = append(busy[key{b, s}], [2]time.Time{at, at.Add(30 * time.Minute)})
+			}
+		}
+		assert.Equal(t, 3*seriesWeeks*7+(seriesWeeks-1)*7, seriesLastDay(rounds, l.Businesses, l.Staff),
+			"the last round (the first of the fourth block) ends 11 weeks after its day")
 	}
 }
 
