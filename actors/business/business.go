@@ -119,7 +119,52 @@ type Handle struct {
 	// first state is published after the writes its predecessor left in
 	// flight.
 	pub publisher
+	// gate counts the requests on their way to the actor and says, in its
+	// top bit, whether the handle was let go (Retire). used is when a
+	// request last came (Unix ns on the directory's clock): the
+	// directory lets the least recently used idle businesses go first.
+	gate atomic.Int64
+	used atomic.Int64
 }
+
+// retired is the gate's bit of a handle let go.
+const retired = int64(1) << 62
+
+// Enter counts a request on its way to the actor; false when the handle
+// was let go (the request must find the business's new handle). Exit
+// ends it.
+func (h *Handle) Enter() bool {
+	for {
+		g := h.gate.Load()
+		if g&retired != 0 {
+			return false
+		}
+		if h.gate.CompareAndSwap(g, g+1) {
+			return true
+		}
+	}
+}
+
+// Exit ends a request Enter counted.
+func (h *Handle) Exit() { h.gate.Add(-1) }
+
+// Retire lets the handle go, when no request is on its way to the actor:
+// from then on Enter fails, so nothing reaches the actor again and a new
+// one may load the business from the journal. It reports whether it did.
+func (h *Handle) Retire() bool { return h.gate.CompareAndSwap(0, retired) }
+
+// Retired reports whether the handle was let go.
+func (h *Handle) Retired() bool { return h.gate.Load()&retired != 0 }
+
+// Touch records a request at now (Unix ns).
+func (h *Handle) Touch(now int64) {
+	if h.used.Load() != now {
+		h.used.Store(now)
+	}
+}
+
+// Used is when a request last came (Unix ns; zero: none since start).
+func (h *Handle) Used() int64 { return h.used.Load() }
 
 // NewHandle returns the handle of a business actor that is not started yet.
 func NewHandle(id uuid.UUID) *Handle {

@@ -89,6 +89,13 @@ func (p *publisher) push(s step) {
 	p.mu.Unlock()
 }
 
+// idle reports whether nothing waits to be published.
+func (p *publisher) idle() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.running && len(p.queue) == 0
+}
+
 func (p *publisher) run() {
 	defer p.bg.Done()
 	for {

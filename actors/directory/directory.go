@@ -48,6 +48,7 @@ type Directory struct {
 	// index replaces keys in cluster mode: the cluster-wide registry.
 	index business.KeyIndex
 	admit func(id uuid.UUID) bool
+	res   *resident // residency.go
 }
 
 // Config configures a Directory.
@@ -84,6 +85,9 @@ type Config struct {
 	// Admit, in cluster mode, says whether a business may run here (its
 	// grain is on this node); an actor is started only when it does.
 	Admit func(id uuid.UUID) bool
+	// Residency bounds the businesses in memory (residency.go); the zero
+	// value keeps every business touched resident.
+	Residency Residency
 }
 
 // actorThroughput is protoactor's default: messages a mailbox run
@@ -109,6 +113,7 @@ func Open(c Config) (*Directory, error) {
 		// would count its timers).
 		Dispatcher: dispatch.New(actorThroughput, dispatch.DefaultMaxIdle, nil)}
 	d.admit = c.Admit
+	d.startResidency(c.Residency, c.Clock)
 	if c.Keys != nil {
 		d.index, d.env.Keys = c.Keys, c.Keys
 		return d, nil
@@ -137,6 +142,7 @@ func (d *Directory) Business(ctx context.Context, id uuid.UUID) (*business.Handl
 	if err := h.Wait(ctx); err != nil {
 		return nil, err
 	}
+	d.touch(h)
 	return h, nil
 }
 
@@ -167,7 +173,7 @@ func (d *Directory) Loaded(id uuid.UUID) (*business.Handle, bool) {
 }
 
 func (d *Directory) handle(id uuid.UUID) *business.Handle {
-	if v, ok := d.handles.Load(id); ok && !v.(*business.Handle).Failed() {
+	if v, ok := d.handles.Load(id); ok && usable(v.(*business.Handle)) {
 		return v.(*business.Handle)
 	}
 	d.mu.Lock()
@@ -176,18 +182,25 @@ func (d *Directory) handle(id uuid.UUID) *business.Handle {
 		return nil // decided under mu: Drop, which takes mu, cannot miss an actor started here
 	}
 	if v, ok := d.handles.Load(id); ok {
-		if h := v.(*business.Handle); !h.Failed() {
+		switch h := v.(*business.Handle); {
+		case usable(h):
 			return h
-		}
-		d.sys.Root.Stop(v.(*business.Handle).PID)
+		case h.Failed():
+			d.sys.Root.Stop(h.PID)
+		} // a handle let go: its actor stopped itself (business.LetGo)
 	} else {
 		d.live.Add(1)
 	}
 	h := business.NewHandle(id)
 	h.PID = d.sys.Root.Spawn(business.Props(d.env, h))
 	d.handles.Store(id, h)
+	d.res.wakes.forget(id)
 	return h
 }
+
+// usable reports whether h may take requests: it neither failed nor was
+// let go.
+func usable(h *business.Handle) bool { return !h.Failed() && !h.Retired() }
 
 // Drop stops business id's actor, if it runs, letting it finish the
 // message it is handling; in cluster mode the business's rows leave this
@@ -223,10 +236,11 @@ func (d *Directory) KeyOwner(h model.KeyHash) (uuid.UUID, bool) {
 // askWithin sends msg to business id and waits for its reply, at most
 // timeout (or ctx's deadline, if sooner).
 func (d *Directory) askWithin(ctx context.Context, id uuid.UUID, msg any, timeout time.Duration) (any, error) {
-	h, err := d.Business(ctx, id)
+	h, err := d.entered(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	defer h.Exit()
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
 		timeout = time.Until(dl)
 	}
@@ -241,6 +255,24 @@ func (d *Directory) askWithin(ctx context.Context, id uuid.UUID, msg any, timeou
 		return nil, &e
 	}
 	return r, nil
+}
+
+// entered returns business id's handle with a request counted on its
+// way to the actor (business.Handle.Enter), so that the business is not
+// let go under it; a handle let go meanwhile is replaced by a new one.
+func (d *Directory) entered(ctx context.Context, id uuid.UUID) (*business.Handle, error) {
+	for {
+		h, err := d.Business(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if h.Enter() {
+			return h, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // callWithin sends request msg to business biz and returns its typed
@@ -262,6 +294,7 @@ func callWithin[R any](ctx context.Context, d *Directory, biz uuid.UUID, msg bus
 
 // Close stops every actor, letting each finish the message it is handling.
 func (d *Directory) Close() {
+	d.res.close()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.handles.Range(func(_, v any) bool {
@@ -273,17 +306,25 @@ func (d *Directory) Close() {
 	d.sys.Shutdown()
 }
 
-// Collector returns the collector of the directory's metrics: the number
-// of business actors running (slotd_business_actors). Actors are spawned
-// on first use and run until shutdown, except those a --world load put
-// (stopped once put) or that left the node, so it counts the businesses
-// touched since start that are still here (a failed actor is replaced, not
-// added).
-func (d *Directory) Collector() prometheus.Collector {
-	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "slotd_business_actors",
-		Help: "Business actors running: the businesses requests have touched since start, each with its state in memory (a world load keeps none).",
-	}, func() float64 { return float64(d.live.Load()) })
+// Collectors returns the directory's metrics: the business actors
+// running (slotd_business_actors, and slotd_businesses_resident, the name
+// decisions §1 gives it), the businesses let go (residency.go) and those
+// waiting to be woken for a deadline. Actors are spawned on first use and
+// run until they are let go or leave the node, or until shutdown (a
+// --world load stops those it put); a failed actor is replaced, not
+// added.
+func (d *Directory) Collectors() []prometheus.Collector {
+	live := func() float64 { return float64(d.live.Load()) }
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "slotd_business_actors",
+			Help: "Business actors running, each with its business's state in memory (also slotd_businesses_resident)."}, live),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "slotd_businesses_resident",
+			Help: "Businesses in memory: their actor running and their state loaded (--idle-after and --max-resident let others go)."}, live),
+		d.res.gone,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "slotd_businesses_waiting_to_wake",
+			Help: "Businesses let go with a deadline ahead (a hold or waitlist entry expiring, a reminder, a calendar pull), which will be loaded on time."},
+			func() float64 { return float64(d.res.wakes.len()) }),
+	}
 }
 
 // keyIndex adapts the directory to business.KeyIndex.

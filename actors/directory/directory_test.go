@@ -325,7 +325,7 @@ func TestLiveActorsGauge(t *testing.T) {
 	d, st := open(t, t.TempDir())
 	defer st.Close()
 	ctx := context.Background()
-	g := d.Collector()
+	g := d.Collectors()[0]
 	require.Zero(t, testutil.ToFloat64(g))
 	a, b := uuid.New(), uuid.New()
 	_, err := d.Put(ctx, []model.Spec{spec(a, "sk_a"), spec(b, "sk_b")})

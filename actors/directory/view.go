@@ -34,6 +34,7 @@ func (d *Directory) View(id uuid.UUID) (v View, ok bool, err error) {
 			return View{}, false, err
 		}
 	}
+	d.touch(h)
 	v = View{h.State()}
 	return v, v.st != nil, nil
 }

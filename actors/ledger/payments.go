@@ -116,10 +116,13 @@ func (s *State) HasPaymentWork() bool { return s.openPay.Len() > 0 || s.checkout
 
 // HasTimedWork reports whether something of the business waits for a
 // deadline or a provider with no request to wake it: payment work, an
-// active hold, a waiting entry, a reminder to send. Its actor is started
-// at boot.
+// active hold, a waiting entry, a calendar source to pull, a reminder to
+// send. Its actor is started at boot.
 func (s *State) HasTimedWork() bool {
 	if s.HasPaymentWork() || s.liveHolds.Len() > 0 || s.waiting.Len() > 0 {
+		return true
+	}
+	if _, pulls := s.NextPull(); pulls {
 		return true
 	}
 	_, owed := s.NextReminder(time.Time{})

@@ -164,6 +164,29 @@ func SourceDue(src *model.CalendarSource, now time.Time) time.Time {
 	return due
 }
 
+// NextPull is when the first of the business's calendar sources is next
+// due to be fetched, as SourceDue plans it (a source never tried is due
+// now: the zero time); false when it has none. A business let go is woken
+// for it (decisions §1).
+func (s *State) NextPull() (time.Time, bool) {
+	var next time.Time
+	ok := false
+	for i := range s.sources {
+		src := &s.sources[i]
+		if s.StaffMember(src.StaffID) == nil {
+			continue
+		}
+		due := time.Time{}
+		if !src.TriedAt.IsZero() {
+			due = src.TriedAt.Add(src.Refresh() - spread(src.ID, src.Refresh()/10))
+		}
+		if !ok || due.Before(next) {
+			next, ok = due, true
+		}
+	}
+	return next, ok
+}
+
 // spread is a duration in [0, span) picked by id.
 func spread(id uuid.UUID, span time.Duration) time.Duration {
 	if span <= 0 {

@@ -49,6 +49,10 @@ type config struct {
 	// DiskReserve is the free space below which writes are refused
 	// (storage.Options.Reserve); 0: a tenth of the volume, at most 256 MiB.
 	DiskReserve byteSize
+	// IdleAfter and MaxResident bound the businesses in memory
+	// (decisions §1, directory.Residency); single-node mode only.
+	IdleAfter   time.Duration
+	MaxResident int
 
 	// clock is the server's clock: the real one, or a fake in tests.
 	clock clock.Clock
@@ -172,6 +176,8 @@ func newFlagSet(c *config, out io.Writer) *flag.FlagSet {
 	c.LogFormat = "auto"
 	fs.Var(&c.LogFormat, "log-format", "`format` of the server's log on stderr: text, or json (then every line on stderr is JSON, the access log's too); auto: json when --access-log is json")
 	fs.Var(&c.DiskReserve, "disk-reserve", "free `size` kept on the data directory's volume: below it writes are refused with 503 until space is freed (auto: a tenth of the volume, at most 256MiB)")
+	fs.DurationVar(&c.IdleAfter, "idle-after", 15*time.Minute, "a business with no request and no timed work due within this `duration` is let go: actor stopped, state dropped, loaded again by its next request or deadline (0: every business stays resident; single-node mode)")
+	fs.IntVar(&c.MaxResident, "max-resident", 0, "keep at most `N` businesses in memory, letting the least recently used idle ones go first (0: no limit; single-node mode)")
 	c.Cluster.register(fs)
 	// parseConfig says what follows the flag package's complaint: a
 	// two-line usage after a mistake, so the complaint stays on the
@@ -319,6 +325,12 @@ func (c *config) check() error {
 		if d.v <= 0 || d.v > time.Hour {
 			return fmt.Errorf("%s: want a duration above 0 and at most 1h, e.g. 30s", d.name)
 		}
+	}
+	if c.IdleAfter < 0 {
+		return errors.New("--idle-after: want a duration of 0 or more, e.g. 15m (0: every business stays resident)")
+	}
+	if c.MaxResident < 0 {
+		return errors.New("--max-resident: want a number of 0 or more (0: no limit)")
 	}
 	if c.PublicURL != "" {
 		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -131,6 +131,10 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		Calendars: &business.Calendars{Fetcher: icsfetch.New(c.WebhooksAllowInsecure), Slots: make(chan struct{}, calendarFetches)}}
 	if cn != nil {
 		dcfg.Keys, dcfg.Admit = cn.registry, cn.Local
+	} else {
+		// In cluster mode every business stays where its grain placed it:
+		// the placement sweep activates them all (README, Cluster mode).
+		dcfg.Residency = directory.Residency{IdleAfter: c.IdleAfter, MaxResident: c.MaxResident}
 	}
 	dir, err := directory.Open(dcfg)
 	if err != nil {
@@ -187,10 +191,9 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		store.Collector(),
-		dir.Collector(),
 		outboxMetrics,
 	)
-	for _, cs := range [][]prometheus.Collector{courierMetrics.Collectors(), mailMetrics.Collectors(), metrics.Collectors(), srv.Collectors()} {
+	for _, cs := range [][]prometheus.Collector{dir.Collectors(), courierMetrics.Collectors(), mailMetrics.Collectors(), metrics.Collectors(), srv.Collectors()} {
 		reg.MustRegister(cs...)
 	}
 	if cn != nil {

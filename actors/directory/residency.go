@@ -1,0 +1,268 @@
+package directory
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/slotd/slotd/actors/business"
+	"github.com/slotd/slotd/actors/clock"
+)
+
+// Residency bounds the businesses held in memory (decisions §1): a
+// business with no request for IdleAfter, and nothing in hand, is let go —
+// its actor stopped, its state dropped — and at most MaxResident stay,
+// the least recently used idle ones let go first. A business let go is
+// loaded again by its next request, like a first answer, or on time by
+// the directory when its next deadline comes (a hold or waitlist entry
+// expiring, a reminder, a calendar pull): the wake table below.
+//
+// What a business has in hand only its actor knows, so the actor decides
+// (business.LetGo) and retires its handle in the same step; a request on
+// its way to it keeps it (business.Handle.Retire). Webhook deliveries
+// still open and payment work keep a business resident until they end.
+type Residency struct {
+	IdleAfter   time.Duration // 0: idleness lets none go
+	MaxResident int           // 0: no bound
+}
+
+func (r Residency) on() bool { return r.IdleAfter > 0 || r.MaxResident > 0 }
+
+// period is how often the directory looks for businesses to let go: a
+// quarter of IdleAfter, between a second and a minute.
+func (r Residency) period() time.Duration {
+	if r.IdleAfter == 0 {
+		return time.Second
+	}
+	return min(max(r.IdleAfter/4, time.Second), time.Minute)
+}
+
+// window is how far ahead a deadline keeps a business resident: one due
+// sooner would wake it again at once.
+func (r Residency) window() time.Duration {
+	if r.IdleAfter == 0 {
+		return time.Minute
+	}
+	return r.IdleAfter
+}
+
+// resident is the directory's residency state.
+type resident struct {
+	cfg   Residency
+	clock clock.Clock
+	now   atomicTime // the clock as the last look read it: requests touch their handle with it
+	wakes wakeTable
+	gone  prometheus.Counter
+
+	mu      sync.Mutex
+	timer   clock.Timer
+	closed  bool
+	looking sync.Mutex // held by a look
+}
+
+// startResidency arms the first look, when residency is on.
+func (d *Directory) startResidency(cfg Residency, c clock.Clock) {
+	d.res = &resident{cfg: cfg, clock: c,
+		gone: prometheus.NewCounter(prometheus.CounterOpts{Name: "slotd_businesses_let_go_total",
+			Help: "Businesses let go (--idle-after, --max-resident): actor stopped, state dropped, loaded again on their next request or deadline."})}
+	d.res.wakes.d = d
+	d.res.now.store(c.Now())
+	if cfg.on() {
+		d.res.arm(d)
+	}
+}
+
+func (r *resident) arm(d *Directory) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.timer = r.clock.AfterFunc(r.cfg.period(), func() { d.look() })
+	}
+}
+
+func (r *resident) close() {
+	r.mu.Lock()
+	r.closed = true
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	r.mu.Unlock()
+	r.wakes.close()
+}
+
+// touch records a request for h, when residency is on.
+func (d *Directory) touch(h *business.Handle) {
+	if d.res.cfg.on() {
+		h.Touch(d.res.now.load())
+	}
+}
+
+// look lets go the businesses idle for IdleAfter, and the least recently
+// used idle ones past MaxResident, then arms the next look.
+func (d *Directory) look() {
+	r := d.res
+	// The next look is armed first, so that the clock moving on while
+	// this one runs is never missed; looks that meet take turns.
+	r.arm(d)
+	r.looking.Lock()
+	defer r.looking.Unlock()
+	now := r.clock.Now()
+	r.now.store(now)
+	type cand struct {
+		h    *business.Handle
+		used int64
+	}
+	var cands []cand
+	d.handles.Range(func(_, v any) bool {
+		if h := v.(*business.Handle); h.Ready() && !h.Retired() {
+			cands = append(cands, cand{h, h.Used()})
+		}
+		return true
+	})
+	slices.SortFunc(cands, func(a, b cand) int { return int(min(max(a.used-b.used, -1), 1)) })
+	over := 0
+	if r.cfg.MaxResident > 0 {
+		over = len(cands) - r.cfg.MaxResident
+	}
+	idleSince := now.Add(-r.cfg.IdleAfter).UnixNano()
+	for _, c := range cands {
+		idle := r.cfg.IdleAfter > 0 && c.used <= idleSince
+		if !idle && over <= 0 {
+			break // sorted: every later one was used more recently
+		}
+		if d.letGo(c.h) {
+			over--
+		}
+	}
+}
+
+// letGo asks h's actor to let its business go, and forgets the handle
+// when it did. It reports whether it did.
+func (d *Directory) letGo(h *business.Handle) bool {
+	r := d.res
+	res, err := d.sys.Root.RequestFuture(h.PID, &business.LetGo{Within: r.cfg.window()}, d.timeout).Result()
+	rep, ok := res.(*business.Reply[business.Idleness])
+	if err != nil || !ok || rep.Err != nil || !rep.Value.Idle {
+		return false
+	}
+	d.mu.Lock()
+	if d.handles.CompareAndDelete(h.ID, h) {
+		d.live.Add(-1)
+	}
+	d.mu.Unlock()
+	r.gone.Inc()
+	if at := rep.Value.WakeAt; !at.IsZero() {
+		r.wakes.add(h.ID, at)
+	}
+	return true
+}
+
+// atomicTime is a time read and written atomically, to the nanosecond.
+type atomicTime struct{ ns atomic.Int64 }
+
+func (t *atomicTime) store(v time.Time) { t.ns.Store(v.UnixNano()) }
+func (t *atomicTime) load() int64       { return t.ns.Load() }
+
+// wakeTable holds the deadlines of the businesses let go, and loads each
+// when its deadline comes: one timer, on the clock, for the earliest.
+type wakeTable struct {
+	d      *Directory
+	mu     sync.Mutex
+	at     map[uuid.UUID]time.Time
+	next   time.Time
+	timer  clock.Timer
+	closed bool
+}
+
+// add wakes business id at t (or sooner, if it is already due then).
+func (w *wakeTable) add(id uuid.UUID, t time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	if w.at == nil {
+		w.at = map[uuid.UUID]time.Time{}
+	}
+	if old, ok := w.at[id]; !ok || t.Before(old) {
+		w.at[id] = t
+	}
+	if w.timer == nil || t.Before(w.next) {
+		w.armLocked(t)
+	}
+}
+
+// forget drops business id's deadline: it is resident again and its
+// actor keeps its own.
+func (w *wakeTable) forget(id uuid.UUID) {
+	w.mu.Lock()
+	delete(w.at, id)
+	w.mu.Unlock()
+}
+
+func (w *wakeTable) armLocked(t time.Time) {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	c := w.d.res.clock
+	w.next, w.timer = t, c.AfterFunc(t.Sub(c.Now()), w.fire)
+}
+
+// fire loads every business whose deadline has come; each actor then
+// does what is due, on its own timer.
+func (w *wakeTable) fire() {
+	now := w.d.res.clock.Now()
+	w.mu.Lock()
+	var due []uuid.UUID
+	var next time.Time
+	for id, t := range w.at {
+		if !t.After(now) {
+			due = append(due, id)
+			delete(w.at, id)
+		} else if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	w.timer = nil
+	if !next.IsZero() && !w.closed {
+		w.armLocked(next)
+	}
+	w.mu.Unlock()
+	for _, id := range due {
+		if w.isClosed() {
+			return // shutting down: the next start wakes them from the journal
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), w.d.timeout)
+		if _, err := w.d.Business(ctx, id); err != nil {
+			w.d.env.Log.Warn("a business let go could not be woken for its deadline", "business", id, "err", err)
+		}
+		cancel()
+	}
+}
+
+// len is how many businesses wait to be woken.
+func (w *wakeTable) len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.at)
+}
+
+func (w *wakeTable) isClosed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.closed
+}
+
+func (w *wakeTable) close() {
+	w.mu.Lock()
+	w.closed = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.mu.Unlock()
+}

@@ -1,0 +1,126 @@
+package directory
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/slotd/slotd/actors/clock"
+	"github.com/slotd/slotd/actors/model"
+	"github.com/slotd/slotd/storage"
+)
+
+// openResident opens a directory with residency res on a fake clock.
+func openResident(t *testing.T, res Residency) (*Directory, *clock.Fake) {
+	t.Helper()
+	st, err := storage.Open(t.TempDir(), storage.Options{})
+	require.NoError(t, err)
+	clk := clock.NewFake(t0)
+	d, err := Open(Config{Store: st, Clock: clk, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Residency: res})
+	require.NoError(t, err)
+	t.Cleanup(func() { d.Close(); st.Close() })
+	return d, clk
+}
+
+// TestResidencyLetsIdleBusinessesGo: a business with no request for
+// --idle-after is let go, and its next request loads it again as it
+// was; one asked about keeps its place.
+func TestResidencyLetsIdleBusinessesGo(t *testing.T) {
+	d, clk := openResident(t, Residency{IdleAfter: time.Minute})
+	ctx := context.Background()
+	a, b := uuid.New(), uuid.New()
+	_, err := d.Put(ctx, []model.Spec{spec(a, "sk_a"), spec(b, "sk_b")})
+	require.NoError(t, err)
+	for _, id := range []uuid.UUID{a, b} {
+		_, err = d.Business(ctx, id)
+		require.NoError(t, err)
+	}
+	cs := d.Collectors()
+	resident, gone := cs[1], cs[2]
+	require.Equal(t, 2.0, testutil.ToFloat64(resident))
+
+	// 45 s on, b is asked about; 30 s later a has been idle for 75 s.
+	clk.Advance(45 * time.Second)
+	require.Eventually(t, func() bool { return d.res.now.load() == clk.Now().UnixNano() }, 5*time.Second, time.Millisecond)
+	v, ok, err := d.View(b)
+	require.NoError(t, err)
+	require.True(t, ok)
+	clk.Advance(30 * time.Second)
+	require.Eventually(t, func() bool { return testutil.ToFloat64(gone) == 1 }, 5*time.Second, time.Millisecond)
+	require.Equal(t, 1.0, testutil.ToFloat64(resident))
+	_, stillA := d.handles.Load(a)
+	require.False(t, stillA, "a was let go")
+
+	// a's next request loads it again, as it was.
+	va, ok, err := d.View(a)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "B "+a.String()[:4], va.Business().Name)
+	require.Equal(t, 2.0, testutil.ToFloat64(resident))
+	require.Equal(t, v.Business().Name, "B "+b.String()[:4])
+}
+
+// TestResidencyMaxResident: past --max-resident the least recently used
+// businesses are let go first, however recently used.
+func TestResidencyMaxResident(t *testing.T) {
+	d, clk := openResident(t, Residency{MaxResident: 2})
+	ctx := context.Background()
+	ids := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New()}
+	var specs []model.Spec
+	for i, id := range ids {
+		specs = append(specs, spec(id, "sk_"+string(rune('a'+i))))
+	}
+	_, err := d.Put(ctx, specs)
+	require.NoError(t, err)
+	resident := d.Collectors()[1]
+	look := func() {
+		clk.Advance(time.Second)
+		require.Eventually(t, func() bool { return d.res.now.load() == clk.Now().UnixNano() && testutil.ToFloat64(resident) <= 2 },
+			5*time.Second, time.Millisecond)
+	}
+	look() // the four the put started: two let go
+	for _, id := range ids {
+		// Each one used a look (a second) after the one before: requests
+		// are dated by the last look's clock.
+		_, err = d.Business(ctx, id)
+		require.NoError(t, err)
+		look()
+	}
+	for i, id := range ids {
+		_, here := d.handles.Load(id)
+		require.Equal(t, i >= 2, here, "business %d", i)
+	}
+}
+
+// TestResidencyRequestKeepsItsActor: a business whose handle has a
+// request on its way is not let go (Retire fails), and a request that
+// finds its handle let go reaches the business's new actor.
+func TestResidencyRequestKeepsItsActor(t *testing.T) {
+	d, clk := openResident(t, Residency{IdleAfter: time.Minute})
+	ctx := context.Background()
+	a := uuid.New()
+	_, err := d.Put(ctx, []model.Spec{spec(a, "sk_a")})
+	require.NoError(t, err)
+	h, err := d.Business(ctx, a)
+	require.NoError(t, err)
+	require.True(t, h.Enter())
+	clk.Advance(2 * time.Minute)
+	gone := d.Collectors()[2]
+	// The look ran (its next one is armed) and let nothing go.
+	require.Eventually(t, func() bool { return d.res.now.load() == clk.Now().UnixNano() }, 5*time.Second, time.Millisecond)
+	require.Never(t, func() bool { return testutil.ToFloat64(gone) > 0 }, 100*time.Millisecond, 10*time.Millisecond)
+	h.Exit()
+	clk.Advance(time.Minute)
+	require.Eventually(t, func() bool { return testutil.ToFloat64(gone) == 1 }, 5*time.Second, time.Millisecond)
+	require.True(t, h.Retired())
+	require.False(t, h.Enter(), "a handle let go takes no request")
+	// Through the directory, the request reaches a new actor.
+	_, err = d.Issue(ctx, a, model.Key{ID: uuid.New(), Hash: model.HashKey("sk_a2"), Scopes: []string{"services:read"}})
+	require.NoError(t, err)
+}
