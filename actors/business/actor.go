@@ -36,6 +36,10 @@ type businessActor struct {
 	remindScan time.Time
 	// release lets the business go in cluster mode (storage.Store.Own).
 	release func()
+	// root and self send the actor what its goroutines found (a
+	// snapshot's prune).
+	root *actor.RootContext
+	self *actor.PID
 }
 
 // Receive implements actor.Actor. A business actor answers requests,
@@ -62,6 +66,7 @@ func (a *businessActor) Receive(ctx actor.Context) {
 
 // start loads the business and resumes its timed work and its children.
 func (a *businessActor) start(ctx actor.Context) {
+	a.root, a.self = ctx.ActorSystem().Root, ctx.Self()
 	a.load()
 	a.startChildren(ctx)
 	a.schedule(ctx)

@@ -2,6 +2,7 @@ package directory
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
+	"github.com/slotd/slotd/actors/business"
 	"github.com/slotd/slotd/actors/clock"
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage"
@@ -123,4 +125,36 @@ func TestResidencyRequestKeepsItsActor(t *testing.T) {
 	// Through the directory, the request reaches a new actor.
 	_, err = d.Issue(ctx, a, model.Key{ID: uuid.New(), Hash: model.HashKey("sk_a2"), Scopes: []string{"services:read"}})
 	require.NoError(t, err)
+}
+
+// TestSnapshotPrunesOffTheTurn: the answers past their 24 hours are
+// dropped by the snapshot's goroutine, and the actor's state (published
+// with its next write) loses them; the answers within it stay.
+func TestSnapshotPrunesOffTheTurn(t *testing.T) {
+	d, clk := openResident(t, Residency{})
+	d.env.SnapshotEvery = 5
+	ctx := context.Background()
+	a := uuid.New()
+	_, err := d.Put(ctx, []model.Spec{spec(a, "sk_a")})
+	require.NoError(t, err)
+	add := func(i int) {
+		_, err := d.addCustomer(ctx, a, model.Customer{FirstName: "C", Email: fmt.Sprintf("c%d@example.com", i)},
+			business.IdemKey{Key: fmt.Sprint("k-", i)})
+		require.NoError(t, err)
+	}
+	for i := range 3 {
+		add(i)
+	}
+	clk.Advance(25 * time.Hour)
+	h, err := d.Business(ctx, a)
+	require.NoError(t, err)
+	require.NotNil(t, h.State().Idempotency("k-0"))
+	i := 3
+	require.Eventually(t, func() bool {
+		add(i) // a snapshot comes every few records; the next write publishes the pruned state
+		i++
+		return h.State().Idempotency("k-0") == nil
+	}, 10*time.Second, time.Millisecond)
+	require.Nil(t, h.State().Idempotency("k-2"))
+	require.NotNil(t, h.State().Idempotency("k-3"), "an answer within its 24 hours stays")
 }

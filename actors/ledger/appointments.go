@@ -505,23 +505,53 @@ func (s *State) OldestAnswerRecord() uint64 {
 // an unknown id; pruning bounds the memory and snapshots they take. It is
 // not journalled: replay may bring them back, and the next prune drops
 // them again.
-func Prune(s *State, cutoff time.Time) *State {
-	var old []string
+func Prune(s *State, cutoff time.Time) *State { return Drop(s, FindExpired(s, cutoff)) }
+
+// Expired is what Prune drops: the keys of the idempotent answers and the
+// ids of the ended holds older than Cutoff.
+type Expired struct {
+	Cutoff  time.Time
+	Answers []string
+	Holds   []uuid.UUID
+}
+
+// FindExpired is Prune's scan, a walk of every answer and hold. It only
+// reads s, which never changes, so a business actor runs it off its turn
+// (with the snapshot) and applies what it found with Drop.
+func FindExpired(s *State, cutoff time.Time) Expired {
+	x := Expired{Cutoff: cutoff}
 	s.idem.Ascend(nil, func(k string, e idem) bool {
 		if e.time().Before(cutoff) {
-			old = append(old, k)
+			x.Answers = append(x.Answers, k)
 		}
 		return true
 	})
-	holds := s.holds.Len()
-	bk := s.book.pruneHolds(cutoff)
-	if len(old) == 0 && bk.holds.Len() == holds {
+	s.holds.Ascend(nil, func(id uuid.UUID, h *model.Hold) bool {
+		if h.Status != model.HoldActive && h.UpdatedAt.Before(x.Cutoff) {
+			x.Holds = append(x.Holds, id)
+		}
+		return true
+	})
+	return x
+}
+
+// Drop returns s without what x lists, each only if it is still older
+// than x.Cutoff: s may be later than the state x was found in, and a key
+// used again since holds a new answer.
+func Drop(s *State, x Expired) *State {
+	if len(x.Answers) == 0 && len(x.Holds) == 0 {
 		return s
 	}
 	n := *s
-	n.book = bk
-	for _, k := range old {
-		n.idem = n.idem.Delete(k)
+	for _, k := range x.Answers {
+		if e, ok := n.idem.Get(k); ok && e.time().Before(x.Cutoff) {
+			n.idem = n.idem.Delete(k)
+		}
+	}
+	for _, id := range x.Holds {
+		if h, ok := n.holds.Get(id); ok && h.Status != model.HoldActive && h.UpdatedAt.Before(x.Cutoff) {
+			n.holds = n.holds.Delete(id)
+		}
 	}
 	return &n
 }

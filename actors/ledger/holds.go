@@ -213,21 +213,6 @@ func (b book) putHold(h model.Hold) book {
 	return b
 }
 
-// pruneHolds returns b without the holds that ended before cutoff.
-func (b book) pruneHolds(cutoff time.Time) book {
-	var old []uuid.UUID
-	b.holds.Ascend(nil, func(id uuid.UUID, h *model.Hold) bool {
-		if h.Status != model.HoldActive && h.UpdatedAt.Before(cutoff) {
-			old = append(old, id)
-		}
-		return true
-	})
-	for _, id := range old {
-		b.holds = b.holds.Delete(id)
-	}
-	return b
-}
-
 // restoreHold adds to ch the return of the hold that reservation appt
 // consumed, when the reservation is released: the booking never happened,
 // so the hold is the client's again until it expires (its timer then ends

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/slotd/slotd/actors/model"
 	"github.com/slotd/slotd/storage/record"
@@ -148,4 +149,37 @@ func BenchmarkIdemHeap(b *testing.B) {
 		runtime.KeepAlive(s)
 		b.ReportMetric(float64(used)/n, "B/answer")
 	}
+}
+
+// TestDropAfterFindExpired: what FindExpired found in one state is
+// dropped from a later one only where it is still past the cutoff — a key
+// used again since keeps its new answer — and Prune is the two in one.
+func TestDropAfterFindExpired(t *testing.T) {
+	now := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	rec, err := DecidePut(nil, memWorld(0, 0, now), now)
+	require.NoError(t, err)
+	s, err := Apply(nil, 1, rec)
+	require.NoError(t, err)
+	answer := func(s *State, key string, at time.Time) *State {
+		e := &record.Idem{Key: key, Op: model.OpBook, Status: 201, At: at, Answer: record.AnswerBooked}
+		s, err := Apply(s, s.Seq+1, &record.Record{Kind: record.KindChange, Change: &record.Change{At: at, Idempotency: e}})
+		require.NoError(t, err)
+		return s
+	}
+	s = answer(s, "old", now)
+	s = answer(s, "again", now)
+	s = answer(s, "new", now.Add(time.Hour))
+	cutoff := now.Add(time.Minute)
+	x := FindExpired(s, cutoff)
+	require.ElementsMatch(t, []string{"old", "again"}, x.Answers)
+	later := answer(s, "again", now.Add(2*time.Hour)) // the key used again after it expired
+	dropped := Drop(later, x)
+	_, old := dropped.idem.Get("old")
+	_, again := dropped.idem.Get("again")
+	_, fresh := dropped.idem.Get("new")
+	require.False(t, old)
+	require.True(t, again, "the new answer under a key used again stays")
+	require.True(t, fresh)
+	require.Equal(t, dropped.idem.Len(), Prune(later, cutoff).idem.Len())
+	require.Same(t, s, Drop(s, Expired{Cutoff: cutoff}), "nothing found: the same state")
 }
