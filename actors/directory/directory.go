@@ -195,6 +195,8 @@ func (d *Directory) handle(id uuid.UUID) *business.Handle {
 	h.PID = d.sys.Root.Spawn(business.Props(d.env, h))
 	d.handles.Store(id, h)
 	d.res.wakes.forget(id)
+	d.touch(h) // loaded now: not the least recently used
+	d.kick()
 	return h
 }
 

@@ -2,6 +2,7 @@ package directory
 
 import (
 	"context"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -34,9 +35,10 @@ type Residency struct {
 func (r Residency) on() bool { return r.IdleAfter > 0 || r.MaxResident > 0 }
 
 // period is how often the directory looks for businesses to let go: a
-// quarter of IdleAfter, between a second and a minute.
+// quarter of IdleAfter, between a second and a minute; every second with
+// a bound to keep (and at once when a business loaded passes it: kick).
 func (r Residency) period() time.Duration {
-	if r.IdleAfter == 0 {
+	if r.IdleAfter == 0 || r.MaxResident > 0 {
 		return time.Second
 	}
 	return min(max(r.IdleAfter/4, time.Second), time.Minute)
@@ -62,7 +64,10 @@ type resident struct {
 	mu      sync.Mutex
 	timer   clock.Timer
 	closed  bool
-	looking sync.Mutex // held by a look
+	looking sync.Mutex  // held by a look
+	kicked  atomic.Bool // a look is on its way for a business past the bound
+	// freed is when memory was last handed back to the system (giveBack).
+	freed time.Time
 }
 
 // startResidency arms the first look, when residency is on.
@@ -95,6 +100,21 @@ func (r *resident) close() {
 	r.wakes.close()
 }
 
+// kick starts a look at once when the businesses in memory passed
+// MaxResident: a burst of first requests is not kept until the next
+// second's look. Looks that meet take turns, and kicks while one is on
+// its way are one.
+func (d *Directory) kick() {
+	r := d.res
+	if r.cfg.MaxResident == 0 || d.live.Load() <= int64(r.cfg.MaxResident) || !r.kicked.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		r.kicked.Store(false)
+		d.lookNow()
+	}()
+}
+
 // touch records a request for h, when residency is on.
 func (d *Directory) touch(h *business.Handle) {
 	if d.res.cfg.on() {
@@ -105,12 +125,20 @@ func (d *Directory) touch(h *business.Handle) {
 // look lets go the businesses idle for IdleAfter, and the least recently
 // used idle ones past MaxResident, then arms the next look.
 func (d *Directory) look() {
-	r := d.res
 	// The next look is armed first, so that the clock moving on while
-	// this one runs is never missed; looks that meet take turns.
-	r.arm(d)
+	// this one runs is never missed.
+	d.res.arm(d)
+	d.lookNow()
+}
+
+// lookNow is a look, without arming the next one.
+func (d *Directory) lookNow() {
+	r := d.res
 	r.looking.Lock()
 	defer r.looking.Unlock()
+	if r.isClosed() {
+		return
+	}
 	now := r.clock.Now()
 	r.now.store(now)
 	type cand struct {
@@ -127,9 +155,11 @@ func (d *Directory) look() {
 	slices.SortFunc(cands, func(a, b cand) int { return int(min(max(a.used-b.used, -1), 1)) })
 	over := 0
 	if r.cfg.MaxResident > 0 {
-		over = len(cands) - r.cfg.MaxResident
+		// Counting those still loading: a kick comes from one of them.
+		over = int(d.live.Load()) - r.cfg.MaxResident
 	}
 	idleSince := now.Add(-r.cfg.IdleAfter).UnixNano()
+	gone := 0
 	for _, c := range cands {
 		idle := r.cfg.IdleAfter > 0 && c.used <= idleSince
 		if !idle && over <= 0 {
@@ -137,8 +167,31 @@ func (d *Directory) look() {
 		}
 		if d.letGo(c.h) {
 			over--
+			gone++
 		}
 	}
+	r.giveBack(now, gone, len(cands))
+}
+
+// giveBack hands the memory of the businesses a look let go back to the
+// system, when they were many (a tenth of those in memory, or a thousand)
+// and it was not done within the last minute. A server that has gone
+// quiet allocates nothing, so without a collection their states would
+// stay garbage in the heap, and RSS would never come down (decisions §1:
+// memory bounded however many businesses were touched). The collection
+// runs on the look's goroutine; requests go on meanwhile.
+func (r *resident) giveBack(now time.Time, gone, of int) {
+	if gone == 0 || gone < of/10 && gone < 1000 || now.Sub(r.freed) < time.Minute {
+		return
+	}
+	r.freed = now
+	debug.FreeOSMemory()
+}
+
+func (r *resident) isClosed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
 }
 
 // letGo asks h's actor to let its business go, and forgets the handle

@@ -158,3 +158,27 @@ func TestSnapshotPrunesOffTheTurn(t *testing.T) {
 	require.Nil(t, h.State().Idempotency("k-2"))
 	require.NotNil(t, h.State().Idempotency("k-3"), "an answer within its 24 hours stays")
 }
+
+// TestResidencyBoundKeptAtOnce: a business loaded past --max-resident
+// lets the least recently used go at once, without waiting for the next
+// look (a burst of first requests stays near the bound).
+func TestResidencyBoundKeptAtOnce(t *testing.T) {
+	d, clk := openResident(t, Residency{MaxResident: 2})
+	ctx := context.Background()
+	ids := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}
+	var specs []model.Spec
+	for i, id := range ids {
+		specs = append(specs, spec(id, fmt.Sprint("sk_", i)))
+	}
+	_, err := d.Put(ctx, specs)
+	require.NoError(t, err)
+	resident := d.Collectors()[1]
+	clk.Advance(time.Second) // the put's actors: one let go
+	require.Eventually(t, func() bool { return testutil.ToFloat64(resident) == 2 }, 5*time.Second, time.Millisecond)
+	for _, id := range ids {
+		_, err = d.Business(ctx, id)
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return testutil.ToFloat64(resident) <= 2 }, 5*time.Second, time.Millisecond,
+			"the clock did not move: the load itself kept the bound")
+	}
+}
