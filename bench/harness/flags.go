@@ -36,12 +36,15 @@ type Options struct {
 	TenancyBusinesses   int
 	TenancyTouch        int // businesses asked once each after the restart
 	TenancyAppointments int // per business
+	TenancyMaxResident  int // slotd's --max-resident for the touches; 0: not passed
+	TenancyIdleTouch    int // businesses of the --idle-after burst; 0: no such step
 
 	// Workloads.
 	Duration         time.Duration // each read phase
 	StormDuration    time.Duration
 	Connections      int // read phases
 	StormConnections int
+	StormNew         bool // the new-customer storm, right after the storm
 	RaceClients      int
 	RaceSlots        int
 	Timeout          time.Duration // per request
@@ -77,7 +80,8 @@ func defaults() Options {
 		Businesses: 200, Staff: 20, Appointments: 2000, Customers: 100, Queries: 60_000, Seed: 11,
 		LoadPhase: true, LoadBusinesses: 10_000, LoadStaff: 10, LoadAppointments: 1_000_000,
 		Tenancy: true, TenancyBusinesses: 100_000, TenancyTouch: 10_000, TenancyAppointments: 10,
-		Duration: 10 * time.Second, StormDuration: 20 * time.Second,
+		TenancyMaxResident: 2000, TenancyIdleTouch: 5000,
+		Duration: 10 * time.Second, StormDuration: 20 * time.Second, StormNew: true,
 		Connections: 64, StormConnections: 64, RaceClients: 64, RaceSlots: 50,
 		Timeout: 10 * time.Second, DrainTimeout: 5 * time.Minute, ReadyTimeout: 10 * time.Minute,
 		Mixed: true, MixedDuration: 30 * time.Second, MixedConnections: 64,
@@ -112,10 +116,13 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.TenancyBusinesses, "tenancy-businesses", o.TenancyBusinesses, "businesses in the tenancy world")
 	fs.IntVar(&o.TenancyTouch, "tenancy-touch", o.TenancyTouch, "random businesses of the tenancy world asked once each after the restart")
 	fs.IntVar(&o.TenancyAppointments, "tenancy-appointments", o.TenancyAppointments, "appointments per business in the tenancy world")
+	fs.IntVar(&o.TenancyMaxResident, "tenancy-max-resident", o.TenancyMaxResident, "slotd's --max-resident while the tenancy phase touches its random businesses (0: not passed)")
+	fs.IntVar(&o.TenancyIdleTouch, "tenancy-idle-touch", o.TenancyIdleTouch, "businesses touched in a burst after a restart with --idle-after 30s, RSS then watched for up to 2m30s (0: no such step)")
 	fs.DurationVar(&o.Duration, "d", o.Duration, "duration of each read phase")
 	fs.DurationVar(&o.StormDuration, "storm-d", o.StormDuration, "duration of the booking storm")
 	fs.IntVar(&o.Connections, "c", o.Connections, "connections of the read phases")
 	fs.IntVar(&o.StormConnections, "storm-c", o.StormConnections, "connections of the booking storms")
+	fs.BoolVar(&o.StormNew, "storm-new", o.StormNew, "run the new-customer storm right after the booking storm: as long (-storm-d), as many connections (-storm-c), every booking by a new customer")
 	fs.BoolVar(&o.Mixed, "mixed", o.Mixed, "run the mixed phase: 90 % availability reads, 10 % bookings")
 	fs.DurationVar(&o.MixedDuration, "mixed-d", o.MixedDuration, "duration of the mixed phase")
 	fs.IntVar(&o.MixedConnections, "mixed-c", o.MixedConnections, "connections of the mixed phase")
@@ -187,6 +194,12 @@ func (o Options) validate() error {
 		}
 		if o.TenancyAppointments < 0 {
 			errs = append(errs, fmt.Errorf("-tenancy-appointments must not be negative, got %d", o.TenancyAppointments))
+		}
+		if o.TenancyMaxResident < 0 {
+			errs = append(errs, fmt.Errorf("-tenancy-max-resident must not be negative, got %d", o.TenancyMaxResident))
+		}
+		if o.TenancyIdleTouch < 0 || o.TenancyIdleTouch > o.TenancyBusinesses {
+			errs = append(errs, fmt.Errorf("-tenancy-idle-touch must be in [0, %d] (the businesses), got %d", o.TenancyBusinesses, o.TenancyIdleTouch))
 		}
 	}
 	if o.LoadPhase {

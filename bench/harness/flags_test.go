@@ -41,6 +41,10 @@ func TestDefaultsAreTheIssuesSizes(t *testing.T) {
 	// Issue 42's.
 	assert.True(t, o.Series)
 	assert.Equal(t, 300, o.SeriesN)
+	// Issue 43's.
+	assert.True(t, o.StormNew)
+	assert.Equal(t, 2000, o.TenancyMaxResident)
+	assert.Equal(t, 5000, o.TenancyIdleTouch)
 
 	// 60,000 queries over 200 businesses × 3 services: 100 window starts.
 	assert.Equal(t, 100, o.mainWorld().WindowDays)
@@ -57,6 +61,7 @@ func TestParseFlags(t *testing.T) {
 		"-mixed=false", "-mixed-d", "4s", "-mixed-c", "5", "-smtp-storm=false", "-smtp-storm-d", "6s",
 		"-tenancy=false", "-tenancy-businesses", "50", "-tenancy-touch", "7", "-tenancy-appointments", "3",
 		"-series=false", "-series-n", "20",
+		"-storm-new=false", "-tenancy-max-resident", "0", "-tenancy-idle-touch", "7",
 	}, &bytes.Buffer{})
 	require.NoError(t, err)
 	want := defaults()
@@ -69,6 +74,7 @@ func TestParseFlags(t *testing.T) {
 	want.SMTPStorm, want.SMTPDuration = false, 6*time.Second
 	want.Tenancy, want.TenancyBusinesses, want.TenancyTouch, want.TenancyAppointments = false, 50, 7, 3
 	want.Series, want.SeriesN = false, 20
+	want.StormNew, want.TenancyMaxResident, want.TenancyIdleTouch = false, 0, 7
 	want.JSON, want.SVG, want.Keep = "out.json", "out.svg", true
 	want.DrainTimeout, want.ReadyTimeout, want.Timeout = time.Minute, 2*time.Minute, 3*time.Second
 	want.Slotd, want.TempDir = "/bin/slotd", "/var/tmp"
@@ -99,6 +105,9 @@ func TestParseFlagsRefuses(t *testing.T) {
 		"touch more than exist":  {"-tenancy-businesses", "10", "-tenancy-touch", "11"},
 		"negative tenancy appts": {"-tenancy-appointments", "-1"},
 		"no series":              {"-series-n", "0"},
+		"negative max resident":  {"-tenancy-max-resident", "-1"},
+		"idle burst too big":     {"-tenancy-businesses", "10", "-tenancy-touch", "5", "-tenancy-idle-touch", "11"},
+		"negative idle burst":    {"-tenancy-idle-touch", "-1"},
 		"series beyond 10 yrs":   {"-businesses", "1", "-staff", "1", "-queries", "30", "-series-n", "300"},
 	} {
 		_, err := parseFlags(args, &bytes.Buffer{})
@@ -143,7 +152,7 @@ func TestHelp(t *testing.T) {
 	assert.ErrorIs(t, err, flag.ErrHelp)
 	assert.Contains(t, out.String(), "go run ./bench/harness")
 	assert.Contains(t, out.String(), "-storm-c")
-	for _, flag := range []string{"-mixed-d", "-smtp-storm", "-tenancy-touch", "-pg-clients list", "-series-n"} {
+	for _, flag := range []string{"-mixed-d", "-smtp-storm", "-tenancy-touch", "-pg-clients list", "-series-n", "-storm-new", "-tenancy-max-resident", "-tenancy-idle-touch"} {
 		assert.Contains(t, out.String(), flag)
 	}
 }

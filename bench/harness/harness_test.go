@@ -39,6 +39,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 		"-d", "500ms", "-storm-d", "1s", "-c", "4", "-storm-c", "8", "-race-clients", "6", "-race-slots", "4",
 		"-load-businesses", "10", "-load-staff", "3", "-load-appointments", "300",
 		"-mixed-d", "1s", "-mixed-c", "4", "-smtp-storm-d", "1s", "-series-n", "20", "-tenancy-businesses", "200", "-tenancy-touch", "50",
+		"-tenancy-max-resident", "0", "-tenancy-idle-touch", "40", // a bound holds only from slotd's next look: up to a minute with --idle-after on
 		"-pg", pg, "-pg-d", "2s", "-pg-clients", "2,4", "-drain-timeout", "2m", "-ready-timeout", "1m",
 		"-json", filepath.Join(dir, "report.json"), "-svg", filepath.Join(dir, "chart.svg"), "-tmp", dir,
 	}
@@ -54,7 +55,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &rep))
 
 	want := []string{"static-hello", "static-week", "static-day", "availability-week", "availability-day", "mixed", "mixed-read", "mixed-booking",
-		"storm", "race", "series-single", "series-12", "smtp-storm", "tenancy"}
+		"storm", "storm-new", "race", "series-single", "series-12", "smtp-storm", "tenancy", "tenancy-idle"}
 	if *withPostgres {
 		want = append(want, "pg-before-2", "pg-before-4", "pg-after-2", "pg-after-4")
 	}
@@ -69,7 +70,7 @@ func TestHarnessEndToEnd(t *testing.T) {
 		if name != "race" {
 			assert.Zero(t, p.Errors, "%s: %+v", name, p)
 		}
-		if strings.HasPrefix(name, "static") || strings.HasPrefix(name, "availability") || slices.Contains([]string{"mixed", "storm", "smtp-storm", "tenancy", "series-single", "series-12"}, name) {
+		if strings.HasPrefix(name, "static") || strings.HasPrefix(name, "availability") || slices.Contains([]string{"mixed", "storm", "storm-new", "smtp-storm", "tenancy", "tenancy-idle", "series-single", "series-12"}, name) {
 			assert.Positive(t, p.ServerCPUSeconds, "%s: the server's CPU is measured", name)
 			assert.GreaterOrEqual(t, p.OtherCPUCores, 0.0, "%s: the rest of the machine is measured", name)
 		}
@@ -84,6 +85,14 @@ func TestHarnessEndToEnd(t *testing.T) {
 	assert.GreaterOrEqual(t, rep.Storm.DrainSeconds, 0.0, "the outbox drained")
 	assert.Equal(t, rep.Storm.MailsExpected, rep.Storm.MailsFound)
 	assert.Positive(t, rep.Storm.RSSAfter)
+
+	require.NotNil(t, rep.StormNew, "the new-customer storm")
+	assert.Positive(t, rep.StormNew.Acknowledged)
+	assert.Empty(t, rep.StormNew.UnexpectedAnswers, "every new-customer booking is a free slot and a new customer")
+	assert.GreaterOrEqual(t, rep.StormNew.DrainSeconds, 0.0, "the outbox drained")
+	assert.Equal(t, rep.Storm.MailsFound+int(rep.StormNew.Acknowledged), rep.StormNew.MailsExpected, "one e-mail each, after the storm's")
+	assert.Positive(t, rep.phase("storm-new").ServerCPUPerReqUS)
+	assert.Positive(t, rep.StormNew.CPUPerBookingWithDrainUS)
 
 	require.NotNil(t, rep.Mixed)
 	assert.Positive(t, rep.Mixed.Acknowledged)
@@ -115,6 +124,24 @@ func TestHarnessEndToEnd(t *testing.T) {
 	assert.Positive(t, rep.Tenancy.RSSAfter)
 	assert.Positive(t, rep.Tenancy.HeapBefore, "the live heap is read from the admin listener")
 	assert.Positive(t, rep.Tenancy.HeapAfter)
+	assert.Zero(t, rep.Tenancy.MaxResident)
+	if res := rep.Tenancy.Residency; assert.NotNil(t, res, "residency from /metrics") {
+		assert.Equal(t, int64(50), res.AtEnd, "no bound: every business touched is resident")
+		assert.Equal(t, int64(50), res.MaxSeen)
+		assert.Equal(t, int64(50), res.Settled)
+		assert.Equal(t, -1.0, res.SettledSeconds, "no bound to come back to")
+		assert.Zero(t, res.LetGo)
+	}
+	if id := rep.Tenancy.Idle; assert.NotNil(t, id, "the idle step") {
+		assert.Equal(t, int64(40), id.Touched)
+		assert.Equal(t, int64(40), rep.phase("tenancy-idle").Requests)
+		assert.Positive(t, id.Baseline.RSS)
+		assert.Equal(t, int64(0), id.Baseline.Resident, "nothing asked yet")
+		assert.Positive(t, id.Peak.RSS)
+		assert.Equal(t, int64(40), id.Peak.Resident, "no bound: every business of the burst resident")
+		assert.NotEmpty(t, id.Samples)
+		assert.GreaterOrEqual(t, id.WithinSeconds, 0.0, "40 small businesses never take RSS 50 MiB up")
+	}
 
 	require.NotNil(t, rep.Series)
 	for _, k := range []SeriesKind{rep.Series.Single, rep.Series.Series} {
@@ -133,7 +160,8 @@ func TestHarnessEndToEnd(t *testing.T) {
 	require.NotNil(t, rep.Walk)
 	assert.Zero(t, rep.Walk.Overlaps, "%v", rep.Walk.OverlapExamples)
 	assert.Zero(t, rep.Walk.Missing, "%v", rep.Walk.MissingExamples)
-	assert.Equal(t, int(rep.Mixed.Acknowledged+rep.Storm.Acknowledged)+4, rep.Walk.Acknowledged, "the walk checks the mixed phase's bookings too")
+	assert.Equal(t, int(rep.Mixed.Acknowledged+rep.Storm.Acknowledged+rep.StormNew.Acknowledged)+4, rep.Walk.Acknowledged,
+		"the walk checks the mixed phase's and the new-customer storm's bookings too")
 	assert.GreaterOrEqual(t, rep.Walk.Appointments, rep.Walk.Acknowledged)
 
 	assert.Positive(t, rep.World.ReadySeconds)
@@ -172,7 +200,8 @@ func TestHarnessEndToEnd(t *testing.T) {
 		}
 	}
 	// Every row of issue 23's phases is judged.
-	for _, prefix := range []string{"Mixed", "E-mail over SMTP", "Tenancy", "Series"} {
+	// The new-customer storm's rows, but for its ratio to PostgreSQL.
+	for _, prefix := range []string{"Mixed", "E-mail over SMTP", "Tenancy", "Series", "New-customer storm,"} {
 		n := 0
 		for _, row := range rep.Rows {
 			if strings.HasPrefix(row.Workload, prefix) {

@@ -20,11 +20,13 @@ import (
 // 09:00-18:00; day 0 is a Monday at least two days after the run starts,
 // so every offered slot is in the future. Each staff member's booked
 // appointments are one-hour blocks on whole hours of working days, at most
-// one per hour; the storm books the half hours those leave free (rules
-// off, staff pinned), and the race books 08:00, before opening, which
-// nothing else uses. So the storm and the race never collide with the
-// booked appointments or with each other, and any 409 they see outside
-// the race is a finding. The series phase books 06:00 (one booking) and
+// one per hour; the storms book the half hours those leave free (rules
+// off, staff pinned; the mixed phase, the storm and the new-customer
+// storm each from where the one before stopped in the same sequence of
+// slots), and the race books 08:00, before opening, which nothing else
+// uses. So the storms and the race never collide with the booked
+// appointments or with each other, and any 409 they see outside the race
+// is a finding. The series phase books 06:00 (one booking) and
 // 06:30 (the first of 12 weekly occurrences) on days seriesRound gives
 // it, which nothing else books either.
 
@@ -224,6 +226,20 @@ func (l *layout) stormSlot(i int) (b, s int, start time.Time) {
 
 // stormCustomer is the customer the i-th storm booking names.
 func (l *layout) stormCustomer(i int) int { return (i / l.Businesses) % l.Customers }
+
+// appendNewCustomerEmail appends the address of the new customer who
+// books storm slot i in the new-customer storm: it names the seed, the
+// slot and the slot's business, so no two bookings of a run share it, and
+// no customer of the world has it (theirs are customerEmail's).
+func (l *layout) appendNewCustomerEmail(dst []byte, i int) []byte {
+	dst = append(dst, "new"...)
+	dst = strconv.AppendUint(dst, l.Seed, 10)
+	dst = append(dst, ".i"...)
+	dst = strconv.AppendInt(dst, int64(i), 10)
+	dst = append(dst, ".b"...)
+	dst = strconv.AppendInt(dst, int64(i%l.Businesses), 10)
+	return append(dst, "@bench.example"...)
+}
 
 // raceSlot is the k-th slot of the contention race: 08:00, before
 // opening, on a working day, for a business and staff member that change

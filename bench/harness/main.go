@@ -28,11 +28,14 @@
 //     PATH;
 //   - runs the durable booking storm (-storm-c connections, every request a
 //     free slot with its own Idempotency-Key), measures how long until
-//     DATA/outbox holds every e-mail it caused, runs the contention race
-//     (-race-clients on each of -race-slots slots), and walks every touched
-//     staff member's appointments through the API, counting overlapping
-//     pairs and acknowledged bookings (the mixed phase's too) that are
-//     missing;
+//     DATA/outbox holds every e-mail it caused; then the new-customer
+//     storm (-storm-new: as long, as many connections, the next free
+//     slots, every booking by a customer with an address of its own) and
+//     its outbox the same way; runs the contention race (-race-clients on
+//     each of -race-slots slots), and walks every touched staff member's
+//     appointments through the API, counting overlapping pairs and
+//     acknowledged bookings (the mixed phase's and both storms' too) that
+//     are missing;
 //   - runs the series phase (-series-n rounds on one connection: one
 //     booking, then a series of 12 weekly occurrences, each by a new
 //     customer): slotd's CPU per request and latency of each, and the
@@ -47,9 +50,14 @@
 //     into a fresh slotd: time to ready and RSS; then kill -9 and a restart:
 //     time to the first answer;
 //   - writes a world of -tenancy-businesses small businesses into a data
-//     directory through slotd, restarts slotd on it without --world: RSS
-//     before any request; then one request each to -tenancy-touch random
-//     businesses: each first answer's latency, and RSS per business touched.
+//     directory through slotd, restarts slotd on it without --world and
+//     with --max-resident -tenancy-max-resident: RSS before any request;
+//     then one request each to -tenancy-touch random businesses: each
+//     first answer's latency, RSS after them, and the businesses resident
+//     (slotd_businesses_resident); then restarts it with --idle-after 30s,
+//     touches -tenancy-idle-touch random businesses in a burst and reads
+//     RSS every 5 s for up to 2m30s: how long until it is back within
+//     50 MiB of where it started.
 //
 // During the storms and the 7-day availability phase it takes CPU
 // profiles of slotd from its admin listener and reports their shares
@@ -158,15 +166,15 @@ type harness struct {
 
 	// What the mixed phase, the storm and the race acknowledged, for the
 	// walk.
-	mixedAcks, stormAcks, raceAcks *acks
-	pg                             *pgCluster // the PostgreSQL baseline's cluster, once made
-	world                          string     // the main world's file
+	mixedAcks, stormAcks, stormNewAcks, raceAcks *acks
+	pg                                           *pgCluster // the PostgreSQL baseline's cluster, once made
+	world                                        string     // the main world's file
 }
 
 // Run performs a whole run. It returns the report so far even when a
 // phase fails, so that what was measured is still shown.
 func Run(ctx context.Context, opt Options, progress io.Writer) (*Report, error) {
-	h := &harness{opt: opt, out: progress, start: time.Now(), mixedAcks: &acks{}, stormAcks: &acks{}, raceAcks: &acks{}}
+	h := &harness{opt: opt, out: progress, start: time.Now(), mixedAcks: &acks{}, stormAcks: &acks{}, stormNewAcks: &acks{}, raceAcks: &acks{}}
 	h.rep = Report{Started: h.start, Options: opt, Machine: machine()}
 	tmp, err := os.MkdirTemp(opt.TempDir, "slotd-harness-")
 	if err != nil {
@@ -226,6 +234,7 @@ func (h *harness) run(ctx context.Context) error {
 		{"mixed phase", func(ctx context.Context) error { return h.mixed(ctx, s, l) }},
 		{"PostgreSQL before the storm", func(ctx context.Context) error { return h.postgres(ctx, l, "before") }},
 		{"booking storm", func(ctx context.Context) error { return h.storm(ctx, s, l) }},
+		{"new-customer storm", func(ctx context.Context) error { return h.stormNew(ctx, s, l) }},
 		{"contention race", func(ctx context.Context) error { return h.race(ctx, s, l) }},
 		{"walk", func(ctx context.Context) error { return h.walk(ctx, s, l) }},
 		{"series phase", func(ctx context.Context) error { return h.seriesPhase(ctx, s, l) }},

@@ -58,6 +58,7 @@ func (h *harness) measure(ctx context.Context, ps phaseSpec) (*Phase, error) {
 	p.ended = ended
 	p.HarnessCPUSeconds = (proc.SelfCPU() - self).Seconds()
 	if serverCPU, err := proc.CPU(serverPID); serverPID != 0 && err == nil {
+		p.serverCPUEnd = serverCPU
 		p.ServerCPUSeconds = (serverCPU - before.cpu).Seconds()
 		if p.Requests > 0 {
 			p.ServerCPUPerReqUS = p.ServerCPUSeconds * 1e6 / float64(p.Requests)

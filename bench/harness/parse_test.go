@@ -194,3 +194,23 @@ func TestSeriesRequests(t *testing.T) {
 	assert.False(t, answerBooks([]byte(`{"id":"x","occurrences":[{"id":"a"}]}`), 1, 12))
 	assert.True(t, answerBooks([]byte(`{"appointment":{"id":"0f8fad5b-d9cb-469f-a165-70867728950e"}}`), 0, 1))
 }
+
+// The admin listener's /metrics in the Prometheus text format: samples
+// without labels, by name.
+func TestParseMetrics(t *testing.T) {
+	m := parseMetrics(`# HELP slotd_businesses_resident Businesses in memory.
+# TYPE slotd_businesses_resident gauge
+slotd_businesses_resident 2000
+slotd_businesses_let_go_total 8123
+go_memstats_heap_inuse_bytes 1.2345678e+08
+go_gc_duration_seconds{quantile="0.5"} 0.0001
+go_gc_duration_seconds_count 17
+broken
+not_a_number x
+`)
+	assert.Equal(t, map[string]float64{"slotd_businesses_resident": 2000, "slotd_businesses_let_go_total": 8123,
+		"go_memstats_heap_inuse_bytes": 123456780, "go_gc_duration_seconds_count": 17}, m)
+	assert.Equal(t, int64(2000), metricInt(m, metricResident))
+	assert.Equal(t, int64(123456780), metricInt(m, "go_memstats_heap_inuse_bytes"))
+	assert.Equal(t, int64(-1), metricInt(m, "slotd_businesses_waiting_to_wake"), "absent")
+}

@@ -17,6 +17,7 @@ type Report struct {
 	Phases    []Phase      `json:"phases"`
 	Mixed     *Mixed       `json:"mixed,omitempty"`
 	Storm     *Storm       `json:"storm,omitempty"`
+	StormNew  *Storm       `json:"storm_new_customers,omitempty"` // the new-customer storm, phase "storm-new"
 	Race      *Race        `json:"race,omitempty"`
 	Walk      *Walk        `json:"walk,omitempty"`
 	Series    *SeriesPhase `json:"series,omitempty"`
@@ -60,8 +61,10 @@ type WorldInfo struct {
 // pgbench run.
 type Phase struct {
 	// ended is when the phase's load stopped, before its profile was read:
-	// the drains after a storm are timed from it.
-	ended time.Time
+	// the drains after a storm are timed from it; serverCPUEnd is the
+	// server's CPU then.
+	ended        time.Time
+	serverCPUEnd time.Duration
 
 	Name        string           `json:"name"`
 	Title       string           `json:"title"`
@@ -121,17 +124,22 @@ func phaseOf(name, title, server string, sum loadgen.Summary) Phase {
 
 // Storm is the durable booking storm and what followed it.
 type Storm struct {
-	Acknowledged         int64    `json:"acknowledged"`
-	DataDirGrowthBytes   int64    `json:"data_dir_growth_bytes"` // file sizes under --data, outbox e-mails excluded
-	GrowthPerBooking     float64  `json:"growth_per_booking_bytes"`
-	WriteBytes           int64    `json:"write_bytes"` // /proc/PID/io write_bytes during the storm
-	WriteBytesPerBooking float64  `json:"write_bytes_per_booking"`
-	RSSAfter             int64    `json:"rss_after_bytes"`
-	HWMAfter             int64    `json:"hwm_after_bytes"`
-	MailsExpected        int      `json:"mails_expected"`
-	MailsFound           int      `json:"mails_found"`
-	DrainSeconds         float64  `json:"drain_seconds"` // from the storm's end until the outbox held them all; -1: not within -drain-timeout
-	UnexpectedAnswers    []string `json:"unexpected_answers,omitempty"`
+	Acknowledged         int64   `json:"acknowledged"`
+	DataDirGrowthBytes   int64   `json:"data_dir_growth_bytes"` // file sizes under --data, outbox e-mails excluded
+	GrowthPerBooking     float64 `json:"growth_per_booking_bytes"`
+	WriteBytes           int64   `json:"write_bytes"` // /proc/PID/io write_bytes during the storm
+	WriteBytesPerBooking float64 `json:"write_bytes_per_booking"`
+	RSSAfter             int64   `json:"rss_after_bytes"`
+	HWMAfter             int64   `json:"hwm_after_bytes"`
+	MailsExpected        int     `json:"mails_expected"`
+	MailsFound           int     `json:"mails_found"`
+	DrainSeconds         float64 `json:"drain_seconds"` // from the storm's end until the outbox held them all; -1: not within -drain-timeout
+	// slotd's CPU from the storm's end until the outbox held every e-mail,
+	// and its CPU per booking over the storm and that drain together; 0
+	// when not measured.
+	DrainCPUSeconds          float64  `json:"drain_cpu_seconds,omitempty"`
+	CPUPerBookingWithDrainUS float64  `json:"cpu_per_booking_with_drain_us,omitempty"`
+	UnexpectedAnswers        []string `json:"unexpected_answers,omitempty"`
 }
 
 // Race is the contention race: many clients, one slot, again and again.
@@ -258,9 +266,10 @@ type SMTPStorm struct {
 }
 
 // Tenancy is the tenancy phase: a world of many small businesses written
-// into a data directory, slotd restarted on it without --world, and one
-// request that needs a business's state to each of many random
-// businesses. Its phase is "tenancy".
+// into a data directory, slotd restarted on it without --world (and with
+// --max-resident MaxResident), and one request that needs a business's
+// state to each of many random businesses; then the idle step. Its
+// phases are "tenancy" and "tenancy-idle".
 type Tenancy struct {
 	Businesses   int     `json:"businesses"`
 	Staff        int     `json:"staff_per_business"`
@@ -282,6 +291,69 @@ type Tenancy struct {
 	HeapBefore int64   `json:"live_heap_before_bytes,omitempty"`
 	HeapAfter  int64   `json:"live_heap_after_bytes,omitempty"`
 	HeapPerBiz float64 `json:"live_heap_per_touched_business_bytes,omitempty"`
+	// slotd's --max-resident for the touches (0: not passed), and the
+	// businesses it kept, from /metrics; nil when /metrics did not tell.
+	MaxResident int               `json:"max_resident"`
+	Residency   *TenancyResidency `json:"residency,omitempty"`
+	Idle        *TenancyIdle      `json:"idle,omitempty"`
+}
+
+// TenancyResidency is slotd_businesses_resident around the tenancy
+// phase's touches (-1: not read).
+type TenancyResidency struct {
+	MaxSeen int64 `json:"resident_max_seen"` // sampled every 0.5 s during the touches
+	AtEnd   int64 `json:"resident_at_end"`
+	// Read again until at or below --max-resident: the last reading, and
+	// the seconds after the touches it took (-1: not within the wait, or
+	// no bound).
+	Settled        int64   `json:"resident_settled"`
+	SettledSeconds float64 `json:"settled_seconds"`
+	LetGo          int64   `json:"let_go"`            // slotd_businesses_let_go_total then
+	RSSSettled     int64   `json:"rss_settled_bytes"` // RSS then
+}
+
+// TenancyIdle is the tenancy phase's idle step: slotd with --idle-after,
+// a burst of first answers, and RSS watched until it is back within
+// SlackBytes of where it started. Its phase is "tenancy-idle".
+type TenancyIdle struct {
+	IdleAfterSeconds    float64 `json:"idle_after_seconds"`
+	Touch               int     `json:"touch"`
+	Touched             int64   `json:"touched"` // first answers with 200
+	ReadySeconds        float64 `json:"ready_seconds"`
+	BurstSeconds        float64 `json:"burst_seconds"` // from the baseline's reading to the burst's end
+	SlackBytes          int64   `json:"slack_bytes"`
+	WithinTargetSeconds float64 `json:"within_target_seconds"`
+	WatchSeconds        float64 `json:"watch_seconds"`
+	// From the burst's end until RSS was within SlackBytes of the
+	// baseline; -1: not within WatchSeconds.
+	WithinSeconds float64      `json:"within_seconds"`
+	Baseline      IdleSample   `json:"baseline"` // once ready, before any request
+	Peak          IdleSample   `json:"peak"`     // right after the burst
+	Samples       []IdleSample `json:"samples"`  // every 5 s from the burst's end, the peak first
+	HWM           int64        `json:"hwm_bytes"`
+}
+
+// IdleSample is slotd's memory and residency at one moment of the idle
+// step; -1 where not read.
+type IdleSample struct {
+	Seconds      float64 `json:"seconds"` // after the burst's end (the baseline: after ready)
+	RSS          int64   `json:"rss_bytes"`
+	Resident     int64   `json:"resident"`
+	LetGo        int64   `json:"let_go"`
+	HeapInuse    int64   `json:"heap_inuse_bytes"`
+	HeapReleased int64   `json:"heap_released_bytes"` // returned to the OS by the Go runtime
+	GoSys        int64   `json:"go_sys_bytes"`        // what the Go runtime took from the OS, what it returned included
+	GCCycles     int64   `json:"gc_cycles"`
+}
+
+// goHeld is what the Go runtime holds of the OS's memory: what it took
+// less what it returned; RSS beyond it is memory outside the Go runtime
+// (Pebble's cgo allocations among it) and the binary.
+func (sm IdleSample) goHeld() int64 {
+	if sm.GoSys < 0 || sm.HeapReleased < 0 {
+		return -1
+	}
+	return sm.GoSys - sm.HeapReleased
 }
 
 // Load is the load phase: a large world from a fresh data directory, then

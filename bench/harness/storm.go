@@ -26,6 +26,13 @@ import (
 // Idempotency-Key, the staff member pinned and enforceBookingRules false,
 // so every request can be booked and each 201 is one durable booking.
 // What each 201 acknowledged is kept for the walk.
+//
+// The storm names one of the world's customers by e-mail; right after it
+// (-storm-new), the new-customer storm runs the same for as long with the
+// same connections, but every booking brings a customer nobody has seen
+// (an e-mail address of its own: layout.appendNewCustomerEmail), as a
+// booking page does. Its slots are the storm slots after the storm's
+// (slotRange), so the two never ask for the same half hour.
 
 // ack is one acknowledged booking.
 type ack struct {
@@ -70,18 +77,38 @@ func appointmentID(body []byte) (string, bool) {
 // Cut service at start, pinned to staff member s, for customer c of
 // business b (reused by e-mail: the customer is the world's).
 func bookingBody(dst []byte, l *layout, b, s, c int, start time.Time) []byte {
+	dst = bookingHead(dst, l, b, s, start)
+	dst = append(dst, `"customer":{"firstName":"Customer","lastName":"`...)
+	dst = strconv.AppendInt(dst, int64(c), 10)
+	dst = append(dst, `","email":"`...)
+	dst = append(dst, l.customerEmail(b, c)...)
+	dst = append(dst, `"}}`...)
+	return dst
+}
+
+// newCustomerBookingBody is bookingBody for storm slot i's booking by a
+// customer of its own, whom slotd has not seen: the address names the
+// seed and the slot, which no other booking of the run asks for.
+func newCustomerBookingBody(dst []byte, l *layout, b, s, i int, start time.Time) []byte {
+	dst = bookingHead(dst, l, b, s, start)
+	dst = append(dst, `"customer":{"firstName":"New","lastName":"`...)
+	dst = strconv.AppendInt(dst, int64(i), 10)
+	dst = append(dst, `","email":"`...)
+	dst = l.appendNewCustomerEmail(dst, i)
+	dst = append(dst, `"}}`...)
+	return dst
+}
+
+// bookingHead is a booking body up to its customer: the Cut service at
+// start, staff member s of business b pinned, rules off.
+func bookingHead(dst []byte, l *layout, b, s int, start time.Time) []byte {
 	dst = append(dst, `{"serviceId":"`...)
 	dst = appendUUID(dst, l.serviceID(b, 0))
 	dst = append(dst, `","staffMemberId":"`...)
 	dst = appendUUID(dst, l.staffID(b, s))
 	dst = append(dst, `","startTime":"`...)
 	dst = start.UTC().AppendFormat(dst, time.RFC3339)
-	dst = append(dst, `","enforceBookingRules":false,"customer":{"firstName":"Customer","lastName":"`...)
-	dst = strconv.AppendInt(dst, int64(c), 10)
-	dst = append(dst, `","email":"`...)
-	dst = append(dst, l.customerEmail(b, c)...)
-	dst = append(dst, `"}}`...)
-	return dst
+	return append(dst, `","enforceBookingRules":false,`...)
 }
 
 // bodyBufs are the scratch buffers booking bodies are built in.
@@ -117,12 +144,22 @@ func (r *slotRange) slot(n uint64) int { return r.base + int(n) }
 func (r *slotRange) done(s *slotd) { s.nextSlot = max(s.nextSlot, int(r.end.Load())) }
 
 // prepareBooking makes req the booking of storm slot i with its own
-// Idempotency-Key; the caller has set the method, the URI and the
-// Content-Type.
+// Idempotency-Key, by one of the world's customers; the caller has set
+// the method, the URI and the Content-Type.
 func prepareBooking(req *fasthttp.Request, l *layout, i int, key string) {
+	prepareBookingBy(req, l, i, key, false)
+}
+
+// prepareBookingBy is prepareBooking by one of the world's customers, or
+// by a new customer (newCustomerBookingBody).
+func prepareBookingBy(req *fasthttp.Request, l *layout, i int, key string, newCustomer bool) {
 	b, sm, start := l.stormSlot(i)
 	buf := bodyBufs.Get().(*[]byte)
-	*buf = bookingBody((*buf)[:0], l, b, sm, l.stormCustomer(i), start)
+	if newCustomer {
+		*buf = newCustomerBookingBody((*buf)[:0], l, b, sm, i, start)
+	} else {
+		*buf = bookingBody((*buf)[:0], l, b, sm, l.stormCustomer(i), start)
+	}
 	req.SetBody(*buf)
 	bodyBufs.Put(buf)
 	req.Header.Set("Authorization", l.bearer[b])
@@ -154,6 +191,7 @@ type stormSpec struct {
 	keys        string // the Idempotency-Keys' prefix, one per storm
 	acks        *acks
 	profile     bool
+	newCustomer bool // every booking by a customer of its own
 }
 
 // runStorm runs a storm of -storm-c connections and records its phase.
@@ -165,7 +203,7 @@ func (h *harness) runStorm(ctx context.Context, sp stormSpec) (*Phase, error) {
 		Duration: sp.duration, Expect: 201, Timeout: h.opt.Timeout,
 		Headers: []loadgen.Header{{Name: "Content-Type", Value: "application/json"}},
 		Prepare: func(seq uint64, req *fasthttp.Request) {
-			prepareBooking(req, sp.l, slots.take(seq), sp.keys+strconv.FormatUint(seq, 10))
+			prepareBookingBy(req, sp.l, slots.take(seq), sp.keys+strconv.FormatUint(seq, 10), sp.newCustomer)
 		},
 		Observe: func(seq uint64, resp *fasthttp.Response) {
 			observeBooking(sp.acks, sp.l, slots.slot(seq), resp)
@@ -178,6 +216,29 @@ func (h *harness) runStorm(ctx context.Context, sp stormSpec) (*Phase, error) {
 func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 	st := &Storm{DrainSeconds: -1}
 	h.rep.Storm = st
+	return h.durableStorm(ctx, st, stormSpec{name: "storm", title: fmt.Sprintf("durable booking storm, %d connections", h.opt.StormConnections),
+		s: s, l: l, duration: h.opt.StormDuration, keys: "storm-" + strconv.FormatUint(h.opt.Seed, 10) + "-", acks: h.stormAcks, profile: true})
+}
+
+// stormNew is the new-customer storm: the storm again, right after it on
+// the same slotd, every booking by a customer of its own.
+func (h *harness) stormNew(ctx context.Context, s *slotd, l *layout) error {
+	if !h.opt.StormNew {
+		h.progress("new-customer storm skipped (-storm-new=false)")
+		return nil
+	}
+	st := &Storm{DrainSeconds: -1}
+	h.rep.StormNew = st
+	return h.durableStorm(ctx, st, stormSpec{name: "storm-new", title: fmt.Sprintf("durable booking storm, a new customer per booking, %d connections", h.opt.StormConnections),
+		s: s, l: l, duration: h.opt.StormDuration, keys: "storm-new-" + strconv.FormatUint(h.opt.Seed, 10) + "-", acks: h.stormNewAcks,
+		profile: true, newCustomer: true})
+}
+
+// durableStorm runs a storm against the main slotd and records in st
+// what it acknowledged, wrote and cost, then waits for DATA/outbox to
+// hold every e-mail it caused.
+func (h *harness) durableStorm(ctx context.Context, st *Storm, sp stormSpec) error {
+	s, name := sp.s, sp.name
 	outbox := newMailCounter(filepath.Join(s.data, "outbox"))
 	mailsBefore, err := outbox.count()
 	if err != nil {
@@ -189,13 +250,12 @@ func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 	}
 	writesBefore, werr := proc.WriteBytes(s.p.PID())
 
-	got := h.stormAcks
-	p, err := h.runStorm(ctx, stormSpec{name: "storm", title: fmt.Sprintf("durable booking storm, %d connections", h.opt.StormConnections),
-		s: s, l: l, duration: h.opt.StormDuration, keys: "storm-" + strconv.FormatUint(h.opt.Seed, 10) + "-", acks: got, profile: true})
+	got := sp.acks
+	p, err := h.runStorm(ctx, sp)
 	if err != nil {
 		return err
 	}
-	stormEnd := p.ended // not after the profile's reading
+	stormEnd, cpuEnd := p.ended, p.serverCPUEnd // not after the profile's reading
 	st.Acknowledged = int64(len(got.list))
 	st.UnexpectedAnswers = got.odd
 	if ps, err := proc.Read(s.p.PID()); err == nil {
@@ -211,19 +271,25 @@ func (h *harness) storm(ctx context.Context, s *slotd, l *layout) error {
 		st.GrowthPerBooking = float64(st.DataDirGrowthBytes) / float64(st.Acknowledged)
 		st.WriteBytesPerBooking = float64(st.WriteBytes) / float64(st.Acknowledged)
 	}
-	h.progress("storm: %d bookings acknowledged (%.0f/s); data directory +%s (%.0f B/booking), %s written (%.0f B/booking); RSS %s (peak %s)",
-		st.Acknowledged, p.RPS, bytesText(st.DataDirGrowthBytes), st.GrowthPerBooking, bytesText(st.WriteBytes),
+	h.progress("%s: %d bookings acknowledged (%.0f/s); data directory +%s (%.0f B/booking), %s written (%.0f B/booking); RSS %s (peak %s)",
+		name, st.Acknowledged, p.RPS, bytesText(st.DataDirGrowthBytes), st.GrowthPerBooking, bytesText(st.WriteBytes),
 		st.WriteBytesPerBooking, bytesText(st.RSSAfter), bytesText(st.HWMAfter))
 	if len(got.odd) > 0 {
-		h.progress("storm: unexpected answers, e.g. %s", got.odd[0])
+		h.progress("%s: unexpected answers, e.g. %s", name, got.odd[0])
 	}
 	st.MailsExpected = mailsBefore + len(got.list)
 	h.progress("outbox: waiting for %d e-mails in %s", st.MailsExpected, outbox.dir)
 	st.MailsFound, st.DrainSeconds, err = h.drain(ctx, outbox, st.MailsExpected, stormEnd)
 	if err == nil && st.DrainSeconds >= 0 {
-		h.progress("outbox: drained %.1fs after the storm", st.DrainSeconds)
+		h.progress("outbox: drained %.1fs after the %s", st.DrainSeconds, name)
+		// slotd's CPU per booking with the e-mails still to write at the
+		// storm's end: what each booking cost in all.
+		if cpu, cerr := proc.CPU(s.p.PID()); cerr == nil && cpuEnd > 0 && p.ServerCPUSeconds >= 0 && st.Acknowledged > 0 {
+			st.DrainCPUSeconds = (cpu - cpuEnd).Seconds()
+			st.CPUPerBookingWithDrainUS = (p.ServerCPUSeconds + st.DrainCPUSeconds) * 1e6 / float64(st.Acknowledged)
+		}
 	} else if err == nil {
-		h.progress("outbox: not drained %s after the storm: %d of %d e-mails", h.opt.DrainTimeout, st.MailsFound, st.MailsExpected)
+		h.progress("outbox: not drained %s after the %s: %d of %d e-mails", h.opt.DrainTimeout, name, st.MailsFound, st.MailsExpected)
 	}
 	return err
 }

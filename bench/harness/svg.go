@@ -108,6 +108,7 @@ var phaseColors = map[string]string{
 	"race":         "#9467bd",
 	"pg-before-16": "#ff7f0e", "pg-after-16": "#ffbb78", "pg-before-64": "#e6550d", "pg-after-64": "#fdae6b",
 	"mixed-read": "#3182bd", "mixed-booking": "#a50f15", "smtp-storm": "#fb6a4a", "tenancy": "#31a354",
+	"storm-new": "#67000d", "tenancy-idle": "#74c476",
 }
 
 // drawnByParts are the phases whose kinds are phases of their own (a

@@ -33,19 +33,28 @@ const (
 
 // Targets of issue 23.
 const (
-	targetMixedReadP99MS        = 10.0
-	targetMixedBookingP99MS     = 25.0
-	targetSMTPDrainSeconds      = 2.0
-	targetTenancyRSS            = 200 << 20
-	targetTenancyFirstMS        = 50.0
-	targetStormP999MS           = 50.0
-	targetTailRatio             = 10.0 // availability p99 against p50
-	targetTenancyPerBusiness    = 2 << 10
-	targetTenancyPerAppointment = 200 // the live heap an appointment may take (docs/PERFORMANCE.md)
+	targetMixedReadP99MS    = 10.0
+	targetMixedBookingP99MS = 25.0
+	targetSMTPDrainSeconds  = 2.0
+	targetTenancyRSS        = 200 << 20
+	targetTenancyFirstMS    = 50.0
+	targetStormP999MS       = 50.0
+	targetTailRatio         = 10.0 // availability p99 against p50
 )
 
 // Targets of issue 42.
 const targetSeriesRatio = 4.0 // a series of 12 against one booking, slotd's CPU per request
+
+// Targets of issue 43: the new-customer storm (its ratio and latencies
+// are the storm's targets), and the tenancy phase with bounded residency.
+// Issue 43 withdrew issue 23's "2 KiB per touched business".
+const (
+	targetStormNewCPUUS       = 100.0 // slotd CPU per booking
+	targetTenancyBoundedRSS   = 300 << 20
+	targetTenancyIdleSeconds  = 120.0
+	tenancyResidentSlack      = 100 // businesses over --max-resident the resident row lets pass
+	targetTenancyIdleSlackMiB = 50
+)
 
 // evaluate fills the table, the counts and the summary line from what was
 // measured; a figure the run did not reach is "skipped".
@@ -96,6 +105,7 @@ func (h *harness) evaluate() {
 	}
 	h.mixedRows(add, judge)
 	h.stormRows(add, judge)
+	h.stormNewRows(add, judge)
 	h.smtpRows(add, judge)
 	h.integrityRows(add, judge)
 	h.seriesRows(add, judge)
@@ -158,6 +168,98 @@ func (h *harness) stormRows(add func(Row), judge func(bool) string) {
 	}
 	add(drain)
 	add(Row{Workload: "slotd RSS after the storm", Slotd: fmt.Sprintf("%s (peak %s)", bytesText(st.RSSAfter), bytesText(st.HWMAfter)), Result: resultInfo})
+}
+
+// stormNewRows are the new-customer storm's rows (issue 43): its rate
+// against the PostgreSQL baseline the storm's row uses, its tail, and
+// slotd's CPU per booking, with the storm reusing customers beside it.
+func (h *harness) stormNewRows(add func(Row), judge func(bool) string) {
+	r := &h.rep
+	p, st := r.phase("storm-new"), r.StormNew
+	ratioTarget := fmt.Sprintf("≥ %.0f× (aim 5×)", targetStormRatio)
+	latTarget := fmt.Sprintf("p99 ≤ %.0f ms, p99.9 ≤ %.0f ms", targetStormP99MS, targetStormP999MS)
+	cpuTarget := fmt.Sprintf("≤ %.0f µs", targetStormNewCPUUS)
+	if p == nil || st == nil {
+		why := skippedText(!r.Options.StormNew, "-storm-new=false")
+		add(Row{Workload: "New-customer storm: durable bookings, a new customer per booking", Slotd: why, Target: ratioTarget, Result: resultSkipped})
+		add(Row{Workload: "New-customer storm, p99 and p99.9 latency", Slotd: why, Target: latTarget, Result: resultSkipped})
+		add(Row{Workload: "New-customer storm, slotd CPU per booking", Slotd: why, Target: cpuTarget, Result: resultSkipped})
+		return
+	}
+	storm := r.phase("storm")
+	row := Row{Workload: fmt.Sprintf("New-customer storm: durable bookings, a new customer per booking (an e-mail address of its own, as a booking page sends), right after the storm on the same slotd: %d connections, %s, own Idempotency-Key each, e-mails to DATA/outbox",
+		p.Connections, time.Duration(p.Seconds*float64(time.Second)).Round(time.Second)),
+		Slotd:  fmt.Sprintf("%s bookings/s, p50 %s, p99 %s, p99.9 %s", kText(p.RPS), msText(p.Latency.P50), msText(p.Latency.P99), msText(p.Latency.P999)) + errText(p),
+		Target: ratioTarget}
+	if pg := r.Postgres; pg.Best > 0 {
+		row.Baseline = fmt.Sprintf("PostgreSQL's best run, as the storm's row: %s inserts/s (%s)", kText(pg.Best), h.pgBestText())
+		if storm != nil {
+			row.Baseline += fmt.Sprintf("; the storm reusing customers: %s bookings/s", kText(storm.RPS))
+		}
+		ratio := p.RPS / pg.Best
+		row.Ratio, row.Result = ratioText(ratio), judge(ratio >= targetStormRatio && p.Errors == 0)
+	} else {
+		row.Baseline = "PostgreSQL skipped: " + orText(pg.Skipped, "not run")
+		if storm != nil && storm.RPS > 0 {
+			row.Baseline += fmt.Sprintf("; the storm reusing customers: %s bookings/s (%s)", kText(storm.RPS), ratioText(p.RPS/storm.RPS))
+		}
+		row.Result = resultSkipped
+	}
+	add(row)
+	lat := Row{Workload: "New-customer storm, p99 and p99.9 latency",
+		Slotd:  fmt.Sprintf("p99 %s, p99.9 %s (max %s)", msText(p.Latency.P99), msText(p.Latency.P999), msText(p.Latency.Max)),
+		Target: latTarget, Result: judge(p.Latency.P99 <= targetStormP99MS && p.Latency.P999 <= targetStormP999MS)}
+	if storm != nil {
+		lat.Baseline = fmt.Sprintf("the storm reusing customers: p99 %s, p99.9 %s (max %s)", msText(storm.Latency.P99), msText(storm.Latency.P999), msText(storm.Latency.Max))
+	}
+	add(lat)
+	cpu := Row{Workload: "New-customer storm, slotd CPU per booking (/proc/PID/stat over the storm; the e-mails still to write at its end beside it)", Target: cpuTarget}
+	if p.ServerCPUPerReqUS >= 0 {
+		cpu.Slotd = fmt.Sprintf("%s per booking%s%s", usText(p.ServerCPUPerReqUS), withDrainText(st), gcText(p))
+		cpu.Result = judge(p.ServerCPUPerReqUS <= targetStormNewCPUUS && p.Requests > 0)
+	} else {
+		cpu.Slotd, cpu.Result = "not measured", resultSkipped
+	}
+	if storm != nil && storm.ServerCPUPerReqUS >= 0 {
+		cpu.Baseline = fmt.Sprintf("the storm reusing customers: %s per booking%s%s", usText(storm.ServerCPUPerReqUS), withDrainText(r.Storm), gcText(storm))
+		if storm.ServerCPUPerReqUS > 0 {
+			cpu.Ratio = ratioText(p.ServerCPUPerReqUS / storm.ServerCPUPerReqUS)
+		}
+	}
+	add(cpu)
+	if p.Profile != nil || (storm != nil && storm.Profile != nil) {
+		prof := Row{Workload: "New-customer storm, shares of slotd's CPU profile (categories overlap)", Slotd: orText(profileText(p.Profile), "no profile"), Result: resultInfo}
+		if storm != nil {
+			prof.Baseline = "the storm reusing customers: " + orText(profileText(storm.Profile), "no profile")
+		}
+		add(prof)
+	}
+	mail := Row{Workload: fmt.Sprintf("New-customer storm: e-mail outbox drained after it (%d e-mails); data directory growth per booking", st.MailsExpected), Result: resultInfo}
+	if st.DrainSeconds >= 0 {
+		mail.Slotd = fmt.Sprintf("%.1f s", st.DrainSeconds)
+	} else {
+		mail.Slotd = fmt.Sprintf("not within %s: %d of %d e-mails", r.Options.DrainTimeout, st.MailsFound, st.MailsExpected)
+	}
+	mail.Slotd += fmt.Sprintf("; %s per booking (%s written to disk per booking); %d acknowledged, in the walk; RSS after %s (peak %s)",
+		bytesText(int64(st.GrowthPerBooking)), bytesText(int64(st.WriteBytesPerBooking)), st.Acknowledged, bytesText(st.RSSAfter), bytesText(st.HWMAfter))
+	add(mail)
+}
+
+// withDrainText is a storm's CPU per booking counting the e-mails still
+// to write at its end, when measured.
+func withDrainText(st *Storm) string {
+	if st == nil || st.CPUPerBookingWithDrainUS <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s with the outbox's drain after it", usText(st.CPUPerBookingWithDrainUS))
+}
+
+// gcText is a phase's GC share, as the storm's GC row judges it.
+func gcText(p *Phase) string {
+	if gc, _, ok := gcShare(p); ok {
+		return fmt.Sprintf("; GC %.0f %%", gc)
+	}
+	return ""
 }
 
 func (h *harness) mixedRows(add func(Row), judge func(bool) string) {
@@ -251,39 +353,129 @@ func (h *harness) tenancyRows(add func(Row), judge func(bool) string) {
 	r := &h.rep
 	tn, p := r.Tenancy, r.phase("tenancy")
 	rssTarget, firstTarget := "≤ 200 MiB", fmt.Sprintf("every one ≤ %.0f ms", targetTenancyFirstMS)
+	boundedTarget := "≤ " + bytesText(targetTenancyBoundedRSS)
+	idleTarget := fmt.Sprintf("within %d MiB in ≤ %.0f min", targetTenancyIdleSlackMiB, targetTenancyIdleSeconds/60)
 	if tn == nil || p == nil {
 		why := skippedText(!r.Options.Tenancy, "-tenancy=false")
 		add(Row{Workload: "Tenancy: RSS after a restart, before any request", Slotd: why, Target: rssTarget, Result: resultSkipped})
 		add(Row{Workload: "Tenancy: first answers", Slotd: why, Target: firstTarget, Result: resultSkipped})
-		add(Row{Workload: "Tenancy: RSS per touched business", Slotd: why, Target: "≤ 2 KiB + its appointments", Result: resultSkipped})
+		add(Row{Workload: "Tenancy: RSS after the first answers", Slotd: why, Target: boundedTarget, Result: resultSkipped})
+		add(Row{Workload: "Tenancy, --idle-after: RSS back after a burst", Slotd: why, Target: idleTarget, Result: resultSkipped})
 		return
 	}
-	add(Row{Workload: fmt.Sprintf("Tenancy: %d businesses (%d appointments, %d staff, %d customers each; %s world file, loaded in %.1f s), slotd restarted without --world: RSS once ready, before any request",
-		tn.Businesses, tn.Appointments, tn.Staff, tn.Customers, bytesText(tn.FileBytes), tn.LoadSeconds),
+	bound := "without --max-resident"
+	if tn.MaxResident > 0 {
+		bound = fmt.Sprintf("--max-resident %d", tn.MaxResident)
+	}
+	add(Row{Workload: fmt.Sprintf("Tenancy: %d businesses (%d appointments, %d staff, %d customers each; %s world file, loaded in %.1f s), slotd restarted without --world, %s: RSS once ready, before any request",
+		tn.Businesses, tn.Appointments, tn.Staff, tn.Customers, bytesText(tn.FileBytes), tn.LoadSeconds, bound),
 		Slotd: fmt.Sprintf("%s (ready in %.2f s)", bytesText(tn.RSSBefore), tn.ReadySeconds), Target: rssTarget, Result: judge(tn.RSSBefore <= targetTenancyRSS)})
-	add(Row{Workload: fmt.Sprintf("Tenancy: first answer that needs the business's state (1-day availability), %d random businesses, %d connections", tn.Touch, p.Connections),
+	add(Row{Workload: fmt.Sprintf("Tenancy: first answer that needs the business's state (1-day availability), %d random businesses, %d connections, %s", tn.Touch, p.Connections, bound),
 		Slotd:  fmt.Sprintf("%d of %d answered; p50 %s, p99 %s, max %s", tn.Touched, tn.Touch, msText(p.Latency.P50), msText(p.Latency.P99), msText(p.Latency.Max)) + errText(p),
 		Target: firstTarget, Result: judge(p.Latency.Max <= targetTenancyFirstMS && p.Errors == 0 && tn.Touched == int64(tn.Touch))})
-	target := tenancyTarget(tn.Appointments)
-	add(Row{Workload: fmt.Sprintf("Tenancy: RSS growth per touched business (its whole state in memory: business, API key, 3 services, %d staff, %d customers, %d appointments; garbage not yet collected included)",
-		tn.Staff, tn.Customers, tn.Appointments),
-		Slotd: fmt.Sprintf("%s (RSS %s after %d businesses, peak %s%s)", bytesText(int64(tn.GrowthPerBiz)), bytesText(tn.RSSAfter), tn.Touched,
-			bytesText(tn.HWMAfter), heapText(tn)),
-		Target: fmt.Sprintf("≤ 2 KiB + %d × 200 B = %s", tn.Appointments, bytesText(int64(target))), Result: judge(tn.Touched > 0 && tn.GrowthPerBiz <= target)})
+	add(Row{Workload: fmt.Sprintf("Tenancy: RSS after those %d first answers, %s (garbage not yet collected included)", tn.Touch, bound),
+		Slotd: fmt.Sprintf("%s (peak %s; %s more than before the first request, %s per business touched%s)", bytesText(tn.RSSAfter), bytesText(tn.HWMAfter),
+			bytesText(tn.RSSAfter-tn.RSSBefore), bytesText(int64(tn.GrowthPerBiz)), heapText(tn)),
+		Target: boundedTarget, Result: judge(tn.Touched > 0 && tn.RSSAfter <= targetTenancyBoundedRSS)})
+	if res := tn.Residency; res != nil {
+		row := Row{Workload: fmt.Sprintf("Tenancy: businesses resident (slotd_businesses_resident), %s", bound), Result: resultInfo,
+			Slotd: fmt.Sprintf("%d at the end of the first answers (at most %s seen during them, sampled every 0.5 s); %d %s%s; %d let go",
+				res.AtEnd, countOrUnknown(res.MaxSeen), res.Settled, settledRowText(tn), rssThenText(res.RSSSettled), res.LetGo)}
+		if tn.MaxResident > 0 {
+			row.Target = fmt.Sprintf("≤ %d (+ %d)", tn.MaxResident, tenancyResidentSlack)
+		}
+		add(row)
+	}
+	h.tenancyIdleRow(add, judge, idleTarget)
 }
 
-// heapText is the live heap per touched business, when it was measured.
+func rssThenText(rss int64) string {
+	if rss <= 0 {
+		return ""
+	}
+	return " (RSS " + bytesText(rss) + " then)"
+}
+
+func countOrUnknown(n int64) string {
+	if n < 0 {
+		return "unknown"
+	}
+	return fmt.Sprint(n)
+}
+
+// settledRowText says when the resident businesses were back at the
+// bound after the touches.
+func settledRowText(tn *Tenancy) string {
+	res := tn.Residency
+	switch {
+	case tn.MaxResident == 0:
+		return "after them"
+	case res.SettledSeconds < 0:
+		return fmt.Sprintf("%s after them, not yet at the bound", tenancySettleWait)
+	case res.SettledSeconds < 0.05:
+		return "right after them"
+	default:
+		return fmt.Sprintf("%.1f s after them, once at the bound", res.SettledSeconds)
+	}
+}
+
+// tenancyIdleRow is the idle step's row: RSS back within the slack of its
+// start after a burst of first answers, with --idle-after.
+func (h *harness) tenancyIdleRow(add func(Row), judge func(bool) string, target string) {
+	r := &h.rep
+	id, p := r.Tenancy.Idle, r.phase("tenancy-idle")
+	if id == nil || p == nil || len(id.Samples) == 0 {
+		why := "not run"
+		if r.Options.TenancyIdleTouch == 0 {
+			why = "-tenancy-idle-touch 0"
+		}
+		add(Row{Workload: "Tenancy, --idle-after: RSS back after a burst", Slotd: why, Target: target, Result: resultSkipped})
+		return
+	}
+	last := id.Samples[len(id.Samples)-1]
+	row := Row{Workload: fmt.Sprintf("Tenancy, slotd restarted with --idle-after %s: RSS back within %s of where it started, after a burst of %d first answers (p99 %s, max %s), RSS read every %s",
+		time.Duration(id.IdleAfterSeconds*float64(time.Second)), bytesText(id.SlackBytes), id.Touched, msText(p.Latency.P99), msText(p.Latency.Max), tenancyIdlePoll),
+		Target: target}
+	rss := fmt.Sprintf("RSS %s once ready, %s after the burst", bytesText(id.Baseline.RSS), bytesText(id.Peak.RSS))
+	switch {
+	case id.Peak.RSS <= id.Baseline.RSS+id.SlackBytes:
+		row.Slotd = rss + fmt.Sprintf(": the burst never took it %s above its start, so nothing to come back from", bytesText(id.SlackBytes))
+		row.Result = resultInfo
+	case id.WithinSeconds >= 0:
+		row.Slotd = rss + fmt.Sprintf(", %s %.0f s after it (%s)", bytesText(last.RSS), id.WithinSeconds, idleSampleText(last))
+		row.Result = judge(id.WithinSeconds <= id.WithinTargetSeconds && p.Errors == 0)
+	default:
+		row.Slotd = rss + fmt.Sprintf(", still %s %.0f s after it: not back (%s)", bytesText(last.RSS), last.Seconds, idleSampleText(last))
+		row.Result = resultFail
+	}
+	add(row)
+}
+
+// idleSampleText is what /metrics said with an RSS reading.
+func idleSampleText(sm IdleSample) string {
+	if sm.Resident < 0 {
+		return "no /metrics"
+	}
+	held := ""
+	if sm.goHeld() >= 0 {
+		held = fmt.Sprintf(", the Go runtime holding %s of the OS's memory", bytesText(sm.goHeld()))
+	}
+	return fmt.Sprintf("%d resident, %d let go; heap in use %s%s, %s released to the OS; %d GC cycles since the start",
+		sm.Resident, sm.LetGo, bytesText(sm.HeapInuse), held, bytesText(sm.HeapReleased), sm.GCCycles)
+}
+
+// heapText is the live heap after the touches, when it was measured: it
+// is read after the resident businesses were read, once back at the
+// bound.
 func heapText(tn *Tenancy) string {
 	if tn.HeapAfter == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; live heap after a GC: %s per business", bytesText(int64(tn.HeapPerBiz)))
-}
-
-// tenancyTarget is the RSS growth a touched business may cost: 2 KiB and
-// its appointments.
-func tenancyTarget(appointments int) float64 {
-	return targetTenancyPerBusiness + float64(appointments)*targetTenancyPerAppointment
+	when := "after a GC"
+	if res := tn.Residency; res != nil && tn.MaxResident > 0 {
+		when = fmt.Sprintf("after a GC once %d were resident", res.Settled)
+	}
+	return fmt.Sprintf("; live heap %s: %s, %s per business touched", when, bytesText(tn.HeapAfter), bytesText(int64(tn.HeapPerBiz)))
 }
 
 func (h *harness) seriesRows(add func(Row), judge func(bool) string) {
@@ -474,6 +666,14 @@ func (h *harness) summaryLine() string {
 		}
 		parts = append(parts, s)
 	}
+	if sn := r.phase("storm-new"); sn != nil {
+		s := fmt.Sprintf("new-customer storm %s/s", kText(sn.RPS))
+		if r.Postgres.Best > 0 {
+			s += fmt.Sprintf(" = %s PostgreSQL", ratioText(sn.RPS/r.Postgres.Best))
+		}
+		s += fmt.Sprintf(", p99.9 %s, %s CPU per booking", msText(sn.Latency.P999), usText(sn.ServerCPUPerReqUS))
+		parts = append(parts, s)
+	}
 	if week, static := r.phase("availability-week"), r.phase("static-week"); week != nil && static != nil {
 		parts = append(parts, "availability "+ratioText(week.RPS/static.RPS)+" static")
 	}
@@ -499,8 +699,19 @@ func (h *harness) summaryLine() string {
 		parts = append(parts, fmt.Sprintf("load %d appts %.0f s, peak %s", ld.Appointments, ld.ReadySeconds, bytesText(ld.HWM)))
 	}
 	if tn, p := r.Tenancy, r.phase("tenancy"); tn != nil && p != nil {
-		parts = append(parts, fmt.Sprintf("tenancy %d businesses: RSS %s, first answers max %s, %s per business",
-			tn.Businesses, bytesText(tn.RSSBefore), msText(p.Latency.Max), bytesText(int64(tn.GrowthPerBiz))))
+		s := fmt.Sprintf("tenancy %d businesses: RSS %s, %s after %d first answers (max %s)",
+			tn.Businesses, bytesText(tn.RSSBefore), bytesText(tn.RSSAfter), tn.Touched, msText(p.Latency.Max))
+		if tn.MaxResident > 0 {
+			s += fmt.Sprintf(" with --max-resident %d", tn.MaxResident)
+		}
+		if id := tn.Idle; id != nil && len(id.Samples) > 0 {
+			if id.WithinSeconds >= 0 {
+				s += fmt.Sprintf("; --idle-after: RSS back within %s in %.0f s", bytesText(id.SlackBytes), id.WithinSeconds)
+			} else {
+				s += fmt.Sprintf("; --idle-after: RSS not back within %s in %.0f s", bytesText(id.SlackBytes), id.Samples[len(id.Samples)-1].Seconds)
+			}
+		}
+		parts = append(parts, s)
 	}
 	if d := h.disturbed(); len(d) > 0 {
 		parts = append(parts, "other processes took CPU during "+strings.Join(d, ", "))
@@ -564,6 +775,7 @@ func (o Options) belowFullSize() []string {
 		count("tenancy-businesses", o.TenancyBusinesses, full.TenancyBusinesses)
 		count("tenancy-touch", o.TenancyTouch, full.TenancyTouch)
 		count("tenancy-appointments", o.TenancyAppointments, full.TenancyAppointments)
+		count("tenancy-idle-touch", o.TenancyIdleTouch, full.TenancyIdleTouch)
 	}
 	if o.LoadPhase {
 		count("load-businesses", o.LoadBusinesses, full.LoadBusinesses)

@@ -12,7 +12,7 @@ import (
 )
 
 // The walk reads back, through the public API, every appointment of every
-// staff member the mixed phase, the storm or the race booked, page by
+// staff member the mixed phase, the storms or the race booked, page by
 // page, and checks two things: no two appointments that occupy time
 // (pending_payment, confirmed, completed) have overlapping active
 // segments for the same staff member, and every booking answered 201 is
@@ -60,7 +60,7 @@ func (h *harness) walk(ctx context.Context, s *slotd, l *layout) error {
 	w := &Walk{}
 	h.rep.Walk = w
 	want := map[staffKey][]string{}
-	for _, a := range slices.Concat(h.mixedAcks.list, h.stormAcks.list, h.raceAcks.list) {
+	for _, a := range slices.Concat(h.mixedAcks.list, h.stormAcks.list, h.stormNewAcks.list, h.raceAcks.list) {
 		k := staffKey{a.b, a.s}
 		want[k] = append(want[k], a.id)
 		w.Acknowledged++

@@ -248,3 +248,105 @@ func TestLayoutRefuses(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 }
+
+// The new-customer storm books the storm slots after the storm's (the
+// slotd's slot range goes on from where the storm stopped), so its
+// bookings never meet the storm's, the booked appointments or the race's;
+// and every one of its bookings brings a customer of its own, whom the
+// world does not have.
+func TestNewCustomerStormSlots(t *testing.T) {
+	for _, spec := range []WorldSpec{
+		smallSpec(),
+		{Tag: "main", Businesses: 2, Staff: 3, Appointments: 1000, Customers: 2, WindowDays: 1, Seed: 3}, // dense
+	} {
+		l := testLayout(t, spec)
+		type slot struct {
+			b, s int
+			at   time.Time
+		}
+		s := &slotd{nextSlot: 7} // the mixed phase booked the first seven
+		// The storm: more requests than the free half hours of the horizon.
+		perStaff := len(l.free[0]) + halfHours*3
+		storm := newSlotRange(s)
+		stormSlots := map[slot]int{}
+		for n := range uint64(l.Businesses * l.Staff * perStaff) {
+			b, sm, at := l.stormSlot(storm.take(n))
+			stormSlots[slot{b, sm, at}]++
+		}
+		storm.done(s)
+		fresh := newSlotRange(s)
+		assert.Equal(t, 7+l.Businesses*l.Staff*perStaff, fresh.take(0), "the new-customer storm starts where the storm stopped")
+
+		booked := map[slot]bool{}
+		for b := range l.Businesses {
+			for k := range l.Appointments {
+				sm, at := l.booked(k)
+				booked[slot{b, sm, at}], booked[slot{b, sm, at.Add(30 * time.Minute)}] = true, true
+			}
+		}
+		raced := map[slot]bool{}
+		for k := range 50 {
+			b, sm, at := l.raceSlot(k)
+			raced[slot{b, sm, at}] = true
+		}
+		emails := map[string]bool{}
+		for c := range l.Customers {
+			for b := range l.Businesses {
+				emails[l.customerEmail(b, c)] = true
+			}
+		}
+		mine := map[slot]bool{}
+		for n := range uint64(l.Businesses * l.Staff * perStaff) {
+			i := fresh.take(n)
+			b, sm, at := l.stormSlot(i)
+			k := slot{b, sm, at}
+			require.Zero(t, stormSlots[k], "new-customer booking %d (%d, %d, %s) asks for a slot of the storm", n, b, sm, at)
+			require.False(t, mine[k], "new-customer booking %d asks for a slot twice", n)
+			require.False(t, booked[k], "new-customer booking %d clashes with a booked appointment", n)
+			require.False(t, raced[k], "new-customer booking %d clashes with the race", n)
+			assert.True(t, at.Minute() == 0 || at.Minute() == 30)
+			mine[k] = true
+
+			email := string(l.appendNewCustomerEmail(nil, i))
+			require.False(t, emails[email], "booking %d's customer %s is not new", n, email)
+			emails[email] = true
+		}
+		for k, n := range stormSlots {
+			require.Equal(t, 1, n, "the storm asks for %v once", k)
+		}
+	}
+}
+
+// A new-customer booking's body is the storm's booking with a customer
+// of its own; the storm's names one of the world's.
+func TestNewCustomerBookingBody(t *testing.T) {
+	l := testLayout(t, smallSpec())
+	type body struct {
+		ServiceID, StaffMemberID string
+		StartTime                time.Time
+		EnforceBookingRules      *bool
+		Customer                 map[string]string
+	}
+	decode := func(b []byte) body {
+		t.Helper()
+		var out body
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		require.NoError(t, dec.Decode(&out), "%s", b)
+		return out
+	}
+	i := 2*l.Businesses + 1
+	b, s, at := l.stormSlot(i)
+	reused := decode(bookingBody(nil, l, b, s, l.stormCustomer(i), at))
+	fresh := decode(newCustomerBookingBody(nil, l, b, s, i, at))
+	assert.Equal(t, l.serviceID(b, 0).String(), fresh.ServiceID)
+	assert.Equal(t, l.staffID(b, s).String(), fresh.StaffMemberID)
+	assert.True(t, at.Equal(fresh.StartTime))
+	require.NotNil(t, fresh.EnforceBookingRules)
+	assert.False(t, *fresh.EnforceBookingRules)
+	assert.Equal(t, reused.ServiceID, fresh.ServiceID)
+	assert.True(t, reused.StartTime.Equal(fresh.StartTime))
+	assert.Equal(t, l.customerEmail(b, l.stormCustomer(i)), reused.Customer["email"])
+	assert.Equal(t, "new1.i7.b1@bench.example", fresh.Customer["email"], "seed 1, slot 7 of business 7 mod 3")
+	assert.Equal(t, map[string]string{"firstName": "New", "lastName": "7", "email": "new1.i7.b1@bench.example"}, fresh.Customer)
+}
