@@ -165,7 +165,7 @@ func (v View) Basket(id uuid.UUID) *model.Basket { return v.st.Basket(id) }
 
 // Chains returns the starts on offer for a basket of services (GET
 // /availability/slots?serviceIds=…), each with every item's slot; the
-// first item's staff lists live in w until its next use.
+// slots and their staff lists live in w until its next use.
 func (v View) Chains(services []*model.Service, only *uuid.UUID, from, to, now time.Time, w *SlotWork) []ChainSlot {
 	return ledger.Chains(v.st, &ledger.ChainQuery{Services: services, Only: only, From: from, To: to, Now: now, Scratch: &w.scratch})
 }

@@ -56,7 +56,7 @@ func (c *call) appendBasketBooked(b []byte, ans *directory.Answer) []byte {
 // getBasket answers GET /baskets/{id}: {id, customerId, appointmentIds,
 // createdAt}; each appointment is read at /appointments/{id}.
 func (s *Server) getBasket(c *call) {
-	x := c.basket()
+	x := pathRecord(c, c.st.Basket)
 	if x == nil {
 		return
 	}
@@ -80,7 +80,7 @@ func (s *Server) getBasket(c *call) {
 // the basket that may be cancelled, in one write: 200 {cancelled: [ids],
 // skipped: [{id, code}]}. It takes no body.
 func (s *Server) cancelBasket(c *call) {
-	x := c.basket()
+	x := pathRecord(c, c.st.Basket)
 	if x == nil {
 		return
 	}
@@ -96,24 +96,6 @@ func (s *Server) cancelBasket(c *call) {
 		return
 	}
 	edge.WriteJSON(c.ctx, 200, appendCancelled(nil, &out))
-}
-
-// basket is the basket of a route's {id}, having answered 400 for a
-// query string or 404 for an unknown one.
-func (c *call) basket() *model.Basket {
-	id, ok := c.pathID("id")
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
-		return nil
-	}
-	var x *model.Basket
-	if ok {
-		x = c.st.Basket(id)
-	}
-	if x == nil {
-		edge.WriteError(c.ctx, errNotFound)
-	}
-	return x
 }
 
 // decodeBasket validates a basket body: { startTime, items: [ {

@@ -84,17 +84,8 @@ func (c *call) appendSeriesBooked(b []byte, ans *directory.Answer) []byte {
 // getSeries answers GET /appointment-series/{id}: {id, rule, serviceId,
 // customerId, occurrenceIds, createdAt}.
 func (s *Server) getSeries(c *call) {
-	id, ok := c.pathID("id")
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
-		return
-	}
-	var x *model.AppointmentSeries
-	if ok {
-		x = c.st.Series(id)
-	}
+	x := pathRecord(c, c.st.Series)
 	if x == nil {
-		edge.WriteError(c.ctx, errNotFound)
 		return
 	}
 	b := append(make([]byte, 0, 256+40*len(x.Occurrences)), `{"id":`...)
@@ -212,6 +203,24 @@ func decodeSeries(body []byte) (*directory.SeriesInput, error) {
 	return in, nil
 }
 
+// pathRecord is the record find returns for a route's {id}, having
+// answered 400 for a query string or 404 for an unknown id; nil then.
+func pathRecord[T any](c *call, find func(uuid.UUID) *T) *T {
+	id, ok := c.pathID("id")
+	if perr := noQuery(c.ctx); perr != nil {
+		edge.WriteError(c.ctx, perr)
+		return nil
+	}
+	var x *T
+	if ok {
+		x = find(id)
+	}
+	if x == nil {
+		edge.WriteError(c.ctx, errNotFound)
+	}
+	return x
+}
+
 // decodeWho reads the customer of a series or basket: customer (their
 // details) or customerId (one on file), exactly one of them.
 func decodeWho(obj input.Object, errs *input.Errors) (*model.Customer, *uuid.UUID) {
@@ -239,13 +248,8 @@ func decodeWho(obj input.Object, errs *input.Errors) (*model.Customer, *uuid.UUI
 // every occurrence from then on that may be cancelled, in one write:
 // 200 {cancelled: [ids], skipped: [{id, code}]}.
 func (s *Server) cancelSeries(c *call) {
-	id, ok := c.pathID("id")
-	if perr := noQuery(c.ctx); perr != nil {
-		edge.WriteError(c.ctx, perr)
-		return
-	}
-	if !ok || c.st.Series(id) == nil {
-		edge.WriteError(c.ctx, errNotFound)
+	x := pathRecord(c, c.st.Series)
+	if x == nil {
 		return
 	}
 	var from *time.Time
@@ -264,7 +268,7 @@ func (s *Server) cancelSeries(c *call) {
 	}
 	rctx, cancel := edge.RequestContext()
 	defer cancel()
-	out, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.CancelSeries{ID: id, From: from})
+	out, err := directory.Do(rctx, s.Dir, c.st.Business().ID, directory.CancelSeries{ID: x.ID, From: from})
 	if err != nil {
 		s.Fail(c.ctx, err)
 		return
