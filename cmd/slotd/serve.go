@@ -52,6 +52,7 @@ type addrs struct{ Public, Admin string }
 // called with the bound addresses once requests are served.
 func serve(ctx context.Context, c *config, stdout, stderr io.Writer, ready func(addrs)) error {
 	started := c.clock.Now()
+	defer tuneGC()()
 	log := newLogger(c, stderr)
 	if c.WebhooksAllowInsecure {
 		log.Warn("!!! --webhooks-allow-insecure is set: webhook deliveries may go to http://, any port and private or loopback addresses. Never use this in production. !!!")
