@@ -21,12 +21,13 @@ func BenchmarkDecodeCreate(b *testing.B) {
 	}
 }
 
-// TestDecodeCreateAllocs: decoding a full booking body costs the parse (1),
-// the CreateInput and its two pointers (3), and one copy per string kept
-// out of the request buffer: startTime on its way to time.Parse, the four
-// customer strings and the notes (6).
+// TestDecodeCreateAllocs: decoding a full booking body costs the
+// CreateInput and its two pointers (3), and one copy per string kept out
+// of the request buffer: startTime on its way to time.Parse, the four
+// customer strings and the notes (6). The parse itself reuses a pooled
+// reader's memory.
 func TestDecodeCreateAllocs(t *testing.T) {
-	if n := testing.AllocsPerRun(100, func() { _, _ = decodeCreate(benchCreateBody) }); n > 10 {
-		t.Errorf("decodeCreate: %v allocations, want at most 10", n)
+	if n := testing.AllocsPerRun(100, func() { _, _ = decodeCreate(benchCreateBody) }); n > 9 {
+		t.Errorf("decodeCreate: %v allocations, want at most 9", n)
 	}
 }

@@ -243,6 +243,16 @@ func (r *Reader) ParseObjectAt(data []byte, base string, errs *Errors) (Object, 
 	return parseObjectAt(data, base, errs, r.d)
 }
 
+// ParseObject is the package's ParseObject, into r's memory: for a
+// request's body, with r from a pool and given back once the body is
+// read.
+func (r *Reader) ParseObject(data []byte, errs *Errors) (Object, bool) {
+	if r.d == nil {
+		r.d = newDoc(nil)
+	}
+	return parseObject(data, "", errs, r.d)
+}
+
 func parseObjectAt(data []byte, base string, errs *Errors, reuse *doc) (Object, bool) {
 	var own Errors
 	obj, ok := parseObject(data, base, &own, reuse)
