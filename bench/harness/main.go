@@ -233,6 +233,7 @@ func (h *harness) run(ctx context.Context) error {
 		{"read phases", func(ctx context.Context) error { return h.readPhases(ctx, s, l) }},
 		{"mixed phase", func(ctx context.Context) error { return h.mixed(ctx, s, l) }},
 		{"PostgreSQL before the storm", func(ctx context.Context) error { return h.postgres(ctx, l, "before") }},
+		{"disk probe", h.diskProbe},
 		{"booking storm", func(ctx context.Context) error { return h.storm(ctx, s, l) }},
 		{"new-customer storm", func(ctx context.Context) error { return h.stormNew(ctx, s, l) }},
 		{"contention race", func(ctx context.Context) error { return h.race(ctx, s, l) }},

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -213,4 +215,31 @@ not_a_number x
 	assert.Equal(t, int64(2000), metricInt(m, metricResident))
 	assert.Equal(t, int64(123456780), metricInt(m, "go_memstats_heap_inuse_bytes"))
 	assert.Equal(t, int64(-1), metricInt(m, "slotd_businesses_waiting_to_wake"), "absent")
+}
+
+// TestWALSyncs: the WAL fsyncs of a storm are the histogram's growth
+// between two readings; the slow ones those past the bucket nearest
+// below the p99.9 target.
+func TestWALSyncs(t *testing.T) {
+	const name = "slotd_journal_wal_fsync_duration_seconds_bucket"
+	read := func(counts ...int) map[float64]int64 {
+		var b strings.Builder
+		for i, le := range []string{"0.001", "0.043865333106187024", "0.09527111042761806", "0.24164008605130552", "+Inf"} {
+			fmt.Fprintf(&b, "%s{le=%q} %d\n", name, le, counts[i])
+		}
+		b.WriteString("slotd_journal_wal_fsync_duration_seconds_count 9\n# HELP x\n")
+		return parseBuckets(b.String(), name)
+	}
+	before := read(10, 12, 12, 12, 12)
+	after := read(100, 110, 110, 111, 111)
+	w := walSyncs(before, after)
+	if w.Syncs != 99 || w.Slow != 1 || math.Abs(w.SlowOverMS-43.865) > 0.01 || math.Abs(w.SlowestMS-241.64) > 0.01 {
+		t.Fatalf("walSyncs = %+v", *w)
+	}
+	if w := walSyncs(before, before); w.Syncs != 0 || w.Slow != 0 {
+		t.Fatalf("no syncs: %+v", *w)
+	}
+	if walSyncs(before, nil) != nil {
+		t.Fatal("no histogram: want nil")
+	}
 }

@@ -25,6 +25,7 @@ type Report struct {
 	SMTPStorm *SMTPStorm   `json:"smtp_storm,omitempty"`
 	Load      *Load        `json:"load,omitempty"`
 	Tenancy   *Tenancy     `json:"tenancy,omitempty"`
+	Disk      *DiskProbe   `json:"disk,omitempty"`
 	Rows      []Row        `json:"table"`
 	Passed    int          `json:"passed"`
 	Failed    int          `json:"failed"`
@@ -140,6 +141,9 @@ type Storm struct {
 	DrainCPUSeconds          float64  `json:"drain_cpu_seconds,omitempty"`
 	CPUPerBookingWithDrainUS float64  `json:"cpu_per_booking_with_drain_us,omitempty"`
 	UnexpectedAnswers        []string `json:"unexpected_answers,omitempty"`
+	// WAL is slotd's WAL fsyncs during the storm (disk.go); nil when
+	// /metrics did not tell.
+	WAL *WALSyncs `json:"wal_syncs,omitempty"`
 }
 
 // Race is the contention race: many clients, one slot, again and again.

@@ -251,9 +251,13 @@ func (h *harness) durableStorm(ctx context.Context, st *Storm, sp stormSpec) err
 	writesBefore, werr := proc.WriteBytes(s.p.PID())
 
 	got := sp.acks
+	syncsBefore, serr := s.fsyncHistogram(ctx)
 	p, err := h.runStorm(ctx, sp)
 	if err != nil {
 		return err
+	}
+	if syncsAfter, err := s.fsyncHistogram(ctx); err == nil && serr == nil {
+		st.WAL = walSyncs(syncsBefore, syncsAfter)
 	}
 	stormEnd, cpuEnd := p.ended, p.serverCPUEnd // not after the profile's reading
 	st.Acknowledged = int64(len(got.list))
