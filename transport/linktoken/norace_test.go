@@ -1,0 +1,5 @@
+//go:build !race
+
+package linktoken
+
+const raceEnabled = false
