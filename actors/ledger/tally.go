@@ -219,7 +219,54 @@ func (b book) tallied(c counted, delta int) book {
 	old, _ := runAt(b.runsOf(c.staff), bn)
 	var svc uint16
 	b, svc = b.svcPlace(c.svc)
-	return b.withRuns(map[blockKey]block{{c.staff, bn}: old.add(i, svc, delta, false)})
+	return b.withRun(c.staff, bn, old.add(i, svc, delta, false))
+}
+
+// withRun is withRuns for one run, the write of every booking: the
+// same copies, without the two maps.
+func (b book) withRun(staff uuid.UUID, bn int64, blk block) book {
+	i, ok := staffAt(b.tally, staff)
+	var t []staffRuns // sized exactly: every State keeps its own
+	if ok {
+		t = make([]staffRuns, len(b.tally))
+		copy(t, b.tally)
+	} else {
+		t = make([]staffRuns, len(b.tally)+1)
+		copy(t, b.tally[:i])
+		copy(t[i+1:], b.tally[i:])
+		t[i] = staffRuns{staff: staff}
+	}
+	t[i].runs = withBlock(t[i].runs, bn, blk)
+	b.tally = t
+	return b
+}
+
+// withBlock returns runs with run bn set to blk (gone when blk is
+// empty), in a list of its own of exactly its length (a business holds
+// thousands of these lists, so none keeps room to grow); runs itself is
+// another state's and stays as it is.
+func withBlock(runs []run, bn int64, blk block) []run {
+	_, at := runAt(runs, bn)
+	found := at < len(runs) && runs[at].block == bn
+	var out []run
+	switch {
+	case found && len(blk) == 0:
+		out = make([]run, len(runs)-1)
+		copy(out, runs[:at])
+		copy(out[at:], runs[at+1:])
+	case found:
+		out = make([]run, len(runs))
+		copy(out, runs)
+		out[at].counts = blk
+	case len(blk) == 0:
+		return runs
+	default:
+		out = make([]run, len(runs)+1)
+		copy(out, runs[:at])
+		out[at] = run{bn, blk}
+		copy(out[at+1:], runs[at:])
+	}
+	return out
 }
 
 // svcPlace returns service id's place in b.tallySvc, adding it when it

@@ -110,12 +110,19 @@ func (m Map[K, V]) Get(k K) (V, bool) {
 
 // Set returns a map with k set to v.
 func (m Map[K, V]) Set(k K, v V) Map[K, V] {
+	m, _, _ = m.Swap(k, v)
+	return m
+}
+
+// Swap returns a map with k set to v, and the value k had and whether
+// it had one: Get and Set in one walk down the tree.
+func (m Map[K, V]) Swap(k K, v V) (_ Map[K, V], old V, had bool) {
 	if m.root == nil {
 		m.root = &node[K, V]{ents: []entry[K, V]{{k, v}}}
 		m.n = 1
-		return m
+		return m, old, false
 	}
-	left, right, sep, added := m.insert(m.root, k, v, true)
+	left, right, sep, added := m.insert(m.root, k, v, true, &old)
 	if right != nil {
 		left = &node[K, V]{keys: []K{sep}, kids: []*node[K, V]{left, right}}
 	}
@@ -123,16 +130,17 @@ func (m Map[K, V]) Set(k K, v V) Map[K, V] {
 	if added {
 		m.n++
 	}
-	return m
+	return m, old, !added
 }
 
 // insert returns a copy of n with k set; when the copy overflowed, it comes
 // back as two nodes and the smallest key of the right one. rightmost says n
-// is the last node of its level.
-func (m Map[K, V]) insert(n *node[K, V], k K, v V, rightmost bool) (left, right *node[K, V], sep K, added bool) {
+// is the last node of its level. A value k had is stored in *old.
+func (m Map[K, V]) insert(n *node[K, V], k K, v V, rightmost bool, old *V) (left, right *node[K, V], sep K, added bool) {
 	if n.leaf() {
 		i, found := m.search(n, k)
 		if found {
+			*old = n.ents[i].v
 			ents := slices.Clone(n.ents)
 			ents[i].v = v
 			return &node[K, V]{ents: ents}, nil, sep, false
@@ -152,7 +160,7 @@ func (m Map[K, V]) insert(n *node[K, V], k K, v V, rightmost bool) (left, right 
 		return l, r, r.ents[0].k, true
 	}
 	i := m.child(n, k)
-	nl, nr, s, added := m.insert(n.kids[i], k, v, rightmost && i == len(n.kids)-1)
+	nl, nr, s, added := m.insert(n.kids[i], k, v, rightmost && i == len(n.kids)-1, old)
 	if nr == nil {
 		kids := slices.Clone(n.kids)
 		kids[i] = nl

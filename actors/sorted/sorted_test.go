@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -168,4 +169,27 @@ func TestSetAscending(t *testing.T) {
 	m = m.SetAscending(3, func(i int) (int, int) { return i, i })
 	require.NoError(t, m.check())
 	check(t, m, map[int]int{0: 0, 1: 1, 2: 2, 100: 1}, r)
+}
+
+// TestSwap: Swap sets as Set does and says what the key held before.
+func TestSwap(t *testing.T) {
+	m := New[int, string](cmp.Compare[int])
+	ref := map[int]string{}
+	for i := range 5000 {
+		k, v := (i*7919)%1200, strconv.Itoa(i)
+		want, wantHad := ref[k]
+		var old string
+		var had bool
+		m, old, had = m.Swap(k, v)
+		require.Equal(t, wantHad, had, "key %d", k)
+		require.Equal(t, want, old, "key %d", k)
+		ref[k] = v
+	}
+	require.NoError(t, m.check())
+	require.Equal(t, len(ref), m.Len())
+	for k, v := range ref {
+		got, ok := m.Get(k)
+		require.True(t, ok)
+		require.Equal(t, v, got)
+	}
 }
