@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"testing"
 	"time"
 
@@ -181,4 +182,34 @@ func TestResidencyBoundKeptAtOnce(t *testing.T) {
 		require.Eventually(t, func() bool { return testutil.ToFloat64(resident) <= 2 }, 5*time.Second, time.Millisecond,
 			"the clock did not move: the load itself kept the bound")
 	}
+}
+
+// TestResidencyKicksWhileALookRunsAreOne: first answers past the bound
+// while a look runs start one look more between them, not one each (each
+// queued its own, and at 1,500 first answers a second the looks took the
+// CPU).
+func TestResidencyKicksWhileALookRunsAreOne(t *testing.T) {
+	d, _ := openResident(t, Residency{MaxResident: 1})
+	ctx := context.Background()
+	var specs []model.Spec
+	for i := range 3 {
+		specs = append(specs, spec(uuid.New(), fmt.Sprint("sk_", i)))
+	}
+	_, err := d.Put(ctx, specs)
+	require.NoError(t, err)
+	r := d.res
+	r.looking.Lock() // a look is running
+	r.kicked.Store(false)
+	before := r.kicks.Load()
+	d.live.Add(100) // far past the bound
+	for range 50 {
+		d.kick()
+		for range 10 {
+			runtime.Gosched() // the kicked goroutine runs, up to where it waits for its turn
+		}
+	}
+	require.Equal(t, before+1, r.kicks.Load(), "kicks while a look runs")
+	d.live.Add(-100)
+	r.looking.Unlock()
+	require.Eventually(t, func() bool { return !r.kicked.Load() }, 5*time.Second, time.Millisecond, "the kicked look began")
 }
