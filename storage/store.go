@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -39,6 +40,16 @@ const pebbleFormat = pebble.FormatValueSeparation
 // files to compact while a busy server is taking writes. Pebble starts with a
 // small memtable and grows towards this size, so idle stores don't pay for it.
 const memTableSize = 32 << 20
+
+// walMinSyncInterval is the least time between two syncs of the WAL.
+// Every commit still waits for the sync that covers it; a sync asked for
+// sooner than this after the last one waits out the rest, so the commits
+// arriving meanwhile share it. In the harness's storms (64 connections
+// over 200 businesses) a sync covered 4.7 commits without it and 26 with
+// it, the fsyncs fell from 1,000 to 200 a second, and slotd spent 5–10 %
+// less CPU per booking and took 15 % more bookings a second; a lone
+// commit waits at most this much longer.
+const walMinSyncInterval = time.Millisecond
 
 // Options configures Open.
 type Options struct {
@@ -102,6 +113,7 @@ func Open(dir string, o Options) (*Store, error) {
 		FS:                 o.FS,
 		FormatMajorVersion: pebbleFormat,
 		MemTableSize:       memTableSize,
+		WALMinSyncInterval: func() time.Duration { return walMinSyncInterval },
 		Logger:             newPebbleLogger(o.Logger, s.fail),
 	}
 	if o.Clock == nil {
