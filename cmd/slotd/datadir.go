@@ -16,7 +16,8 @@ import (
 // unavailable"; that almost always means a second slotd was started on the
 // same --data, so the error says so and names the file.
 func openStore(dir string, c *config, log *slog.Logger) (*storage.Store, error) {
-	store, err := storage.Open(dir, storage.Options{Logger: log, FS: c.fs, Reserve: uint64(c.DiskReserve), Clock: c.clock})
+	store, err := storage.Open(dir, storage.Options{Logger: log, FS: c.fs, Reserve: uint64(c.DiskReserve), Clock: c.clock,
+		WALMinSyncInterval: storage.WALMinSyncInterval})
 	if err == nil {
 		return store, nil
 	}
