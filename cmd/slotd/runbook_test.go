@@ -88,9 +88,15 @@ func TestClusterRunBook(t *testing.T) {
 	}
 	assert.Regexp(t, `(?m)^X-Slotd-Node: n[123]\r?$`, printed)
 	for _, n := range []string{"n1", "n2", "n3"} {
-		log, err := os.ReadFile(filepath.Join(dir, n+".log"))
-		require.NoError(t, err)
-		assert.Contains(t, string(log), `msg="ready: /readyz answers 200"`, n)
+		// The line comes from the readiness watch, which looks once a
+		// second (readyPoll): /readyz may answer 200, and the block end,
+		// before it has looked.
+		var log []byte
+		assert.Eventually(t, func() bool {
+			var err error
+			log, err = os.ReadFile(filepath.Join(dir, n+".log"))
+			return err == nil && strings.Contains(string(log), `msg="ready: /readyz answers 200"`)
+		}, 10*readyPoll, 50*time.Millisecond, "%s logs that it is ready", n)
 		for _, line := range strings.Split(string(log), "\n") {
 			assert.NotRegexp(t, `level=(WARN|ERROR)`, line, "%s: a healthy start logs no WARN", n)
 		}
