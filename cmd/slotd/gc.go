@@ -19,7 +19,8 @@ import (
 // storm's CPU per booking fell by a tenth (harness, new-customer storm,
 // interleaved runs: 373–406 µs at 100 %, 318–369 µs at 200 %; 400 %
 // bought nothing more). The heap may grow to three times the live data
-// instead of two; servingMemoryLimit bounds that on a small machine.
+// instead of two; tuneGC's soft memory limit bounds that on a small
+// machine.
 const servingGCPercent = 200
 
 // tuneGC sets the collector for serving, unless the operator's GOGC or
